@@ -1,0 +1,463 @@
+"""Decode codes to values and encode (round) values to codes, vectorised.
+
+Codes are unsigned integers of the format's lane width. Decoding gives float64
+(exact for every format of 53 significant bits or fewer) or exact
+:class:`Parts`. Encoding takes float64, numpy integers (exact) or Parts, rounds
+once with the chosen mode and applies the format's overflow policy. The policy
+decisions are written in ``docs/decisions.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..errors import FormatError
+from .format import Domain, Format, Kind
+from .registry import get
+from .rounding import FINITE, INF, NAN, U64, Parts, Rounding, bit_length, round_at, shr
+
+__all__ = ["Flags", "decode", "decode_exact", "decode_int", "encode", "quantize", "to_parts", "canonical"]
+
+_CHUNK = 1 << 16  # elements per block: keeps temporaries in cache
+
+
+@dataclass(frozen=True)
+class Flags:
+    """Per-element exception flags of an encode (bool arrays of the input's shape).
+
+    inexact:   the result differs from the exact input.
+    overflow:  the input's rounded magnitude exceeds the format's largest finite value.
+    underflow: the result is tiny (below the smallest normal after rounding) and inexact.
+    invalid:   the input has no meaning in the format (NaN into a format without NaN,
+               Inf into one without Inf, a negative into an unsigned float, 0 into E8M0).
+    saturated: the result was clamped to the largest (or smallest) finite value.
+    """
+
+    inexact: np.ndarray
+    overflow: np.ndarray
+    underflow: np.ndarray
+    invalid: np.ndarray
+    saturated: np.ndarray
+
+    NAMES = ("inexact", "overflow", "underflow", "invalid", "saturated")
+
+    def any(self) -> dict[str, bool]:
+        """Each flag OR-ed over all elements."""
+        return {n: bool(np.any(getattr(self, n))) for n in self.NAMES}
+
+    def bits(self) -> np.ndarray:
+        """The flags packed per element: bit i is ``NAMES[i]``."""
+        out = np.zeros(self.inexact.shape, np.uint8)
+        for i, n in enumerate(self.NAMES):
+            out |= getattr(self, n).astype(np.uint8) << i
+        return out
+
+    def names_at(self, index) -> list[str]:
+        return [n for n in self.NAMES if bool(getattr(self, n)[index])]
+
+
+# ----------------------------------------------------------------- decoding
+def _as_codes(codes, fmt: Format) -> np.ndarray:
+    """Codes as uint64, checked to be canonical lane codes of ``fmt``."""
+    a = np.asarray(codes)
+    if a.dtype.kind not in "iu":
+        if a.dtype == object or a.dtype.kind == "b":
+            a = a.astype(np.int64)
+        else:
+            raise FormatError(f"codes must be integers, not {a.dtype}", instruction="formats.decode",
+                              operand="codes", value=str(a.dtype))
+    if a.dtype.kind == "i":
+        if a.dtype.itemsize * 8 == fmt.lane_bits:
+            a = a.view(np.dtype(f"u{a.dtype.itemsize}"))
+        elif a.size and a.min() < 0:
+            raise FormatError(f"negative code {int(a.min())} for {fmt.name}", instruction="formats.decode",
+                              operand="codes", value=int(a.min()))
+    a = a.astype(U64, copy=False)
+    bad = canonical(a, fmt) != a
+    if np.any(bad):
+        first = int(a[bad].flat[0])
+        raise FormatError(f"{first:#x} is not a {fmt.lane_bits}-bit lane code of {fmt.name}"
+                          + (" (the padding bits must be the canonical fill)" if first <= fmt.lane_mask else ""),
+                          instruction="formats.decode", operand="codes", value=first)
+    return a
+
+
+def canonical(lanes: np.ndarray, fmt: Format) -> np.ndarray:
+    """The canonical lane code of each raw lane: keep the ``bits`` code bits, fill the rest.
+
+    Signed integers narrower than their lane are sign-extended (INT12 in 16
+    bits); everything else has zero padding (TF32's low 13 bits, FP6's top 2).
+    """
+    fmt = get(fmt)
+    a = np.asarray(lanes).astype(U64, copy=False)
+    if fmt.is_integer and fmt.signed and fmt.bits < fmt.lane_bits:
+        field_ = a & U64(fmt.code_mask)
+        neg = (field_ >> U64(fmt.bits - 1)) & U64(1)
+        ext = U64(fmt.lane_mask ^ fmt.code_mask)
+        return np.where(neg == 1, field_ | ext, field_)
+    return a & U64(fmt.code_mask << fmt.lane_shift)
+
+
+def _decode_float(c: np.ndarray, fmt: Format) -> np.ndarray:
+    c = c >> U64(fmt.lane_shift) if fmt.lane_shift else c
+    m = fmt.man_bits
+    mag = c & U64(fmt.mag_mask)
+    e = (mag >> U64(m)).astype(np.int64)
+    man = mag & U64((1 << m) - 1)
+    if fmt.domain is Domain.SCALE:
+        val = np.ldexp(1.0, e - fmt.bias)
+    else:
+        sig = np.where(e == 0, man, man | U64(1 << m)).astype(np.float64)
+        val = np.ldexp(sig, np.maximum(e, 1) - fmt.bias - m)
+    if fmt.domain is Domain.IEEE:
+        top = e == fmt.exp_max_field
+        val = np.where(top, np.where(man == 0, np.inf, np.nan), val)
+    elif fmt.domain in (Domain.FN, Domain.SCALE):
+        val = np.where(mag == U64(fmt.mag_mask), np.nan, val)
+    if fmt.signed:
+        neg = ((c >> U64(fmt.sign_bit)) & U64(1)) == 1
+        val = np.where(neg, -val, val)
+    return val
+
+
+def decode_int(codes, fmt) -> np.ndarray:
+    """The integer a code of an integer or fixed-point format holds, exactly.
+
+    The value is ``result * 2**-frac_bits``. Returns int64, or uint64 for
+    unsigned 64-bit formats.
+
+    >>> decode_int([0xFF, 0x80], "int8").tolist()
+    [-1, -128]
+    """
+    fmt = get(fmt)
+    if not fmt.is_integer:
+        raise FormatError(f"{fmt.name} is not an integer or fixed-point format", instruction="formats.decode_int",
+                          operand="fmt", value=fmt.name)
+    c = _as_codes(codes, fmt) & U64(fmt.code_mask)
+    if not fmt.signed:
+        return c if fmt.bits == 64 else c.astype(np.int64)
+    if fmt.bits == 64:
+        return c.view(np.int64)
+    neg = (c >> U64(fmt.bits - 1)) == 1
+    return c.astype(np.int64) - np.where(neg, np.int64(1) << fmt.bits, 0)
+
+
+@lru_cache(maxsize=None)
+def _table(fmt: Format) -> np.ndarray:
+    """All values of a format of 16 lane bits or fewer, indexed by lane code."""
+    codes = canonical(np.arange(1 << fmt.lane_bits, dtype=U64), fmt)
+    return _decode_any(codes, fmt)
+
+
+def _decode_any(c: np.ndarray, fmt: Format) -> np.ndarray:
+    if fmt.is_float:
+        return _decode_float(c, fmt)
+    return np.ldexp(decode_int(c, fmt).astype(np.float64), -fmt.frac_bits)
+
+
+def decode(codes, fmt) -> np.ndarray:
+    """The value of every code, as float64 (NaN and ±Inf where the format has them).
+
+    Exact for every format except int64, uint64 and q32_32 beyond 2**53, which
+    float64 cannot hold: use :func:`decode_int` or :func:`decode_exact` there.
+
+    >>> decode([0x7E, 0x38, 0x80], "fp8_e4m3").tolist()
+    [448.0, 1.0, -0.0]
+
+    Raises:
+        FormatError: a code that is not a canonical lane code of the format.
+    """
+    fmt = get(fmt)
+    c = _as_codes(codes, fmt)
+    if fmt.lane_bits <= 16:
+        return _table(fmt)[c.astype(np.intp)]
+    if fmt.name == "fp64":
+        return c.view(np.float64).copy()
+    if fmt.name == "fp32":
+        with np.errstate(invalid="ignore"):  # signalling NaNs stay NaN
+            return c.astype(np.uint32).view(np.float32).astype(np.float64)
+    return _decode_any(c, fmt)
+
+
+def decode_exact(codes, fmt) -> Parts:
+    """Every code as exact :class:`Parts` (for any format, int64 and q32_32 included)."""
+    fmt = get(fmt)
+    c = _as_codes(codes, fmt)
+    if fmt.is_integer:
+        v = decode_int(c, fmt)
+        neg = v < 0 if v.dtype.kind == "i" else np.zeros(v.shape, bool)
+        mag = np.where(neg, (~v.astype(U64)) + U64(1), v.astype(U64))
+        return Parts.finite(neg, mag, -fmt.frac_bits)
+    c = c >> U64(fmt.lane_shift) if fmt.lane_shift else c
+    m = fmt.man_bits
+    mag = c & U64(fmt.mag_mask)
+    e = (mag >> U64(m)).astype(np.int64)
+    man = mag & U64((1 << m) - 1)
+    sign = fmt.signed & (((c >> U64(max(fmt.sign_bit, 0))) & U64(1)) == 1)
+    if fmt.domain is Domain.SCALE:
+        sig, exp = np.ones(c.shape, U64), e - fmt.bias
+    else:
+        sig = np.where(e == 0, man, man | U64(1 << m))
+        exp = np.maximum(e, 1) - fmt.bias - m
+    cls = np.zeros(c.shape, np.int8)
+    if fmt.domain is Domain.IEEE:
+        top = e == fmt.exp_max_field
+        cls = np.where(top, np.where(man == 0, INF, NAN), FINITE).astype(np.int8)
+    elif fmt.domain in (Domain.FN, Domain.SCALE):
+        cls = np.where(mag == U64(fmt.mag_mask), NAN, FINITE).astype(np.int8)
+    return Parts(np.asarray(sign, bool), sig, exp, np.zeros(c.shape, bool), cls)
+
+
+# ----------------------------------------------------------------- encoding
+def to_parts(values) -> Parts:
+    """Exact Parts of float (16/32/64-bit IEEE) or integer numpy input.
+
+    Other floating dtypes (ml_dtypes types, float128) are first converted to
+    float64; that conversion is exact for every ml_dtypes type.
+    """
+    if isinstance(values, Parts):
+        return values
+    a = np.asarray(values)
+    if a.dtype.kind in "iub":
+        if a.dtype.kind == "b":
+            a = a.astype(np.int64)
+        neg = a < 0
+        if a.dtype.kind == "i":
+            mag = np.where(neg, (~a.astype(np.int64).astype(U64)) + U64(1), a.astype(np.int64).astype(U64))
+        else:
+            mag = a.astype(U64)
+        return Parts.finite(neg, mag, 0)
+    if a.dtype.kind != "f" or a.dtype not in (np.float16, np.float32, np.float64):
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError):
+            raise FormatError(f"cannot encode values of dtype {a.dtype}", instruction="formats.encode",
+                              operand="values", value=str(a.dtype)) from None
+    nbits = a.dtype.itemsize * 8
+    e_bits, m_bits = {16: (5, 10), 32: (8, 23), 64: (11, 52)}[nbits]
+    bits = a.view(np.dtype(f"u{nbits // 8}")).astype(U64)
+    sign = (bits >> U64(nbits - 1)) == 1
+    ef = ((bits >> U64(m_bits)) & U64((1 << e_bits) - 1)).astype(np.int64)
+    man = bits & U64((1 << m_bits) - 1)
+    bias = (1 << (e_bits - 1)) - 1
+    top = ef == (1 << e_bits) - 1
+    sig = np.where(ef == 0, man, man | U64(1 << m_bits))
+    exp = np.maximum(ef, 1) - bias - m_bits
+    cls = np.where(top, np.where(man == 0, INF, NAN), FINITE).astype(np.int8)
+    return Parts(sign, sig, exp, np.zeros(a.shape, bool), cls)
+
+
+def _overflow_to_max(fmt: Format, mode: Rounding, sign: np.ndarray, saturate: bool):
+    """Where an overflow gives ±max rather than the format's Inf (or NaN).
+
+    IEEE 754 §7.4: toward zero, and toward the infinity of the other sign,
+    overflow to the largest finite value. Saturation and formats with neither
+    Inf nor NaN always give ±max.
+    """
+    if saturate or fmt.domain is Domain.FINITE or mode is Rounding.RTZ:
+        return np.ones(sign.shape, bool)
+    if mode is Rounding.RUP:
+        return sign
+    if mode is Rounding.RDN:
+        return ~sign
+    return np.zeros(sign.shape, bool)
+
+
+def _encode_float(p: Parts, fmt: Format, mode: Rounding, saturate: bool, flush: bool, want_flags: bool):
+    m, scale = fmt.man_bits, fmt.domain is Domain.SCALE
+    sign, fin = p.sign, p.cls == FINITE
+    nz = fin & ((p.sig != 0) | p.sticky)
+    E = np.where(nz, p.exp + bit_length(p.sig) - 1, fmt.emin)
+    big = nz & (E > fmt.emax + 1)
+    if np.any(big):  # a stand-in just above max keeps every shift in range
+        E = np.where(big, fmt.emax + 2, E)
+        p = Parts(sign, np.where(big, U64(1), p.sig), np.where(big, E, p.exp), p.sticky & ~big, p.cls)
+    Eeff = np.maximum(E, fmt.emin)
+    base = (Eeff - fmt.emin).astype(U64) << U64(m)
+    if scale:
+        # E8M0: code = biased exponent; RNE ties go to the even code (as gfloat does)
+        kept, inexact = round_at(p, Eeff, mode, parity=(base + U64(1)) & U64(1))
+        code = (base + kept).astype(np.int64) - 1
+        tiny = nz & (E < fmt.emin)  # below 2**-127: no zero, the smallest value stands in
+        code = np.maximum(code, 0).astype(U64)
+    else:
+        kept, inexact = round_at(p, Eeff - m, mode)
+        code = base + kept
+    inexact = inexact & nz
+    over = nz & (code > U64(fmt.max_code))
+    to_max = _overflow_to_max(fmt, mode, sign, saturate)
+    ovf = (fmt.inf_code if fmt.has_inf else fmt.nan_code or 0) >> fmt.lane_shift  # FINITE: to_max everywhere
+    code = np.where(over, np.where(to_max, U64(fmt.max_code), U64(ovf)), code)
+    clamped = over & to_max & (saturate or fmt.domain is Domain.FINITE)
+
+    if not scale:
+        tiny = None
+    if not scale and (want_flags or flush):
+        sub = nz & (code < U64(1 << m))  # subnormal or rounded to zero
+        # IEEE tininess after rounding: with an unbounded exponent, would it reach 2**emin?
+        ku, _ = round_at(p, E - m, mode)
+        tiny = nz & (E < fmt.emin) & ~((E == fmt.emin - 1) & (ku >= U64(2 << m)))
+        if flush:
+            flushed = sub & (code != 0)
+            code = np.where(flushed, U64(0), code)
+            inexact = inexact | flushed
+
+    # special inputs
+    invalid = np.zeros(sign.shape, bool)
+    is_nan, is_inf = p.cls == NAN, p.cls == INF
+    nan_c = U64((fmt.nan_code or 0) >> fmt.lane_shift)
+    if fmt.has_nan:
+        code = np.where(is_nan, nan_c, code)
+    else:  # NaN into a format without NaN: +max, invalid
+        code = np.where(is_nan, U64(fmt.max_code), code)
+        invalid |= is_nan
+    if fmt.has_inf and not saturate:
+        code = np.where(is_inf, U64(fmt.inf_code >> fmt.lane_shift), code)
+    else:  # Inf: ±max when saturating or without NaN, else NaN; invalid unless saturating
+        inf_to_max = saturate or not fmt.has_nan
+        code = np.where(is_inf, U64(fmt.max_code) if inf_to_max else nan_c, code)
+        if not saturate:
+            invalid |= is_inf
+        if inf_to_max:
+            clamped = clamped | is_inf
+
+    if fmt.signed:
+        # every NaN result is the canonical (+) NaN; NaN into a NaN-less format is +max
+        positive = is_nan | (code == nan_c) if fmt.has_nan else is_nan
+        code = np.where(sign & ~positive, code | U64(1 << fmt.sign_bit), code)
+    else:
+        bad = sign & (is_inf | (nz & (code != 0)))  # negatives that do not round to zero
+        if scale:
+            bad = bad | (fin & ~nz) | (sign & nz)  # E8M0: zero and negatives are NaN
+        if saturate and not scale:
+            code = np.where(bad, U64(0), code)
+            clamped = clamped | bad
+            inexact = inexact | (bad & nz)
+            tiny = tiny & ~bad if tiny is not None else None  # a clamp, not an underflow
+        else:
+            code = np.where(bad, nan_c if fmt.has_nan else U64(0), code)
+            invalid |= bad
+            clamped = clamped & ~bad
+            inexact = inexact & ~bad
+    if fmt.lane_shift:
+        code = code << U64(fmt.lane_shift)
+    code = code.astype(fmt.dtype)
+    if not want_flags:
+        return code, None
+    overflow = over & ~invalid
+    return code, Flags(inexact | overflow, overflow, tiny & inexact, invalid, clamped)
+
+
+def _encode_int(p: Parts, fmt: Format, mode: Rounding, saturate: bool, want_flags: bool):
+    q = -fmt.frac_bits
+    sign, fin = p.sign, p.cls == FINITE
+    nz = fin & ((p.sig != 0) | p.sticky)
+    E = np.where(nz, p.exp + bit_length(p.sig) - 1, q)
+    big = nz & (E - q >= 64)
+    pr = p
+    if np.any(big):
+        pr = Parts(sign, np.where(big, U64(0), p.sig), np.where(big, q, p.exp), p.sticky & ~big, p.cls)
+    mag, inexact = round_at(pr, np.full(sign.shape, q, np.int64), mode)
+    carry = nz & ~big & (mag == 0) & (E - q >= 63)  # rounded up past 2**64
+    big = big | carry
+    lo_mag = U64(-fmt.int_min)
+    hi = U64(fmt.int_max)
+    neg = sign & ((mag != 0) | big)
+    in_range = ~big & np.where(neg, mag <= lo_mag, mag <= hi)
+    # wrap: two's complement of the (possibly huge) integer, modulo 2**64 then the width
+    if np.any(big):
+        sh = p.exp - q
+        wrapped = np.where(sh >= 64, U64(0), p.sig << np.clip(sh, 0, 63).astype(U64))
+        wrapped = np.where(carry, U64(0), wrapped)
+        mag = np.where(big, wrapped, mag)
+    val = np.where(neg, (~mag) + U64(1), mag)
+    out_of_range = fin & ~in_range
+    if saturate:
+        clamp = np.where(neg, U64(fmt.int_min & fmt.lane_mask), hi)
+        val = np.where(out_of_range, clamp, val)
+    is_nan, is_inf = p.cls == NAN, p.cls == INF
+    val = np.where(is_nan, hi, val)
+    val = np.where(is_inf, np.where(sign, U64(fmt.int_min & fmt.lane_mask), hi), val)
+    code = canonical(val & U64(fmt.code_mask), fmt)
+    if not want_flags:
+        return code.astype(fmt.dtype), None
+    invalid = is_nan | is_inf
+    overflow = out_of_range
+    saturated = (out_of_range & np.bool_(saturate)) | is_inf
+    return code.astype(fmt.dtype), Flags(inexact & nz | overflow, overflow, np.zeros(sign.shape, bool),
+                                         invalid, saturated)
+
+
+def _encode_parts(p: Parts, fmt: Format, mode: Rounding, saturate: bool, flush: bool, want_flags: bool):
+    if fmt.kind is Kind.FLOAT:
+        return _encode_float(p, fmt, mode, saturate, flush, want_flags)
+    return _encode_int(p, fmt, mode, saturate, want_flags)
+
+
+def encode(values, fmt, rounding="rne", saturate=False, flush_subnormals=False, return_flags=False):
+    """Round values to the nearest codes of ``fmt`` (one rounding, any shape).
+
+    Args:
+        values: float64/float32/float16 arrays (exact values), numpy integer
+            arrays (exact integers, for int64 and fixed point), or :class:`Parts`.
+        fmt: a format name, alias, AME code or :class:`Format`.
+        rounding: ``rne``, ``rtz``, ``rup`` (toward +inf), ``rdn`` (toward -inf), ``rmm``.
+        saturate: clamp out-of-range values (and ±Inf) to ±max instead of the
+            format's overflow result (Inf, NaN, or wrap for integers).
+        flush_subnormals: results that would be subnormal become zero.
+        return_flags: also return :class:`Flags`.
+
+    Returns:
+        Codes as unsigned integers of the lane width; with ``return_flags``,
+        ``(codes, flags)``.
+
+    >>> encode([0.1, 300.0, 1000.0], "fp8_e4m3", rounding="rtz").tolist()
+    [29, 124, 126]
+
+    Raises:
+        FormatError: unknown format or rounding mode, or an unusable input dtype.
+    """
+    fmt = get(fmt)
+    mode = Rounding.of(rounding)
+    if isinstance(values, Parts):
+        codes, flags = _encode_parts(values, fmt, mode, saturate, flush_subnormals, return_flags)
+        return (codes, flags) if return_flags else codes
+    a = np.asarray(values)
+    if a.dtype.kind not in "iubf":
+        a = a.astype(np.float64) if a.dtype.kind != "O" else _object_to_array(a)
+    if a.ndim == 0 or a.size <= _CHUNK:
+        codes, flags = _encode_parts(to_parts(a), fmt, mode, saturate, flush_subnormals, return_flags)
+        return (codes, flags) if return_flags else codes
+    flat = a.reshape(-1)
+    out = np.empty(flat.shape, fmt.dtype)
+    fl = [np.empty(flat.shape, bool) for _ in Flags.NAMES] if return_flags else None
+    for s in range(0, flat.size, _CHUNK):
+        c, f = _encode_parts(to_parts(flat[s:s + _CHUNK]), fmt, mode, saturate, flush_subnormals, return_flags)
+        out[s:s + _CHUNK] = c
+        if fl is not None:
+            for dst, n in zip(fl, Flags.NAMES):
+                dst[s:s + _CHUNK] = getattr(f, n)
+    out = out.reshape(a.shape)
+    if not return_flags:
+        return out
+    return out, Flags(*(x.reshape(a.shape) for x in fl))
+
+
+def _object_to_array(a: np.ndarray) -> np.ndarray:
+    """Python ints within int64/uint64 become integer arrays; anything else float64."""
+    if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in a.flat):
+        if all(-(1 << 63) <= int(x) < (1 << 63) for x in a.flat):
+            return a.astype(np.int64)
+        if all(0 <= int(x) < (1 << 64) for x in a.flat):
+            return a.astype(np.uint64)
+        raise FormatError("integers beyond 64 bits cannot be encoded exactly; pass Parts",
+                          instruction="formats.encode", operand="values")
+    return a.astype(np.float64)
+
+
+def quantize(values, fmt, rounding="rne", saturate=False, flush_subnormals=False):
+    """``decode(encode(values, ...))``: the values as the format holds them, as float64."""
+    return decode(encode(values, fmt, rounding, saturate, flush_subnormals), fmt)
