@@ -10,11 +10,10 @@ decisions are written in ``docs/decisions.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
-
 import numpy as np
 
 from ..errors import FormatError
+from . import tables
 from .format import Domain, Format, Kind
 from .registry import get
 from .rounding import FINITE, INF, NAN, U64, Parts, Rounding, bit_length, round_at, shr
@@ -54,6 +53,10 @@ class Flags:
         for i, n in enumerate(self.NAMES):
             out |= getattr(self, n).astype(np.uint8) << i
         return out
+
+    @classmethod
+    def from_bits(cls, bits: np.ndarray) -> "Flags":
+        return cls(*(((bits >> i) & 1).astype(bool) for i in range(len(cls.NAMES))))
 
     def names_at(self, index) -> list[str]:
         return [n for n in self.NAMES if bool(getattr(self, n)[index])]
@@ -145,13 +148,6 @@ def decode_int(codes, fmt) -> np.ndarray:
     return c.astype(np.int64) - np.where(neg, np.int64(1) << fmt.bits, 0)
 
 
-@lru_cache(maxsize=None)
-def _table(fmt: Format) -> np.ndarray:
-    """All values of a format of 16 lane bits or fewer, indexed by lane code."""
-    codes = canonical(np.arange(1 << fmt.lane_bits, dtype=U64), fmt)
-    return _decode_any(codes, fmt)
-
-
 def _decode_any(c: np.ndarray, fmt: Format) -> np.ndarray:
     if fmt.is_float:
         return _decode_float(c, fmt)
@@ -171,9 +167,15 @@ def decode(codes, fmt) -> np.ndarray:
         FormatError: a code that is not a canonical lane code of the format.
     """
     fmt = get(fmt)
-    c = _as_codes(codes, fmt)
+    a = np.asarray(codes)
+    if fmt.lane_bits <= 16 and a.dtype.kind in "ui" and a.dtype.itemsize <= fmt.dtype.itemsize:
+        idx = a.view(a.dtype.str.replace("i", "u")) if a.dtype.kind == "i" else a
+        ok = tables.valid_table(fmt)
+        if idx.dtype.itemsize == fmt.dtype.itemsize and (ok is None or ok[idx].all()):
+            return tables.decode_table(fmt)[idx]
+    c = _as_codes(a, fmt)
     if fmt.lane_bits <= 16:
-        return _table(fmt)[c.astype(np.intp)]
+        return tables.decode_table(fmt)[c.astype(np.intp)]
     if fmt.name == "fp64":
         return c.view(np.float64).copy()
     if fmt.name == "fp32":
@@ -415,35 +417,45 @@ def encode(values, fmt, rounding="rne", saturate=False, flush_subnormals=False, 
         ``(codes, flags)``.
 
     >>> encode([0.1, 300.0, 1000.0], "fp8_e4m3", rounding="rtz").tolist()
-    [29, 124, 126]
+    [28, 121, 126]
 
     Raises:
         FormatError: unknown format or rounding mode, or an unusable input dtype.
     """
     fmt = get(fmt)
     mode = Rounding.of(rounding)
+    opts = (fmt, mode, bool(saturate), bool(flush_subnormals))
     if isinstance(values, Parts):
-        codes, flags = _encode_parts(values, fmt, mode, saturate, flush_subnormals, return_flags)
+        codes, flags = _encode_parts(values, *opts, return_flags)
         return (codes, flags) if return_flags else codes
     a = np.asarray(values)
     if a.dtype.kind not in "iubf":
         a = a.astype(np.float64) if a.dtype.kind != "O" else _object_to_array(a)
-    if a.ndim == 0 or a.size <= _CHUNK:
-        codes, flags = _encode_parts(to_parts(a), fmt, mode, saturate, flush_subnormals, return_flags)
-        return (codes, flags) if return_flags else codes
-    flat = a.reshape(-1)
+    elif a.dtype.kind == "f" and a.dtype not in (np.float16, np.float32, np.float64):
+        a = a.astype(np.float64)  # exact for every ml_dtypes type
+    if tables.has_encode_table(a.dtype, fmt):
+        codes_t, bits_t = tables.encode_table(a.dtype, *opts)
+
+        def chunk(x):
+            idx = tables.table_index(x, fmt)
+            return codes_t[idx], (bits_t[idx] if return_flags else None)
+    else:
+        def chunk(x):
+            c, f = _encode_parts(to_parts(x), *opts, return_flags)
+            return c, (f.bits() if return_flags else None)
+
+    flat = np.ascontiguousarray(a).reshape(-1)
     out = np.empty(flat.shape, fmt.dtype)
-    fl = [np.empty(flat.shape, bool) for _ in Flags.NAMES] if return_flags else None
-    for s in range(0, flat.size, _CHUNK):
-        c, f = _encode_parts(to_parts(flat[s:s + _CHUNK]), fmt, mode, saturate, flush_subnormals, return_flags)
+    bits = np.empty(flat.shape, np.uint8) if return_flags else None
+    for s in range(0, max(flat.size, 1), _CHUNK):
+        c, b = chunk(flat[s:s + _CHUNK])
         out[s:s + _CHUNK] = c
-        if fl is not None:
-            for dst, n in zip(fl, Flags.NAMES):
-                dst[s:s + _CHUNK] = getattr(f, n)
+        if bits is not None:
+            bits[s:s + _CHUNK] = b
     out = out.reshape(a.shape)
     if not return_flags:
         return out
-    return out, Flags(*(x.reshape(a.shape) for x in fl))
+    return out, Flags.from_bits(bits.reshape(a.shape))
 
 
 def _object_to_array(a: np.ndarray) -> np.ndarray:

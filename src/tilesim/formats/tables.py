@@ -1,0 +1,96 @@
+"""Table-driven fast paths, built by the exact code paths and therefore identical to them.
+
+Decode: a format of 16 lane bits or fewer has at most 65536 codes, so its values
+(and which raw lanes are canonical) fit a table indexed by the lane.
+
+Encode: rounding an IEEE float input ``x`` to a float format with ``m``
+mantissa bits depends only on x's sign, its exponent field, the top ``m + 1``
+bits of its mantissa (the kept bits plus the guard bit; for values below the
+target's smallest normal the guard bit only moves up), and whether any lower
+bit is set (sticky). Input subnormals hold their leading bits lower in the
+field, so where the target's smallest normal exponent is below the input's,
+the index keeps that many more bits, and one more where it is not above it
+(the ``underflow`` flag of a value just below the target's smallest normal is
+decided with an unbounded exponent, one bit further down). The index ``sign|exponent|top
+bits|sticky`` is at most 22 bits for every target of 16 bits or fewer from
+float32, and for 8-bit targets from float64, so the whole function is a table
+that the exact encoder fills once per (format, options).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = ["decode_table", "valid_table", "encode_table", "table_index", "MAX_INDEX_BITS"]
+
+MAX_INDEX_BITS = 22
+_INPUTS = {np.dtype(np.float16): (5, 10), np.dtype(np.float32): (8, 23), np.dtype(np.float64): (11, 52)}
+
+
+@lru_cache(maxsize=None)
+def decode_table(fmt) -> np.ndarray:
+    """float64 value of every raw lane (non-canonical lanes decode as their canonical code)."""
+    from .codec import _decode_any, canonical
+    lanes = np.arange(1 << (fmt.dtype.itemsize * 8), dtype=np.uint64)
+    return _decode_any(canonical(lanes, fmt), fmt)
+
+
+@lru_cache(maxsize=None)
+def valid_table(fmt) -> np.ndarray | None:
+    """Which raw lanes are canonical codes; ``None`` when every lane of the dtype is."""
+    from .codec import canonical
+    lanes = np.arange(1 << (fmt.dtype.itemsize * 8), dtype=np.uint64)
+    ok = canonical(lanes, fmt) == lanes
+    return None if ok.all() else ok
+
+
+def _layout(dtype, fmt):
+    """(index shift, index bits) for float inputs of ``dtype`` into float ``fmt``, or None."""
+    io = _INPUTS.get(np.dtype(dtype))
+    if io is None or not fmt.is_float:
+        return None
+    e, m = io
+    # input subnormals hold their bits lower in the field: keep more if the target reaches lower
+    emin_in = 2 - (1 << (e - 1))
+    keep = fmt.man_bits + 1 + max(0, emin_in - fmt.emin)
+    if fmt.emin <= emin_in:  # tininess of inputs just below the target's min normal needs one more
+        keep += 1
+    shift = m - keep
+    bits = 1 + e + keep + 1
+    if shift < 1 or bits > MAX_INDEX_BITS:
+        return None
+    return shift, bits
+
+
+def has_encode_table(dtype, fmt) -> bool:
+    return _layout(dtype, fmt) is not None
+
+
+def table_index(x: np.ndarray, fmt) -> np.ndarray:
+    """The table index of every input element (uint32)."""
+    shift, _ = _layout(x.dtype, fmt)
+    ut = np.dtype(f"u{x.dtype.itemsize}")
+    b = x.view(ut)
+    sticky = b & ut.type((1 << shift) - 1)
+    np.minimum(sticky, 1, out=sticky)
+    idx = b >> ut.type(shift)
+    idx <<= ut.type(1)
+    idx |= sticky
+    return idx.astype(np.uint32, copy=False)
+
+
+@lru_cache(maxsize=64)
+def encode_table(dtype, fmt, mode, saturate, flush):
+    """(codes, flag bits) for every index, filled by the exact encoder."""
+    from .codec import _encode_parts, to_parts
+    shift, bits = _layout(dtype, fmt)
+    dtype = np.dtype(dtype)
+    ut = np.dtype(f"u{dtype.itemsize}")
+    idx = np.arange(1 << bits, dtype=np.uint64)
+    # the representative input: top bits in place, sticky as the lowest mantissa bit
+    rep = ((idx >> np.uint64(1)) << np.uint64(shift)) | (idx & np.uint64(1))
+    x = rep.astype(ut).view(dtype)
+    codes, flags = _encode_parts(to_parts(x), fmt, mode, saturate, flush, True)
+    return codes, flags.bits()
