@@ -1,0 +1,134 @@
+"""The ``tilesim`` command: demo, formats, quantize, run.
+
+Each ISA package plugs in through two small tables: ``DEMOS`` (a section of
+``tilesim demo``) and ``RUNNERS`` (``tilesim run`` by file suffix). A runner is
+``run_file(path, inputs, console, **options) -> dict[str, np.ndarray]``; it
+prints its own summary and returns the arrays that ``--output`` saves.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import numpy as np
+import typer
+from rich.console import Console
+
+from .errors import TilesimError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Bit-exact simulator of AI-accelerator tile instructions.")
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+# (title, "module:function") -- each function takes a rich Console
+DEMOS: list[tuple[str, str]] = [
+    ("Number formats", "tilesim.formats.demo:demo"),
+]
+
+# file suffix -> (ISA, "module:function", options that ISA accepts)
+RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {}
+
+
+def _load(spec: str):
+    module, func = spec.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def _fail(err: Exception) -> None:
+    console.print(f"[bold red]error:[/] {err}", soft_wrap=True)
+    raise typer.Exit(2)
+
+
+@app.command()
+def demo() -> None:
+    """Run the built-in examples of every ISA and show their results."""
+    for title, spec in DEMOS:
+        console.rule(f"[bold]{title}")
+        _load(spec)(console)
+
+
+@app.command("formats")
+def formats_cmd() -> None:
+    """Print the table of every number format."""
+    from .formats.demo import format_table
+    console.print(format_table())
+
+
+@app.command()
+def quantize(
+    values: List[str] = typer.Argument(..., help="numbers (Python float syntax: 0.1, -3e4, inf, nan)"),
+    format: str = typer.Option("fp8_e4m3", "--format", "-f", help="format name, alias or AME code (0x11)"),
+    rounding: str = typer.Option("rne", "--rounding", "-r", help="rne, rtz, rup, rdn or rmm"),
+    saturate: bool = typer.Option(False, "--saturate", help="clamp overflow to ±max"),
+    flush: bool = typer.Option(False, "--flush-subnormals", help="flush subnormal results to zero"),
+) -> None:
+    """Round numbers to a format: print codes, values and flags."""
+    from .formats.demo import quantize_table
+    try:
+        x = np.array([float(v) for v in values])
+    except ValueError as e:
+        _fail(TilesimError(f"not a number: {e}", instruction="tilesim quantize", operand="values"))
+    key: str | int = int(format, 0) if format.lower().startswith("0x") else format
+    try:
+        console.print(quantize_table(x, key, rounding, saturate, flush))
+    except TilesimError as e:
+        _fail(e)
+
+
+def _read_inputs(specs: list[str]) -> dict[str, np.ndarray]:
+    """``name=file.npy``, or ``file.npz`` (every array in it by its own name)."""
+    out: dict[str, np.ndarray] = {}
+    for spec in specs:
+        name, _, path = spec.rpartition("=")
+        p = Path(path)
+        if not p.exists():
+            raise TilesimError(f"no such file {path!r}", instruction="tilesim run", operand="--input", value=spec)
+        if p.suffix == ".npz":
+            with np.load(p) as z:
+                out.update({k: z[k] for k in z.files} if not name else {name: z[z.files[0]]})
+        elif p.suffix == ".npy":
+            out[name or p.stem] = np.load(p)
+        else:
+            raise TilesimError("inputs are .npy or .npz files", instruction="tilesim run", operand="--input",
+                               value=spec)
+    return out
+
+
+@app.command()
+def run(
+    program: Path = typer.Argument(..., exists=True, dir_okay=False, help="program text"),
+    input: List[str] = typer.Option([], "--input", "-i", help="name=array.npy, or arrays.npz"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="save results to this .npz"),
+    target: Optional[str] = typer.Option(None, help="PTO target: cpu, a2a3, a5"),
+    accumulation: Optional[str] = typer.Option(None, help="AME: fused, sequential, chain_then_add"),
+    rounding_model: Optional[str] = typer.Option(None, "--rounding-model", help="Tensix: hardware or doc"),
+    macs_per_cycle: Optional[int] = typer.Option(None, help="AME cost model MAC throughput"),
+    trace: bool = typer.Option(False, help="print each instruction as it runs"),
+) -> None:
+    """Run a program file; the ISA is chosen by its suffix."""
+    options = {"target": target, "accumulation": accumulation, "rounding_model": rounding_model,
+               "macs_per_cycle": macs_per_cycle}
+    try:
+        entry = RUNNERS.get(program.suffix)
+        if entry is None:
+            raise TilesimError(f"unknown program type {program.suffix!r}; known: " + ", ".join(sorted(RUNNERS)),
+                               instruction="tilesim run", operand="program", value=str(program))
+        isa, spec, accepted = entry
+        given = {k: v for k, v in options.items() if v is not None}
+        for k in given:
+            if k not in accepted:
+                raise TilesimError(f"--{k.replace('_', '-')} does not apply to {isa} programs",
+                                   instruction="tilesim run", operand=k, value=given[k])
+        results = _load(spec)(program, _read_inputs(input), console, trace=trace, **given)
+    except TilesimError as e:
+        _fail(e)
+    if output is not None:
+        np.savez(output, **results)
+        console.print(f"saved {', '.join(results)} to {output}")
+
+
+def main() -> None:
+    app()
