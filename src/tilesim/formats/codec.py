@@ -433,25 +433,20 @@ def encode(values, fmt, rounding="rne", saturate=False, flush_subnormals=False, 
         a = a.astype(np.float64) if a.dtype.kind != "O" else _object_to_array(a)
     elif a.dtype.kind == "f" and a.dtype not in (np.float16, np.float32, np.float64):
         a = a.astype(np.float64)  # exact for every ml_dtypes type
-    if tables.has_encode_table(a.dtype, fmt):
-        codes_t, bits_t = tables.encode_table(a.dtype, *opts)
-
-        def chunk(x):
-            idx = tables.table_index(x, fmt)
-            return codes_t[idx], (bits_t[idx] if return_flags else None)
-    else:
-        def chunk(x):
-            c, f = _encode_parts(to_parts(x), *opts, return_flags)
-            return c, (f.bits() if return_flags else None)
-
     flat = np.ascontiguousarray(a).reshape(-1)
     out = np.empty(flat.shape, fmt.dtype)
     bits = np.empty(flat.shape, np.uint8) if return_flags else None
-    for s in range(0, max(flat.size, 1), _CHUNK):
-        c, b = chunk(flat[s:s + _CHUNK])
-        out[s:s + _CHUNK] = c
+    if tables.has_encode_table(a.dtype, fmt):
+        codes_t, bits_t = tables.encode_table(a.dtype, *opts)
+        tables.encode_with_table(flat, fmt, codes_t, out)
         if bits is not None:
-            bits[s:s + _CHUNK] = b
+            tables.encode_with_table(flat, fmt, bits_t, bits)
+    else:
+        for s in range(0, flat.size, _CHUNK):
+            c, f = _encode_parts(to_parts(flat[s:s + _CHUNK]), *opts, return_flags)
+            out[s:s + _CHUNK] = c
+            if bits is not None:
+                bits[s:s + _CHUNK] = f.bits()
     out = out.reshape(a.shape)
     if not return_flags:
         return out

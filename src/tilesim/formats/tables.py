@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["decode_table", "valid_table", "encode_table", "table_index", "MAX_INDEX_BITS"]
+__all__ = ["decode_table", "valid_table", "encode_table", "encode_with_table", "has_encode_table", "MAX_INDEX_BITS"]
 
 MAX_INDEX_BITS = 22
 _INPUTS = {np.dtype(np.float16): (5, 10), np.dtype(np.float32): (8, 23), np.dtype(np.float64): (11, 52)}
@@ -68,17 +68,22 @@ def has_encode_table(dtype, fmt) -> bool:
     return _layout(dtype, fmt) is not None
 
 
-def table_index(x: np.ndarray, fmt) -> np.ndarray:
-    """The table index of every input element (uint32)."""
+def encode_with_table(x: np.ndarray, fmt, table: np.ndarray, out: np.ndarray, chunk: int = 1 << 18) -> None:
+    """``out[:] = table[index(x)]``, in cache-sized blocks, without temporaries per block."""
     shift, _ = _layout(x.dtype, fmt)
     ut = np.dtype(f"u{x.dtype.itemsize}")
     b = x.view(ut)
-    sticky = b & ut.type((1 << shift) - 1)
-    np.minimum(sticky, 1, out=sticky)
-    idx = b >> ut.type(shift)
-    idx <<= ut.type(1)
-    idx |= sticky
-    return idx.astype(np.uint32, copy=False)
+    mask, one = ut.type((1 << shift) - 1), ut.type(1)
+    sticky, idx = np.empty(min(chunk, b.size), ut), np.empty(min(chunk, b.size), ut)
+    for s in range(0, b.size, chunk):
+        bb = b[s:s + chunk]
+        t, i = sticky[:bb.size], idx[:bb.size]
+        np.bitwise_and(bb, mask, out=t)
+        np.minimum(t, one, out=t)
+        np.right_shift(bb, ut.type(shift), out=i)
+        np.left_shift(i, one, out=i)
+        np.bitwise_or(i, t, out=i)
+        np.take(table, i, out=out[s:s + bb.size])
 
 
 @lru_cache(maxsize=64)
