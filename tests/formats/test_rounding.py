@@ -267,3 +267,35 @@ def test_bad_mode_lists_valid():
     from tilesim.errors import FormatError
     with pytest.raises(FormatError, match="rne, rtz, rup, rdn, rmm"):
         formats.encode([1.0], "fp16", rounding="nearest")
+
+
+def _numpy_integer_reference(x, f, mode, saturate):
+    """Independent reference for integer/fixed formats of 16 bits or fewer: float64
+    floor/ceil/rint and v - floor(v) are exact (not floor(v + 0.5)), so the rounding
+    is too; then wrap or clamp in int64."""
+    y = x * 2.0 ** f.frac_bits
+    r = {"rne": np.rint, "rtz": np.trunc, "rup": np.ceil, "rdn": np.floor,
+         "rmm": lambda v: np.sign(v) * (np.floor(np.abs(v)) + (np.abs(v) - np.floor(np.abs(v)) >= 0.5))}[mode](y)
+    lo, hi = (-(2 ** (f.bits - 1)), 2 ** (f.bits - 1) - 1) if f.signed else (0, 2**f.bits - 1)
+    n = r.astype(np.int64)
+    if saturate:
+        n = np.clip(n, lo, hi)
+    else:
+        n = (n - lo) % (2**f.bits) + lo
+    return (n & (2**f.lane_bits - 1)) if f.signed else n
+
+
+@pytest.mark.parametrize("f", [f for f in SMALL if f.is_integer], ids=lambda f: f.name)
+def test_integer_formats_every_midpoint_vs_numpy(f):
+    vals = formats.decode(np.array(list(oracle.codes_of(f)), np.uint64), f)
+    vals = np.unique(vals)
+    step = 2.0 ** -f.frac_bits
+    mids = np.concatenate([vals + step / 2, [vals[0] - step / 2, vals[0] - 3 * step, vals[-1] + 3 * step]])
+    x = np.concatenate([vals, mids, np.nextafter(mids, -np.inf), np.nextafter(mids, np.inf)])
+    x = np.concatenate([x, -x])
+    x = x[np.abs(x) < 2.0 ** (f.bits - f.frac_bits + 1)]  # wrap of far values is tested elsewhere
+    for mode in MODE_NAMES:
+        for sat in (False, True):
+            got = formats.encode(x, f, mode, saturate=sat).astype(np.int64)
+            want = _numpy_integer_reference(x, f, mode, sat)
+            assert (got == want).all(), (f.name, mode, sat, x[got != want][:5])

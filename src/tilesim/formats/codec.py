@@ -104,26 +104,26 @@ def canonical(lanes: np.ndarray, fmt: Format) -> np.ndarray:
     return a & U64(fmt.code_mask << fmt.lane_shift)
 
 
-def _decode_float(c: np.ndarray, fmt: Format) -> np.ndarray:
+def _float_parts(c: np.ndarray, fmt: Format) -> Parts:
+    """Exact Parts of canonical float lane codes (uint64)."""
     c = c >> U64(fmt.lane_shift) if fmt.lane_shift else c
     m = fmt.man_bits
     mag = c & U64(fmt.mag_mask)
     e = (mag >> U64(m)).astype(np.int64)
     man = mag & U64((1 << m) - 1)
+    sign = ((c >> U64(fmt.sign_bit)) & U64(1)) == 1 if fmt.signed else np.zeros(c.shape, bool)
     if fmt.domain is Domain.SCALE:
-        val = np.ldexp(1.0, e - fmt.bias)
+        sig, exp = np.ones(c.shape, U64), e - fmt.bias
     else:
-        sig = np.where(e == 0, man, man | U64(1 << m)).astype(np.float64)
-        val = np.ldexp(sig, np.maximum(e, 1) - fmt.bias - m)
+        sig = np.where(e == 0, man, man | U64(1 << m))
+        exp = np.maximum(e, 1) - fmt.bias - m
     if fmt.domain is Domain.IEEE:
-        top = e == fmt.exp_max_field
-        val = np.where(top, np.where(man == 0, np.inf, np.nan), val)
+        cls = np.where(e == fmt.exp_max_field, np.where(man == 0, INF, NAN), FINITE)
     elif fmt.domain in (Domain.FN, Domain.SCALE):
-        val = np.where(mag == U64(fmt.mag_mask), np.nan, val)
-    if fmt.signed:
-        neg = ((c >> U64(fmt.sign_bit)) & U64(1)) == 1
-        val = np.where(neg, -val, val)
-    return val
+        cls = np.where(mag == U64(fmt.mag_mask), NAN, FINITE)
+    else:
+        cls = np.full(c.shape, FINITE)
+    return Parts(sign, sig, exp, np.zeros(c.shape, bool), cls.astype(np.int8))
 
 
 def decode_int(codes, fmt) -> np.ndarray:
@@ -149,9 +149,12 @@ def decode_int(codes, fmt) -> np.ndarray:
 
 
 def _decode_any(c: np.ndarray, fmt: Format) -> np.ndarray:
-    if fmt.is_float:
-        return _decode_float(c, fmt)
-    return np.ldexp(decode_int(c, fmt).astype(np.float64), -fmt.frac_bits)
+    if fmt.is_integer:
+        return np.ldexp(decode_int(c, fmt).astype(np.float64), -fmt.frac_bits)
+    p = _float_parts(c, fmt)
+    val = np.ldexp(p.sig.astype(np.float64), p.exp)  # exact: significands have at most 53 bits
+    val = np.where(p.cls == INF, np.inf, np.where(p.cls == NAN, np.nan, val))
+    return np.where(p.sign, -val, val)
 
 
 def decode(codes, fmt) -> np.ndarray:
@@ -168,10 +171,10 @@ def decode(codes, fmt) -> np.ndarray:
     """
     fmt = get(fmt)
     a = np.asarray(codes)
-    if fmt.lane_bits <= 16 and a.dtype.kind in "ui" and a.dtype.itemsize <= fmt.dtype.itemsize:
-        idx = a.view(a.dtype.str.replace("i", "u")) if a.dtype.kind == "i" else a
+    if fmt.lane_bits <= 16 and a.dtype.kind in "ui" and a.dtype.itemsize == fmt.dtype.itemsize:
+        idx = a.view(fmt.dtype)  # the lane's own dtype: index the table directly
         ok = tables.valid_table(fmt)
-        if idx.dtype.itemsize == fmt.dtype.itemsize and (ok is None or ok[idx].all()):
+        if ok is None or ok[idx].all():
             return tables.decode_table(fmt)[idx]
     c = _as_codes(a, fmt)
     if fmt.lane_bits <= 16:
@@ -189,28 +192,17 @@ def decode_exact(codes, fmt) -> Parts:
     fmt = get(fmt)
     c = _as_codes(codes, fmt)
     if fmt.is_integer:
-        v = decode_int(c, fmt)
-        neg = v < 0 if v.dtype.kind == "i" else np.zeros(v.shape, bool)
-        mag = np.where(neg, (~v.astype(U64)) + U64(1), v.astype(U64))
-        return Parts.finite(neg, mag, -fmt.frac_bits)
-    c = c >> U64(fmt.lane_shift) if fmt.lane_shift else c
-    m = fmt.man_bits
-    mag = c & U64(fmt.mag_mask)
-    e = (mag >> U64(m)).astype(np.int64)
-    man = mag & U64((1 << m) - 1)
-    sign = fmt.signed & (((c >> U64(max(fmt.sign_bit, 0))) & U64(1)) == 1)
-    if fmt.domain is Domain.SCALE:
-        sig, exp = np.ones(c.shape, U64), e - fmt.bias
-    else:
-        sig = np.where(e == 0, man, man | U64(1 << m))
-        exp = np.maximum(e, 1) - fmt.bias - m
-    cls = np.zeros(c.shape, np.int8)
-    if fmt.domain is Domain.IEEE:
-        top = e == fmt.exp_max_field
-        cls = np.where(top, np.where(man == 0, INF, NAN), FINITE).astype(np.int8)
-    elif fmt.domain in (Domain.FN, Domain.SCALE):
-        cls = np.where(mag == U64(fmt.mag_mask), NAN, FINITE).astype(np.int8)
-    return Parts(np.asarray(sign, bool), sig, exp, np.zeros(c.shape, bool), cls)
+        return _int_parts(decode_int(c, fmt), -fmt.frac_bits)
+    return _float_parts(c, fmt)
+
+
+def _int_parts(v: np.ndarray, exp: int) -> Parts:
+    """Exact Parts of int64 or uint64 integers times ``2**exp``."""
+    if v.dtype.kind == "u":
+        return Parts.finite(np.zeros(v.shape, bool), v, exp)
+    neg = v < 0
+    u = v.astype(U64)  # two's complement bits; the magnitude of a negative is its negation
+    return Parts.finite(neg, np.where(neg, ~u + U64(1), u), exp)
 
 
 # ----------------------------------------------------------------- encoding
@@ -224,14 +216,7 @@ def to_parts(values) -> Parts:
         return values
     a = np.asarray(values)
     if a.dtype.kind in "iub":
-        if a.dtype.kind == "b":
-            a = a.astype(np.int64)
-        neg = a < 0
-        if a.dtype.kind == "i":
-            mag = np.where(neg, (~a.astype(np.int64).astype(U64)) + U64(1), a.astype(np.int64).astype(U64))
-        else:
-            mag = a.astype(U64)
-        return Parts.finite(neg, mag, 0)
+        return _int_parts(a.astype(np.int64) if a.dtype.kind in "ib" else a.astype(U64), 0)
     if a.dtype.kind != "f" or a.dtype not in (np.float16, np.float32, np.float64):
         try:
             a = a.astype(np.float64)
