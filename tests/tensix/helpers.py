@@ -21,8 +21,9 @@ COMBOS = (
 
 
 def datums(rng: np.random.Generator, style: str, shape, *, garbage: float = 0.03, exp_lo: int = 100,
-           exp_hi: int = 150) -> np.ndarray:
-    """Src datums of ``style``: mostly moderate exponents, some zeros and extremes, a few random 19-bit words."""
+           exp_hi: int = 150, zero_exp: float = 0.06) -> np.ndarray:
+    """Src datums of ``style``: mostly moderate exponents, some exponent-0 datums (whatever their
+    mantissa) and extremes, a few random 19-bit words."""
     n = int(np.prod(shape))
     sign = rng.integers(0, 2, n)
     if style == "INT8":
@@ -39,7 +40,7 @@ def datums(rng: np.random.Generator, style: str, shape, *, garbage: float = 0.03
         man = rng.integers(0, 1024, n)
         if style == "BF16":
             man = man & 0x3F8
-    exp = np.where(rng.random(n) < 0.06, 0, exp)
+    exp = np.where(rng.random(n) < zero_exp, 0, exp)
     d = (sign << 18) | (man << 8) | exp
     d = np.where(rng.random(n) < garbage, rng.integers(0, 1 << 19, n), d)
     return d.astype(np.uint32).reshape(shape)
