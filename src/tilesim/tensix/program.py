@@ -117,7 +117,12 @@ def run(m: Machine, program: "str | Iterable", thread: int = 0, trace: bool = Fa
     if isinstance(program, str):
         items = [instruction_of(t, line=n) for n, t in program_lines(program)]
     else:
-        items = [instruction_of(p) for p in program]
+        items = []
+        for n, p in enumerate(program, 1):
+            if isinstance(p, str):   # a text line: comments and blank lines are skipped
+                items += [instruction_of(t, line=n) for _, t in program_lines(p)]
+            else:
+                items.append(instruction_of(p))
     entries = []
     for i, ins in enumerate(items):
         e = execute(m, ins, thread, i, trace)
