@@ -17,7 +17,7 @@ from .common import (apply_addr_mod, dst_row, flip_banks, read_dst, require_src,
                      write_dst)
 from .matmul import run_matmul
 
-__all__ = ["gmpool_styles", "gmpool_kernel", "INDEX_TRANSFORM", "HANDLERS"]
+__all__ = ["gmpool_styles", "gmpool_kernel", "argmax_rows", "INDEX_TRANSFORM", "HANDLERS"]
 
 #: ``NONLINEAR_I_TRANSFORM``: the index GMPOOL stores for SrcA row i of the first eight.
 INDEX_TRANSFORM = (0, 3, 6, 1, 4, 7, 2, 5)
@@ -133,6 +133,22 @@ def gmpool_kernel(a: np.ndarray, b_row: np.ndarray, dst_val: np.ndarray, src_sty
     else:
         result = _write_dst(sign, exp, man, dst_style)
     return (result & 0xFFFFFFFF).astype(U32)
+
+
+def argmax_rows(low: np.ndarray) -> np.ndarray:
+    """Undo the index transform: the SrcA row (0..7) from the low 16 bits of a GMPOOL ArgMax result.
+
+    The low byte is ``(IndexPhase >> 4) + INDEX_TRANSFORM[row]``, so its low nibble is the
+    transformed row; a nibble above 7 (an index that no SrcA row wrote) gives -1. Meaningful only
+    where a SrcA value won over the initial Dst value.
+
+    >>> argmax_rows(np.array([0x113, 0x0FF])).tolist()   # 3 = INDEX_TRANSFORM[1]
+    [1, -1]
+    """
+    nib = np.asarray(low).astype(np.int64) & 0xF
+    inverse = np.full(16, -1)
+    inverse[list(INDEX_TRANSFORM)] = np.arange(8)
+    return inverse[nib]
 
 
 def GMPOOL(m: Machine, insn, thread: int) -> None:
