@@ -171,3 +171,11 @@ def test_raw_word_with_reserved_bits_is_an_encoding_error_at_its_line():
     with pytest.raises(EncodingError) as e:
         parse("TT_OP(0x27, 0x400)", line=7)
     assert e.value.rule == "tt.enc.reserved" and e.value.line == 7
+
+
+def test_docs_embed_the_generated_table():
+    from pathlib import Path
+
+    from tilesim.tensix.isa import table_markdown
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "tensix.md").read_text()
+    assert table_markdown() in doc

@@ -37,7 +37,7 @@ from ..errors import EncodingError, ParseError
 
 __all__ = [
     "Field", "Arg", "InsnSpec", "Instruction", "INSTRUCTIONS", "BY_MNEMONIC", "BY_OPCODE", "LEGACY_OPCODES",
-    "make", "encode", "decode", "parse", "to_text",
+    "make", "encode", "decode", "parse", "to_text", "table_markdown",
 ]
 
 
@@ -443,3 +443,14 @@ def parse(text: str, *, source: str | None = None, line: int | None = None, colu
                              operand=f"argument {i + 1}", rule="tt.text.value", value=v, column=acol, **where)
         word |= v << a.lo
     return decode(word)
+
+
+def table_markdown() -> str:
+    """The instruction table as Markdown (docs/tensix.md embeds it; a test keeps them equal)."""
+    lines = ["| Mnemonic | Opcode | Fields (hi:lo) | Text arguments | Status | What it does |",
+             "|---|---|---|---|---|---|"]
+    for r in INSTRUCTIONS:
+        fields = ", ".join(f"{f.name} {f.hi}:{f.lo}" if f.width > 1 else f"{f.name} {f.lo}" for f in r.fields) or "-"
+        args = " ".join(f"{a.hi}:{a.lo}" if a.width > 1 else f"{a.lo}" for a in r.args) or "-"
+        lines.append(f"| {r.mnemonic} | {r.opcode:#04x} | {fields} | {args} | {r.status} | {r.summary} |")
+    return "\n".join(lines)

@@ -12,6 +12,7 @@ are listed. Everything is 0 at reset (decision TT3).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterator
 
 from ..errors import EncodingError
@@ -28,7 +29,7 @@ class RegField:
     shift: int
     width: int
 
-    @property
+    @cached_property
     def mask(self) -> int:
         return ((1 << self.width) - 1) << self.shift
 
