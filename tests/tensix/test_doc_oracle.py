@@ -25,7 +25,7 @@ def _flip(rng):
 
 @pytest.mark.parametrize("combo", COMBOS)
 @given(seed=seeds)
-@settings(max_examples=25)
+@settings(max_examples=100)
 def test_elwmul(combo, seed):
     rng = np.random.default_rng(seed)
     m, t, _ = random_machine(rng, combo)
@@ -54,7 +54,7 @@ def test_elwmul_each_fidelity_phase(combo, phase):
 @pytest.mark.parametrize("op", ["ELWADD", "ELWSUB"])
 @pytest.mark.parametrize("combo", ["bf16_dst16", "tf32_dst32", "fp16_dst16", "fp16_dst32", "int8"])
 @given(seed=seeds)
-@settings(max_examples=12)
+@settings(max_examples=40)
 def test_elwadd_elwsub(op, combo, seed):
     rng = np.random.default_rng(seed)
     m, t, _ = random_machine(rng, combo)
@@ -70,7 +70,7 @@ def test_elwadd_elwsub(op, combo, seed):
 @pytest.mark.parametrize("combo", ["bf16_dst16", "tf32_dst32", "fp16_dst16", "fp16_dst32", "int8"])
 @pytest.mark.parametrize("op", ["MVMUL", "MVMUL_BCAST", "DOTPV", "GAPOOL"])
 @given(seed=seeds)
-@settings(max_examples=4)
+@settings(max_examples=10)
 def test_matmul(op, combo, seed):
     rng = np.random.default_rng(seed)
     m, t, _ = random_machine(rng, combo)
@@ -113,7 +113,7 @@ def _gmpool_machine(rng, combo, rounding):
 @pytest.mark.parametrize("argmax", [0, 1])
 @pytest.mark.parametrize("combo", GMPOOL_COMBOS)
 @given(seed=seeds)
-@settings(max_examples=15)
+@settings(max_examples=60)
 def test_gmpool(combo, argmax, seed):
     rng = np.random.default_rng(seed)
     m, t = _gmpool_machine(rng, combo, "doc")
@@ -128,7 +128,7 @@ def test_gmpool(combo, argmax, seed):
 @pytest.mark.parametrize("argmax", [0, 1])
 @pytest.mark.parametrize("combo", GMPOOL_COMBOS)
 @given(seed=seeds)
-@settings(max_examples=8)
+@settings(max_examples=25)
 def test_gmpool_hardware_is_strict(combo, argmax, seed):
     """The hardware model is the page's model with a strict comparison (spec §9.9)."""
     rng = np.random.default_rng(seed)

@@ -39,7 +39,7 @@ def _dst(rng, mode, shape):
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: f"{m.style}-{m.srca_fmt}-{m.srcb_fmt}-{'d32' if m.dst32 else 'd16'}-{'fl' if m.flush_b else 'nofl'}")
 @given(seed=st.integers(0, 2**32 - 1))
-@settings(max_examples=6)
+@settings(max_examples=15)
 def test_elementwise(mode, seed):
     rng = np.random.default_rng(seed)
     a, b = _data(rng, mode, (8, 16)), _data(rng, mode, (8, 16))
@@ -63,7 +63,7 @@ def test_elementwise(mode, seed):
 
 @pytest.mark.parametrize("mode", [m for m in MODES if m.flush_b], ids=lambda m: f"{m.style}-{m.srcb_fmt}-{'d32' if m.dst32 else 'd16'}")
 @given(seed=st.integers(0, 2**32 - 1))
-@settings(max_examples=3)
+@settings(max_examples=6)
 def test_matmul(mode, seed):
     rng = np.random.default_rng(seed)
     a, b = _data(rng, mode, (16, 16)), _data(rng, mode, (8, 16))

@@ -159,3 +159,44 @@ def test_pack_undefined_rows_read_zero_and_errors():
     with pytest.raises(UnsupportedError) as e:
         m.pack("BF16")
     assert e.value.rule == "tt.pack.srnd"
+
+
+@pytest.mark.parametrize("fmt, style, values", [
+    ("FP32", "TF32", [1.5, -3.25, 2.0**-100, 1 + 2.0**-10]),       # out=TF32 (the default for Src)
+    ("TF32", "TF32", [1.5, -3.25, 2.0**100, 1 + 2.0**-10]),
+    ("BF16", "BF16", [1.5, -3.25, 2.0**-120, 255.0]),
+    ("FP16", "FP16", [1.5, -3.25, 2.0**-14, 65504.0]),
+    ("FP8", "FP16", [1.5, -3.0, 0.25, 57344.0]),
+    ("BFP8", "BF16", [1.5, -3.25, 0.5, 0.03125]),
+    ("BFP4", "BF16", [1.5, -3.0, 0.5, 1.0]),
+    ("BFP2", "BF16", [4.0, -4.0, 0.0, 4.0]),
+    ("BFP8a", "FP16", [1.5, -3.25, 0.5, 0.03125]),
+    ("BFP4a", "FP16", [1.5, -3.0, 0.5, 1.0]),
+    ("BFP2a", "FP16", [2.0, -2.0, 0.0, 2.0]),
+    ("INT8", "INT8", [127, -127, 0, 5]),
+])
+def test_every_input_format_reaches_src_exactly(fmt, style, values):
+    """Values the format holds arrive in Src unchanged (read back as the FPU reads them)."""
+    from tilesim.tensix.layouts import src_values
+    v = np.tile(np.array(values, np.float64), 4)
+    m = Machine()
+    d = m.unpack("srca", v, fmt, out="TF32" if fmt == "FP32" else None)
+    assert (src_values(d, style).reshape(-1) == v).all()
+
+
+@pytest.mark.parametrize("fmt, dst32, style", [("FP32", True, "FP32"), ("TF32", True, "FP32"), ("INT32", True, "INT32"),
+                                               ("BF16", False, "BF16"), ("FP16", False, "FP16"),
+                                               ("BFP8", False, "BF16"), ("BFP8a", False, "FP16"),
+                                               ("INT8", False, "INT8")])
+def test_every_input_format_reaches_dst_exactly(fmt, dst32, style):
+    from tilesim.tensix.layouts import dst16_values, dst32_values
+    v = np.tile(np.array([1.5, -3.0, 0.5, 2.0]), 4) * (1 if style != "INT8" and style != "INT32" else 2)
+    m = Machine()
+    m.unpack("dst", v, fmt, row=3)
+    rows = np.array([3])
+    if dst32:
+        a = adj32(rows)
+        raw = (m.dst[a].astype(np.uint32) << 16) | m.dst[a + 8]
+        assert (dst32_values(raw, style).reshape(-1) == v).all()
+    else:
+        assert (dst16_values(m.dst[rows], style).reshape(-1) == v).all()

@@ -3,7 +3,7 @@
 >>> import numpy as np
 >>> from tilesim import tensix
 >>> m = tensix.Machine()                                   # rounding="hardware"
->>> m.configure(ALU_FORMAT_SPEC_REG0_SrcA=5, ALU_FORMAT_SPEC_REG1_SrcB=5)  # BF16 operands, BF16 Dst16
+>>> _ = m.configure(ALU_FORMAT_SPEC_REG0_SrcA=5, ALU_FORMAT_SPEC_REG1_SrcB=5)  # BF16 operands, BF16 Dst16
 >>> _ = m.unpack("srca", np.full((8, 16), 3.0), "BF16")
 >>> _ = m.unpack("srcb", np.full((8, 16), 5.0), "BF16")
 >>> m.run(["TT_ZEROACC(3, 0, 0)", "TT_ELWMUL(3, 1, 0, 0, 0)"])
