@@ -64,9 +64,9 @@ def pack(m: Machine, fmt: str, row: int = 0, rows: int = 16, *, dst32: bool | No
     """Read ``rows`` Dst rows from ``row`` and convert them to ``fmt`` (one of :data:`PACK_FORMATS`).
 
     Args:
-        dst32: read ``Dst32b`` (default: when ``ALU_ACC_CTRL_Fp32_enabled`` or ``INT8_math_enabled``).
-        dst_type: what Dst holds (FP32, INT32, BF16 or FP16); by default INT32 with INT8 math, FP32 for
-            other 32-bit data, FP16 when SrcA's format is FP16-style, else BF16.
+        dst32: read ``Dst32b`` (default: when the Matrix Unit's current formats use 32-bit Dst).
+        dst_type: what Dst holds (FP32, INT32, BF16 or FP16); by default what the Matrix Unit's
+            current formats write there.
         rounding: round (``Read_raw = false``), or take the identity / truncating path.
 
     Raises:
@@ -76,13 +76,11 @@ def pack(m: Machine, fmt: str, row: int = 0, rows: int = 16, *, dst32: bool | No
     """
     check_thread(thread)
     c = m.cfg(thread)
+    mode = fpu_mode(m, thread, "pack")
     if dst32 is None:
-        dst32 = bool(c["ALU_ACC_CTRL_Fp32_enabled"] or c["ALU_ACC_CTRL_INT8_math_enabled"])
+        dst32 = mode.dst32
     if dst_type is None:
-        if dst32:
-            dst_type = "INT32" if c["ALU_ACC_CTRL_INT8_math_enabled"] else "FP32"
-        else:
-            dst_type = "FP16" if fpu_mode(m, thread, "pack").style in ("FP16", "INT8") else "BF16"
+        dst_type = mode.dst_style if dst32 == mode.dst32 else ("FP32" if dst32 else "BF16")
     fmt, dst_type = fmt.upper(), dst_type.upper()
     if fmt not in _ALLOWED.get(dst_type, ()) or (dst_type in ("FP32", "INT32")) != dst32:
         raise FormatError(f"the packer cannot convert {'32' if dst32 else '16'}-bit {dst_type} Dst data to {fmt}",
