@@ -46,7 +46,7 @@ def main() -> None:
     ap.add_argument("--blocks", type=int, default=2048, help="8x16 / 16x16 blocks per batch")
     n = ap.parse_args().blocks
     rng = np.random.default_rng(0)
-    console = Console()
+    console = Console(width=120)
     rows = []
 
     # ELWMUL: BF16 x BF16 into FP32 Dst, one fidelity phase.
