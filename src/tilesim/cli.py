@@ -26,10 +26,13 @@ console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 # (title, "module:function") -- each function takes a rich Console
 DEMOS: list[tuple[str, str]] = [
     ("Number formats", "tilesim.formats.demo:demo"),
+    ("Tensix (Wormhole B0) Matrix Unit", "tilesim.tensix.demo:demo"),
 ]
 
 # file suffix -> (ISA, "module:function", options that ISA accepts)
-RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {}
+RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
+    ".tt": ("Tensix", "tilesim.tensix.cli:run_file", frozenset({"rounding_model"})),
+}
 
 
 def _load(spec: str):

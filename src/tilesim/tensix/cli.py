@@ -1,0 +1,245 @@
+"""``.tt`` programs: Matrix Unit instructions plus a few directives to load and read data.
+
+One statement per line; ``#`` and ``//`` start comments; a line ending in ``\\`` continues.
+
+- ``TT_ELWMUL(0, 1, 0, 0, 0)``, ``TTI_TRNSPSRCB``, ``TT_OP(0x27, 0)`` or a hex word: an instruction.
+- ``.thread N``: run what follows on thread N (0..2).
+- ``.config FIELD = VALUE``: a Config field (of the thread's bank) or a ThreadConfig field;
+  format-code fields also take data format names (``BF16``, ``TF32``, ...).
+- ``.array NAME [RxC] = v0 v1 ...`` or ``.array NAME RxC fill=V``: an input array, unless
+  ``--input`` supplies NAME.
+- ``.unpack srca|srcb|dst NAME FORMAT [row=R] [out=FMT] [flip=0|1] [raw=1] [exps=NAME]``:
+  load an array through the unpacker (see :func:`tilesim.tensix.unpack.unpack`).
+- ``.pack NAME FORMAT [row=R] [rows=N] [dst32=0|1] [type=T] [rounding=0|1]``: read Dst through
+  the packer's early conversion into output NAME (values) and ``NAME_bits`` (codes).
+- ``.argmax NAME [row=R] [rows=N]``: GMPOOL's ArgMax indices in the low bits of 32-bit Dst rows,
+  with the non-linear transform undone (0..7 = SrcA row).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from rich.table import Table
+
+from ..errors import ParseError, TilesimError
+from .dataformat import data_format
+from .fpu.pool import argmax_rows
+from .layouts import adj32
+from .program import TraceEntry, execute, instruction_of
+from .state import ROUNDING_MODELS, Machine
+
+__all__ = ["Statement", "parse_program", "run_program", "run_file", "value_table"]
+
+_FORMAT_FIELDS = ("ALU_FORMAT_SPEC_REG0_SrcA", "ALU_FORMAT_SPEC_REG1_SrcB", "ALU_FORMAT_SPEC_REG2_Dstacc",
+                  "ALU_FORMAT_SPEC_REG_SrcA_val", "ALU_FORMAT_SPEC_REG_SrcB_val", "ALU_FORMAT_SPEC_REG_Dstacc_val")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One program line: ``kind`` is ``insn`` or a directive name; ``args`` its parsed pieces."""
+
+    line: int
+    kind: str
+    args: tuple
+    text: str
+
+
+def _err(msg: str, source, line: int, text: str, rule: str, column: int = 1) -> ParseError:
+    return ParseError(msg, instruction=text.split()[0] if text.split() else "?", rule=rule, value=text,
+                      source=source, line=line, column=column)
+
+
+def _logical_lines(text: str):
+    buf, start = "", None
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = re.sub(r"(#|//).*", "", raw).rstrip()
+        if start is None:
+            start = n
+        if line.endswith("\\"):
+            buf += line[:-1] + " "
+            continue
+        buf += line
+        if buf.strip():
+            yield start, buf.strip()
+        buf, start = "", None
+    if buf.strip():
+        yield start, buf.strip()
+
+
+def _options(words: list[str], allowed: set[str], source, line, text) -> dict[str, str]:
+    out = {}
+    for w in words:
+        key, eq, val = w.partition("=")
+        if not eq or key not in allowed:
+            raise _err(f"unknown option {w!r}; options: {', '.join(sorted(allowed))}", source, line, text,
+                       "tt.prog.option", text.find(w) + 1)
+        out[key] = val
+    return out
+
+
+def _int(v: str, source, line, text) -> int:
+    try:
+        return int(v, 0)
+    except ValueError:
+        raise _err(f"{v!r} is not an integer", source, line, text, "tt.prog.value", text.find(v) + 1) from None
+
+
+def parse_program(text: str, source: str | None = None) -> list[Statement]:
+    """Parse a ``.tt`` program into statements (instructions are decoded here).
+
+    Raises:
+        ParseError: with line and column (rules ``tt.prog.*`` and the instruction text rules).
+    """
+    out = []
+    for n, t in _logical_lines(text):
+        if not t.startswith("."):
+            out.append(Statement(n, "insn", (instruction_of(t, source=source, line=n),), t))
+            continue
+        word, _, rest = t.partition(" ")
+        kind = word[1:]
+        parts = rest.split()
+        if kind == "thread":
+            if len(parts) != 1 or parts[0] not in ("0", "1", "2"):
+                raise _err(".thread takes 0, 1 or 2", source, n, t, "tt.prog.thread")
+            out.append(Statement(n, kind, (int(parts[0]),), t))
+        elif kind == "config":
+            m = re.fullmatch(r"(\w+)\s*=\s*(\S+)", rest.strip())
+            if not m:
+                raise _err(".config FIELD = VALUE", source, n, t, "tt.prog.syntax")
+            name, val = m.groups()
+            if name in _FORMAT_FIELDS and not re.fullmatch(r"[0-9]+|0[xX][0-9a-fA-F]+", val):
+                try:
+                    v = data_format(val).code
+                except TilesimError as e:
+                    raise e.at(source=source, line=n, column=t.find(val) + 1) from None
+            else:
+                v = _int(val, source, n, t)
+            out.append(Statement(n, kind, (name, v), t))
+        elif kind == "array":
+            m = re.fullmatch(r"(\w+)(?:\s+(\d+)x(\d+))?\s*(?:=\s*(.*)|fill=(\S+))", rest.strip())
+            if not m:
+                raise _err(".array NAME [RxC] = numbers, or .array NAME RxC fill=V", source, n, t, "tt.prog.syntax")
+            name, r, c, nums, fill = m.groups()
+            try:
+                if fill is not None:
+                    if r is None:
+                        raise ValueError("fill= needs a shape")
+                    arr = np.full((int(r), int(c)), float(fill))
+                else:
+                    arr = np.array([float(x) for x in nums.replace(",", " ").split()])
+                    if r is not None:
+                        arr = arr.reshape(int(r), int(c))
+            except ValueError as e:
+                raise _err(f"bad array: {e}", source, n, t, "tt.prog.value") from None
+            out.append(Statement(n, kind, (name, arr), t))
+        elif kind == "unpack":
+            if len(parts) < 3 or parts[0] not in ("srca", "srcb", "dst"):
+                raise _err(".unpack srca|srcb|dst NAME FORMAT [options]", source, n, t, "tt.prog.syntax")
+            opts = _options(parts[3:], {"row", "out", "flip", "raw", "exps"}, source, n, t)
+            out.append(Statement(n, kind, (parts[0], parts[1], parts[2], opts), t))
+        elif kind in ("pack", "argmax"):
+            if len(parts) < (2 if kind == "pack" else 1):
+                raise _err(f".{kind} NAME{' FORMAT' if kind == 'pack' else ''} [options]", source, n, t,
+                           "tt.prog.syntax")
+            allowed = {"row", "rows", "dst32", "type", "rounding"} if kind == "pack" else {"row", "rows"}
+            k = 2 if kind == "pack" else 1
+            out.append(Statement(n, kind, (*parts[:k], _options(parts[k:], allowed, source, n, t)), t))
+        else:
+            raise _err(f"unknown directive .{kind}; directives: .thread .config .array .unpack .pack .argmax",
+                       source, n, t, "tt.prog.directive")
+    return out
+
+
+def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], rounding: str = "hardware",
+                source: str | None = None, on_trace=None):
+    """Run parsed statements on a fresh machine. Returns ``(machine, outputs)``; outputs in order."""
+    m = Machine(rounding)
+    arrays = dict(inputs)
+    outputs: dict[str, np.ndarray] = {}
+    thread = 0
+    count = 0
+    for s in statements:
+        try:
+            if s.kind == "insn":
+                e = execute(m, s.args[0], thread, count, trace=on_trace is not None)
+                count += 1
+                if on_trace is not None:
+                    on_trace(e)
+            elif s.kind == "thread":
+                thread = s.args[0]
+            elif s.kind == "config":
+                m.configure(thread, **{s.args[0]: s.args[1]})
+            elif s.kind == "array":
+                arrays.setdefault(s.args[0], s.args[1])
+            elif s.kind == "unpack":
+                target, name, fmt, o = s.args
+                kw = dict(row=int(o.get("row", "0"), 0), flip=o.get("flip", "1") != "0", raw=o.get("raw", "0") == "1",
+                          out=o.get("out"), thread=thread)
+                if "exps" in o:
+                    kw["exponents"] = _array(arrays, o["exps"], s)
+                m.unpack(target, _array(arrays, name, s), fmt, **kw)
+            elif s.kind == "pack":
+                name, fmt, o = s.args
+                kw = dict(row=int(o.get("row", "0"), 0), rows=int(o.get("rows", "16"), 0),
+                          rounding=o.get("rounding", "1") != "0", thread=thread, dst_type=o.get("type"))
+                if "dst32" in o:
+                    kw["dst32"] = o["dst32"] != "0"
+                p = m.pack(fmt, **kw)
+                outputs[name], outputs[name + "_bits"] = p.values, p.codes
+            else:  # argmax
+                name, o = s.args
+                rows = int(o.get("row", "0"), 0) + np.arange(int(o.get("rows", "1"), 0))
+                hi = adj32(rows)
+                outputs[name] = argmax_rows(m.dst[hi + 8]).astype(np.float64)
+        except ParseError:
+            raise
+        except (TilesimError, ValueError) as e:
+            if isinstance(e, TilesimError):
+                raise e.at(source=source, line=s.line, column=1) from None
+            raise _err(str(e), source, s.line, s.text, "tt.prog.value") from None
+    return m, outputs
+
+
+def _array(arrays, name, s: Statement) -> np.ndarray:
+    if name not in arrays:
+        raise _err(f"no array {name!r}: give it with --input {name}=file.npy or .array", None, s.line, s.text,
+                   "tt.prog.array")
+    return arrays[name]
+
+
+def value_table(title: str, values: np.ndarray, fmt: str = "{:g}") -> Table:
+    """A rich table of a 2-D array of numbers."""
+    v = np.atleast_2d(values)
+    t = Table(title=title, show_header=True, header_style="bold")
+    t.add_column("row", justify="right", style="dim")
+    for j in range(v.shape[1]):
+        t.add_column(str(j), justify="right")
+    for i, row in enumerate(v):
+        t.add_row(str(i), *(fmt.format(x) for x in row))
+    return t
+
+
+def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool = False,
+             rounding_model: str | None = None) -> dict[str, np.ndarray]:
+    """The ``tilesim run`` entry for ``.tt`` files: run, print every output, return them."""
+    rounding = rounding_model or "hardware"
+    if rounding not in ROUNDING_MODELS:
+        raise TilesimError(f"unknown rounding model; valid: {', '.join(ROUNDING_MODELS)}", instruction="tilesim run",
+                           operand="--rounding-model", rule="tt.rounding", value=rounding)
+    path = Path(path)
+    statements = parse_program(path.read_text(), source=str(path))
+
+    def show(e: TraceEntry) -> None:
+        console.print(str(e), markup=False, highlight=False)
+
+    _, outputs = run_program(statements, inputs, rounding, str(path), show if trace else None)
+    console.print(f"[bold]{path.name}[/]: {sum(s.kind == 'insn' for s in statements)} instructions, "
+                  f"rounding model [cyan]{rounding}[/]")
+    for name, v in outputs.items():
+        if not name.endswith("_bits"):
+            console.print(value_table(name, v))
+    return outputs

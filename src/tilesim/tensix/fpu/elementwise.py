@@ -1,0 +1,133 @@
+"""ELWMUL, ELWADD, ELWSUB: element-wise arithmetic on aligned 8x16 blocks (``ELWMUL.md``, ``ELWADD.md``,
+``ELWSUB.md``).
+
+``elw_kernel`` is the arithmetic on whole blocks, with any number of leading batch dimensions;
+the instruction handlers add addressing, broadcasts, the Wait Gate, flips and ``ApplyAddrMod``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import UnsupportedError
+from ..layouts import dst32_from_int, dst32_to_int, src_exp, src_read_fp32, src_read_int8
+from ..rounding import (acc_from_dst, acc_to_dst, doc_fidelity_a, doc_fidelity_b, doc_read_dst, doc_write_dst,
+                        dst_raw_from_valid, hw_accumulate, hw_add_term, hw_mul_terms)
+from ..state import Machine
+from .common import (FpuMode, apply_addr_mod, check_fp16_datums, check_no_stochastic, dst_row, fidelity_phase,
+                     flip_banks, fpu_mode, read_dst, require_src, write_dst)
+
+__all__ = ["elw_kernel", "HANDLERS", "INT8_MASK_A", "INT8_MASK_B", "saturate_int32"]
+
+#: INT8 fidelity masks on the 19-bit datum: [phase bit clear, phase bit set] (``ELWMUL.md``).
+INT8_MASK_A = (0x4E0FF, 0x41FFF)
+INT8_MASK_B = (0x7F0FF, 0x40FFF)
+INT32_LIMIT = (1 << 31) - 1
+
+
+def saturate_int32(x: np.ndarray) -> np.ndarray:
+    """``SaturateAddInt32``'s clamp to ±(2**31 - 1)."""
+    return np.clip(x, -INT32_LIMIT, INT32_LIMIT)
+
+
+def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid: np.ndarray, mode: FpuMode,
+               phase: int, add_dst: bool, model: str) -> np.ndarray:
+    """New raw Dst data for ``op`` in ``{"mul", "add", "sub"}``.
+
+    Args:
+        a, b: Src datums of shape (..., R, 16) (``b`` already broadcast).
+        dst_raw: raw Dst data (uint32 in 32-bit mode, uint16 otherwise), same shape; ``valid`` (..., R).
+        mode: formats; ``phase``: fidelity phase 0..3; ``add_dst``: accumulate (always for mul).
+        model: ``"doc"`` or ``"hardware"``.
+    """
+    a = np.asarray(a, np.uint32)
+    b = np.asarray(b, np.uint32)
+    dst = dst_raw_from_valid(dst_raw, valid, 0)  # undefined rows read as 0
+    if mode.style == "INT8":
+        if op == "mul":
+            a = a & np.uint32(INT8_MASK_A[phase & 1])
+            b = b & np.uint32(INT8_MASK_B[(phase >> 1) & 1])
+        ia, ib = src_read_int8(a), src_read_int8(b)
+        if model == "hardware":  # the FPU flushes exponent-0 INT8 datums (SrcB only when flushing)
+            ia = np.where(src_exp(a) == 0, 0, ia)
+            ib = np.where((src_exp(b) == 0) & mode.flush_b, 0, ib)
+        r = ia * ib if op == "mul" else (ia + ib if op == "add" else ia - ib)
+        if add_dst:
+            r = saturate_int32(r + dst32_to_int(dst))
+        return dst32_from_int(r)
+    if model == "doc":
+        fa = src_read_fp32(a, mode.style)
+        fb = src_read_fp32(b, mode.style)
+        with np.errstate(all="ignore"):
+            if op == "mul":
+                r = doc_fidelity_a(fa, phase) * doc_fidelity_b(fb, phase)
+            else:
+                va, vb = fa.view(np.float32), fb.view(np.float32)
+                r = va + vb if op == "add" else va - vb
+                if phase & 1:
+                    r = r / np.float32(32)
+                if phase & 2:
+                    r = r / np.float32(128)
+            if add_dst:
+                r = r + doc_read_dst(dst, mode.dst32, mode.style)
+        return doc_write_dst(r, mode.dst32, mode.style)
+    if op == "mul":
+        terms = hw_mul_terms(a, b, exp8=mode.exp8, dst32=mode.dst32, phase=phase, a_man=mode.a_man,
+                             b_man=mode.b_man, flush_b=mode.flush_b)
+    else:
+        terms = hw_add_term(a, b, exp8=mode.exp8, dst32=mode.dst32, a_man=mode.a_man, b_man=mode.b_man,
+                            flush_b=mode.flush_b, subtract=op == "sub")
+    acc = acc_from_dst(dst, mode.dst32, mode.exp8) if add_dst else np.zeros(dst.shape, np.uint32)
+    out = hw_accumulate([terms], acc, dst32=mode.dst32, exp8=mode.exp8)
+    return acc_to_dst(out, mode.dst32, mode.exp8)
+
+
+def _elw(m: Machine, insn, thread: int, op: str) -> None:
+    name = insn.mnemonic
+    require_src(m, name, a=True, b=True)
+    mode = fpu_mode(m, thread, name)
+    r = m.rwc[thread]
+    bcast_row, bcast_col = insn["BroadcastSrcBRow"], insn["BroadcastSrcBCol0"]
+    a_row = r.srca & 0x38
+    b_row = r.srcb & (0x3F if bcast_row else 0x38)
+    rows = dst_row(m, thread, insn["DstRow"], 0x3F8) + np.arange(8)
+    phase = fidelity_phase(m, thread)
+    a = m.srca[m.srca_bank, a_row:a_row + 8]
+    b = m.srcb[m.srcb_bank, b_row:b_row + (1 if bcast_row else 8)]
+    if bcast_col:
+        b = b[:, :1]
+    b = np.broadcast_to(b, (8, 16))
+    add_dst = True if op == "mul" else bool(insn["AddDst"])
+    if m.rounding == "hardware" and mode.style != "INT8":
+        check_no_stochastic(m, thread, name)
+        if op != "mul" and phase:
+            raise UnsupportedError(f"{name} with fidelity phase {phase} divides by 32/128 in the doc model; "
+                                   "the hardware's result is outside the contract (ttsim: NonContractual)",
+                                   instruction=name, operand="FidelityPhase", rule="tt.hw.elw_fidelity", value=phase)
+        if mode.style == "FP16":
+            check_fp16_datums(name, "SrcA", a)
+            check_fp16_datums(name, "SrcB", b)
+    raw, valid = read_dst(m, rows, mode.dst32)
+    new = elw_kernel(op, a, b, raw, valid, mode, phase, add_dst, m.rounding)
+    write_dst(m, rows, new, mode.dst32)
+    m.last_srca_row = a_row
+    flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
+    apply_addr_mod(m, thread, insn["AddrMod"])
+
+
+def ELWMUL(m: Machine, insn, thread: int) -> None:
+    """``Dst += SrcA * SrcB`` (always accumulates; bit 21 is ignored, TT9)."""
+    _elw(m, insn, thread, "mul")
+
+
+def ELWADD(m: Machine, insn, thread: int) -> None:
+    """``Dst = SrcA + SrcB`` or, with AddDst, ``Dst += SrcA + SrcB``."""
+    _elw(m, insn, thread, "add")
+
+
+def ELWSUB(m: Machine, insn, thread: int) -> None:
+    """``Dst = SrcA - SrcB`` or, with AddDst, ``Dst += SrcA - SrcB``."""
+    _elw(m, insn, thread, "sub")
+
+
+HANDLERS = {"ELWMUL": ELWMUL, "ELWADD": ELWADD, "ELWSUB": ELWSUB}

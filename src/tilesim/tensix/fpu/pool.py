@@ -1,0 +1,184 @@
+"""GMPOOL (column max of a scaled 16x16 SrcA block, with partial argmax) and GAPOOL (``GMPOOL.md``,
+``GAPOOL.md``).
+
+GMPOOL is integer work in both rounding models: datums become (sign, 9-bit exponent,
+10-bit magnitude) and are compared as ``±(exponent << 10 | magnitude)``. The only
+difference between the models is the comparison: the page's ``>=`` (``doc``; the last of
+equal values wins, which moves ArgMax's index) and ttsim's strict order (``hardware``;
+the first wins), spec §9.9.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..state import Machine
+from .common import (apply_addr_mod, dst_row, flip_banks, read_dst, require_src, src_a_format, style_of,
+                     write_dst)
+from .matmul import run_matmul
+
+__all__ = ["gmpool_styles", "gmpool_kernel", "argmax_rows", "INDEX_TRANSFORM", "HANDLERS"]
+
+#: ``NONLINEAR_I_TRANSFORM``: the index GMPOOL stores for SrcA row i of the first eight.
+INDEX_TRANSFORM = (0, 3, 6, 1, 4, 7, 2, 5)
+#: The order GMPOOL visits the 16 rows (``i_ ^ 4`` for the first eight).
+VISIT_ORDER = tuple(i ^ 4 for i in range(8)) + tuple(range(8, 16))
+U32 = np.uint32
+I64 = np.int64
+
+
+def gmpool_styles(m: Machine, thread: int, argmax: bool) -> tuple[str, str, bool]:
+    """``(SrcAStyle, DstStyle, UseDst32b)`` as the GMPOOL page chooses them."""
+    c = m.cfg(thread)
+    if m.thread_config[thread]["FP16A_FORCE_Enable"]:
+        return "FP16", "FP16", False
+    if c["ALU_ACC_CTRL_INT8_math_enabled"]:
+        return "INT8", "INT32", True
+    use32 = bool(c["ALU_ACC_CTRL_Fp32_enabled"])
+    style = style_of(src_a_format(m, thread), "GMPOOL")
+    if style == "TF32":
+        return "TF32", ("INT32" if argmax else ("TF32" if use32 else "BF16")), use32
+    if argmax and use32:
+        return style, style, True
+    return style, ("TF32" if use32 else style), use32
+
+
+def _read_dst(v: np.ndarray, style: str):
+    """``ReadDst``: a 32-bit Dst value (raw layout) as (sign, exponent, magnitude)."""
+    sign = (v >> 31) & 1
+    if style == "INT32":
+        man = v & 0x3FF
+        exp = ((v >> 10) & 0x3F) + (((v >> 24) & 7) << 6)
+    elif style == "FP16":
+        exp = ((v >> 16) & 0x1F) + 15
+        man = (v >> 21) & 0x3FF
+    else:
+        exp = ((v >> 16) & 0xFF) + 127
+        man = ((v >> 24) & 0x7F) << 3
+        if style == "TF32":
+            man = man + ((v >> 13) & 7)
+    return sign, exp & 0x1FF, man
+
+
+def _write_dst(sign, exp, man, style: str) -> np.ndarray:
+    """``WriteDst``: (sign, exponent, magnitude) to a 32-bit Dst value (raw layout)."""
+    if style == "INT32":
+        return (sign << 31) | ((exp & 7) << 10) | man
+    if style == "FP16":
+        e = (exp - 15) & 0x1FF  # wraps when the SrcB scale was not 1.0, as the page says
+        return np.where((exp & 0x3F) == 0, 0, (sign << 31) | (man << 21) | ((e & 0x1F) << 16))
+    e = (exp - 127) & 0x1FF
+    x = (sign << 31) | ((man & 0x3F8) << 21) | ((e & 0xFF) << 16)
+    if style == "TF32":
+        x = x + ((man & 7) << 13)
+    return np.where(exp == 0, 0, x)
+
+
+def _read_scaled_src(a: np.ndarray, b: np.ndarray, style: str):
+    """``ReadAndScaleSrc``: SrcA datum times 2**(SrcB exponent); SrcB exponent 0 gives -inf
+    (all ones), SrcA exponent 0 gives +0."""
+    ea, eb = a & 0xFF, b & 0xFF
+    man = (a >> 8) & 0x3FF
+    sign = (a >> 18) & 1
+    if style == "INT8":
+        exp = np.zeros_like(a)
+    elif style == "FP16":
+        exp = (ea & 0x1F) + (eb & 0x1F)
+    else:
+        exp = ea + eb
+        if style == "BF16":
+            man = man & 0x3F8
+    neg_inf, zero = eb == 0, ea == 0
+    sign = np.where(neg_inf, 1, np.where(zero, 0, sign))
+    exp = np.where(neg_inf, 0x1FF, np.where(zero, 0, exp))
+    man = np.where(neg_inf, 0x3FF, np.where(zero, 0, man))
+    return sign, exp, man
+
+
+def _comparable(sign, exp, man) -> np.ndarray:
+    """``AsComparable``."""
+    v = (exp << 10) + man
+    return np.where(sign == 1, -v, v)
+
+
+def gmpool_kernel(a: np.ndarray, b_row: np.ndarray, dst_val: np.ndarray, src_style: str, dst_style: str,
+                  argmax: bool, strict: bool) -> np.ndarray:
+    """The new 32-bit value of the top Dst row (before the 16-bit store takes its high half).
+
+    Args:
+        a: SrcA datums (..., 16, 16); ``b_row``: the SrcB row (..., 16), its datum i scaling SrcA row i.
+        dst_val: the Dst row as the page's ``DstVal`` (..., 16): ``Dst32b``, or ``Dst16b << 16``;
+            undefined rows already replaced by all ones.
+        strict: ``>`` instead of the page's ``>=``.
+    """
+    a = np.asarray(a).astype(I64)
+    b = np.asarray(b_row).astype(I64)
+    v = np.asarray(dst_val).astype(I64)
+    sign, exp, man = _read_dst(v, dst_style)
+    best = _comparable(sign, exp, man)
+    index = v & 0xFF
+    phase = (v + 0x100) & 0xF00
+    for i in VISIT_ORDER:
+        s, e, mg = _read_scaled_src(a[..., i, :], b[..., i, None], src_style)
+        c = _comparable(s, e, mg)
+        take = c > best if strict else c >= best
+        sign, exp, man = np.where(take, s, sign), np.where(take, e, exp), np.where(take, mg, man)
+        best = np.where(take, c, best)
+        if i < 8:
+            index = np.where(take, (phase >> 4) + INDEX_TRANSFORM[i], index)
+    if argmax:
+        result = phase | index
+        if dst_style != "INT32":
+            result = _write_dst(sign, exp, man, dst_style) | result
+    else:
+        result = _write_dst(sign, exp, man, dst_style)
+    return (result & 0xFFFFFFFF).astype(U32)
+
+
+def argmax_rows(low: np.ndarray) -> np.ndarray:
+    """Undo the index transform: the SrcA row (0..7) from the low 16 bits of a GMPOOL ArgMax result.
+
+    The low byte is ``(IndexPhase >> 4) + INDEX_TRANSFORM[row]``, so its low nibble is the
+    transformed row; a nibble above 7 (an index that no SrcA row wrote) gives -1. Meaningful only
+    where a SrcA value won over the initial Dst value.
+
+    >>> argmax_rows(np.array([0x113, 0x0FF])).tolist()   # 3 = INDEX_TRANSFORM[1]
+    [1, -1]
+    """
+    nib = np.asarray(low).astype(np.int64) & 0xF
+    inverse = np.full(16, -1)
+    inverse[list(INDEX_TRANSFORM)] = np.arange(8)
+    return inverse[nib]
+
+
+def GMPOOL(m: Machine, insn, thread: int) -> None:
+    """Max-reduce a 16x16 SrcA block along columns into one Dst row; zero (or index-phase) the next 3."""
+    require_src(m, "GMPOOL", a=True, b=True)
+    argmax = bool(insn["ArgMax"])
+    src_style, dst_style, use32 = gmpool_styles(m, thread, argmax)
+    r = m.rwc[thread]
+    a_row, b_row = r.srca & 0x30, r.srcb & 0x38
+    top = dst_row(m, thread, insn["DstRow"], 0x3FC)
+    rows = top + np.arange(4)
+    raw, valid = read_dst(m, rows, use32)
+    raw = np.where(valid[:, None], raw, np.array(0xFFFFFFFF if use32 else 0xFFFF, raw.dtype))  # undefined: all ones
+    dst_val = raw[0].astype(U32) if use32 else raw[0].astype(U32) << 16
+    a = m.srca[m.srca_bank, a_row:a_row + 16]
+    b = m.srcb[m.srcb_bank, b_row]
+    out = gmpool_kernel(a, b, dst_val, src_style, dst_style, argmax, strict=m.rounding == "hardware")
+    if use32:
+        rest = ((raw[1:].astype(np.int64) + 0x100) & 0xF00).astype(U32) if argmax else np.zeros((3, 16), U32)
+        write_dst(m, rows, np.vstack([out[None], rest]), True)
+    else:
+        write_dst(m, rows, np.vstack([(out >> 16)[None], np.zeros((3, 16), U32)]), False)
+    m.last_srca_row = a_row
+    flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
+    apply_addr_mod(m, thread, insn["AddrMod"])
+
+
+def GAPOOL(m: Machine, insn, thread: int) -> None:
+    """MVMUL with 4 SrcB rows (the top half of an aligned 8) into 4 Dst rows; bits 19 and 14 are ignored (TT9)."""
+    run_matmul(m, insn, thread, 4, False)
+
+
+HANDLERS = {"GMPOOL": GMPOOL, "GAPOOL": GAPOOL}
