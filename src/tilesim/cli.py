@@ -26,10 +26,13 @@ console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 # (title, "module:function") -- each function takes a rich Console
 DEMOS: list[tuple[str, str]] = [
     ("Number formats", "tilesim.formats.demo:demo"),
+    ("Huawei PTO tile ISA", "tilesim.pto.demo:demo"),
 ]
 
 # file suffix -> (ISA, "module:function", options that ISA accepts)
-RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {}
+RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
+    ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target"})),
+}
 
 
 def _load(spec: str):

@@ -18,7 +18,7 @@ from .ops import *  # noqa: F401,F403
 from .ops import OPS
 from .ops import __all__ as _ops_all
 from .targets import NAN_MODES, OP_TYPES, TARGETS, Profile, get_target
-from .text import parse
+from .text import parse, run_file, run_text
 from .tile import Tile
 
 __all__ = ["Tile", "DType", "DTYPES", "get_dtype", "Profile", "TARGETS", "OP_TYPES", "NAN_MODES", "get_target",

@@ -318,7 +318,7 @@ def to_bits(values, dtype, *, rounding: str = "rne", what: str = "pto") -> np.nd
     dt = get_dtype(dtype)
     a = np.asarray(values)
     if a.dtype == dt.np:
-        return np.ascontiguousarray(a).view(dt.lane)
+        return np.array(a, order="C").view(dt.lane)
     if a.dtype.kind == "b":
         a = a.astype(np.int64)
     if a.dtype.kind not in "iuf" and a.dtype != object:
