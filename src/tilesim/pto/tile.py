@@ -305,7 +305,10 @@ class Tile:
                 f"{self.layout}" + (f" @0x{self.addr:X}" if self.addr is not None else ""))
 
     def __repr__(self) -> str:
-        return f"Tile({self.describe()})"
+        try:
+            return f"Tile({self.describe()})"
+        except AttributeError:  # a tile whose construction failed
+            return "Tile(<invalid>)"
 
 
 def to_bits(values, dtype, *, rounding: str = "rne", what: str = "pto") -> np.ndarray:
