@@ -50,7 +50,14 @@ def _round_to_odd(x, fmt) -> np.ndarray:
 
 
 def _integral(x: np.ndarray, mode: str) -> np.ndarray:
-    """float64 values rounded to integers by a pto round mode (exact: x is an exact float64)."""
+    """float64 values rounded to integers by a pto round mode (exact: x is an exact float64).
+
+    A zero result keeps x's sign, as IEEE roundToIntegral does (-0.3 -> -0).
+    """
+    return np.copysign(_integral_mag(x, mode), x)
+
+
+def _integral_mag(x: np.ndarray, mode: str) -> np.ndarray:
     if mode in ("TRUNC", "NONE"):
         return np.trunc(x)
     if mode == "FLOOR":
@@ -117,8 +124,9 @@ def convert(op: Op, bits: np.ndarray, s: DType, d: DType, mode: str, saturate: b
         if s == d:
             if s.name != "f32" or not p.cvt_float_honours_mode or mode == "NONE":
                 return bits.copy()
-            r = _integral(x, mode)
-            return nx.from_f64(np.where(np.isfinite(x), r, x), d, flush=flush)
+            fin = np.isfinite(x)
+            r = _integral(np.where(fin, x, 0.0), mode)
+            return nx.from_f64(np.where(fin, r, x), d, flush=flush)
         rounding = ROUND_MODES[mode] if p.cvt_float_honours_mode else "rne"
         if rounding is None:
             codes = _round_to_odd(x, d.format)
