@@ -394,10 +394,12 @@ def parse(text: str, source: str | None = None) -> Program:
 
 def _syntax_error(e: UnexpectedInput, text: str, source: str | None) -> ParseError:
     line, col = getattr(e, "line", None), getattr(e, "column", None)
-    if isinstance(e, UnexpectedEOF) or line is None or line < 1:
-        lines = text.splitlines() or [""]
+    at_end = isinstance(e, UnexpectedToken) and e.token.type == "$END"
+    if isinstance(e, UnexpectedEOF) or at_end or line is None or line < 1:
+        lines = text.split("\n")
         line, col = len(lines), len(lines[-1]) + 1
-        detail = "unexpected end of input"
+        exp = sorted(_pretty(x) for x in (getattr(e, "expected", None) or ()))
+        detail = "unexpected end of input" + (f"; expected {', '.join(exp[:8])}" if exp else "")
     elif isinstance(e, UnexpectedCharacters):
         ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
         detail = f"unexpected character {ch!r}"
