@@ -397,3 +397,32 @@ def test_trowmax_and_argmax_hypothesis(values, target):
     pto.trowargmax(idst, src, dst_val=vdst, target=target)
     idx, val = o.scan_extreme(lines(bits, 1)[0], "f32", "max", FACTS[target]["nan"])
     assert int(idst.values[0, 0]) == idx and int(vdst.bits[0, 0]) == val
+
+
+@pytest.mark.parametrize("target", [*TARGETS, "spec"])
+@pytest.mark.parametrize("dt", ["f32", "f16", "bf16", "i16"])
+def test_nan_free_max_min_fast_path(target, dt):
+    """Lines without NaN take numpy's max/min; lines whose extreme is a zero are resolved by position."""
+    prof = pto.get_target("a5").with_(nan_mode="spec") if target == "spec" else pto.get_target(target)
+    facts = dict(FACTS["a5"], nan="spec") if target == "spec" else FACTS[target]
+    rows = [[-0.0, 0.0, -1.0], [0.0, -0.0, -0.0], [-5.0, -0.0, 0.0], [2.0 ** -133, 2.0 ** -140, 1.0],
+            [-3.0, -3.0, -3.0]]
+    if dt == "i16":
+        rows = [[0, -1, 5], [7, 7, -7], [-32768, 32767, 0]]
+    np_dt = pto.get_dtype(dt).np
+    bits = np.array(rows, np.float64).astype(np.float32).astype(np_dt).view(pto.get_dtype(dt).lane)
+    src = make_tile(bits, dt)
+    for op, kind in (("trowmax", "max"), ("trowmin", "min")):
+        if (dt, dt) not in prof.dtypes[op]:
+            continue
+        dst = row_dst(dt, len(rows), dn=False)
+        getattr(pto, op)(dst, src, target=prof)
+        want = [o.scan_extreme(line, dt, kind, facts["nan"])[1] for line in lines(bits, 1)]
+        assert [int(v) for v in dst.bits[: len(rows), 0]] == want
+    for op, kind in (("tcolmax", "max"), ("tcolmin", "min")):
+        if (dt, dt) not in prof.dtypes[op]:
+            continue
+        dst = col_dst(dt, 3)
+        getattr(pto, op)(dst, src, target=prof)
+        want = [o.scan_extreme(line, dt, kind, facts["nan"])[1] for line in lines(bits, 0)]
+        assert [int(v) for v in dst.bits[0, :3]] == want

@@ -39,40 +39,66 @@ _ROW_DST_WHAT = "ND, or DN with exactly one column"
 
 
 # ------------------------------------------------------------ extremes
-def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int,
-            *, float_view: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
+            nan_index_last: bool = False, need_index: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
     """(index, value lanes) of the first max/min along ``axis`` under a NaN rule.
 
-    ``propagate`` gives the first NaN; ``spec`` ignores NaNs (all-NaN: index
-    0 and the canonical NaN) and prefers +0 (max) or -0 (min) among zeros.
+    ``propagate`` gives the first NaN (with ``nan_index_last``, the A2A3
+    column scan, the index of the last element instead); ``spec`` ignores
+    NaNs (all-NaN: index 0 and the canonical NaN) and prefers +0 (max) or
+    -0 (min) among zeros. f16 keys are widened to f32 (exact; numpy's float16
+    reductions are slow). Without ``need_index`` a NaN-free float line takes
+    numpy's max/min (it returns one of the elements) and only lines whose
+    extreme is a zero, where -0 and +0 tie, are resolved by position.
     """
     key = nx.as_key(bits, dt, float_view=float_view)
-    pick = np.argmax if kind == "max" else np.argmin
-    floaty = dt.is_float or (float_view and dt.name in ("u16", "u32"))
-    if not floaty:
-        idx = pick(key, axis=axis)
-        return idx, np.take_along_axis(bits, np.expand_dims(idx, axis), axis).squeeze(axis)
-    nan = np.isnan(key)
-    anynan = nan.any(axis=axis)
-    clean = np.where(nan, key.dtype.type(-np.inf if kind == "max" else np.inf), key) if anynan.any() else key
+    if key.dtype == np.float16:
+        key = key.astype(np.float32)
+    pick, red = (np.argmax, np.max) if kind == "max" else (np.argmin, np.min)
+    floaty = key.dtype.kind == "f"
+    ext = red(key, axis=axis)  # NaN-propagating, so it also tells which lines hold a NaN
+    anynan = np.isnan(ext) if floaty else np.zeros(ext.shape, bool)
+    has_nan = bool(anynan.any())
+    if not need_index and not has_nan:
+        val = _key_bits(ext, dt)
+        if floaty:
+            tie = np.flatnonzero(ext == 0)
+            if tie.size:
+                sub = np.take(bits, tie, axis=1 - axis)
+                _, zval = extreme(sub, dt, kind, nan_mode, axis)
+                val[tie] = zval
+        return None, val
+    nan = np.isnan(key) if has_nan else None
+    clean = np.where(nan, key.dtype.type(-np.inf if kind == "max" else np.inf), key) if has_nan else key
     idx = pick(clean, axis=axis)
-    first = nan.take(0, axis=axis)
-    if nan_mode == "first":
-        idx = np.where(first, 0, idx)
-    elif nan_mode == "propagate":
-        idx = np.where(anynan, np.argmax(nan, axis=axis), idx)
-    else:
-        idx = np.where(nan.all(axis=axis), 0, idx)
+    if has_nan:
+        if nan_mode == "first":
+            idx = np.where(nan.take(0, axis=axis), 0, idx)
+        elif nan_mode == "propagate":
+            idx = np.where(anynan, np.argmax(nan, axis=axis), idx)
+        else:
+            idx = np.where(nan.all(axis=axis), 0, idx)
     val = np.take_along_axis(bits, np.expand_dims(idx, axis), axis).squeeze(axis)
-    if nan_mode == "spec":
+    if has_nan and nan_mode == "propagate" and nan_index_last:
+        idx = np.where(anynan, bits.shape[axis] - 1, idx)
+    if floaty and nan_mode == "spec":
         sign = dt.lane.type(1 << (dt.bits - 1))
-        zeros = key == 0
         want_pos = kind == "max"
-        has_pref = (zeros & (((bits & sign) == 0) == want_pos)).any(axis=axis)
+        has_pref = ((key == 0) & (((bits & sign) == 0) == want_pos)).any(axis=axis)
         vkey = nx.as_key(val, dt, float_view=float_view)
         val = np.where((vkey == 0) & has_pref, (val & ~sign) | (dt.lane.type(0) if want_pos else sign), val)
-        val = np.where(nan.all(axis=axis), dt.lane.type(nx.canonical_nan(dt)), val)
+        if has_nan:
+            val = np.where(nan.all(axis=axis), dt.lane.type(nx.canonical_nan(dt)), val)
     return idx, val
+
+
+def _key_bits(ext: np.ndarray, dt: DType) -> np.ndarray:
+    """Lanes of extreme values read back from comparison keys (exact: each is one of the elements)."""
+    if dt.name == "bf16":
+        return (ext.view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+    if dt.name == "f16":
+        return ext.astype(np.float16).view(np.uint16)
+    return np.ascontiguousarray(ext).astype(dt.np).view(dt.lane)
 
 
 # ----------------------------------------------------------- sums, prods
@@ -125,7 +151,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     bits = src.valid_bits
     f = op.prof.flush_denormals
     if name in ("trowmax", "trowmin"):
-        out = extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 1)[1]
+        out = extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 1, need_index=False)[1]
         out = _convert_exact(out, src.dtype, dst.dtype)
     else:
         out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum")
@@ -191,7 +217,8 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     bits = src.valid_bits
     f = op.prof.flush_denormals
     if name in ("tcolmax", "tcolmin"):
-        out = _convert_exact(extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 0)[1], src.dtype, dst.dtype)
+        out = _convert_exact(extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 0, need_index=False)[1],
+                             src.dtype, dst.dtype)
     elif is_binary:
         out = _pairwise_sum(bits, src.dtype, dst.dtype, f)
     else:
@@ -318,11 +345,9 @@ def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
                 "pto.a2a3.row_counter", src.valid_rows, UnsupportedError)
     kind = name[-3:]
     float_view = prof.colarg_unsigned_as_float
-    idx, val = extreme(src.valid_bits, src.dtype, kind, prof.nan_mode, 0, float_view=float_view)
-    if prof.nan_mode == "propagate" and (src.dtype.is_float or (float_view and src.dtype.name in ("u16", "u32"))):
-        # A2A3: !(old >= new) is true once a NaN is involved, so every later row takes the index.
-        anynan = np.isnan(nx.as_key(src.valid_bits, src.dtype, float_view=float_view)).any(axis=0)
-        idx = np.where(anynan, src.valid_rows - 1, idx)
+    # A2A3 (propagate): !(old >= new) is true once a NaN is involved, so every later row takes the index.
+    idx, val = extreme(src.valid_bits, src.dtype, kind, prof.nan_mode, 0, float_view=float_view,
+                       nan_index_last=True)
     if prof.colarg_f16_index and two_byte and dst_val is None:
         # A2A3 half index-only path: s16 -> f16 (round half away) -> s32; exact only up to 2048.
         from ... import formats

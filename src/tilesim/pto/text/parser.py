@@ -415,11 +415,17 @@ def _syntax_error(e: UnexpectedInput, text: str, source: str | None) -> ParseErr
                       column=col)
 
 
-_PRETTY = {"VALUE": "a %value", "NAME": "a name", "INT": "an integer", "COLON": "':'", "COMMA": "','",
-           "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "EQUAL": "'='", "LSQB": "'['",
-           "RSQB": "']'", "LESSTHAN": "'<'", "MORETHAN": "'>'", "DIALECT_TYPE": "a !type", "SYMBOL": "an @symbol",
-           "__ANON_0": "'->'"}
+_PRETTY = {"VALUE": "a %value", "NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string",
+           "DIALECT_TYPE": "a !type", "SYMBOL": "an @symbol", "SHAPE": "a shape", "HASH_ATTR": "an #attribute",
+           "SYNC_OP": "a sync op", "SECTION": "a section", "$END": "end of input"}
 
 
 def _pretty(term: str) -> str:
-    return _PRETTY.get(term, term.lower() if not term.startswith("__") else term)
+    """A terminal's name for error messages: the literal text of keywords and punctuation."""
+    if term in _PRETTY:
+        return _PRETTY[term]
+    try:
+        pat = _parser().get_terminal(term).pattern
+    except KeyError:
+        return term.lower()
+    return repr(pat.value) if pat.type == "str" else term.lower()
