@@ -397,6 +397,11 @@ def test_trowmax_and_argmax_hypothesis(values, target):
     pto.trowargmax(idst, src, dst_val=vdst, target=target)
     idx, val = o.scan_extreme(lines(bits, 1)[0], "f32", "max", FACTS[target]["nan"])
     assert int(idst.values[0, 0]) == idx and int(vdst.bits[0, 0]) == val
+    pto.trowmax(vdst, src, target=target)
+    assert int(vdst.bits[0, 0]) == val
+    cdst = col_dst("f32", 1)
+    pto.tcolmin(cdst, make_tile(bits.T.copy(), "f32"), target=target)
+    assert int(cdst.bits[0, 0]) == o.scan_extreme(lines(bits, 1)[0], "f32", "min", FACTS[target]["nan"])[1]
 
 
 @pytest.mark.parametrize("target", [*TARGETS, "spec"])
