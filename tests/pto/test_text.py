@@ -260,3 +260,70 @@ def test_cli_run_and_demo(tmp_path):
     assert r.exit_code == 2 and "does not apply" in r.output
     r = runner.invoke(app, ["demo"])
     assert r.exit_code == 0 and "Huawei PTO" in r.output and "col_argmax.pto" in r.output
+
+
+TB = ("!pto.tile_buf<loc=vec, dtype=f32, rows=2, cols=8, v_row=2, v_col=8, blayout=row_major, slayout=none_box, "
+      "fractal=512, pad=0>")
+
+
+@pytest.mark.parametrize("text,inputs,rule", [
+    ("%c = arith.constant true : f32", {}, "pto.interp.constant"),
+    ("%t = pto.alloc_tile : !pto.tile<...>", {}, "pto.interp.type"),
+    ("%a = arith.constant 2 : index\n%v = pto.make_tensor_view %a, shape = [%a], strides = [%a] : "
+     "!pto.tensor_view<?xf32>", {}, "pto.interp.operand"),
+    ("func.func @k(%p: !pto.ptr<f32>) {\n%c2 = arith.constant 2 : index\n"
+     "%v = pto.make_tensor_view %p, shape = [%c2, %c2], strides = [%c2] : !pto.tensor_view<?x?xf32>\nreturn\n}",
+     {}, "pto.interp.view"),
+    ("func.func @k(%p: !pto.ptr<f32>) {\n%c2 = arith.constant 2 : index\n"
+     "%v = pto.make_tensor_view %p, shape = [%c2, %c2], strides = [%c2, %c2] : !pto.tensor_view<?x?xf32>\n"
+     "%w = pto.partition_view %v, offsets = [%c2, %c2], sizes = [%c2, %c2] : !pto.tensor_view<?x?xf32> -> "
+     "!pto.partition_tensor_view<2x2xf32>\nreturn\n}", {}, "pto.mem.window"),
+    (f"%t = pto.alloc_tile : {TB}\n%c = arith.constant 1.0 : f32\nscf.for %i = %c to %c step %c {{\n}}", {},
+     "pto.interp.index"),
+    ("%x = arith.constant 1 : index\npto.tassign %x, @tile(0)", {}, "pto.interp.operand"),
+    ("func.func @a() {\nreturn\n}", {}, None),
+])
+def test_more_interpreter_rules(text, inputs, rule):
+    if rule is None:
+        with pytest.raises(TilesimError) as e:
+            pto.run_text(text, inputs, entry="b")
+        assert e.value.rule == "pto.interp.entry"
+        return
+    e = _run_err(text, inputs)
+    assert e.rule == rule and e.line >= 1
+
+
+def test_tload_window_shape_must_match_the_tile():
+    k = KERNEL.replace("valid_row = %c2 valid_col = %n", "valid_row = %c2 valid_col = %c8")
+    e = _run_err(k, {"x": np.zeros((2, 8), np.float32), "n": 5, "s": np.float32(1)})
+    assert e.rule == "pto.tload.shape"
+
+
+INDEXED = """
+module {
+ func.func @k(%p: !pto.ptr<f32>, %q: !pto.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %bits = arith.constant 0x3FC00000 : f32
+  %v = pto.make_tensor_view %p, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %w = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c2, %c8] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<2x8xf32>
+  %t = tload %w[%ROW, %c0] : (!pto.partition_tensor_view<2x8xf32>, index, index) -> !pto.tile<...>
+  %u = pto.tadds %t, %bits : (!pto.tile<...>, f32) -> !pto.tile<...>
+  %qv = pto.make_tensor_view %q, shape = [%c2, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %qw = pto.partition_view %qv, offsets = [%c0, %c0], sizes = [%c2, %c8] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<2x8xf32>
+  tstore %u, %qw[%c0, %c0] : !pto.tile<...>
+  return
+ }
+}
+"""
+
+
+def test_indexed_views_and_hex_float_constants():
+    p = np.arange(32, dtype=np.float32).reshape(4, 8)
+    q = pto.run_text(INDEXED.replace("%ROW", "%c2"), {"p": p})["q"]
+    assert (q == p[2:] + 1.5).all()  # 0x3FC00000 is the bit pattern of 1.5
+    e = _run_err(INDEXED.replace("%ROW", "%c4"), {"p": p})
+    assert e.rule == "pto.mem.window" and e.line == 12

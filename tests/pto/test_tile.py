@@ -115,8 +115,12 @@ def test_fill_rounds_once_and_checks_integers():
     with pytest.raises(TilesimError) as e:
         Tile("vec", "i8", 1, 32).fill(np.array([[200]]))
     assert e.value.rule == "pto.value.range"
-    with pytest.raises(GeometryError):
+    with pytest.raises(GeometryError) as e:
         Tile("vec", "i8", 1, 32).fill(np.zeros((2, 2)))
+    assert e.value.rule == "pto.tile.fill"
+    with pytest.raises(GeometryError) as e:
+        Tile("vec", "i8", 1, 32).load_storage(np.zeros(31, np.uint8))
+    assert e.value.rule == "pto.tile.storage"
 
 
 def test_from_array_and_set_valid():
@@ -198,6 +202,9 @@ def test_target_errors():
         pto.get_target("a5").with_(nan_mode="maybe")
     assert e.value.rule == "pto.target.nan_mode"
     assert pto.get_target("a5").with_(nan_mode="spec").name == "a5+nan_mode=spec"
+    with pytest.raises(TilesimError) as e:
+        pto.get_target("a5").with_(capacities={"l2": 1})
+    assert e.value.rule == "pto.target.loc"
 
 
 def test_dtype_names():

@@ -218,6 +218,9 @@ class Interpreter:
             return v if kind == "int" else self._index_value(env, v, node)
         if op.kind == "literal":
             return op
+        if op.kind == "indexed":  # %view[%i, %j]: a partition view and an offset within it
+            base = self._get(env, Operand("value", name=op.name, line=op.line, column=op.column), node, loose)
+            return base, tuple(self._get(env, i, node) for i in op.indices)
         if op.name in env:
             return env[op.name]
         if loose and op.name in self.inputs:
@@ -231,8 +234,8 @@ class Interpreter:
         v = env.get(name)
         if v is None and name in self.inputs:
             v = Scalar("index", int(self.inputs[name]))
-        if not isinstance(v, Scalar):
-            raise self._err(node, f"%{name} is not an index value", "pto.interp.index", name)
+        if not isinstance(v, Scalar) or not (v.dtype == "index" or get_dtype(v.dtype).is_int):
+            raise self._err(node, f"%{name} is not an index or integer value", "pto.interp.index", name)
         return int(v.number())
 
     def _stmt(self, st: Stmt, env: dict, loose: bool) -> None:
@@ -282,7 +285,7 @@ class Interpreter:
         if dt.is_float:
             if isinstance(lit, bool):
                 raise self._err(st, "a float constant needs a number", "pto.interp.constant")
-            if isinstance(lit, int) and "0x" in str(st.extra.get("raw", "")):
+            if st.extra.get("hex"):  # MLIR: a hexadecimal float literal is the bit pattern
                 return Scalar(dt.name, np.asarray(lit, dt.lane))
             if isinstance(lit, float):  # inf / nan
                 return Scalar(dt.name, formats.encode(np.array(lit), dt.format))
@@ -407,6 +410,10 @@ class Interpreter:
         pv, extra = (src if isinstance(src, tuple) else (src, (0, 0)))
         if not isinstance(pv, PartView):
             raise self._err(st, f"{operand} must be a partition view", "pto.interp.operand", operand)
+        if len(extra) != 2 or any(o + e + n > d for o, e, n, d in zip(pv.offsets[-2:], extra, pv.sizes[-2:],
+                                                                         pv.view.shape[-2:])):
+            raise self._err(st, f"offset {extra} moves the window out of the {pv.view.shape} view",
+                            "pto.mem.window", operand)
         idx = pv.flat_index(extra)
         if idx.shape != tuple(shape):
             raise self._err(st, f"the {idx.shape[0]}x{idx.shape[1]} window does not match the tile's valid "
@@ -447,8 +454,6 @@ class Interpreter:
                                                   for v, d in zip(spec.valid, (spec.rows, spec.cols)))))
             else:
                 outs.append(self._infer(name, st, ins, i, len(st.results)))
-        if name == "tload" and isinstance(ins[0], Operand):
-            pass
         return outs
 
     def _infer(self, name: str, st: Stmt, ins: list, i: int, n: int) -> Tile:
@@ -483,9 +488,6 @@ class Interpreter:
             return Tile("acc", "i32" if a.dtype.name == "i8" else "f32", a.rows, b.cols, (a.valid_rows, b.valid_cols),
                         "col_major", "row_major", 1024)
         return _nd(dt.name, R, C)
-
-    def _get_indexed(self, env, op, st):
-        return op
 
 
 def _nd(dtype: str, rows: int, cols: int) -> Tile:

@@ -318,7 +318,8 @@ class _Build(Transformer):
 
     def constant(self, items):
         lit, ty = items
-        return Stmt("constant", "arith.constant", ins=[self._lit(lit)], out_types=[ty] if ty else [])
+        return Stmt("constant", "arith.constant", ins=[self._lit(lit)], out_types=[ty] if ty else [],
+                    extra={"hex": lit.type == "INT" and "0x" in str(lit).lower()})
 
     def ret(self, items):
         vals = [self._val(i) for i in items if isinstance(i, Token)]
