@@ -478,8 +478,9 @@ class Interpreter:
             shape = (R, 1) if name.startswith("trow") else (1, C)
             if not is_idx:
                 return _nd(dt.name, *shape)
-            idx_dt = "i16" if (n == 2 and dt.size == 2 and name.startswith("tcol")) else "i32"
-            return _nd(idx_dt, *shape)
+            key = ("tcolarg" if name.startswith("tcol") else "trowarg") + ("_val" if n == 2 else "")
+            ok = [t for t in ("i32", "u32", "i16", "u16") if (dt.name, t) in self.prof.dtypes[key]]
+            return _nd(ok[0] if ok else "i32", *shape)
         if name in ("tcmp", "tcmps"):
             mask = "u8" if self.prof.cmp_i32_eq_only else "u32"
             return _nd(mask, R, -(-C // (8 * get_dtype(mask).size)))
