@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -125,6 +123,29 @@ def test_hand_checks():
     assert dh.values[0, 1] == np.float16(1e-7)
 
 
+@pytest.mark.parametrize("target,dt", [(t, s[0]) for t in TARGETS for s in sorted(pto.get_target(t).dtypes["tsels"])],
+                         ids=str)
+def test_tsel_tsels_texpands_every_dtype(target, dt):
+    rng = np.random.default_rng(seed("sel", target, dt))
+    shape = (3, 21)
+    a, b = rand_bits(rng, dt, shape), rand_bits(rng, dt, shape)
+    mask = Tile("vec", "u8", 3, 32, valid=(3, 3))
+    mask.bits[:3, :3] = rng.integers(0, 256, (3, 3), dtype=np.uint8)
+    bit = lambda i, j: (int(mask.bits[i, j // 8]) >> (j % 8)) & 1
+    s = a[0, 0]
+    num = s.view(pto.get_dtype(dt).np)
+    d = make_tile(np.zeros(shape, a.dtype), dt)
+    pto.tsels(d, mask, make_tile(a, dt), num, target=target)
+    assert d.bits[:3, :21].tolist() == [[int(a[i, j]) if bit(i, j) else int(s) for j in range(21)] for i in range(3)]
+    if (dt,) in pto.get_target(target).dtypes["tsel"]:
+        pto.tsel(d, mask, make_tile(a, dt), make_tile(b, dt), target=target)
+        assert d.bits[:3, :21].tolist() == [[int(a[i, j]) if bit(i, j) else int(b[i, j]) for j in range(21)]
+                                            for i in range(3)]
+    if (dt,) in pto.get_target(target).dtypes["texpands"]:
+        pto.texpands(d, num, target=target)
+        assert (d.bits[:3, :21] == s).all()
+
+
 def test_texpands_and_scalar_conversion():
     d = Tile("vec", "f32", 2, 8, valid=(2, 3))
     before = sentinel(d)
@@ -160,11 +181,11 @@ def _expect_mask(a, b, dt, mode, width, target):
     return rows
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("mode", CMP)
-def test_tcmp_and_tsel(target, mode):
+@pytest.mark.parametrize("target,src_dt,mask_dt", [(t, *s) for t in TARGETS for s in sorted(pto.get_target(t).dtypes["tcmp"])],
+                         ids=str)
+def test_tcmp_and_tsel(target, src_dt, mask_dt):
     prof = pto.get_target(target)
-    for src_dt, mask_dt in sorted(prof.dtypes["tcmp"])[:: 3 if target != "a2a3" else 1]:
+    for mode in CMP:
         rng = np.random.default_rng(seed(target, mode, src_dt))
         shape = (3, 37)
         a, b = rand_bits(rng, src_dt, shape, ties=0.6), rand_bits(rng, src_dt, shape, ties=0.6)

@@ -63,12 +63,11 @@ def test_expand_binary_matches_oracle(fam, kind, target, dt):
     assert (after == before).all()
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dt", ["f32", "f16", "i8", "u32"])
+@pytest.mark.parametrize("target,dt", [(t, s[0]) for t in TARGETS for s in sorted(pto.get_target(t).dtypes["trowexpand"])],
+                         ids=str)
 def test_trowexpand_tcolexpand_copy_bits(target, dt):
-    if (dt,) not in pto.get_target(target).dtypes["trowexpand"]:
-        pytest.skip("not supported on this target")
-    rng = np.random.default_rng(1)
+    assert (dt,) in pto.get_target(target).dtypes["tcolexpand"]
+    rng = np.random.default_rng(seed(target, dt))
     s = rand_bits(rng, dt, (6, 3))
     src = make_tile(s, dt)
     dst = make_tile(np.zeros((6, 40), s.dtype), dt)

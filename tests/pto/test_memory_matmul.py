@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tilesim import pto
-from tilesim.errors import DtypeError, GeometryError, TilesimError
+from tilesim.errors import DtypeError, TilesimError
 from tilesim.pto import Tile
 
 from . import oracle as o
@@ -17,7 +17,7 @@ from .helpers import TARGETS, rand_bits, seed, sentinel
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dt", ["f32", "f16", "bf16", "i8", "u64"])
+@pytest.mark.parametrize("dt", sorted(pto.DTYPES))
 def test_tload_tstore_round_trip(target, dt):
     rng = np.random.default_rng(seed(target, dt))
     d = pto.get_dtype(dt)

@@ -63,8 +63,11 @@ class Op:
                       "pto.op.layout", lay)
 
     def dtypes(self, key: str, sig: tuple, operands: tuple[str, ...]) -> None:
-        self.prof.check_dtypes(key, tuple(str(s) for s in sig), operands) if key == self.name else \
-            _check_as(self.prof, key, self.inst, tuple(str(s) for s in sig), operands)
+        """Check a dtype signature against the target's table row ``key`` (arg ops share rows)."""
+        try:
+            self.prof.check_dtypes(key, tuple(str(s) for s in sig), operands)
+        except DtypeError as e:
+            raise DtypeError(e.detail, instruction=self.inst, operand=e.operand, rule=e.rule, value=e.value) from None
 
     def same_dtype(self, a: Tile, b: Tile, operand: str, other: str) -> None:
         if a.dtype != b.dtype:
@@ -76,7 +79,7 @@ class Op:
         if tmp is None:
             return
         self.tile(tmp, "tmp", None)
-        if self.name in self.prof.tmp_same_dtype and tmp.dtype != src.dtype:
+        if self.prof.tmp_used and self.name in self.prof.tmp_same_dtype and tmp.dtype != src.dtype:
             self.fail(f"on {self.prof.name} tmp must have src's dtype {src.dtype}, not {tmp.dtype}", "tmp",
                       "pto.op.tmp_dtype", str(tmp.dtype), DtypeError)
 
@@ -105,10 +108,3 @@ class Op:
         """True when this op returns silently on this target because a valid size is zero."""
         return self.name in self.prof.zero_size_noop and any(0 in t.valid for t in tiles)
 
-
-def _check_as(prof: Profile, key: str, inst: str, sig: tuple, operands: tuple[str, ...]) -> None:
-    """check_dtypes against another table row (arg ops share rows), naming this op."""
-    try:
-        prof.check_dtypes(key, sig, operands)
-    except DtypeError as e:
-        raise DtypeError(e.detail, instruction=inst, operand=e.operand, rule=e.rule, value=e.value) from None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DtypeError, GeometryError, TilesimError
+from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile, to_bits
@@ -276,5 +276,3 @@ def tsels(dst: Tile, mask: Tile, src: Tile, scalar, tmp: Tile | None = None, *, 
     dst.bits[:R, :C] = np.where(m, src.bits[:R, :C], s)
     return dst
 
-
-_ = GeometryError

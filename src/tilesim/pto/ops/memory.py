@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DtypeError, GeometryError, TilesimError
+from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import get_dtype
 from ..tile import Tile
@@ -108,5 +108,3 @@ def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", t
     view[rs, cs] = lanes
     return dst
 
-
-_ = GeometryError

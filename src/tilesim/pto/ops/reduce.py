@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DtypeError, UnsupportedError
+from ...errors import UnsupportedError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile, to_bits
@@ -229,17 +229,15 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
 
 def _pairwise_sum(bits: np.ndarray, src: DType, dst: DType, flush: bool) -> np.ndarray:
     """TCOLSUM isBinary: rows summed in adjacent pairs, level by level; an odd last row moves up unchanged."""
-    from ..numerics import binary
-    rows = [_convert_exact(bits[i], src, dst) for i in range(bits.shape[0])] if src.is_float else None
-    if rows is None:
+    if src.is_int:  # modular sums do not depend on the order
         return sequential("sum", bits, src, dst, 0, flush, acc_f32=False)
+    rows = [_convert_exact(bits[i], src, dst) for i in range(bits.shape[0])]
     while len(rows) > 1:
-        nxt = [binary("add", rows[i], rows[i + 1], dst, flush=flush) for i in range(0, len(rows) - 1, 2)]
+        nxt = [nx.binary("add", rows[i], rows[i + 1], dst, flush=flush) for i in range(0, len(rows) - 1, 2)]
         if len(rows) % 2:
             nxt.append(rows[-1])
         rows = nxt
-    zero = np.zeros_like(rows[0])
-    return binary("add", zero, rows[0], dst, flush=flush)
+    return nx.binary("add", np.zeros_like(rows[0]), rows[0], dst, flush=flush)
 
 
 def tcolsum(dst: Tile, src: Tile, tmp: Tile | None = None, *, is_binary: bool = False, target=None) -> Tile:
@@ -385,5 +383,3 @@ def tcolargmin(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Ti
     """TCOLARGMIN: the lowest row index of each column's minimum; as :func:`tcolargmax`."""
     return _col_arg("tcolargmin", dst_idx, src, tmp, dst_val, target)
 
-
-_ = DtypeError  # re-exported errors are documented in the docstrings

@@ -18,7 +18,7 @@ statements every tile result, as arrays of the dtype's numpy type.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Callable
@@ -34,7 +34,7 @@ from ..ops import OPS
 from ..targets import Profile, get_target
 from ..tile import Tile, to_bits
 from .parser import Operand, Program, Stmt, TypeRef, parse
-from .types import TileSpec, tile_spec, view_dtype
+from .types import tile_spec, view_dtype
 
 __all__ = ["run_file", "run_text", "Interpreter", "Scalar", "GlobalPtr", "TensorView", "PartView"]
 
@@ -185,9 +185,9 @@ class Interpreter:
     def _exact_values(self, arr: np.ndarray, dt: DType, name: str, node) -> np.ndarray:
         if arr.dtype == dt.np:
             return arr
-        lanes = to_bits(arr, dt, what="pto.run")
-        back = lanes.view(dt.np).astype(np.float64) if dt.is_float else None
-        if dt.is_float and arr.dtype.kind == "f":
+        lanes = to_bits(arr, dt, what="pto.run")  # integers: range-checked there
+        if dt.is_float:
+            back = lanes.view(dt.np).astype(np.float64)
             src = arr.astype(np.float64)
             same = (back == src) | (np.isnan(back) & np.isnan(src))
             if not np.all(same):
