@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["tilesim.pto", "tilesim.pto.dtypes", "tilesim.pto.targets", "tilesim.pto.tile", "tilesim.pto.memory",
-           "tilesim.pto.ops.reduce", "tilesim.pto.ops.convert", "tilesim.pto.ops.memory", "tilesim.pto.text.parser"]
+           "tilesim.pto.ops.reduce", "tilesim.pto.ops.convert", "tilesim.pto.ops.memory", "tilesim.pto.text.parser", "tilesim.pto.conformance"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -158,3 +158,21 @@ def test_tmatmul_errors():
                 a, b).rule == "pto.op.dtype"
     a.set_valid(0, 32)
     assert _err(pto.tmatmul, c, a, b).rule == "pto.op.range"
+
+
+def test_result_cmp_rule():
+    """spec §5: fail when |diff| > eps AND |diff/golden| > eps, or exactly one side is NaN; pass if <= floor(n*eps)."""
+    gold = np.ones(2000)
+    out = gold.copy()
+    out[0] = 1.5                      # abs 0.5, rel 0.5: fails
+    out[1] = np.nan                   # one-sided NaN: fails
+    out[2] = 1.0005                   # within eps: passes
+    r = pto.result_cmp(out, gold, 1e-3)
+    assert (r.failures, r.allowed, r.passed) == (2, 2, True)
+    out[3] = 2.0
+    assert not pto.result_cmp(out, gold, 1e-3).passed
+    big = np.full(2000, 1e6)
+    assert pto.result_cmp(big * (1 + 1e-4), big, 1e-3).failures == 0   # abs diff 100 but rel 1e-4
+    both = np.array([np.nan, 0.0])
+    assert pto.result_cmp(both, both, 0.0).passed
+    assert not pto.result_cmp(np.zeros(1001), np.ones(1001), 1.0).passed  # > 1000 unexpected zeros

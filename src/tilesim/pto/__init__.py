@@ -12,6 +12,7 @@ Every op is a function named like the instruction (``trowmax``, ``tcolargmax``,
 (``cpu``, ``a2a3``, ``a5`` or a :class:`Profile`; default ``a5``).
 """
 
+from .conformance import result_cmp
 from .dtypes import DTYPES, DType, get_dtype
 from .memory import capacity, overlaps, tassign
 from .ops import *  # noqa: F401,F403
@@ -22,4 +23,4 @@ from .text import parse, run_file, run_text
 from .tile import Tile
 
 __all__ = ["Tile", "DType", "DTYPES", "get_dtype", "Profile", "TARGETS", "OP_TYPES", "NAN_MODES", "get_target",
-           "tassign", "capacity", "overlaps", "OPS", "parse", "run_file", "run_text", *_ops_all]
+           "tassign", "capacity", "overlaps", "result_cmp", "OPS", "parse", "run_file", "run_text", *_ops_all]

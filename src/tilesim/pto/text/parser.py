@@ -118,10 +118,6 @@ def _parser() -> Lark:
     return Lark(text, parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True)
 
 
-def _tok(t) -> str:
-    return str(t)
-
-
 def _number(tok: Token):
     s = str(tok)
     if tok.type == "INT":
@@ -156,9 +152,6 @@ class _Build(Transformer):
     # --------------------------------------------------------------- leaves
     def _lit(self, tok):
         return Operand("literal", value=_number(tok), line=tok.line, column=tok.column)
-
-    def INT(self, t):
-        return t
 
     @v_args(meta=True)
     def start(self, meta, items):
