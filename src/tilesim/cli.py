@@ -27,11 +27,13 @@ console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 DEMOS: list[tuple[str, str]] = [
     ("Number formats", "tilesim.formats.demo:demo"),
     ("Tensix (Wormhole B0) Matrix Unit", "tilesim.tensix.demo:demo"),
+    ("Huawei PTO tile ISA", "tilesim.pto.demo:demo"),
 ]
 
 # file suffix -> (ISA, "module:function", options that ISA accepts)
 RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
     ".tt": ("Tensix", "tilesim.tensix.cli:run_file", frozenset({"rounding_model"})),
+    ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target"})),
 }
 
 

@@ -1,0 +1,58 @@
+"""PTO reduce speed: TROWMAX and TCOLARGMAX on large tiles, as a ratio against plain numpy.
+
+The peer is numpy's ``max`` / ``argmax`` on the same data (the valid region as
+a float array). tilesim does more: it reads lane bits, applies the target's NaN
+rule and first-occurrence ties, and writes destination bits. Run by hand:
+
+    python benchmarks/bench_pto.py
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from tilesim import pto
+from tilesim.pto import Tile
+
+
+def _best(fn, repeat: int = 7) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    rows = []
+    for dt, np_dt, shape in (("f32", np.float32, (4095, 256)), ("f16", np.float16, (4095, 512)),
+                             ("f32", np.float32, (512, 4096))):
+        x = rng.uniform(-100, 100, shape).astype(np_dt)
+        src = Tile.from_array(x)
+        R, C = shape
+        per = 32 // src.dtype.size
+        rdst = Tile("vec", dt, R, per, valid=(R, 1))
+        cidx = Tile("vec", "u32", 1, -(-C // 8) * 8, valid=(1, C))
+        for target in ("cpu", "a2a3", "a5"):
+            t_rowmax = _best(lambda: pto.trowmax(rdst, src, target=target))
+            t_np_max = _best(lambda: x.max(axis=1))
+            t_colarg = _best(lambda: pto.tcolargmax(cidx, src, target=target))
+            t_np_arg = _best(lambda: x.argmax(axis=0))
+            assert (rdst.values[:, 0] == x.max(axis=1)).all()
+            if not (target == "a2a3" and dt == "f16" and R > 2048):  # A2A3 rounds f16-path indices past 2048
+                assert (cidx.values[0, :C] == x.argmax(axis=0)).all()
+            rows.append((f"{dt} {R}x{C}", target, t_rowmax, t_np_max, t_colarg, t_np_arg))
+    print(f"{'tile':16} {'target':6} {'TROWMAX ms':>11} {'np.max ms':>10} {'ratio':>6}   "
+          f"{'TCOLARGMAX ms':>14} {'np.argmax ms':>13} {'ratio':>6}")
+    for tile, target, a, b, c, d in rows:
+        print(f"{tile:16} {target:6} {a * 1e3:11.2f} {b * 1e3:10.2f} {a / b:6.2f}   {c * 1e3:14.2f} {d * 1e3:13.2f} "
+              f"{c / d:6.2f}")
+
+
+if __name__ == "__main__":
+    main()

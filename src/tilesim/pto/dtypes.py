@@ -1,0 +1,149 @@
+"""PTO element types: one table row per dtype, mapped onto :mod:`tilesim.formats`.
+
+A row names the dtype as the PTOAS dialect spells it (``f32``, ``ui16``...),
+the C++ type the pto-isa headers use (``float``, ``uint16_t``) and the
+tilesim format that holds its bits. Tiles store lane codes (``uint8`` ..
+``uint64``); :attr:`DType.np` is the numpy dtype that *views* those bits as
+numbers (``float32``, ``float16``, ``ml_dtypes.bfloat16``, ``int16`` ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import ml_dtypes
+import numpy as np
+
+from .. import formats
+from ..errors import DtypeError
+
+__all__ = ["DType", "DTYPES", "get_dtype", "ALL", "FLOATS", "INTS"]
+
+
+@dataclass(frozen=True)
+class DType:
+    """One PTO element type.
+
+    Fields:
+        name: canonical tilesim name (``f32``, ``u16``).
+        fmt: the :mod:`tilesim.formats` name of its bit layout.
+        cxx: the pto-isa C++ spelling (``float``, ``uint16_t``).
+        np_name: numpy dtype name that views the lane bits as numbers.
+        aliases: other accepted spellings (PTOAS ``ui16``, C++ names).
+    """
+
+    name: str
+    fmt: str
+    cxx: str
+    np_name: str
+    aliases: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"DType({self.name!r})"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @cached_property
+    def format(self) -> formats.Format:
+        return formats.get(self.fmt)
+
+    @cached_property
+    def np(self) -> np.dtype:
+        """numpy dtype whose values are this dtype's numbers (a view of the lane bits)."""
+        if self.np_name == "bfloat16":
+            return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(self.np_name)
+
+    @cached_property
+    def lane(self) -> np.dtype:
+        """Unsigned numpy dtype of the lane bits (what tiles store)."""
+        return self.format.dtype
+
+    @property
+    def size(self) -> int:
+        """Bytes per element (``sizeof(T)``)."""
+        return self.lane.itemsize
+
+    @property
+    def bits(self) -> int:
+        return self.size * 8
+
+    @property
+    def is_float(self) -> bool:
+        return self.format.is_float
+
+    @property
+    def is_int(self) -> bool:
+        return not self.format.is_float
+
+    @property
+    def signed(self) -> bool:
+        return self.format.signed
+
+    @property
+    def elem_per_block(self) -> int:
+        """Elements per 32-byte block."""
+        return 32 // self.size
+
+    @property
+    def elem_per_repeat(self) -> int:
+        """Elements per 256-byte repeat (A2A3) or vector register (A5)."""
+        return 256 // self.size
+
+
+_ROWS = (
+    DType("f16", "fp16", "half", "float16", ("half", "float16", "float16_t", "fp16")),
+    DType("f32", "fp32", "float", "float32", ("float", "float32", "float32_t", "fp32")),
+    DType("bf16", "bf16", "bfloat16_t", "bfloat16", ("bfloat16", "bfloat16_t")),
+    DType("i8", "int8", "int8_t", "int8", ("int8", "int8_t", "s8", "si8")),
+    DType("i16", "int16", "int16_t", "int16", ("int16", "int16_t", "s16", "si16")),
+    DType("i32", "int32", "int32_t", "int32", ("int32", "int32_t", "int", "s32", "si32")),
+    DType("i64", "int64", "int64_t", "int64", ("int64", "int64_t", "s64", "si64")),
+    DType("u8", "uint8", "uint8_t", "uint8", ("ui8", "uint8", "uint8_t")),
+    DType("u16", "uint16", "uint16_t", "uint16", ("ui16", "uint16", "uint16_t")),
+    DType("u32", "uint32", "uint32_t", "uint32", ("ui32", "uint32", "uint32_t")),
+    DType("u64", "uint64", "uint64_t", "uint64", ("ui64", "uint64", "uint64_t")),
+)
+
+DTYPES: dict[str, DType] = {d.name: d for d in _ROWS}
+_LOOKUP: dict[str, DType] = {}
+for _d in _ROWS:
+    for _key in (_d.name, *_d.aliases):
+        if _key in _LOOKUP:
+            raise RuntimeError(f"dtype spelling {_key!r} used twice")
+        _LOOKUP[_key] = _d
+    if _d.format.dtype.itemsize != _d.np.itemsize:
+        raise RuntimeError(f"{_d.name}: numpy view and lane differ in size")
+
+ALL = tuple(DTYPES)
+FLOATS = tuple(n for n, d in DTYPES.items() if d.is_float)
+INTS = tuple(n for n, d in DTYPES.items() if d.is_int)
+
+
+def get_dtype(key, *, instruction: str | None = None, operand: str | None = None) -> DType:
+    """Find a dtype by name, alias (``ui32``, ``uint32_t``), numpy dtype or :class:`DType`.
+
+    >>> get_dtype("ui32").name, get_dtype("half").name
+    ('u32', 'f16')
+
+    Raises:
+        DtypeError: an unknown spelling (rule ``pto.dtype.name``); the message lists the names.
+    """
+    if isinstance(key, DType):
+        return key
+    if not isinstance(key, str):
+        try:
+            npd = np.dtype(key)
+        except TypeError:
+            npd = None
+        for d in _ROWS:
+            if npd is not None and npd == d.np:
+                return d
+        key = str(key)
+    d = _LOOKUP.get(key) or _LOOKUP.get(key.lower())
+    if d is None:
+        raise DtypeError(f"unknown dtype {key!r}; known: " + ", ".join(ALL), instruction=instruction,
+                         operand=operand, rule="pto.dtype.name", value=key)
+    return d

@@ -1,0 +1,277 @@
+"""Bit-exact element arithmetic on lane codes, shared by every op family.
+
+Values stay bit patterns. The rules, and why each is exact:
+
+* Comparisons view the bits as numbers (``float32``/``float16`` views,
+  ``bfloat16`` widened to ``float32`` by a 16-bit shift, integer views):
+  every comparison is exact.
+* f32 ``+ - * /`` and ``sqrt``: numpy ``float32`` arithmetic is IEEE binary32,
+  round to nearest even, with subnormals.
+* f16 and bf16 ``+ - * / sqrt``: computed in ``float32`` (exact widening), then
+  rounded once with :func:`tilesim.formats.encode`. float32 has p = 24 >= 2p+2
+  for p = 11 (f16) and p = 8 (bf16), so the double rounding is innocuous
+  (Figueroa 1995): the result is the correctly rounded one.
+* ``exp``, ``log``, ``1/sqrt``: float64 numpy result, checked to lie at least
+  2**-45 (relative) away from every rounding boundary of the target format;
+  the rare element that does not is recomputed with 60-digit
+  :mod:`decimal` arithmetic. The result is the correctly rounded value.
+* Integers: two's complement wrap-around (computed in int64/uint64, which wrap
+  modulo 2**64, then truncated to the lane).
+* NaN results of arithmetic are the canonical quiet NaN (F5); moves, max/min
+  selection and selects keep payloads.
+* ``flush``: NPUs flush denormals. When asked, subnormal inputs are read as
+  zero and subnormal results written as zero, both keeping the sign.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+import numpy as np
+
+from .. import formats
+from ..errors import SpecGapError
+from .dtypes import DType, get_dtype
+
+__all__ = [
+    "as_key", "as_f32", "is_nan", "flush_bits", "from_f32", "from_f64", "canonical_nan",
+    "binary", "unary", "select_max", "select_min", "round_fraction", "int_view",
+]
+
+U64 = np.uint64
+
+
+# ------------------------------------------------------------------ views
+def as_key(bits: np.ndarray, dt: DType, *, float_view: bool = False) -> np.ndarray:
+    """Comparable numbers for lane codes (exact). ``float_view``: read unsigned bits as f16/f32 (A2A3 quirk)."""
+    if dt.is_float:
+        return as_f32(bits, dt) if dt.name == "bf16" else bits.view(dt.np)
+    if float_view and dt.name in ("u16", "u32"):
+        return bits.view(np.float16 if dt.name == "u16" else np.float32)
+    return bits.view(dt.np)
+
+
+def int_view(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """Integer lanes as int64 (uint64 for u64): exact values for arithmetic."""
+    v = bits.view(dt.np)
+    return v if dt.name == "u64" else v.astype(np.int64)
+
+
+def as_f32(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """float32 values of f32/f16/bf16 lanes (exact widening)."""
+    if dt.name == "f32":
+        return bits.view(np.float32)
+    if dt.name == "bf16":
+        return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    return bits.view(np.float16).astype(np.float32)
+
+
+def _fields(dt: DType) -> tuple[int, int, int]:
+    f = dt.format
+    return 1 << (f.bits - 1), ((1 << f.exp_bits) - 1) << f.man_bits, (1 << f.man_bits) - 1
+
+
+def is_nan(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """NaN lanes of a float dtype (all False for integers)."""
+    if not dt.is_float:
+        return np.zeros(bits.shape, bool)
+    sign, exp, _ = _fields(dt)
+    return (bits & dt.lane.type(~sign & dt.format.lane_mask)) > dt.lane.type(exp)
+
+
+def canonical_nan(dt: DType) -> int:
+    return int(dt.format.nan_code)
+
+
+def flush_bits(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """Subnormal lanes replaced by zero of the same sign (other lanes unchanged)."""
+    sign, exp, man = _fields(dt)
+    L = dt.lane.type
+    sub = ((bits & L(exp)) == 0) & ((bits & L(man)) != 0)
+    return np.where(sub, bits & L(sign), bits)
+
+
+def from_f32(x: np.ndarray, dt: DType, *, flush: bool) -> np.ndarray:
+    """Lanes of a float32 result: f32 as is (NaN made canonical), f16/bf16 rounded once (RNE)."""
+    x = np.asarray(x, np.float32)
+    if dt.name == "f32":
+        bits = np.where(np.isnan(x), np.uint32(canonical_nan(dt)), x.view(np.uint32))
+        return flush_bits(bits, dt) if flush else bits
+    return formats.encode(x, dt.format, flush_subnormals=flush)
+
+
+def from_f64(x: np.ndarray, dt: DType, *, flush: bool, rounding: str = "rne") -> np.ndarray:
+    """Lanes of exact float64 values, rounded once."""
+    return formats.encode(np.asarray(x, np.float64), dt.format, rounding=rounding, flush_subnormals=flush)
+
+
+def _f32_in(bits: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
+    return as_f32(flush_bits(bits, dt) if flush else bits, dt)
+
+
+# ------------------------------------------------------- exact fallbacks
+def round_fraction(q: Fraction, fmt, rounding: str = "rne") -> int:
+    """Lane code of an exact rational, rounded once (used for literals and rare transcendental cases).
+
+    The rational is truncated to a 62-bit significand with round-to-odd (the
+    lowest bit records any remainder); rounding that to a format of at most 60
+    bits gives the same result as rounding the exact value, in every mode.
+    """
+    fmt = formats.get(fmt)
+    if q == 0:
+        return int(formats.encode(np.array([0.0]), fmt)[0])
+    neg = q < 0
+    a = -q if neg else q
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    k = 61 - e
+    scaled = a * (Fraction(2) ** k)
+    sig, rem = divmod(scaled.numerator, scaled.denominator)
+    while sig >= 1 << 62:
+        rem = rem or sig & 1
+        sig >>= 1
+        k -= 1
+    if rem:
+        sig |= 1
+    parts = formats.Parts.finite(np.array([neg]), np.array([sig], np.uint64), np.array([-k], np.int64))
+    return int(formats.encode(parts, fmt, rounding=rounding)[0])
+
+
+_DEC = {
+    "exp": lambda d: d.exp(),
+    "log": lambda d: d.ln(),
+    "rsqrt": lambda d: 1 / d.sqrt(),
+}
+
+
+def _transcendental(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
+    """Correctly rounded exp/log/rsqrt of exact float64 inputs (see the module docstring)."""
+    with np.errstate(all="ignore"):
+        y = {"exp": np.exp, "log": np.log, "rsqrt": lambda v: 1.0 / np.sqrt(v)}[name](x)
+        eps = 2.0 ** -45
+        lo = from_f64(y * (1 - eps), dt, flush=flush)
+        hi = from_f64(y * (1 + eps), dt, flush=flush)
+    out = lo
+    unsure = np.flatnonzero((lo != hi) & np.isfinite(y) & (y != 0))
+    if unsure.size:
+        out = out.copy()
+        flat = out.reshape(-1)
+        with localcontext() as ctx:
+            ctx.prec = 60
+            for i in unsure:
+                q = Fraction(_DEC[name](Decimal(float(x.reshape(-1)[i]))))
+                code = round_fraction(q, dt.format)
+                flat[i] = flush_bits(np.array([code], dt.lane), dt)[0] if flush else code
+    return out
+
+
+# ------------------------------------------------------------- max / min
+def select_max(a: np.ndarray, b: np.ndarray, dt: DType, nan_mode: str, *, float_view: bool = False) -> np.ndarray:
+    """Lane-wise max of two lane arrays under a NaN rule (keeps the chosen operand's bits).
+
+    first:     ``a < b ? b : a`` (std::max): a NaN in ``a`` is kept, a NaN in ``b`` loses; ties keep ``a``.
+    propagate: a NaN in either gives that NaN (``a``'s first); otherwise as ``first``.
+    spec:      maxNum: one NaN gives the number, two give the canonical NaN; max(-0, +0) = +0.
+    """
+    return _select(a, b, dt, nan_mode, float_view, "max")
+
+
+def select_min(a: np.ndarray, b: np.ndarray, dt: DType, nan_mode: str, *, float_view: bool = False) -> np.ndarray:
+    """Lane-wise min: ``b < a ? b : a`` and the same NaN rules as :func:`select_max` (min(-0, +0) = -0)."""
+    return _select(a, b, dt, nan_mode, float_view, "min")
+
+
+def _select(a, b, dt, nan_mode, float_view, kind):
+    a, b = np.broadcast_arrays(a, b)
+    ka, kb = as_key(a, dt, float_view=float_view), as_key(b, dt, float_view=float_view)
+    take_b = (kb > ka) if kind == "max" else (kb < ka)
+    out = np.where(take_b, b, a)
+    if not (dt.is_float or float_view) or nan_mode == "first":
+        return out
+    na, nb = np.isnan(ka), np.isnan(kb)
+    if nan_mode == "propagate":
+        return np.where(na, a, np.where(nb, b, out))
+    # spec: maxNum / minNum, signed zeros ordered
+    sign = dt.lane.type(1 << (dt.bits - 1))
+    zero = (ka == 0) & (kb == 0)
+    if kind == "max":
+        zsel = np.where((a & sign) == 0, a, b)
+    else:
+        zsel = np.where((a & sign) != 0, a, b)
+    out = np.where(zero, zsel, out)
+    out = np.where(na & ~nb, b, np.where(nb & ~na, a, out))
+    canon = dt.lane.type(canonical_nan(dt)) if dt.is_float else a
+    return np.where(na & nb, canon, out)
+
+
+# ------------------------------------------------------------ arithmetic
+def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
+           instruction: str = "pto") -> np.ndarray:
+    """``a op b`` lane-wise for op in add, sub, mul, div, max, min (broadcasting).
+
+    Raises:
+        SpecGapError: integer division by zero (rule ``pto.op.div_zero``).
+    """
+    dt = get_dtype(dt)
+    a, b = np.broadcast_arrays(np.asarray(a, dt.lane), np.asarray(b, dt.lane))
+    if op == "max":
+        return select_max(a, b, dt, nan_mode)
+    if op == "min":
+        return select_min(a, b, dt, nan_mode)
+    if dt.is_float:
+        x, y = _f32_in(a, dt, flush), _f32_in(b, dt, flush)
+        with np.errstate(all="ignore"):
+            r = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[op](x, y)
+        return from_f32(r, dt, flush=flush)
+    x, y = int_view(a, dt), int_view(b, dt)
+    with np.errstate(all="ignore"):
+        if op == "add":
+            r = x + y
+        elif op == "sub":
+            r = x - y
+        elif op == "mul":
+            r = x * y
+        elif op == "div":
+            if np.any(y == 0):
+                raise SpecGapError("integer division by zero is undefined", instruction=instruction,
+                                   operand="divisor", rule="pto.op.div_zero", value=0)
+            q = np.abs(x) // np.abs(y) if dt.name != "u64" else x // y
+            r = np.where((x < 0) != (y < 0), -q, q) if dt.signed else q  # C: truncate toward zero
+        else:
+            raise ValueError(op)
+    return np.asarray(r).astype(dt.np).view(dt.lane) if dt.name != "u64" else r.view(np.uint64)
+
+
+def unary(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
+          instruction: str = "pto") -> np.ndarray:
+    """Lane-wise exp, log, sqrt, rsqrt, recip, abs, neg, relu.
+
+    abs and neg are sign-bit operations on floats (payloads kept); relu is
+    ``max(x, +0)`` under the NaN rule.
+    """
+    dt = get_dtype(dt)
+    a = np.asarray(a, dt.lane)
+    if op == "relu":
+        return select_max(a, np.zeros_like(a), dt, nan_mode)
+    if dt.is_int:
+        x = int_view(a, dt)
+        if op == "abs":
+            r = np.abs(x)
+        elif op == "neg":
+            r = -x
+        else:
+            raise ValueError(op)
+        return r.astype(dt.np).view(dt.lane) if dt.name != "u64" else r.view(np.uint64)
+    sign = dt.lane.type(1 << (dt.bits - 1))
+    if op == "abs":
+        return a & dt.lane.type(~int(sign) & dt.format.lane_mask)
+    if op == "neg":
+        return a ^ sign
+    if op in ("sqrt", "recip"):
+        x = _f32_in(a, dt, flush)
+        with np.errstate(all="ignore"):
+            r = np.sqrt(x) if op == "sqrt" else np.float32(1) / x
+        return from_f32(r, dt, flush=flush)
+    with np.errstate(invalid="ignore"):
+        x = _f32_in(a, dt, flush).astype(np.float64)
+    return _transcendental(op, x, dt, flush)

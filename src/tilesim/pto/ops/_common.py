@@ -1,0 +1,110 @@
+"""Shared operand checks for the op families.
+
+Every check raises before anything is written, with the op (upper-case
+instruction name), the operand, a stable rule id and the offending value.
+Rule ids used here:
+
+==========================  ====================================================
+``pto.op.operand``          an operand is not a Tile (or not a number, for scalars)
+``pto.op.loc``              the tile is in the wrong location (e.g. not ``vec``)
+``pto.op.layout``           the tile's layout is not one the op accepts
+``pto.op.dtype``            the dtype signature is not in the target's table
+``pto.op.same_dtype``       operands that must share a dtype do not
+``pto.op.valid_nonzero``    a valid size is zero where the op needs data
+``pto.op.rows_match``       valid row counts that must be equal are not
+``pto.op.cols_match``       valid column counts that must be equal are not
+``pto.op.valid_match``      valid shapes that must be equal are not
+``pto.op.dst_rows``         a row-vector destination does not have one valid row
+``pto.op.tmp_dtype``        (A2A3) tmp must have the source dtype
+==========================  ====================================================
+"""
+
+from __future__ import annotations
+
+from ...errors import DtypeError, GeometryError, TilesimError
+from ..targets import Profile, get_target
+from ..tile import Tile
+
+__all__ = ["Op"]
+
+
+class Op:
+    """One call of one op: its name, its target profile, and the checks it makes."""
+
+    def __init__(self, name: str, target=None) -> None:
+        self.name = name
+        self.inst = name.upper()
+        self.prof: Profile = get_target(target)
+
+    # ---------------------------------------------------------------- errors
+    def fail(self, detail: str, operand: str, rule: str, value=None, cls=GeometryError):
+        raise cls(detail, instruction=self.inst, operand=operand, rule=rule, value=value)
+
+    # ----------------------------------------------------------------- kinds
+    def tile(self, t, operand: str, loc: str | tuple[str, ...] | None = "vec") -> Tile:
+        if not isinstance(t, Tile):
+            self.fail(f"expected a Tile, got {type(t).__name__}", operand, "pto.op.operand", type(t).__name__,
+                      TilesimError)
+        locs = (loc,) if isinstance(loc, str) else loc
+        if locs is not None and t.loc not in locs:
+            self.fail(f"must be a {' or '.join(locs)} tile", operand, "pto.op.loc", t.loc)
+        return t
+
+    def layout(self, t: Tile, operand: str, allowed: tuple[str, ...], what: str) -> None:
+        """``allowed`` holds layout names (ND, DN, Nz ...) plus ``DN1`` (DN with cols == 1),
+        ``ND_VC1`` (ND with one valid column), ``NONEBOX`` (ND or DN), ``ROW_MAJOR`` (any row-major block layout)."""
+        lay = t.layout
+        ok = (lay in allowed or ("DN1" in allowed and lay == "DN" and t.cols == 1)
+              or ("ND_VC1" in allowed and lay == "ND" and t.valid_cols == 1)
+              or ("NONEBOX" in allowed and not t.is_boxed)
+              or ("ROW_MAJOR" in allowed and t.is_row_major))
+        if not ok:
+            self.fail(f"must use {what}, not {lay} ({t.blayout}/{t.slayout}, {t.rows}x{t.cols})", operand,
+                      "pto.op.layout", lay)
+
+    def dtypes(self, key: str, sig: tuple, operands: tuple[str, ...]) -> None:
+        """Check a dtype signature against the target's table row ``key`` (arg ops share rows)."""
+        try:
+            self.prof.check_dtypes(key, tuple(str(s) for s in sig), operands)
+        except DtypeError as e:
+            raise DtypeError(e.detail, instruction=self.inst, operand=e.operand, rule=e.rule, value=e.value) from None
+
+    def same_dtype(self, a: Tile, b: Tile, operand: str, other: str) -> None:
+        if a.dtype != b.dtype:
+            self.fail(f"must have {other}'s dtype {a.dtype}, not {b.dtype}", operand, "pto.op.same_dtype",
+                      str(b.dtype), DtypeError)
+
+    def tmp(self, tmp, src: Tile) -> None:
+        """tmp is optional and never enforced in size; A2A3 requires src's dtype for some ops."""
+        if tmp is None:
+            return
+        self.tile(tmp, "tmp", None)
+        if self.prof.tmp_used and self.name in self.prof.tmp_same_dtype and tmp.dtype != src.dtype:
+            self.fail(f"on {self.prof.name} tmp must have src's dtype {src.dtype}, not {tmp.dtype}", "tmp",
+                      "pto.op.tmp_dtype", str(tmp.dtype), DtypeError)
+
+    # --------------------------------------------------------------- runtime
+    def nonzero(self, t: Tile, operand: str) -> None:
+        if t.valid_rows == 0 or t.valid_cols == 0:
+            self.fail(f"valid region {t.valid_rows}x{t.valid_cols} must not be empty", operand,
+                      "pto.op.valid_nonzero", t.valid)
+
+    def rows_match(self, a: Tile, b: Tile, operand: str, other: str) -> None:
+        if a.valid_rows != b.valid_rows:
+            self.fail(f"valid rows {b.valid_rows} != {other}'s {a.valid_rows}", operand, "pto.op.rows_match",
+                      (a.valid_rows, b.valid_rows))
+
+    def cols_match(self, a: Tile, b: Tile, operand: str, other: str) -> None:
+        if a.valid_cols != b.valid_cols:
+            self.fail(f"valid cols {b.valid_cols} != {other}'s {a.valid_cols}", operand, "pto.op.cols_match",
+                      (a.valid_cols, b.valid_cols))
+
+    def valid_match(self, a: Tile, b: Tile, operand: str, other: str) -> None:
+        if a.valid != b.valid:
+            self.fail(f"valid shape {b.valid_rows}x{b.valid_cols} != {other}'s {a.valid_rows}x{a.valid_cols}",
+                      operand, "pto.op.valid_match", (a.valid, b.valid))
+
+    def zero_noop(self, *tiles: Tile) -> bool:
+        """True when this op returns silently on this target because a valid size is zero."""
+        return self.name in self.prof.zero_size_noop and any(0 in t.valid for t in tiles)
+

@@ -1,0 +1,156 @@
+"""TCVT: element type conversion with a round mode and optional saturation.
+
+Round modes (pto ``RoundMode``): ``CAST_RINT``/``RINT`` nearest-even,
+``ROUND`` nearest ties-away, ``FLOOR``, ``CEIL``, ``TRUNC``, ``ODD``, ``NONE``.
+
+* float -> float: NPUs honour the mode (``ODD`` is round-to-odd: truncate,
+  then set the last bit if inexact); the CPU reference always rounds to
+  nearest even (spec §9.6). ``f32 -> f32`` rounds to an integral value by
+  the mode on the NPUs ("round-only") and copies on the CPU.
+* float -> int: round to an integer by the mode (``NONE`` truncates; ``ODD``
+  sends a .5 tie to the odd integer, as the CPU reference does), then:
+  saturating: clamp, NaN -> +max, +-Inf -> +-max; not saturating: values
+  out of range (and NaN/Inf) are undefined and raise ``pto.tcvt.range``,
+  except the pairs a profile wraps modulo 2**bits (CPU: any -> u8;
+  A2A3: the PyTorch-compatible f32->i16, f16->i16, f16->i8 paths).
+* int -> float: rounded by the mode (CPU: nearest even).
+* int -> int: saturating clamps, otherwise wraps (C casts).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import formats
+from ...errors import SpecGapError, TilesimError
+from .. import numerics as nx
+from ..dtypes import DType
+from ..tile import Tile
+from ._common import Op
+
+__all__ = ["tcvt", "ROUND_MODES"]
+
+#: pto RoundMode name -> tilesim.formats rounding (None: the special ODD handling)
+ROUND_MODES = {"CAST_RINT": "rne", "RINT": "rne", "NONE": "rne", "ROUND": "rmm", "FLOOR": "rdn", "CEIL": "rup",
+               "TRUNC": "rtz", "ODD": None}
+
+
+def _round_mode(op: Op, rmode) -> str:
+    m = str(rmode).upper()
+    m = m[5:] if m.startswith("CAST_") and m != "CAST_RINT" else m
+    if m not in ROUND_MODES:
+        op.fail("rmode must be one of " + ", ".join(ROUND_MODES), "rmode", "pto.tcvt.rmode", rmode, TilesimError)
+    return m
+
+
+def _round_to_odd(x, fmt) -> np.ndarray:
+    codes, flags = formats.encode(x, fmt, rounding="rtz", return_flags=True)
+    fin = ~np.isnan(x) & ~np.isinf(x) if np.asarray(x).dtype.kind == "f" else np.ones(codes.shape, bool)
+    return np.where(flags.inexact & fin, codes | codes.dtype.type(1), codes)
+
+
+def _integral(x: np.ndarray, mode: str) -> np.ndarray:
+    """float64 values rounded to integers by a pto round mode (exact: x is an exact float64).
+
+    A zero result keeps x's sign, as IEEE roundToIntegral does (-0.3 -> -0).
+    """
+    return np.copysign(_integral_mag(x, mode), x)
+
+
+def _integral_mag(x: np.ndarray, mode: str) -> np.ndarray:
+    if mode in ("TRUNC", "NONE"):
+        return np.trunc(x)
+    if mode == "FLOOR":
+        return np.floor(x)
+    if mode == "CEIL":
+        return np.ceil(x)
+    if mode in ("RINT", "CAST_RINT"):
+        return np.rint(x)
+    f = np.floor(x)
+    frac = x - f
+    if mode == "ROUND":
+        return np.where(frac == 0.5, np.where(x > 0, f + 1, f), np.where(frac > 0.5, f + 1, f))
+    # ODD: nearest, a tie goes to the odd neighbour
+    odd_f = np.fmod(f, 2) != 0
+    return np.where(frac == 0.5, np.where(odd_f, f, f + 1), np.where(frac > 0.5, f + 1, f))
+
+
+def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None, tmp: Tile | None = None, *,
+         target=None) -> Tile:
+    """TCVT: ``dst = convert(src)`` over the valid region (see the module docstring for the rules).
+
+    Args:
+        rmode: a pto RoundMode name (``CAST_RINT`` default, ``RINT``, ``ROUND``, ``FLOOR``, ``CEIL``,
+            ``TRUNC``, ``ODD``, ``NONE``).
+        sat: saturation on/off; ``None`` takes the target's default (CPU off, NPUs on).
+        tmp: optional scratch (A2A3 non-saturating narrowing paths); never written.
+
+    Raises:
+        ``pto.op.dtype`` (pair not supported on the target), ``pto.op.valid_match``,
+        ``pto.tcvt.rmode``, ``pto.tcvt.range`` (out-of-range value without saturation).
+
+    >>> s = Tile.from_array(np.array([[2.5, -2.5, 3.5]], np.float32))
+    >>> d = Tile("vec", "i32", 1, 8, valid=(1, 3))
+    >>> tcvt(d, s, "RINT", target="cpu").valid_values.tolist(), tcvt(d, s, "ROUND", target="cpu").valid_values.tolist()
+    ([[2, -2, 4]], [[3, -3, 4]])
+    """
+    op = Op("tcvt", target)
+    mode = _round_mode(op, rmode)
+    op.tile(dst, "dst")
+    op.tile(src, "src")
+    op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
+    op.layout(src, "src", ("ROW_MAJOR",), "a row_major block layout")
+    op.dtypes("tcvt", (src.dtype, dst.dtype), ("src", "dst"))
+    if tmp is not None:
+        op.tile(tmp, "tmp", None)
+    op.valid_match(dst, src, "src", "dst")
+    R, C = dst.valid
+    p = op.prof
+    saturate = p.cvt_saturate_default if sat is None else bool(sat)
+    dst.bits[:R, :C] = convert(op, src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
+    return dst
+
+
+def convert(op: Op, bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) -> np.ndarray:
+    """Lane-wise conversion of ``bits`` from ``s`` to ``d`` (no side effects)."""
+    p = op.prof
+    flush = p.flush_denormals
+    if s.is_float:
+        if flush:
+            bits = nx.flush_bits(bits, s)
+        with np.errstate(invalid="ignore"):
+            x = nx.as_f32(bits, s).astype(np.float64)
+    if s.is_float and d.is_float:
+        if s == d:
+            if s.name != "f32" or not p.cvt_float_honours_mode or mode == "NONE":
+                return bits.copy()
+            fin = np.isfinite(x)
+            r = _integral(np.where(fin, x, 0.0), mode)
+            return nx.from_f64(np.where(fin, r, x), d, flush=flush)
+        rounding = ROUND_MODES[mode] if p.cvt_float_honours_mode else "rne"
+        if rounding is None:
+            codes = _round_to_odd(x, d.format)
+            return nx.flush_bits(codes, d) if flush else codes
+        return nx.from_f64(x, d, flush=flush, rounding=rounding)
+    if s.is_float:  # float -> int
+        special = ~np.isfinite(x)
+        r = np.where(special, x, _integral(np.where(special, 0, x), mode))
+        lo, hi = d.format.int_min, d.format.int_max
+        out = special | (r < lo) | (r > hi)
+        if not saturate and np.any(out):
+            if (s.name, d.name) not in p.cvt_wrap_pairs or np.any(special):
+                bad = x[out].flat[0]
+                raise SpecGapError(f"{float(bad)!r} is outside {d} ({lo}..{hi}) and saturation is off: undefined",
+                                   instruction=op.inst, operand="src", rule="pto.tcvt.range", value=float(bad))
+        return formats.encode(r, d.format, rounding="rtz", saturate=saturate)
+    v = nx.int_view(bits, s)
+    if d.is_float:
+        rounding = ROUND_MODES[mode] if p.cvt_float_honours_mode else "rne"
+        if rounding is None:
+            codes = _round_to_odd(v, d.format)
+        else:
+            codes = formats.encode(v, d.format, rounding=rounding)
+        return nx.flush_bits(codes, d) if flush else codes
+    if saturate:
+        return formats.encode(v, d.format, saturate=True)
+    return v.astype(d.np).view(d.lane) if v.dtype != np.uint64 else v.astype(d.np).view(d.lane)

@@ -1,0 +1,278 @@
+"""Elementwise ops: tile-tile and tile-scalar arithmetic, compares and selects.
+
+All operate on dst's valid region; sources must have dst's valid shape
+(rule ``pto.op.valid_match``) and every tile must be vec and row-major.
+Arithmetic is :mod:`tilesim.pto.numerics` (IEEE, correctly rounded; integers
+wrap; NaN results canonical; denormals flushed on the NPUs).
+
+Scalars are converted to the tile's dtype as a C++ call would: floats are
+rounded once to nearest even, integers must fit (rule ``pto.value.range``).
+
+Compare masks (TCMP/TCMPS) pack one bit per element, row by row: element
+``(i, j)`` is bit ``j mod W`` of mask lane ``(i, j div W)``, where ``W`` is
+the mask dtype's width (8 for u8 on A2A3, 32 for u32 on A5). TSEL/TSELS read
+masks the same way, so a compare feeds a select directly (decision PTO9).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import DtypeError, TilesimError
+from .. import numerics as nx
+from ..dtypes import DType
+from ..tile import Tile, to_bits
+from ._common import Op
+
+__all__ = ["CMP_MODES"]
+
+CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
+    if isinstance(value, Tile) or np.ndim(value) != 0:
+        op.fail("expected a scalar number", operand, "pto.op.operand", type(value).__name__, TilesimError)
+    try:
+        return to_bits(np.asarray(value), dt, what=op.inst)
+    except TilesimError as e:
+        raise type(e)(e.detail, instruction=op.inst, operand=operand, rule=e.rule, value=value) from None
+
+
+def _vec_tiles(op: Op, named: list[tuple[Tile, str]]) -> None:
+    for t, n in named:
+        op.tile(t, n)
+        op.layout(t, n, ("ROW_MAJOR",), "a row_major block layout")
+
+
+# ------------------------------------------------------------- tile-tile
+def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
+    op = Op(name, target)
+    _vec_tiles(op, [(dst, "dst"), (src0, "src0"), (src1, "src1")])
+    op.same_dtype(dst, src0, "src0", "dst")
+    op.same_dtype(dst, src1, "src1", "dst")
+    op.dtypes(name, (dst.dtype,), ("dst",))
+    op.valid_match(dst, src0, "src0", "dst")
+    op.valid_match(dst, src1, "src1", "dst")
+    R, C = dst.valid
+    p = op.prof
+    dst.bits[:R, :C] = nx.binary(kind, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, flush=p.flush_denormals,
+                                 nan_mode=p.nan_mode, instruction=op.inst)
+    return dst
+
+
+def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
+    op = Op(name, target)
+    _vec_tiles(op, [(dst, "dst"), (src, "src")])
+    op.same_dtype(dst, src, "src", "dst")
+    op.dtypes(name, (dst.dtype,), ("dst",))
+    op.valid_match(dst, src, "src", "dst")
+    R, C = dst.valid
+    p = op.prof
+    dst.bits[:R, :C] = nx.unary(kind, src.bits[:R, :C], dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
+                                instruction=op.inst)
+    return dst
+
+
+def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
+    """dst = a (op) b where one of a, b is a tile with dst's valid shape and the other a scalar."""
+    op = Op(name, target)
+    src, s_first = (a, False) if isinstance(a, Tile) else (b, True)
+    _vec_tiles(op, [(dst, "dst"), (src, "src")])
+    op.same_dtype(dst, src, "src", "dst")
+    op.dtypes(name, (dst.dtype,), ("dst",))
+    s = _scalar(op, b if not s_first else a, dst.dtype)
+    op.valid_match(dst, src, "src", "dst")
+    R, C = dst.valid
+    x = src.bits[:R, :C]
+    p = op.prof
+    args = (s, x) if s_first else (x, s)
+    dst.bits[:R, :C] = nx.binary(kind, *args, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
+                                 instruction=op.inst)
+    return dst
+
+
+def texpands(dst: Tile, scalar, *, target=None) -> Tile:
+    """TEXPANDS: fill dst's valid region with a scalar (rounded once to the dtype)."""
+    op = Op("texpands", target)
+    op.tile(dst, "dst", ("vec", "mat"))
+    op.dtypes("texpands", (dst.dtype,), ("dst",))
+    s = _scalar(op, scalar, dst.dtype)
+    R, C = dst.valid
+    dst.bits[:R, :C] = s
+    return dst
+
+
+def _make_binary(name: str, kind: str, doc: str):
+    def fn(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+        return _binary(name, kind, dst, src0, src1, target)
+    fn.__doc__ = doc
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _make_unary(name: str, kind: str, doc: str):
+    def fn(dst: Tile, src: Tile, *, target=None) -> Tile:
+        return _unary(name, kind, dst, src, target)
+    fn.__doc__ = doc
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _make_scalar(name: str, kind: str, doc: str):
+    def fn(dst: Tile, src, scalar, *, target=None) -> Tile:
+        return _scalar_op(name, kind, dst, src, scalar, target)
+    fn.__doc__ = doc
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+_BIN = {
+    "tadd": ("add", "TADD: ``dst = src0 + src1``."),
+    "tsub": ("sub", "TSUB: ``dst = src0 - src1``."),
+    "tmul": ("mul", "TMUL: ``dst = src0 * src1``."),
+    "tdiv": ("div", "TDIV: ``dst = src0 / src1`` (floats IEEE; integers truncate, /0 raises ``pto.op.div_zero``)."),
+    "tmax": ("max", "TMAX: ``src0 < src1 ? src1 : src0`` (NaN per the target's nan_mode)."),
+    "tmin": ("min", "TMIN: ``src1 < src0 ? src1 : src0`` (NaN per the target's nan_mode)."),
+}
+_UN = {
+    "texp": ("exp", "TEXP: ``dst = exp(src)``, correctly rounded."),
+    "tlog": ("log", "TLOG: ``dst = ln(src)``, correctly rounded."),
+    "tsqrt": ("sqrt", "TSQRT: ``dst = sqrt(src)``, correctly rounded."),
+    "trsqrt": ("rsqrt", "TRSQRT: ``dst = 1 / sqrt(src)``, correctly rounded."),
+    "trecip": ("recip", "TRECIP: ``dst = 1 / src``, correctly rounded."),
+    "tabs": ("abs", "TABS: ``dst = |src|`` (floats: the sign bit cleared)."),
+    "tneg": ("neg", "TNEG: ``dst = -src`` (floats: the sign bit flipped; integers wrap)."),
+    "trelu": ("relu", "TRELU: ``dst = max(src, +0)`` under the target's nan_mode."),
+}
+_SCAL = {
+    "tadds": ("add", "TADDS: ``dst = src + scalar``."),
+    "tsubs": ("sub", "TSUBS: ``dst = src - scalar``."),
+    "tmuls": ("mul", "TMULS: ``dst = src * scalar``."),
+    "tdivs": ("div", "TDIVS: ``dst = src / scalar``, or ``scalar / src`` when the scalar comes first."),
+    "tmaxs": ("max", "TMAXS: ``dst = max(src, scalar)``."),
+    "tmins": ("min", "TMINS: ``dst = min(src, scalar)``."),
+}
+for _n, (_k, _d) in _BIN.items():
+    globals()[_n] = _make_binary(_n, _k, _d)
+for _n, (_k, _d) in _UN.items():
+    globals()[_n] = _make_unary(_n, _k, _d)
+for _n, (_k, _d) in _SCAL.items():
+    globals()[_n] = _make_scalar(_n, _k, _d)
+__all__ += [*_BIN, *_UN, *_SCAL, "texpands", "tcmp", "tcmps", "tsel", "tsels"]
+
+
+# -------------------------------------------------------------- compares
+def _cmp_mode(op: Op, mode) -> str:
+    m = str(mode).lower()
+    if m not in CMP_MODES:
+        op.fail(f"cmp mode must be one of {', '.join(CMP_MODES)}", "cmp_mode", "pto.op.cmp_mode", mode,
+                TilesimError)
+    return m
+
+
+def _predicate(op: Op, a: np.ndarray, b: np.ndarray, dt: DType, mode: str) -> np.ndarray:
+    if op.prof.cmp_i32_eq_only and dt.name == "i32":
+        mode = "eq"  # A2A3: the int32 path compares EQ whatever the mode
+    ka, kb = nx.as_key(a, dt), nx.as_key(b, dt)
+    return {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+            "ge": np.greater_equal}[mode](ka, kb)
+
+
+def _pack(op: Op, pred: np.ndarray, dst: Tile) -> None:
+    R, C = pred.shape
+    W = dst.dtype.bits
+    words = -(-C // W)
+    if dst.valid_cols * W < C:
+        op.fail(f"{dst.valid_cols} valid {dst.dtype} lanes hold {dst.valid_cols * W} bits, need {C}", "dst",
+                "pto.op.mask_cols", dst.valid_cols)
+    padded = np.zeros((R, words * W), np.uint64)
+    padded[:, :C] = pred
+    weights = np.uint64(1) << np.arange(W, dtype=np.uint64)
+    packed = (padded.reshape(R, words, W) * weights).sum(axis=2, dtype=np.uint64).astype(dst.dtype.lane)
+    dst.bits[:R, : dst.valid_cols] = 0
+    dst.bits[:R, :words] = packed
+
+
+def _mask_dtype(op: Op, mask: Tile) -> None:
+    if mask.dtype.is_float or mask.dtype.size > 4:
+        op.fail(f"a mask must be an 8-, 16- or 32-bit integer tile, not {mask.dtype}", "mask", "pto.op.mask_dtype",
+                str(mask.dtype), DtypeError)
+
+
+def tcmp(dst: Tile, src0: Tile, src1: Tile, cmp_mode: str = "eq", *, target=None) -> Tile:
+    """TCMP: pack ``src0 (cmp) src1`` into the mask tile dst, one bit per element, row by row.
+
+    cmp_mode: eq, ne, lt, le, gt, ge (IEEE: NaN compares unequal). dst: an
+    unsigned mask tile (u8 on A2A3, u32 on A5); ``dst.vr == src0.vr`` and
+    ``dst.vc * bits >= src0.vc`` (rule ``pto.op.mask_cols``); the rest of dst's
+    valid lanes in those rows are zeroed. A2A3 compares i32 with EQ whatever the mode.
+    """
+    op = Op("tcmp", target)
+    mode = _cmp_mode(op, cmp_mode)
+    _vec_tiles(op, [(dst, "dst"), (src0, "src0"), (src1, "src1")])
+    op.same_dtype(src0, src1, "src1", "src0")
+    op.dtypes("tcmp", (src0.dtype, dst.dtype), ("src", "dst"))
+    op.valid_match(src0, src1, "src1", "src0")
+    op.rows_match(src0, dst, "dst", "src0")
+    R, C = src0.valid
+    pred = _predicate(op, src0.bits[:R, :C], src1.bits[:R, :C], src0.dtype, mode)
+    _pack(op, pred, dst)
+    return dst
+
+
+def tcmps(dst: Tile, src: Tile, scalar, cmp_mode: str = "eq", *, target=None) -> Tile:
+    """TCMPS: pack ``src (cmp) scalar`` into the mask tile dst (see :func:`tcmp`)."""
+    op = Op("tcmps", target)
+    mode = _cmp_mode(op, cmp_mode)
+    _vec_tiles(op, [(dst, "dst"), (src, "src")])
+    op.dtypes("tcmps", (src.dtype, dst.dtype), ("src", "dst"))
+    s = _scalar(op, scalar, src.dtype)
+    op.rows_match(src, dst, "dst", "src")
+    R, C = src.valid
+    _pack(op, _predicate(op, src.bits[:R, :C], s, src.dtype, mode), dst)
+    return dst
+
+
+def _mask_bits(op: Op, mask: Tile, R: int, C: int) -> np.ndarray:
+    _mask_dtype(op, mask)
+    W = mask.dtype.bits
+    if mask.valid_rows < R or mask.valid_cols * W < C:
+        op.fail(f"a {mask.valid_rows}x{mask.valid_cols} {mask.dtype} mask does not cover {R}x{C} elements",
+                "mask", "pto.op.mask_cols", mask.valid)
+    j = np.arange(C)
+    lanes = mask.bits[:R][:, j // W].astype(np.uint64)
+    return ((lanes >> (j % W).astype(np.uint64)) & np.uint64(1)).astype(bool)
+
+
+def tsel(dst: Tile, mask: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TSEL: ``dst = mask ? src0 : src1`` per element (bits copied); mask laid out as TCMP writes it."""
+    op = Op("tsel", target)
+    _vec_tiles(op, [(dst, "dst"), (mask, "mask"), (src0, "src0"), (src1, "src1")])
+    op.same_dtype(dst, src0, "src0", "dst")
+    op.same_dtype(dst, src1, "src1", "dst")
+    op.dtypes("tsel", (dst.dtype,), ("dst",))
+    if tmp is not None:
+        op.tile(tmp, "tmp", None)
+    op.valid_match(dst, src0, "src0", "dst")
+    op.valid_match(dst, src1, "src1", "dst")
+    R, C = dst.valid
+    m = _mask_bits(op, mask, R, C)
+    dst.bits[:R, :C] = np.where(m, src0.bits[:R, :C], src1.bits[:R, :C])
+    return dst
+
+
+def tsels(dst: Tile, mask: Tile, src: Tile, scalar, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TSELS: ``dst = mask ? src : scalar`` per element."""
+    op = Op("tsels", target)
+    _vec_tiles(op, [(dst, "dst"), (mask, "mask"), (src, "src")])
+    op.same_dtype(dst, src, "src", "dst")
+    op.dtypes("tsels", (dst.dtype,), ("dst",))
+    s = _scalar(op, scalar, dst.dtype)
+    if tmp is not None:
+        op.tile(tmp, "tmp", None)
+    op.valid_match(dst, src, "src", "dst")
+    R, C = dst.valid
+    m = _mask_bits(op, mask, R, C)
+    dst.bits[:R, :C] = np.where(m, src.bits[:R, :C], s)
+    return dst
+

@@ -1,0 +1,89 @@
+"""TMATMUL: Left x Right -> Acc on the cube unit.
+
+``C[i, j] = sum_k A[i, k] * B[k, j]`` for ``i < M = A.vr``, ``k < K = A.vc``,
+``j < N = B.vc``. The accumulation model is the CPU reference's on every
+target (the cube's internal order is not published; decision PTO12): for a
+float accumulator, a sequential chain of fused multiply-adds in float32 from
++0, ``acc = fma(a, b, acc)``, one rounding per step; for int32, the exact
+integer sum (wrapping modulo 2**32).
+
+Exactness of the float path: ``a * b`` is exact in float64 (at most 48
+significant bits); ``s = p + acc`` in float64 and its exact error by
+TwoSum; the sum is then rounded to odd at 53 bits (the last bit set when the
+error is non-zero) and converted to float32. Rounding to odd at p+2 or more
+bits and then to nearest at p bits equals rounding the exact value once, so
+each step is exactly ``fma`` in float32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import numerics as nx
+from ..tile import Tile
+from ._common import Op
+
+__all__ = ["tmatmul", "fma32"]
+
+_MAX = 4095
+
+
+def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """float32 ``a * b + c`` rounded once (a, b, c float32 arrays; broadcasting)."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    cc = c.astype(np.float64)
+    with np.errstate(all="ignore"):
+        s = p + cc
+        bp = s - cc
+        err = (p - bp) + (cc - (s - bp))  # TwoSum: s + err == p + c exactly (finite s)
+    bits = s.view(np.int64)
+    inexact = (err != 0) & np.isfinite(s)
+    toward_zero = inexact & ((err < 0) != (s < 0))
+    bits = np.where(toward_zero, bits - 1, bits)  # truncate toward zero at 53 bits
+    bits = np.where(inexact, bits | 1, bits)        # ... and round to odd
+    return bits.view(np.float64).astype(np.float32)
+
+
+def tmatmul(c: Tile, a: Tile, b: Tile, *, target=None) -> Tile:
+    """TMATMUL: ``c[:M, :N] = a[:M, :K] @ b[:K, :N]`` with M, K from a's valid region and N from b's.
+
+    Tiles: a is ``left``, b ``right``, c ``acc``; static shapes a.rows == c.rows,
+    a.cols == b.rows, b.cols == c.cols (rule ``pto.tmatmul.shape``). Layouts as
+    the CPU reference checks: left slayout row_major (blayout by target: A2A3
+    row_major, A5 col_major), right row_major/col_major, acc col_major/row_major.
+    dtypes (c, a, b): (i32, i8, i8), (f32, f16, f16), (f32, f32, f32), (f32, bf16, bf16).
+    M, K, N must lie in 1..4095 (rule ``pto.op.range``).
+    """
+    op = Op("tmatmul", target)
+    op.tile(c, "c", "acc")
+    op.tile(a, "a", "left")
+    op.tile(b, "b", "right")
+    lb = op.prof.left_blayout
+    if a.slayout != "row_major" or (lb is not None and a.blayout != lb):
+        op.fail(f"left tile needs blayout {lb or 'row_major or col_major'} and slayout row_major, not "
+                f"{a.blayout}/{a.slayout}", "a", "pto.op.layout", a.layout)
+    if not (b.blayout == "row_major" and b.slayout == "col_major"):
+        op.fail(f"right tile needs blayout row_major and slayout col_major, not {b.blayout}/{b.slayout}", "b",
+                "pto.op.layout", b.layout)
+    if not (c.blayout == "col_major" and c.slayout == "row_major"):
+        op.fail(f"acc tile needs blayout col_major and slayout row_major, not {c.blayout}/{c.slayout}", "c",
+                "pto.op.layout", c.layout)
+    if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:
+        op.fail(f"shapes a {a.rows}x{a.cols}, b {b.rows}x{b.cols}, c {c.rows}x{c.cols} do not chain", "a,b,c",
+                "pto.tmatmul.shape", ((a.rows, a.cols), (b.rows, b.cols), (c.rows, c.cols)))
+    op.dtypes("tmatmul", (c.dtype, a.dtype, b.dtype), ("c", "a", "b"))
+    M, K, N = a.valid_rows, a.valid_cols, b.valid_cols
+    for name, v in (("M", M), ("K", K), ("N", N)):
+        if not 1 <= v <= _MAX:
+            op.fail(f"{name} = {v} is outside 1..{_MAX}", "a" if name != "N" else "b", "pto.op.range", v)
+    A, B = a.bits[:M, :K], b.bits[:K, :N]
+    if c.dtype.name == "i32":
+        r = nx.int_view(A, a.dtype) @ nx.int_view(B, b.dtype)
+        c.bits[:M, :N] = r.astype(np.int32).view(np.uint32)
+        return c
+    x, y = nx.as_f32(A, a.dtype), nx.as_f32(B, b.dtype)
+    acc = np.zeros((M, N), np.float32)
+    for k in range(K):
+        acc = fma32(x[:, k:k + 1], y[k:k + 1, :], acc)
+    c.bits[:M, :N] = nx.from_f32(acc, c.dtype, flush=False)
+    return c

@@ -1,0 +1,385 @@
+"""The reduce family: row and column sum, max, min, product, and the four arg ops.
+
+Semantics (spec §1a, §6, §9): only the valid region is read; row reduces
+write column 0 of rows ``[0, vr)``, column reduces write row 0 of columns
+``[0, vc)``; nothing else in a destination changes.
+
+* max/min scan in increasing index order; ties keep the lowest index
+  (+0 and -0 compare equal, so the first one's bits win). NaN follows the
+  target's ``nan_mode`` (see :mod:`tilesim.pto.targets`).
+* Sums run sequentially from +0 (so an all -0 line sums to +0). TROWSUM of
+  f16/bf16 accumulates in f32 and rounds once at the end; TCOLSUM and the
+  products accumulate in the destination type, rounding after every step;
+  integers wrap. The order is the CPU reference's on every target (the NPUs'
+  reduction trees are not published): see decisions PTO5.
+* Arg ops give the index of the first extreme; the value+index mode also
+  writes the value. A2A3 column-arg quirks come from the profile.
+
+Each op's loop runs over one axis only (columns for a row reduce, rows for a
+column reduce), each step vectorised over the other axis.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import UnsupportedError
+from .. import numerics as nx
+from ..dtypes import DType
+from ..tile import Tile, to_bits
+from ._common import Op
+
+__all__ = [
+    "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
+    "trowargmax", "trowargmin", "tcolargmax", "tcolargmin",
+]
+
+_ROW_DST = ("ND", "DN1")
+_ROW_DST_WHAT = "ND, or DN with exactly one column"
+
+
+# ------------------------------------------------------------ extremes
+def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
+            nan_index_last: bool = False, need_index: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    """(index, value lanes) of the first max/min along ``axis`` under a NaN rule.
+
+    ``propagate`` gives the first NaN (with ``nan_index_last``, the A2A3
+    column scan, the index of the last element instead); ``spec`` ignores
+    NaNs (all-NaN: index 0 and the canonical NaN) and prefers +0 (max) or
+    -0 (min) among zeros. f16 keys are widened to f32 (exact; numpy's float16
+    reductions are slow). Without ``need_index`` a NaN-free float line takes
+    numpy's max/min (it returns one of the elements) and only lines whose
+    extreme is a zero, where -0 and +0 tie, are resolved by position.
+    """
+    key = nx.as_key(bits, dt, float_view=float_view)
+    if key.dtype == np.float16:
+        key = key.astype(np.float32)
+    pick, red = (np.argmax, np.max) if kind == "max" else (np.argmin, np.min)
+    floaty = key.dtype.kind == "f"
+    ext = red(key, axis=axis)  # NaN-propagating, so it also tells which lines hold a NaN
+    anynan = np.isnan(ext) if floaty else np.zeros(ext.shape, bool)
+    has_nan = bool(anynan.any())
+    if not need_index and not has_nan:
+        val = _key_bits(ext, dt)
+        if floaty:
+            tie = np.flatnonzero(ext == 0)
+            if tie.size:
+                sub = np.take(bits, tie, axis=1 - axis)
+                _, zval = extreme(sub, dt, kind, nan_mode, axis)
+                val[tie] = zval
+        return None, val
+    nan = np.isnan(key) if has_nan else None
+    clean = np.where(nan, key.dtype.type(-np.inf if kind == "max" else np.inf), key) if has_nan else key
+    idx = pick(clean, axis=axis)
+    if has_nan:
+        if nan_mode == "first":
+            idx = np.where(nan.take(0, axis=axis), 0, idx)
+        elif nan_mode == "propagate":
+            idx = np.where(anynan, np.argmax(nan, axis=axis), idx)
+        else:
+            idx = np.where(nan.all(axis=axis), 0, idx)
+    val = np.take_along_axis(bits, np.expand_dims(idx, axis), axis).squeeze(axis)
+    if has_nan and nan_mode == "propagate" and nan_index_last:
+        idx = np.where(anynan, bits.shape[axis] - 1, idx)
+    if floaty and nan_mode == "spec":
+        sign = dt.lane.type(1 << (dt.bits - 1))
+        want_pos = kind == "max"
+        has_pref = ((key == 0) & (((bits & sign) == 0) == want_pos)).any(axis=axis)
+        vkey = nx.as_key(val, dt, float_view=float_view)
+        val = np.where((vkey == 0) & has_pref, (val & ~sign) | (dt.lane.type(0) if want_pos else sign), val)
+        if has_nan:
+            val = np.where(nan.all(axis=axis), dt.lane.type(nx.canonical_nan(dt)), val)
+    return idx, val
+
+
+def _key_bits(ext: np.ndarray, dt: DType) -> np.ndarray:
+    """Lanes of extreme values read back from comparison keys (exact: each is one of the elements)."""
+    if dt.name == "bf16":
+        return (ext.view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+    if dt.name == "f16":
+        return ext.astype(np.float16).view(np.uint16)
+    return np.ascontiguousarray(ext).astype(dt.np).view(dt.lane)
+
+
+# ----------------------------------------------------------- sums, prods
+def _as_acc_f32(bits: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
+    return nx.as_f32(nx.flush_bits(bits, dt) if flush else bits, dt)
+
+
+def _ftz32(x: np.ndarray) -> np.ndarray:
+    return np.where(np.abs(x) < np.float32(2.0 ** -126), np.copysign(np.float32(0), x), x)
+
+
+def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, flush: bool,
+               acc_f32: bool) -> np.ndarray:
+    """Sequential sum or product along ``axis``, as lanes of ``dst``.
+
+    ``acc_f32``: float sources accumulate in float32 and round once to ``dst``
+    at the end (TROWSUM); otherwise every step rounds to ``dst`` (TCOLSUM, products).
+    """
+    n = bits.shape[axis]
+    if src.is_int:
+        v = nx.int_view(bits, src)
+        with np.errstate(over="ignore"):
+            r = (v.sum(axis=axis, dtype=v.dtype) if kind == "sum" else v.prod(axis=axis, dtype=v.dtype))
+        return r.astype(dst.np).view(dst.lane) if dst.name != "u64" else r.view(np.uint64)
+    x = _as_acc_f32(bits, src, flush)
+    line = (lambda i: x[:, i]) if axis == 1 else (lambda i: x[i, :])
+    acc = np.full(x.shape[1 - axis], 0.0 if kind == "sum" else 1.0, np.float32)
+    step_round = not acc_f32 and dst.name != "f32"
+    with np.errstate(all="ignore"):
+        for i in range(n):
+            acc = acc + line(i) if kind == "sum" else acc * line(i)
+            if flush:
+                acc = _ftz32(acc)
+            if step_round:
+                acc = nx.as_f32(nx.from_f32(acc, dst, flush=flush), dst)
+    return nx.from_f32(acc, dst, flush=flush)
+
+
+# ------------------------------------------------------------- row family
+def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
+    op = Op(name, target)
+    op.tile(src, "src")
+    op.tile(dst, "dst")
+    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+    op.layout(dst, "dst", _ROW_DST, _ROW_DST_WHAT)
+    op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
+    op.tmp(tmp, src)
+    op.nonzero(src, "src")
+    op.rows_match(src, dst, "dst", "src")
+    bits = src.valid_bits
+    f = op.prof.flush_denormals
+    if name in ("trowmax", "trowmin"):
+        out = extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 1, need_index=False)[1]
+        out = _convert_exact(out, src.dtype, dst.dtype)
+    else:
+        out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum")
+    dst.bits[: src.valid_rows, 0] = out
+    return dst
+
+
+def _convert_exact(lanes: np.ndarray, src: DType, dst: DType) -> np.ndarray:
+    """Widen lanes exactly (f16/bf16 -> f32 for the CPU reference's mixed max/min); same dtype: unchanged."""
+    if src == dst:
+        return lanes
+    return nx.from_f32(nx.as_f32(lanes, src), dst, flush=False)
+
+
+def trowsum(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TROWSUM: ``dst[i, 0] = sum_j src[i, j]`` over the valid region, sequentially in j.
+
+    src: vec, ND. dst: vec, ND or DN with one column; ``dst.vr == src.vr``.
+    f16/bf16 accumulate in f32 and round once; f32 adds in f32; integers wrap.
+    tmp: optional scratch, never written by the simulator, size not checked.
+
+    Raises: ``pto.op.layout``, ``pto.op.dtype``, ``pto.op.valid_nonzero``, ``pto.op.rows_match``.
+
+    >>> src = Tile.from_array(np.array([[1, 2, 3], [4, 5, 6]], np.float32))
+    >>> dst = Tile("vec", "f32", 2, 8, valid=(2, 1))
+    >>> trowsum(dst, src).valid_values.ravel().tolist()
+    [6.0, 15.0]
+    """
+    return _row_reduce("trowsum", dst, src, tmp, target)
+
+
+def trowmax(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TROWMAX: ``dst[i, 0] = max_j src[i, j]``; first of equal values wins; NaN per the target's nan_mode.
+
+    Constraints as :func:`trowsum`.
+    """
+    return _row_reduce("trowmax", dst, src, tmp, target)
+
+
+def trowmin(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TROWMIN: ``dst[i, 0] = min_j src[i, j]``; as :func:`trowmax`."""
+    return _row_reduce("trowmin", dst, src, tmp, target)
+
+
+def trowprod(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TROWPROD: ``dst[i, 0] = prod_j src[i, j]`` from 1, rounding to the dtype after each product."""
+    return _row_reduce("trowprod", dst, src, tmp, target)
+
+
+# ---------------------------------------------------------- column family
+def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = False) -> Tile:
+    op = Op(name, target)
+    op.tile(src, "src")
+    op.tile(dst, "dst")
+    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+    op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
+    op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
+    op.tmp(tmp, src)
+    op.cols_match(src, dst, "dst", "src")
+    if op.zero_noop(src):
+        return dst
+    op.nonzero(src, "src")
+    bits = src.valid_bits
+    f = op.prof.flush_denormals
+    if name in ("tcolmax", "tcolmin"):
+        out = _convert_exact(extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 0, need_index=False)[1],
+                             src.dtype, dst.dtype)
+    elif is_binary:
+        out = _pairwise_sum(bits, src.dtype, dst.dtype, f)
+    else:
+        out = sequential(name[4:], bits, src.dtype, dst.dtype, 0, f, acc_f32=False)
+    dst.bits[0, : src.valid_cols] = out
+    return dst
+
+
+def _pairwise_sum(bits: np.ndarray, src: DType, dst: DType, flush: bool) -> np.ndarray:
+    """TCOLSUM isBinary: rows summed in adjacent pairs, level by level; an odd last row moves up unchanged."""
+    if src.is_int:  # modular sums do not depend on the order
+        return sequential("sum", bits, src, dst, 0, flush, acc_f32=False)
+    rows = [_convert_exact(bits[i], src, dst) for i in range(bits.shape[0])]
+    while len(rows) > 1:
+        nxt = [nx.binary("add", rows[i], rows[i + 1], dst, flush=flush) for i in range(0, len(rows) - 1, 2)]
+        if len(rows) % 2:
+            nxt.append(rows[-1])
+        rows = nxt
+    return nx.binary("add", np.zeros_like(rows[0]), rows[0], dst, flush=flush)
+
+
+def tcolsum(dst: Tile, src: Tile, tmp: Tile | None = None, *, is_binary: bool = False, target=None) -> Tile:
+    """TCOLSUM: ``dst[0, j] = sum_i src[i, j]``, sequentially in i from +0, rounding to dst's dtype each step.
+
+    ``is_binary`` selects the pairwise-tree path of the 4-argument form (float
+    dtypes; integer sums are exact modulo 2**bits either way). ND -> ND;
+    ``src.vc == dst.vc``; an empty valid region returns without writing.
+    """
+    return _col_reduce("tcolsum", dst, src, tmp, target, is_binary)
+
+
+def tcolmax(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TCOLMAX: ``dst[0, j] = max_i src[i, j]``; ties keep the lowest row; NaN per nan_mode."""
+    return _col_reduce("tcolmax", dst, src, tmp, target)
+
+
+def tcolmin(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TCOLMIN: ``dst[0, j] = min_i src[i, j]``."""
+    return _col_reduce("tcolmin", dst, src, tmp, target)
+
+
+def tcolprod(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TCOLPROD: ``dst[0, j] = prod_i src[i, j]``, rounding to dst's dtype after each product."""
+    return _col_reduce("tcolprod", dst, src, tmp, target)
+
+
+# -------------------------------------------------------------- arg ops
+def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, target):
+    op = Op(name, target)
+    op.tile(src, "src")
+    op.tile(dst_idx, "dst_idx")
+    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+    op.layout(dst_idx, "dst_idx", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
+    if dst_val is not None:
+        op.tile(dst_val, "dst_val")
+        op.layout(dst_val, "dst_val", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
+        op.same_dtype(src, dst_val, "dst_val", "src")
+    op.dtypes("trowarg_val" if dst_val is not None else "trowarg", (src.dtype, dst_idx.dtype), ("src", "dst_idx"))
+    op.tmp(tmp, src)
+    op.nonzero(src, "src")
+    op.rows_match(src, dst_idx, "dst_idx", "src")
+    if dst_val is not None:
+        op.rows_match(src, dst_val, "dst_val", "src")
+    idx, val = extreme(src.valid_bits, src.dtype, name[-3:], op.prof.nan_mode, 1)
+    idx_lanes = to_bits(idx, dst_idx.dtype, what=op.inst)
+    dst_idx.bits[: src.valid_rows, 0] = idx_lanes
+    if dst_val is not None:
+        dst_val.bits[: src.valid_rows, 0] = val
+        return dst_val, dst_idx
+    return dst_idx
+
+
+def trowargmax(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Tile | None = None, target=None):
+    """TROWARGMAX: ``dst_idx[i, 0]`` = the lowest column index of row i's maximum.
+
+    Index-only mode (``dst_val=None``) or value+index mode (``dst_val`` gets the
+    maximum, with src's dtype). src: vec ND. dst_idx/dst_val: DN with one column,
+    or ND with one valid column; valid rows equal src's. Index dtypes: i32/u32
+    (A2A3 value+index with an f16 source also i16/u16).
+
+    Returns: ``dst_idx``, or ``(dst_val, dst_idx)``.
+
+    >>> src = Tile.from_array(np.array([[1, 7, 7, 2]], np.float32))
+    >>> idx = Tile("vec", "i32", 1, 8, valid=(1, 1))
+    >>> int(trowargmax(idx, src).valid_values[0, 0])
+    1
+    """
+    return _row_arg("trowargmax", dst_idx, src, tmp, dst_val, target)
+
+
+def trowargmin(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Tile | None = None, target=None):
+    """TROWARGMIN: the lowest column index of each row's minimum; as :func:`trowargmax`."""
+    return _row_arg("trowargmin", dst_idx, src, tmp, dst_val, target)
+
+
+def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, target):
+    op = Op(name, target)
+    prof = op.prof
+    op.tile(src, "src")
+    op.tile(dst_idx, "dst_idx")
+    op.layout(src, "src", ("NONEBOX",), "ND or DN (none_box)")
+    op.layout(dst_idx, "dst_idx", ("ND",), "ND (row_major, none_box)")
+    if dst_val is not None:
+        op.tile(dst_val, "dst_val")
+        op.layout(dst_val, "dst_val", ("ND",), "ND (row_major, none_box)")
+        op.same_dtype(src, dst_val, "dst_val", "src")
+    op.dtypes("tcolarg_val" if dst_val is not None else "tcolarg", (src.dtype, dst_idx.dtype), ("src", "dst_idx"))
+    op.tmp(tmp, src)
+    op.nonzero(src, "src")
+    if dst_idx.valid_rows != 1:
+        op.fail(f"must have exactly 1 valid row, not {dst_idx.valid_rows}", "dst_idx", "pto.op.dst_rows",
+                dst_idx.valid_rows)
+    op.cols_match(src, dst_idx, "dst_idx", "src")
+    if dst_val is not None:
+        if dst_val.valid_rows != 1:
+            op.fail(f"must have exactly 1 valid row, not {dst_val.valid_rows}", "dst_val", "pto.op.dst_rows",
+                    dst_val.valid_rows)
+        op.cols_match(src, dst_val, "dst_val", "src")
+    two_byte = src.dtype.size == 2
+    if prof.int16_row_counter and two_byte and src.valid_rows > 32767:
+        op.fail(f"{prof.name} counts rows of 2-byte sources in int16: at most 32767 valid rows", "src",
+                "pto.a2a3.row_counter", src.valid_rows, UnsupportedError)
+    kind = name[-3:]
+    float_view = prof.colarg_unsigned_as_float
+    # A2A3 (propagate): !(old >= new) is true once a NaN is involved, so every later row takes the index.
+    idx, val = extreme(src.valid_bits, src.dtype, kind, prof.nan_mode, 0, float_view=float_view,
+                       nan_index_last=True)
+    if prof.colarg_f16_index and two_byte and dst_val is None:
+        # A2A3 half index-only path: s16 -> f16 (round half away) -> s32; exact only up to 2048.
+        from ... import formats
+        idx = formats.decode(formats.encode(idx.astype(np.int64), "fp16", rounding="rmm"), "fp16").astype(np.int64)
+    idx_lanes = to_bits(idx, dst_idx.dtype, what=op.inst)
+    dst_idx.bits[0, : src.valid_cols] = idx_lanes
+    if dst_val is not None:
+        dst_val.bits[0, : src.valid_cols] = val
+        return dst_val, dst_idx
+    return dst_idx
+
+
+def tcolargmax(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Tile | None = None, target=None):
+    """TCOLARGMAX: ``dst_idx[0, j]`` = the lowest row index of column j's maximum.
+
+    Index-only (``dst_val=None``) or value+index mode. src: vec, ND or DN.
+    dst_idx/dst_val: vec ND, one valid row, ``vc == src.vc``. Index dtypes:
+    index-only i32/u32; value+index i16/u16 for 2-byte sources, i32/u32 for
+    4-byte ones (CPU: i32/u32 always). A2A3 quirks (profile): u16/u32 compared
+    as f16/f32 bits, f16 index-only indices rounded through f16 (exact to
+    2048), at most 32767 rows for 2-byte sources, NaN drifts the index to the
+    last row. ``tmp`` is optional scratch (A2A3: must have src's dtype).
+
+    Returns: ``dst_idx``, or ``(dst_val, dst_idx)``.
+
+    >>> src = Tile.from_array(np.array([[1, 9], [5, 9], [5, 2]], np.float32))
+    >>> idx = Tile("vec", "u32", 1, 8, valid=(1, 2))
+    >>> tcolargmax(idx, src).valid_values.tolist()
+    [[1, 0]]
+    """
+    return _col_arg("tcolargmax", dst_idx, src, tmp, dst_val, target)
+
+
+def tcolargmin(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Tile | None = None, target=None):
+    """TCOLARGMIN: the lowest row index of each column's minimum; as :func:`tcolargmax`."""
+    return _col_arg("tcolargmin", dst_idx, src, tmp, dst_val, target)
+

@@ -1,0 +1,308 @@
+"""Target profiles ``cpu``, ``a2a3`` and ``a5`` as data.
+
+A :class:`Profile` holds everything that differs between targets: buffer
+capacities, which NaN rule max/min use, whether denormals are flushed, the
+A2A3 quirks, what ``tmp`` is, and the per-op dtype tables. Ops read the
+profile; no op tests a target's *name*. Facts: ``shared/spec/pto.md`` §1a,
+§2, §4, §6, §9 and the pto-isa per-op pages (docs/isa/*.md); choices where
+those are silent are in ``docs/decisions.md`` (PTO section).
+
+A profile is frozen; :meth:`Profile.with_` derives a variant, e.g.
+``get_target("a5").with_(nan_mode="spec")`` for pto-spec's maxNum rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Iterable, Mapping
+
+from ..errors import DtypeError, TilesimError
+from .dtypes import ALL, DTYPES, get_dtype
+
+__all__ = ["Profile", "OpTypes", "OP_TYPES", "TARGETS", "get_target", "NAN_MODES", "LOCATIONS", "DEFAULT_TARGET"]
+
+DEFAULT_TARGET = "a5"
+
+#: Tile locations (PTOAS ``loc=``) and the on-chip buffer each lives in.
+LOCATIONS: Mapping[str, str] = MappingProxyType({
+    "vec": "UB", "mat": "L1", "left": "L0A", "right": "L0B", "acc": "L0C", "bias": "BT", "scaling": "FB",
+})
+
+#: NaN rules for max/min and the arg ops (spec §6, §8.7):
+#:   first      strict-compare scan: a NaN at index 0 wins and sticks, later NaNs are ignored (CPU, A5)
+#:   propagate  any NaN makes the result NaN; A2A3 column-arg indices drift to the last row
+#:   spec       pto-spec maxNum/minNum: one NaN gives the number, two give the canonical NaN, max(-0,+0)=+0
+NAN_MODES = ("first", "propagate", "spec")
+
+_K = 1024
+
+
+@dataclass(frozen=True)
+class OpTypes:
+    """Accepted dtype signatures of one op on each target.
+
+    ``roles`` names the operands a signature lists, in order (``("src", "dst")``).
+    A signature is a tuple of dtype names, one per role.
+    """
+
+    op: str
+    roles: tuple[str, ...]
+    a2a3: frozenset
+    a5: frozenset
+    cpu: frozenset
+
+    def for_target(self, target: str) -> frozenset:
+        return getattr(self, target)
+
+
+def _same(names: Iterable[str], n: int = 1) -> frozenset:
+    return frozenset((t,) * n for t in names)
+
+
+def _pairs(srcs: Iterable[str], dsts: Iterable[str]) -> frozenset:
+    return frozenset((s, d) for s in srcs for d in dsts)
+
+
+NARROW = ("f16", "f32", "i32", "i16")
+B16_B32 = ("f16", "bf16", "i16", "u16", "f32", "i32", "u32")
+NOT8 = tuple(t for t in ALL if DTYPES[t].size != 1)
+IDX = ("i32", "u32")
+FLOAT_ARITH_NPU = ("f16", "f32")
+FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
+EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
+
+_MIXED_CPU_SUM = frozenset({("f16", "f32"), ("bf16", "f32")})
+
+# TCVT pairs: pto-isa docs/isa/TCVT.md "Supported Conversions" (FP8/H8/FP4/S4 types are not PTO dtypes here)
+_CVT_A2A3 = {
+    "f32": ("f16", "f32", "bf16", "i16", "i32", "i64"), "f16": ("f32", "i32", "i16", "i8", "u8"),
+    "bf16": ("f32", "i32"), "i16": ("f16", "f32"), "i32": ("f32", "i16", "i64", "f16"), "i64": ("f32", "i32"),
+    "u8": ("f16",), "i8": ("f16",),
+}
+_CVT_A5 = {
+    "f32": ("f32", "f16", "bf16", "i16", "i32", "i64"), "f16": ("f32", "i32", "i16", "i8", "u8"),
+    "bf16": ("f32", "i32", "f16"), "i16": ("u8", "f16", "f32", "u32", "i32"), "i32": ("f32", "i16", "u16", "i64", "u8"),
+    "i64": ("f32", "i32"), "u8": ("f16", "u16"), "i8": ("f16", "i16", "i32"), "u32": ("u8", "u16", "i16"),
+}
+
+
+def _cvt(table: Mapping[str, tuple[str, ...]]) -> frozenset:
+    return frozenset((s, d) for s, ds in table.items() for d in ds)
+
+
+_MATMUL = frozenset({("i32", "i8", "i8"), ("f32", "f16", "f16"), ("f32", "f32", "f32"), ("f32", "bf16", "bf16")})
+
+
+def _row(op, roles, a2a3, a5, cpu) -> OpTypes:
+    return OpTypes(op, tuple(roles), frozenset(a2a3), frozenset(a5), frozenset(cpu))
+
+
+def _ew(op, a2a3, a5, cpu=ALL) -> OpTypes:
+    return _row(op, ("dtype",), _same(a2a3), _same(a5), _same(cpu))
+
+
+_ROWS = [
+    # ---- reduce (spec §1a table, §9.8; docs/isa/TROW*.md, TCOL*.md)
+    _row("trowsum", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64"), 2),
+         _same(("f32", "f16", "bf16", "i32", "i16"), 2) | _MIXED_CPU_SUM | {("i16", "i32")}),
+    _row("trowmax", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2)),
+    _row("trowmin", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2)),
+    _row("trowprod", ("src", "dst"), _same(NARROW, 2), _same(NARROW, 2), _same(ALL, 2)),
+    _row("tcolsum", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(FLOAT_ARITH_CPU, 2) | _MIXED_CPU_SUM),
+    _row("tcolmax", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2),
+         _same(("f32", "f16", "bf16", "i8", "u8"), 2) | _MIXED_CPU_SUM),
+    _row("tcolmin", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(ALL, 2)),
+    _row("tcolprod", ("src", "dst"), _same(NARROW, 2), _same(("f16", "f32", "bf16", "i16", "u16", "i32", "u32"), 2),
+         _same(ALL, 2)),
+    # ---- arg reduce: (src, idx); the _val rows are the value+index mode (dst_val has src's dtype)
+    _row("trowarg", ("src", "idx"), _pairs(NARROW, IDX), _pairs(B16_B32, IDX), _pairs(ALL, IDX)),
+    _row("trowarg_val", ("src", "idx"), _pairs(NARROW, IDX) | _pairs(("f16",), ("i16", "u16")),
+         _pairs(B16_B32, IDX), _pairs(NOT8, IDX)),
+    _row("tcolarg", ("src", "idx"), _pairs(("f16", "f32", "u16", "u32"), IDX),
+         _pairs(("i8", "u8", "i16", "u16", "i32", "u32", "f16", "f32"), IDX), _pairs(ALL, IDX)),
+    _row("tcolarg_val", ("src", "idx"),
+         _pairs(("f16", "u16"), ("i16", "u16")) | _pairs(("f32", "u32"), IDX),
+         _pairs(("f16", "i16", "u16"), ("i16", "u16")) | _pairs(("f32", "i32", "u32"), IDX), _pairs(NOT8, IDX)),
+    # ---- expand
+    _ew("trowexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
+    _ew("tcolexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
+    *[_ew(f"t{fam}expand{op}", NARROW, EXPAND_ARITH_A5, EXPAND_ARITH_A5)
+      for fam in ("row", "col") for op in ("add", "sub", "mul", "max", "min")],
+    *[_ew(f"t{fam}expand{op}", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU)
+      for fam in ("row", "col") for op in ("div", "expdif")],
+    # ---- elementwise tile-tile (docs/isa/TADD.md ...)
+    _ew("tadd", NARROW, ALL), _ew("tsub", NARROW, ALL),
+    _ew("tmul", NARROW, ("i32", "u32", "i64", "u64", "f32", "i16", "u16", "f16", "bf16")),
+    _ew("tdiv", FLOAT_ARITH_NPU, ("i32", "u32", "i64", "u64", "f32", "i16", "u16", "f16")),
+    _ew("tmax", NARROW, ALL), _ew("tmin", NARROW, ALL),
+    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU) for op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip")],
+    _ew("tabs", ("f32", "f16"), ("f32", "f16", "i32", "i16", "i8"), ("i32", "i16", "i8", "f16", "bf16", "f32")),
+    _ew("tneg", NARROW, ("i32", "i16", "u32", "u16", "f16", "f32", "bf16"), ("i8", "i16", "i32", "i64", "f16", "bf16", "f32")),
+    _ew("trelu", ("f16", "f32", "i32"), ("f16", "f32", "i32"), ("f16", "f32", "i32", "bf16")),
+    # ---- elementwise tile-scalar
+    _ew("tadds", NARROW, ALL), _ew("tsubs", NARROW, ALL),
+    _ew("tmuls", NARROW, ("u16", "i16", "u32", "i32", "i64", "u64", "f16", "f32", "bf16")),
+    _ew("tdivs", NARROW, ("u16", "i16", "u32", "i32", "i64", "u64", "f16", "f32")),
+    _ew("tmaxs", NARROW, ALL), _ew("tmins", NARROW, ALL),
+    _ew("texpands", ("u8", "i8", "u16", "i16", "u32", "i32", "f16", "bf16", "f32"), ALL),
+    # ---- compare (src, mask) and select (data dtype; masks are checked by width)
+    _row("tcmp", ("src", "mask"), _pairs(("i32", "f16", "f32"), ("u8",)), _pairs(ALL, ("u32",)),
+         _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",)) | _pairs(("i32", "f16", "f32"), ("u8",))),
+    _row("tcmps", ("src", "mask"), _pairs(("i32", "f32", "f16", "u16", "i16"), ("u8",)), _pairs(ALL, ("u32",)),
+         _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",))
+         | _pairs(("i32", "f32", "f16", "u16", "i16"), ("u8",))),
+    _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
+    _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
+    # ---- conversion, memory, matrix
+    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _cvt(_CVT_A2A3) | _cvt(_CVT_A5)),
+    _ew("tload", ALL, ALL), _ew("tstore", ALL, ALL),
+    _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
+]
+
+OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})
+
+
+def _validate_tables() -> None:
+    if len(OP_TYPES) != len(_ROWS):
+        raise RuntimeError("an op has two dtype-table rows")
+    for r in _ROWS:
+        for tgt in ("a2a3", "a5", "cpu"):
+            sigs = r.for_target(tgt)
+            if not sigs:
+                raise RuntimeError(f"{r.op}: empty dtype table for {tgt}")
+            for sig in sigs:
+                if len(sig) != len(r.roles) or any(t not in DTYPES for t in sig):
+                    raise RuntimeError(f"{r.op}/{tgt}: bad signature {sig}")
+
+
+_validate_tables()
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything an op needs to know about the machine it runs on.
+
+    Fields:
+        name: ``cpu``, ``a2a3``, ``a5`` (or a derived name).
+        capacities: bytes of each tile location's buffer (``buffer_limits.hpp``).
+        align: TASSIGN address alignment in bytes (all buffers: 32).
+        nan_mode: one of :data:`NAN_MODES` (max/min, arg ops, TMAX/TMIN).
+        flush_denormals: vector arithmetic reads subnormal inputs as zero and
+            flushes subnormal results to zero (sign kept); NPUs do by default.
+        colarg_unsigned_as_float: column arg ops compare u16/u32 as f16/f32 bits (A2A3).
+        colarg_f16_index: column arg index-only with a 2-byte source passes the
+            index through f16 (s16 -> f16 -> s32, round half away), exact to 2048 (A2A3).
+        int16_row_counter: column arg ops with 2-byte sources count rows in int16,
+            so at most 32767 rows (A2A3).
+        tmp_used: tmp tiles are scratch the target writes (A2A3); else ignored.
+            Never an output; its size is never enforced.
+        tmp_same_dtype: ops whose tmp must have src's dtype on this target.
+        cmp_i32_eq_only: TCMP/TCMPS on i32 always compare EQ (A2A3).
+        cvt_float_honours_mode: float->float TCVT uses the round mode (NPUs); the CPU
+            reference always rounds to nearest even.
+        cvt_saturate_default: saturation when TCVT is called without a mode.
+        cvt_wrap_pairs: (src, dst) pairs whose non-saturating conversion wraps
+            modulo 2**bits instead of being undefined.
+        zero_size_noop: ops that return silently when a valid size is zero.
+        vec_tload_max_rows: TLOAD into a Vec tile allows at most this many rows (A2A3: 4095).
+        left_blayout: the block layout a Left (L0A) tile must have for TMATMUL, or None for either.
+        dtypes: op -> accepted dtype signatures (see :data:`OP_TYPES`).
+    """
+
+    name: str
+    capacities: Mapping[str, int]
+    nan_mode: str
+    flush_denormals: bool
+    colarg_unsigned_as_float: bool
+    colarg_f16_index: bool
+    int16_row_counter: bool
+    tmp_used: bool
+    cmp_i32_eq_only: bool
+    cvt_float_honours_mode: bool
+    cvt_saturate_default: bool
+    left_blayout: str | None
+    vec_tload_max_rows: int | None = None
+    align: int = 32
+    tmp_same_dtype: frozenset = frozenset()
+    cvt_wrap_pairs: frozenset = frozenset()
+    zero_size_noop: frozenset = frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod"})
+    dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.nan_mode not in NAN_MODES:
+            raise TilesimError(f"nan_mode must be one of {', '.join(NAN_MODES)}", instruction="pto.Profile",
+                               operand="nan_mode", rule="pto.target.nan_mode", value=self.nan_mode)
+        unknown = set(self.capacities) - set(LOCATIONS)
+        if unknown:
+            raise TilesimError("unknown tile locations", instruction="pto.Profile", operand="capacities",
+                               rule="pto.target.loc", value=sorted(unknown))
+        if self.dtypes is None:
+            base = self.name.split("+")[0]
+            object.__setattr__(self, "dtypes",
+                               MappingProxyType({op: r.for_target(base) for op, r in OP_TYPES.items()}))
+
+    def with_(self, **changes) -> "Profile":
+        """A copy with some fields changed; its name records that it is a variant."""
+        name = changes.pop("name", None) or self.name.split("+")[0] + "+" + ",".join(
+            f"{k}={v}" for k, v in sorted(changes.items()))
+        return dataclasses.replace(self, name=name, **changes)
+
+    def check_dtypes(self, op: str, sig: tuple, operands: tuple[str, ...] | None = None) -> None:
+        """Raise DtypeError (rule ``pto.op.dtype``) unless ``sig`` is in the op's table here."""
+        table = self.dtypes[op]
+        sig = tuple(get_dtype(t).name for t in sig)
+        if sig in table:
+            return
+        roles = OP_TYPES[op].roles
+        allowed = sorted(table)
+        shown = ", ".join("/".join(s) for s in allowed[:24]) + (" ..." if len(allowed) > 24 else "")
+        raise DtypeError(
+            f"{'/'.join(roles)} = {'/'.join(sig)} is not supported on target {self.name}; supported: {shown}",
+            instruction=op.upper(), operand=",".join(operands or roles), rule="pto.op.dtype", value=sig)
+
+
+_CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
+             "bias": 1 * _K, "scaling": 2 * _K}
+_CAP_A5 = {"vec": 256 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 256 * _K,
+           "bias": 4 * _K, "scaling": 4 * _K}
+
+TARGETS: Mapping[str, Profile] = MappingProxyType({
+    "cpu": Profile(
+        name="cpu", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=False,
+        colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
+        cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
+        cvt_wrap_pairs=frozenset({(s, "u8") for s in ALL})),
+    "a2a3": Profile(
+        name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
+        colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,
+        cmp_i32_eq_only=True, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="row_major",
+        vec_tload_max_rows=4095,
+        tmp_same_dtype=frozenset({"tcolargmax", "tcolargmin", "trowprod", "tcolsum"}),
+        cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
+        zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"})),
+    "a5": Profile(
+        name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
+        colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
+        cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major"),
+})
+
+
+def get_target(target: "str | Profile | None" = None) -> Profile:
+    """The profile for a name (``cpu``, ``a2a3``, ``a5``; ``a3``/``a2`` mean ``a2a3``) or a Profile.
+
+    >>> get_target("a3").name
+    'a2a3'
+
+    Raises:
+        TilesimError: an unknown target (rule ``pto.target.name``).
+    """
+    if isinstance(target, Profile):
+        return target
+    key = DEFAULT_TARGET if target is None else str(target).lower()
+    key = {"a2": "a2a3", "a3": "a2a3"}.get(key, key)
+    if key not in TARGETS:
+        raise TilesimError(f"unknown target {target!r}; known: " + ", ".join(TARGETS), instruction="pto",
+                           operand="target", rule="pto.target.name", value=target)
+    return TARGETS[key]

@@ -1,0 +1,345 @@
+"""The PTO Tile: a typed, shaped, laid-out block of on-chip storage with a valid region.
+
+``Tile(loc, dtype, rows, cols, valid, blayout, slayout, fractal, pad)`` is the
+pto-isa ``Tile<TileType, T, Rows, Cols, BLayout, RowValid, ColValid, SLayout,
+SFractalSize, PadVal>`` (spec §2). Its static rules are checked when it is
+made; each broken rule raises :class:`~tilesim.errors.GeometryError` with a
+rule id (``pto.tile.*``).
+
+Data: ``tile.bits`` is the logical ``(rows, cols)`` array of lane codes
+(unsigned integers); ``tile.values`` views the same memory as numbers
+(``float32``, ``float16``, ``bfloat16``, ``int16`` ...). Writing through
+either writes the tile. The block/box layout does not change the logical
+array; it decides the *storage order* (:meth:`Tile.offsets`,
+:meth:`Tile.storage`) that byte addresses and TASSIGN see.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import formats
+from ..errors import GeometryError, TilesimError
+from .dtypes import DType, get_dtype
+from .targets import LOCATIONS
+
+__all__ = ["Tile", "BLAYOUTS", "SLAYOUTS", "FRACTALS", "PADS"]
+
+BLAYOUTS = ("row_major", "col_major")
+SLAYOUTS = ("none_box", "row_major", "col_major")
+FRACTALS = (512, 1024, 32)
+#: PadValue codes as PTOAS writes them (pad=0..3); pto-spec's codes differ and are not accepted.
+PADS = ("null", "zero", "max", "min")
+
+_ALIGN = 32
+_FIXED = 16          # TileConfig fixedRowSize / fixedColSize
+_MX_ROW, _MX_COL = 16, 2
+
+
+def _norm(value, allowed, what: str, rule: str, aliases: dict | None = None) -> str:
+    v = str(value).lower()
+    v = (aliases or {}).get(v, v)
+    if v not in allowed:
+        raise GeometryError(f"{what} must be one of {', '.join(map(str, allowed))}", instruction="Tile",
+                            operand=what, rule=rule, value=value)
+    return v
+
+
+_LAYOUT_ALIASES = {"rowmajor": "row_major", "colmajor": "col_major", "nonebox": "none_box", "none": "none_box"}
+
+
+class Tile:
+    """A PTO tile.
+
+    Args:
+        loc: ``vec`` (UB), ``mat`` (L1), ``left`` (L0A), ``right`` (L0B), ``acc`` (L0C), ``bias``, ``scaling``.
+        dtype: a PTO dtype name (``f32``, ``f16``, ``bf16``, ``i8`` .. ``i64``, ``u8``/``ui8`` .. ``u64``).
+        rows, cols: capacity (``Rows``, ``Cols``), both > 0.
+        valid: ``(valid_rows, valid_cols)``, default the whole tile; each within 0..capacity.
+        blayout: block layout, ``row_major`` or ``col_major``.
+        slayout: inner box layout, ``none_box`` (plain ND/DN), ``row_major`` or ``col_major``.
+        fractal: inner box bytes: 512, 1024 (16x16 accumulator boxes) or 32 (MX scale boxes).
+        pad: ``null``, ``zero``, ``max``, ``min`` (or the PTOAS codes 0..3).
+
+    Static rules (``GeometryError`` rule ids):
+        ``pto.tile.loc``, ``pto.tile.shape`` (rows, cols > 0), ``pto.tile.valid`` (0 <= valid <= capacity),
+        ``pto.tile.blayout``/``slayout``/``fractal``/``pad`` (known values),
+        ``pto.tile.align`` (none_box row_major: cols*sizeof(T) % 32 == 0; none_box col_major:
+        rows*sizeof(T) % 32 == 0), ``pto.tile.box_cols`` (cols % inner_cols == 0),
+        ``pto.tile.box_rows`` (rows % inner_rows == 0 unless vec, 1 row or the 32-byte MX fractal).
+
+    >>> t = Tile("vec", "f32", 16, 256, valid=(16, 255))
+    >>> t.layout, t.valid, t.nbytes
+    ('ND', (16, 255), 16384)
+    >>> Tile("vec", "f32", 16, 4)
+    Traceback (most recent call last):
+    ...
+    tilesim.errors.GeometryError: Tile: operand cols: rule pto.tile.align: a row_major none_box tile needs cols*sizeof(f32) = 16 to be a multiple of 32 bytes
+    """
+
+    def __init__(self, loc: str = "vec", dtype="f32", rows: int = 16, cols: int = 16, valid=None,
+                 blayout: str = "row_major", slayout: str = "none_box", fractal: int = 512, pad="null") -> None:
+        self.loc = _norm(loc, tuple(LOCATIONS), "loc", "pto.tile.loc")
+        self.dtype: DType = get_dtype(dtype, instruction="Tile", operand="dtype")
+        for name, v in (("rows", rows), ("cols", cols)):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v <= 0:
+                raise GeometryError(f"{name} must be a positive integer", instruction="Tile", operand=name,
+                                    rule="pto.tile.shape", value=v)
+        self.rows, self.cols = int(rows), int(cols)
+        self.blayout = _norm(blayout, BLAYOUTS, "blayout", "pto.tile.blayout", _LAYOUT_ALIASES)
+        self.slayout = _norm(slayout, SLAYOUTS, "slayout", "pto.tile.slayout", _LAYOUT_ALIASES)
+        if fractal not in FRACTALS:
+            raise GeometryError("fractal must be 512, 1024 or 32 bytes", instruction="Tile", operand="fractal",
+                                rule="pto.tile.fractal", value=fractal)
+        self.fractal = int(fractal)
+        if isinstance(pad, (int, np.integer)) and not isinstance(pad, bool):
+            if not 0 <= pad < len(PADS):
+                raise GeometryError("pad code must be 0 (null), 1 (zero), 2 (max) or 3 (min)", instruction="Tile",
+                                    operand="pad", rule="pto.tile.pad", value=pad)
+            pad = PADS[pad]
+        self.pad = _norm(pad, PADS, "pad", "pto.tile.pad")
+        self.inner_rows, self.inner_cols = self._inner_box()
+        self._check_static()
+        self.bits = np.zeros((self.rows, self.cols), self.dtype.lane)
+        self.addr: int | None = None
+        self._valid = (self.rows, self.cols)
+        self.set_valid(*(valid if valid is not None else (self.rows, self.cols)))
+
+    # ------------------------------------------------------------ static rules
+    def _inner_box(self) -> tuple[int, int]:
+        """Inner box (InnerRows, InnerCols), as pto_tile.hpp derives it from the fractal size."""
+        inner_row_major = self.slayout == "row_major"
+        if self.fractal == 1024:
+            return _FIXED, _FIXED
+        if self.fractal == 32:
+            return (_MX_ROW, _MX_COL) if inner_row_major else (_MX_COL, _MX_ROW)
+        if self.slayout == "none_box":
+            return 1, 1
+        per_block = _ALIGN // self.dtype.size
+        return (_FIXED, per_block) if inner_row_major else (per_block, _FIXED)
+
+    def _check_static(self) -> None:
+        size = self.dtype.size
+        if self.cols % self.inner_cols:
+            raise GeometryError(f"cols must be a multiple of the inner box's {self.inner_cols} columns",
+                                instruction="Tile", operand="cols", rule="pto.tile.box_cols", value=self.cols)
+        if not (self.loc == "vec" or self.fractal == 32 or self.rows == 1 or self.rows % self.inner_rows == 0):
+            raise GeometryError(f"rows must be a multiple of the inner box's {self.inner_rows} rows "
+                                "(unless the tile is vec, has one row, or uses the 32-byte MX fractal)",
+                                instruction="Tile", operand="rows", rule="pto.tile.box_rows", value=self.rows)
+        if self.slayout == "none_box":
+            if self.blayout == "row_major" and (self.cols * size) % _ALIGN:
+                raise GeometryError(f"a row_major none_box tile needs cols*sizeof({self.dtype}) = {self.cols * size} "
+                                    "to be a multiple of 32 bytes", instruction="Tile", operand="cols",
+                                    rule="pto.tile.align", value=self.cols)
+            if self.blayout == "col_major" and (self.rows * size) % _ALIGN:
+                raise GeometryError(f"a col_major none_box tile needs rows*sizeof({self.dtype}) = {self.rows * size} "
+                                    "to be a multiple of 32 bytes", instruction="Tile", operand="rows",
+                                    rule="pto.tile.align", value=self.rows)
+
+    # ------------------------------------------------------------ valid region
+    @property
+    def valid(self) -> tuple[int, int]:
+        """``(GetValidRow(), GetValidCol())``: the origin-anchored region ops read and write."""
+        return self._valid
+
+    @property
+    def valid_rows(self) -> int:
+        return self._valid[0]
+
+    @property
+    def valid_cols(self) -> int:
+        return self._valid[1]
+
+    def set_valid(self, valid_rows: int, valid_cols: int) -> "Tile":
+        """Change the (dynamic) valid region, as ``pto.set_validshape`` does.
+
+        Raises:
+            GeometryError: a size outside 0..capacity (rule ``pto.tile.valid``).
+        """
+        for name, v, cap in (("valid_rows", valid_rows, self.rows), ("valid_cols", valid_cols, self.cols)):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 0 <= v <= cap:
+                raise GeometryError(f"{name} must be an integer in 0..{cap}", instruction="Tile", operand=name,
+                                    rule="pto.tile.valid", value=v)
+        self._valid = (int(valid_rows), int(valid_cols))
+        return self
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def is_boxed(self) -> bool:
+        return self.slayout != "none_box"
+
+    @property
+    def is_row_major(self) -> bool:
+        return self.blayout == "row_major"
+
+    @property
+    def layout(self) -> str:
+        """``ND``, ``DN`` (plain), or the boxed ``Nz``, ``Zn``, ``Zz``, ``Nn``."""
+        if not self.is_boxed:
+            return "ND" if self.is_row_major else "DN"
+        outer = "Z" if self.is_row_major else "N"
+        inner = "z" if self.slayout == "row_major" else "n"
+        return outer + inner
+
+    @property
+    def is_nd(self) -> bool:
+        return self.layout == "ND"
+
+    @property
+    def is_dn(self) -> bool:
+        return self.layout == "DN"
+
+    @property
+    def numel(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * self.dtype.size
+
+    def offsets(self, r=None, c=None) -> np.ndarray:
+        """Storage offset (in elements) of logical ``(r, c)``; all of them as a (rows, cols) array by default.
+
+        Plain layouts: ``r*cols + c`` (ND) or ``c*rows + r`` (DN). Boxed layouts
+        (pto-isa ``cpu/tile_offsets.hpp``), with inner box ``ir x ic`` and ``n = ir*ic``:
+        Nz ``(c//ic)*rows*ic + (r//ir)*n + (r%ir)*ic + c%ic``; Zn ``(r//ir)*cols*ir + (c//ic)*n + (c%ic)*ir + r%ir``;
+        Zz ``(r//ir)*cols*ir + (c//ic)*n + (r%ir)*ic + c%ic``; Nn ``(c//ic)*rows*ic + (r//ir)*n + (c%ic)*ir + r%ir``.
+        """
+        if r is None and c is None:
+            r, c = np.indices((self.rows, self.cols))
+        r, c = np.asarray(r, np.int64), np.asarray(c, np.int64)
+        ir, ic = self.inner_rows, self.inner_cols
+        n = ir * ic
+        lay = self.layout
+        if lay == "ND":
+            return r * self.cols + c
+        if lay == "DN":
+            return c * self.rows + r
+        within_rm = (r % ir) * ic + c % ic
+        within_cm = (c % ic) * ir + r % ir
+        if lay in ("Nz", "Nn"):
+            base = (c // ic) * self.rows * ic + (r // ir) * n
+        else:
+            base = (r // ir) * self.cols * ir + (c // ic) * n
+        return base + (within_rm if lay in ("Nz", "Zz") else within_cm)
+
+    def storage(self) -> np.ndarray:
+        """The tile's lane codes in storage order (1-D), as they sit in the buffer."""
+        off = self.offsets()
+        out = np.zeros(max(self.numel, int(off.max()) + 1), self.dtype.lane)
+        out[off] = self.bits
+        return out
+
+    def load_storage(self, lanes: np.ndarray) -> "Tile":
+        """Fill the tile from lane codes in storage order (the inverse of :meth:`storage`)."""
+        lanes = np.asarray(lanes)
+        off = self.offsets()
+        if lanes.ndim != 1 or lanes.size <= int(off.max()) or lanes.dtype.itemsize != self.dtype.size:
+            raise GeometryError(f"storage must be a 1-D array of {off.max() + 1} {self.dtype.size}-byte lanes",
+                                instruction="Tile.load_storage", operand="lanes", rule="pto.tile.storage",
+                                value=lanes.shape)
+        self.bits[...] = lanes.view(self.dtype.lane)[off]
+        return self
+
+    # -------------------------------------------------------------------- data
+    @property
+    def values(self) -> np.ndarray:
+        """The logical (rows, cols) array viewed as numbers (writes go to the tile's bits)."""
+        return self.bits.view(self.dtype.np)
+
+    @property
+    def valid_values(self) -> np.ndarray:
+        """``values`` restricted to the valid region."""
+        return self.values[: self.valid_rows, : self.valid_cols]
+
+    @property
+    def valid_bits(self) -> np.ndarray:
+        return self.bits[: self.valid_rows, : self.valid_cols]
+
+    def fill(self, values, *, rounding: str = "rne") -> "Tile":
+        """Write numbers into the top-left of the tile, each rounded once to the dtype.
+
+        ``values`` of the tile's own numpy dtype are copied bit for bit; floats
+        are rounded with :func:`tilesim.formats.encode`; integers must fit.
+        A scalar fills the valid region.
+        """
+        a = np.asarray(values)
+        if a.ndim == 0:
+            a = np.broadcast_to(a, (self.valid_rows, self.valid_cols))
+        if a.ndim == 1:
+            a = a[None, :]
+        if a.ndim != 2 or a.shape[0] > self.rows or a.shape[1] > self.cols:
+            raise GeometryError(f"values of shape {a.shape} do not fit a {self.rows}x{self.cols} tile",
+                                instruction="Tile.fill", operand="values", rule="pto.tile.fill", value=a.shape)
+        self.bits[: a.shape[0], : a.shape[1]] = to_bits(a, self.dtype, rounding=rounding, what="Tile.fill")
+        return self
+
+    @classmethod
+    def from_array(cls, values, dtype=None, *, loc: str = "vec", rows: int | None = None, cols: int | None = None,
+                   rounding: str = "rne", **layout) -> "Tile":
+        """A row-major tile holding a 2-D array as its valid region; cols padded to 32 bytes.
+
+        >>> Tile.from_array(np.ones((3, 5), np.float32)).describe()
+        'vec f32 3x8 valid 3x5 ND'
+        """
+        a = np.asarray(values)
+        if a.ndim == 1:
+            a = a[None, :]
+        dt = get_dtype(dtype if dtype is not None else a.dtype, instruction="Tile.from_array", operand="dtype")
+        per = _ALIGN // dt.size
+        r = rows if rows is not None else a.shape[0]
+        c = cols if cols is not None else -(-a.shape[1] // per) * per
+        t = cls(loc, dt, r, c, valid=a.shape, **layout)
+        return t.fill(a, rounding=rounding)
+
+    def copy(self) -> "Tile":
+        """An independent tile with the same type, valid region and bits (address not copied)."""
+        t = Tile(self.loc, self.dtype, self.rows, self.cols, self.valid, self.blayout, self.slayout, self.fractal,
+                 self.pad)
+        t.bits[...] = self.bits
+        return t
+
+    def describe(self) -> str:
+        return (f"{self.loc} {self.dtype} {self.rows}x{self.cols} valid {self.valid_rows}x{self.valid_cols} "
+                f"{self.layout}" + (f" @0x{self.addr:X}" if self.addr is not None else ""))
+
+    def __repr__(self) -> str:
+        try:
+            return f"Tile({self.describe()})"
+        except AttributeError:  # a tile whose construction failed
+            return "Tile(<invalid>)"
+
+
+def to_bits(values, dtype, *, rounding: str = "rne", what: str = "pto") -> np.ndarray:
+    """Numbers as lane codes of ``dtype``: same-dtype arrays bit for bit, floats rounded once, integers exactly.
+
+    Raises:
+        TilesimError: an integer out of the dtype's range, or a float into an integer dtype
+            that is not an exact integer (rule ``pto.value.range``).
+    """
+    dt = get_dtype(dtype)
+    a = np.asarray(values)
+    if a.dtype == dt.np:
+        return np.array(a, order="C").view(dt.lane)
+    if a.dtype.kind == "b":
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iuf" and a.dtype != object:
+        a = a.astype(np.float64)
+    if dt.is_int:
+        if a.dtype.kind == "f":
+            if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
+                raise TilesimError(f"{dt} needs whole numbers", instruction=what, operand="values",
+                                   rule="pto.value.range", value=a.flat[np.flatnonzero(~np.isfinite(a) | (a != np.round(a)))[0]])
+            a = a.astype(np.float64)
+        lo, hi = dt.format.int_min, dt.format.int_max
+        big = np.asarray(a, dtype=object) if a.dtype == object else a
+        if a.size and (np.min(big) < lo or np.max(big) > hi):
+            raise TilesimError(f"values must lie in {lo}..{hi} for {dt}", instruction=what, operand="values",
+                               rule="pto.value.range", value=(np.min(big), np.max(big)))
+        if a.dtype.kind == "f":
+            return formats.encode(a, dt.format)
+        return np.asarray(a).astype(dt.np).view(dt.lane)
+    if a.dtype.kind in "iu" and a.dtype.itemsize == 8:
+        return formats.encode(a, dt.format, rounding=rounding)
+    return formats.encode(a.astype(np.float64) if a.dtype.kind != "f" else a, dt.format, rounding=rounding)
