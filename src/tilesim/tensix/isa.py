@@ -42,10 +42,9 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Field:
-    """A named bit field ``hi:lo`` of the 32-bit word."""
+class Bits:
+    """Bits ``hi:lo`` of the 32-bit word."""
 
-    name: str
     hi: int
     lo: int
 
@@ -59,19 +58,15 @@ class Field:
 
 
 @dataclass(frozen=True)
-class Arg:
+class Field(Bits):
+    """A named bit field of the word."""
+
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Arg(Bits):
     """One argument of the text macro: bits ``hi:lo`` of the word (its uncovered bits must be 0)."""
-
-    hi: int
-    lo: int
-
-    @property
-    def width(self) -> int:
-        return self.hi - self.lo + 1
-
-    @property
-    def mask(self) -> int:
-        return ((1 << self.width) - 1) << self.lo
 
 
 @dataclass(frozen=True)
@@ -110,7 +105,7 @@ def _row(mnemonic: str, opcode: int, fields: str, args: str, summary: str, *, un
     for item in filter(None, (s.strip() for s in fields.split(","))):
         name, bits = item.split()
         hi, _, lo = bits.partition(":")
-        fs.append(Field(name, int(hi), int(lo or hi)))
+        fs.append(Field(hi=int(hi), lo=int(lo or hi), name=name))
     ars = []
     for bits in args.split():
         hi, _, lo = bits.partition(":")
