@@ -26,10 +26,13 @@ console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 # (title, "module:function") -- each function takes a rich Console
 DEMOS: list[tuple[str, str]] = [
     ("Number formats", "tilesim.formats.demo:demo"),
+    ("RISC-V AME MAC (proposal v0.14_1)", "tilesim.ame.demo:demo"),
 ]
 
 # file suffix -> (ISA, "module:function", options that ISA accepts)
-RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {}
+RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
+    ".s": ("AME", "tilesim.ame.cli:run_file", frozenset({"accumulation", "macs_per_cycle"})),
+}
 
 
 def _load(spec: str):
