@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .. import formats
 from ..formats import Format
 
-__all__ = ["AccRule", "ACCUMULATORS", "accumulator", "rule_of"]
+__all__ = ["AccRule", "ACCUMULATORS", "accumulator", "rule_of", "validate"]
 
 
 @dataclass(frozen=True)
@@ -68,15 +68,22 @@ ACCUMULATORS: tuple[AccRule, ...] = (
     AccRule("q32_32", "q32_32", "q32_32", "AME2: twice would be 128 bits; accumulates in itself, like fp64"),
 )
 
-_BY_FT: dict[str, AccRule] = {}
+def validate(rows: tuple[AccRule, ...]) -> dict[str, AccRule]:
+    """Check an accumulator table and index it by input format name.
 
+    Every AME FormatType needs exactly one row; integer inputs accumulate in
+    integer or fixed-point formats and floats in floats; bOVF=1 keeps the input
+    format; a fixed-point accumulator has no more fraction bits than a product.
 
-def _validate() -> None:
-    for row in ACCUMULATORS:
+    Raises:
+        ValueError: the first problem found.
+    """
+    by_ft: dict[str, AccRule] = {}
+    for row in rows:
         ft = formats.get(row.ft)
-        if ft.name in _BY_FT:
+        if ft.name in by_ft:
             raise ValueError(f"two accumulator rows for {ft.name}")
-        _BY_FT[ft.name] = row
+        by_ft[ft.name] = row
         for acc in (formats.get(row.full), formats.get(row.ovf)):
             if acc.is_float != ft.is_float:
                 raise ValueError(f"{ft.name} -> {acc.name}: integer inputs need integer accumulators and floats floats")
@@ -85,11 +92,12 @@ def _validate() -> None:
         if formats.get(row.ovf) is not ft:
             raise ValueError(f"{ft.name}: bOVF=1 accumulates in the input format")
     coded = {f.name for f in formats.AME_CODES.values()}
-    if coded != set(_BY_FT):
-        raise ValueError(f"accumulator table and AME codes differ: {sorted(coded ^ set(_BY_FT))}")
+    if coded != set(by_ft):
+        raise ValueError(f"accumulator table and AME codes differ: {sorted(coded ^ set(by_ft))}")
+    return by_ft
 
 
-_validate()
+_BY_FT = validate(ACCUMULATORS)
 
 
 def rule_of(ft) -> AccRule:

@@ -74,6 +74,7 @@ _TOKEN = re.compile(r"""
   | (?P<dec>-?\d[\d_]*(?![\w.]))
   | (?P<name>[A-Za-z_][\w.]*)
   | (?P<punct>[,\[\]:|=])
+  | (?P<bad>-?\d[\w.]*)
 """, re.X)
 
 
@@ -142,6 +143,8 @@ class _Line:
             m = _TOKEN.match(text, pos)
             if m is None:
                 raise self.error(pos + 1, f"unexpected character {text[pos]!r}", "ame.asm.char", text[pos])
+            if m.lastgroup == "bad":
+                raise self.error(pos + 1, f"malformed number {m.group()!r}", "ame.asm.number", m.group())
             if m.lastgroup not in ("ws", "comment"):
                 kind = "num" if m.lastgroup == "dec" else m.lastgroup
                 self.toks.append(_Tok(kind, m.group(), pos + 1))
@@ -260,7 +263,7 @@ def _value(ln: _Line, want: Csr | None, allow_reg: bool):
     t = ln.peek()
     if t.kind == "num":
         return ln.number()[0]
-    if t.kind == "name" and ln.peek(1).text == "=":
+    if t.kind == "name" and (ln.peek(1).text == "=" or t.text.lower() in _FIELDS):
         return _fields(ln, want)[1]
     if allow_reg and t.kind == "name" and t.text.lower() in XREGS:
         return ("x", _xreg(ln))
