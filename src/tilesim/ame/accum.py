@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .. import formats
 from ..formats import Format
 
-__all__ = ["AccRule", "ACCUMULATORS", "accumulator", "rule_of", "validate"]
+__all__ = ["AccRule", "ACCUMULATORS", "accumulator", "rule_of", "validate", "markdown"]
 
 
 @dataclass(frozen=True)
@@ -109,3 +109,12 @@ def accumulator(ft, bovf: int) -> Format:
     """The accumulator (result) format of input format ``ft`` with the given bOVF bit."""
     row = rule_of(ft)
     return formats.get(row.ovf if bovf else row.full)
+
+
+def markdown() -> str:
+    """The accumulator table as Markdown, for docs/ame.md (a test keeps the page in step)."""
+    rows = ["| Ft | code | bOVF=0 | bOVF=1 | source |", "|---|---|---|---|---|"]
+    for r in ACCUMULATORS:
+        codes = ", ".join(f"0x{c:02X}" for c in sorted(formats.get(r.ft).ame_codes))
+        rows.append(f"| {r.ft} | {codes} | {r.full} | {r.ovf} | {r.source} |")
+    return "\n".join(rows) + "\n"

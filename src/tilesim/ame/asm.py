@@ -35,7 +35,7 @@ from .csr import CSRS, Csr, csr as find_csr, rounding_code, tiling_mode
 from .mmacc import imm_fields
 from .regfile import N_TILES, ROWS
 
-__all__ = ["Syntax", "SYNTAX", "Slice", "Instruction", "Program", "assemble", "XREGS"]
+__all__ = ["Syntax", "SYNTAX", "Slice", "Instruction", "Program", "assemble", "XREGS", "markdown"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ SYNTAX: tuple[Syntax, ...] = (
     Syntax("csrw", ("csr", "value"), "write a CSR from a register, an integer or a field expression"),
     Syntax("csrr", ("xreg", "csr"), "read a CSR into a register"),
     Syntax("mmacc.t", ("tile", "tile", "tile", "imm?"), "C (+)= A x B^T; imm bit 0 = beta (default 0)"),
-    Syntax("mmacc", ("tile", "tile", "tile", "imm"), "C (+)= op(A) x op(B); imm = beta | bTR << 1"),
+    Syntax("mmacc", ("tile", "tile", "tile", "imm"), "C (+)= op(A) x op(B); imm = beta + 2 bTR"),
     Syntax("mld", ("tile", "array", "format?"), "encode an array block into tiles (format default: Ft)"),
     Syntax("mst", ("tile", "array", "format?"), "decode tiles into an array block (format default: the accumulator)"),
 )
@@ -364,3 +364,10 @@ def assemble(text: str, source: str = "<input>") -> Program:
         if ins is not None:
             out.append(ins)
     return Program(tuple(out), source)
+
+
+def markdown() -> str:
+    """The instruction table as Markdown, for docs/ame.md (a test keeps the page in step)."""
+    rows = ["| syntax | does |", "|---|---|"]
+    rows += [f"| `{s.template}` | {s.summary} |" for s in SYNTAX]
+    return "\n".join(rows) + "\n"

@@ -22,7 +22,7 @@ from ..errors import EncodingError, FormatError
 
 __all__ = [
     "Field", "Csr", "Tiling", "MXCFG", "MXTILE", "MXSTATUS", "CSRS", "ROUNDING", "TILINGS", "TILING_4X4",
-    "csr", "mxcfg", "mxtile", "tiling_mode", "rounding_code", "ft_code", "validate",
+    "csr", "mxcfg", "mxtile", "tiling_mode", "rounding_code", "ft_code", "validate", "markdown",
 ]
 
 
@@ -241,3 +241,17 @@ def mxtile(k: int = 16, m: int = 16, tiling="2x2", guard4x4: bool = False) -> in
     """The ``mxtile`` value for named fields (``tiling`` by name or code)."""
     t = tiling_mode(tiling)
     return MXTILE.pack(k=k, m=m, tiling=t.code, guard4x4=int(bool(guard4x4)))
+
+
+def markdown() -> str:
+    """The CSR tables as Markdown, for docs/ame.md (a test keeps the page in step)."""
+    out = []
+    for c in CSRS:
+        alias = f" (also {', '.join(c.aliases)})" if c.aliases else ""
+        out.append(f"`{c.name}` 0x{c.address:03X}{alias}: {c.doc}\n")
+        out.append("| bits | field | meaning |\n|---|---|---|")
+        for f in c.fields:
+            bits = f"[{f.hi}:{f.lo}]" if f.hi != f.lo else f"[{f.lo}]"
+            out.append(f"| {bits} | {f.label} | {f.doc} |")
+        out.append("")
+    return "\n".join(out)
