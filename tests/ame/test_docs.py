@@ -45,3 +45,12 @@ def test_decisions_section_is_last_and_numbered():
     ame = text[text.index("\n## AME\n"):]
     numbers = [int(n) for n in re.findall(r"^### AME(\d+)\.", ame, re.M)]
     assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 10
+
+
+def test_the_readme_example_runs():
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## RISC-V AME MAC"):]
+    code = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    assert scope["core"].read_tile(2, "int16", (2, 2)).tolist() == [[32767, -896], [-384, 11]]

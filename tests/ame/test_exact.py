@@ -68,14 +68,17 @@ def test_products_split_equals_whole():
 
 def test_float64_grid_covers_every_e4m3_to_fp16_instruction():
     # all products and C are multiples of 2^-24 below 2^23 in magnitude: 47 bits, always exact in float64
-    e4m3 = np.array([0x01, 0x7E, 0x81, 0xFE] * 4, np.uint8).reshape(1, 1, 16)  # min subnormal and max
-    fp16 = np.array([[[0x0001, 0x7BFF]]], np.uint16)
-    a = formats.decode_exact(e4m3, "fp8_e4m3")
-    c = formats.decode_exact(fp16, "fp16")
-    assert exact.float64_grid(a, a, c, formats.get("fp8_e4m3"), fused=True) == -24
+    e4m3, fp16, fp32 = (formats.get(n) for n in ("fp8_e4m3", "fp16", "fp32"))
+    a = formats.decode(np.array([0x01, 0x7E, 0x81, 0xFE] * 4, np.uint8).reshape(1, 1, 16), e4m3)  # min sub, max
+    c = formats.decode(np.array([[[0x0001, 0x7BFF]]], np.uint16), fp16)
+    assert exact.float64_grid(a, a, c, e4m3, fp16, fused=True) == -24
     # FP32 C values 2^-149 and 2^127 are 276 bits apart: no float64 shortcut
-    c32 = formats.decode_exact(np.array([[[0x00000001, 0x7F000000]]], np.uint32), "fp32")
-    assert exact.float64_grid(a, a, c32, formats.get("fp8_e4m3"), fused=True) is None
-    # 2^-24 + 2^22 fits 47 bits, but sixteen 448^2 products plus 65504 sum below 2^23 only when fused
-    # counts them all; one step of a chain is a single product
-    assert exact.float64_grid(a, a, c, formats.get("fp8_e4m3"), fused=False) == -24
+    c32 = formats.decode(np.array([[[0x00000001, 0x7F000000]]], np.uint32), fp32)
+    assert exact.float64_grid(a, a, c32, e4m3, fp32, fused=True) is None
+    # a step of a chain adds one product, so the bound drops log2(16) = 4 bits
+    assert exact.float64_grid(a, a, c, e4m3, fp16, fused=False) == -24
+    # E5M2 spans 2^-32 .. 2^36 with K = 16: not always exact
+    e5m2 = formats.get("fp8_e5m2")
+    w = formats.decode(np.array([0x01, 0x7B] * 8, np.uint8).reshape(1, 1, 16), e5m2)
+    assert exact.float64_grid(w, w, c, e5m2, fp16, fused=True) is None
+    assert exact.float64_grid(a, a, np.array([[[np.inf]]]), e4m3, fp16, fused=True) is None

@@ -214,28 +214,31 @@ def _carry(limbs: np.ndarray) -> None:
         limbs[j + 1] += c
 
 
-def float64_grid(a: Parts, b: Parts, c: Parts, ft: Format, fused: bool) -> int | None:
+def float64_grid(va: np.ndarray, vb: np.ndarray, vc: np.ndarray, ft: Format, acc: Format, fused: bool) -> int | None:
     """The ``q`` for which float64 computes this instruction exactly, or ``None``.
 
-    float64 is exact here when all values are finite, products are exact
-    (significands of at most 26 bits), every term is a multiple of ``2**q`` (q
-    the lowest bit among the products and C) and every partial sum is below
+    ``va``, ``vb``, ``vc``: the operands' values (exact in float64). float64 is
+    exact here when all values are finite, products are exact (significands
+    of at most 26 bits), every term is a multiple of ``2**q`` (q the lowest
+    quantum among the products and C) and every partial sum is below
     ``2**(q + 53)``: then each partial sum, in any order, is a float64 number
     and no addition rounds. For ``fused`` the bound is on the sum of all
     magnitudes; the step-wise models check before each step that the rounded
     running value is still a multiple of ``2**q`` below ``2**(q + 52)``
     (:func:`_on_grid`), a single product being below that too.
     """
-    if ft.man_bits + 1 > 26 or any(np.any(p.cls != FINITE) for p in (a, b, c)):
+    if ft.man_bits + 1 > 26 or not all(np.isfinite(v).all() for v in (va, vb, vc)):
         return None
 
-    def span(p):
-        nz = p.sig != 0
+    def span(v, f):
+        """(lowest quantum, top) exponents: |v| < 2**top, v a multiple of 2**low."""
+        nz = v != 0
         if not nz.any():
             return None
-        return int(p.exp[nz].min()), int((p.exp + bit_length(p.sig))[nz].max())
+        _, e = np.frexp(v[nz])  # 2**(e-1) <= |v| < 2**e; f's spacing there is 2**(max(e-1, emin) - m)
+        return int((np.maximum(e - 1, f.emin) - f.man_bits).min()), int(e.max())
 
-    (ra, rb, rc), k = (span(p) for p in (a, b, c)), a.sig.shape[-1]
+    (ra, rb, rc), k = (span(va, ft), span(vb, ft), span(vc, acc)), va.shape[-1]
     lows, tops = [], []
     if ra and rb:  # |a_k b_k| < 2**(ta + tb); k of them < 2**(ta + tb + ceil(log2 k))
         lows.append(ra[0] + rb[0])
@@ -261,9 +264,7 @@ def _on_grid(state: np.ndarray, q: int) -> np.ndarray:
 
 
 def _float_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) -> Outcome:
-    a, b = formats.decode_exact(a_codes, ft), formats.decode_exact(b_codes, ft)
-    shape = a.sig.shape[:-1] + (b.sig.shape[-2],)
-    c = formats.decode_exact(c_codes, acc) if c_codes is not None else _zeros(shape)
+    shape = a_codes.shape[:-1] + (b_codes.shape[-2],)
     rdn = rounding == "rdn"
 
     def attempt(models, *args):
@@ -278,12 +279,17 @@ def _float_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) ->
         codes = models(*args, acc, rdn, model, rnd)
         return Outcome(codes, flags["inexact"], flags["sat_hit"])
 
-    q = float64_grid(a, b, c, ft, model == "fused") if FLOAT64_SHORTCUT else None
-    if q is not None:
-        try:
-            return attempt(_float64_models, a_codes, b_codes, c_codes, a, b, c, ft, q)
-        except _OffGrid:
-            pass
+    if FLOAT64_SHORTCUT and ft.man_bits + 1 <= 26:
+        va, vb = formats.decode(a_codes, ft), formats.decode(b_codes, ft)
+        vc = formats.decode(c_codes, acc) if c_codes is not None else np.zeros(shape)
+        q = float64_grid(va, vb, vc, ft, acc, model == "fused")
+        if q is not None:
+            try:
+                return attempt(_float64_models, va, vb, vc, q)
+            except _OffGrid:
+                pass
+    a, b = formats.decode_exact(a_codes, ft), formats.decode_exact(b_codes, ft)
+    c = formats.decode_exact(c_codes, acc) if c_codes is not None else _zeros(shape)
     return attempt(_limb_models, a, b, c, ft)
 
 
@@ -313,17 +319,15 @@ def _add_f64(x, y, rdn):
     return s
 
 
-def _float64_models(a_codes, b_codes, c_codes, a, b, c, ft, q, acc, rdn, model, rnd):
+def _float64_models(va, vb, vc, q, acc, rdn, model, rnd):
     """The three models in float64, valid on the grid :func:`float64_grid` found."""
-    va, vb = formats.decode(a_codes, ft), formats.decode(b_codes, ft)
-    vc = formats.decode(c_codes, acc) if c_codes is not None else np.zeros(c.sig.shape)
     if model == "fused":
         s = np.matmul(va, np.swapaxes(vb, -1, -2)) + vc
         zero = s == 0
-        if zero.any():  # BLAS gives no reliable zero sign: apply exact_sum's rule
-            neg = np.concatenate([a.sign[..., :, None, :] ^ b.sign[..., None, :, :], c.sign[..., None]], -1)
-            z = np.concatenate([(a.sig == 0)[..., :, None, :] | (b.sig == 0)[..., None, :, :],
-                                (c.sig == 0)[..., None]], -1)
+        if zero.any():  # BLAS gives no reliable zero sign: apply exact_sum's rule to the exact terms
+            p = va[..., :, None, :] * vb[..., None, :, :]  # exact products, zero signs included
+            neg = np.concatenate([np.signbit(p), np.signbit(vc)[..., None]], -1)
+            z = np.concatenate([p == 0, (vc == 0)[..., None]], -1)
             zs = np.all(z & neg, -1) | (rdn & ~np.all(z & ~neg, -1))
             s = np.where(zero, np.where(zs, -0.0, 0.0), s)
         return rnd(s)
@@ -376,11 +380,9 @@ def _fit(v, acc: Format, saturate: bool):
 
 
 def _int_codes(v, acc: Format) -> np.ndarray:
-    """Lane codes of in-range integers ``v`` (units of 2**-frac) by one exact encode."""
-    v = np.asarray(v).astype(np.int64)
-    neg = v < 0
-    mag = np.where(neg, ~v.astype(U64) + U64(1), v.astype(U64))
-    return formats.encode(Parts.finite(neg, mag, -acc.frac_bits), acc)
+    """Lane codes of in-range integers ``v`` (units of 2**-frac): two's complement bits, canonical fill."""
+    bits = np.asarray(v).astype(np.int64).astype(U64) & U64(acc.code_mask)
+    return formats.canonical(bits, acc).astype(acc.dtype)
 
 
 def _int_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) -> Outcome:
