@@ -26,16 +26,17 @@ def _formats(code, bovf):
 
 @pytest.mark.parametrize("code,bovf,sat,rnd,model", COMBOS,
                          ids=[f"{oracle.FT[c]}@{c:#04x}-ovf{o}-sat{s}-{oracle.RND[r]}-{m}" for c, o, s, r, m in COMBOS])
-def test_every_combination(code, bovf, sat, rnd, model):
-    """One random MMACC.T per combination; float formats alternate the float64 shortcut and the limbs."""
-    rng = np.random.default_rng([code, bovf, sat, rnd, MODELS.index(model)])
+@settings(max_examples=3)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 4), k=st.integers(1, 4), beta=st.integers(0, 1),
+       shortcut=st.booleans())
+def test_every_combination(code, bovf, sat, rnd, model, seed, m, k, beta, shortcut):
+    """Random 1x1 MMACC.T for each combination; float formats run the float64 shortcut and the limbs."""
     ft, acc = _formats(code, bovf)
-    tiles = helpers.random_tiles(rng, ft, acc)
-    k = int(rng.integers(1, min(4, oracle.per_row(ft)) + 1))
-    m = int(rng.integers(1, 5))
+    tiles = helpers.random_tiles(np.random.default_rng(seed), ft, acc)
+    k = min(k, oracle.per_row(ft))
     cfg = code | bovf << 8 | rnd << 9 | sat << 12
-    with helpers.float64_shortcut(bool(rng.integers(0, 2))):
-        assert helpers.compare(tiles, cfg, k | m << 8, 0, 3, 0, 2, int(rng.integers(0, 2)), True, model) == "ok"
+    with helpers.float64_shortcut(shortcut):
+        assert helpers.compare(tiles, cfg, k | m << 8, 0, 3, 0, 2, beta, True, model) == "ok"
 
 
 @pytest.mark.parametrize("code,bovf", [(c, o) for c in CODES if c != 0x00 for o in (0, 1)],

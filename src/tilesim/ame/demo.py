@@ -56,7 +56,8 @@ EXAMPLES: tuple[Example, ...] = (
             _real_ref("fp8_e4m3", "fp16"), "e4m3(x) @ e4m3(w).T in float64, rounded to fp16"),
     Example("extra) BF16 -> FP32 with GUARD4x4: falls back to 2x2", "bf16_guard_fallback.s",
             {"x": "x_real.npy", "w": "w_real.npy"},
-            lambda x, w: _real_ref("bf16", "fp32")(x[:, :8], w[:, :8]), "bf16(x) @ bf16(w).T in float64, rounded to fp32"),
+            lambda x, w: _real_ref("bf16", "fp32")(x[:, :8], w[:, :8]),
+            "bf16(x) @ bf16(w).T in float64, rounded to fp32"),
 )
 
 
