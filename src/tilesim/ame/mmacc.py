@@ -122,7 +122,7 @@ def imm_fields(imm, instruction: str) -> dict[str, int]:
 
 
 def _bad(detail, operand, rule, value, instruction):
-    return BadGeom(detail, instruction=instruction, operand=operand, rule=rule, value=value)
+    return BadGeom(f"mx.badgeom trap: {detail}", instruction=instruction, operand=operand, rule=rule, value=value)
 
 
 def plan(mxcfg: int, mxtile: int, tc, ta, tb, imm, *, instruction: str = "MMACC") -> Plan:
