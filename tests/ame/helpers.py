@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 
 from tilesim import formats
-from tilesim.ame import Core, MXCFG, MXSTATUS, MXTILE, exact
+from tilesim.ame import Core, MXCFG, MXSTATUS, MXTILE, models
 from tilesim.errors import TilesimError
 
 from . import oracle
@@ -74,12 +74,12 @@ def random_tiles(rng, ft, acc) -> list[list[int]]:
 
 @contextmanager
 def float64_shortcut(on: bool):
-    """Switch :data:`tilesim.ame.exact.FLOAT64_SHORTCUT` for a block (the limbs run when it is off)."""
-    old, exact.FLOAT64_SHORTCUT = exact.FLOAT64_SHORTCUT, on
+    """Switch :data:`tilesim.ame.models.FLOAT64_SHORTCUT` for a block (the limbs run when it is off)."""
+    old, models.FLOAT64_SHORTCUT = models.FLOAT64_SHORTCUT, on
     try:
         yield
     finally:
-        exact.FLOAT64_SHORTCUT = old
+        models.FLOAT64_SHORTCUT = old
 
 
 def compare(tiles, cfg: int, geo: int, status: int, tc: int, ta: int, tb: int, imm: int, transposed: bool,

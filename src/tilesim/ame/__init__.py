@@ -15,7 +15,7 @@ from .asm import Program, assemble
 from .core import Core
 from .cost import Cost, THROUGHPUTS
 from .csr import CSRS, MXCFG, MXSTATUS, MXTILE, mxcfg, mxtile
-from .exact import MODELS
+from .models import MODELS
 from .mmacc import BadGeom, Executed
 from .runner import RunResult, run_program
 

@@ -21,7 +21,7 @@ from ..errors import GeometryError
 from ..formats import Format, Kind
 from . import regfile
 from .csr import CSRS, MXCFG, MXSTATUS, MXTILE, Csr, csr
-from .exact import check_model
+from .models import check_model
 from .mmacc import Executed, execute, plan
 
 __all__ = ["Core"]
@@ -35,7 +35,7 @@ class Core:
     Args:
         accumulation: ``fused`` (default), ``sequential`` or ``chain_then_add``
             (how a result's products and C are summed and rounded; see
-            :mod:`tilesim.ame.exact`).
+            :mod:`tilesim.ame.models`).
 
     Attributes:
         tiles: the register file, ``uint8`` (32, 256); row r of tile t is

@@ -28,7 +28,7 @@ import numpy as np
 from .. import formats
 from ..errors import EncodingError, FormatError, GeometryError
 from ..formats import Format
-from . import exact, regfile
+from . import models, regfile
 from .accum import accumulator
 from .csr import MXCFG, MXSTATUS, MXTILE, ROUNDING, TILING_4X4, Field, Tiling, tiling_mode
 
@@ -184,7 +184,7 @@ def execute(tiles: np.ndarray, p: Plan, model: str):
 
     Returns:
         (indices, new bytes, outcome): the C tiles and their new content, and
-        the :class:`~tilesim.ame.exact.Outcome` (status events).
+        the :class:`~tilesim.ame.models.Outcome` (status events).
     """
     a = regfile.gather(tiles, np.array(p.a_tiles), p.ft, p.m, p.k)  # (nA, M, K)
     b = regfile.gather(tiles, np.array(p.b_tiles), p.ft, p.m, p.k)
@@ -196,6 +196,6 @@ def execute(tiles: np.ndarray, p: Plan, model: str):
     ib = np.array([y - p.b_tiles[0] for _, y, _ in p.pairs])
     first_c = np.array([c for _, _, c in p.pairs])
     c_old = None if p.beta else regfile.gather(tiles, first_c, p.acc, p.m, p.m)
-    out = exact.mac(a[ia], b[ib], c_old, p.ft, p.acc, p.rounding, p.saturate, model)
+    out = models.mac(a[ia], b[ib], c_old, p.ft, p.acc, p.rounding, p.saturate, model)
     idx, new = regfile.scatter(tiles, first_c, out.codes, p.acc)
     return idx, new, out
