@@ -97,7 +97,7 @@ def _float_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) ->
     shape = a_codes.shape[:-1] + (b_codes.shape[-2],)
     rdn = rounding == "rdn"
 
-    def attempt(models, *args):
+    def attempt(run, *args):
         flags = {"inexact": False, "sat_hit": False}
 
         def rnd(values):
@@ -106,7 +106,7 @@ def _float_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) ->
             flags["sat_hit"] |= bool(fl.saturated.any())
             return codes
 
-        codes = models(*args, acc, rdn, model, rnd)
+        codes = run(*args, acc, rdn, model, rnd)
         return Outcome(codes, flags["inexact"], flags["sat_hit"])
 
     if FLOAT64_SHORTCUT and ft.man_bits + 1 <= 26:
