@@ -15,6 +15,8 @@ from hypothesis import given, settings, strategies as st
 from . import helpers, oracle
 
 MODELS = ("fused", "sequential", "chain_then_add")
+# examples per test scale with the hypothesis profile (150 by default, 3000 for "thorough")
+SCALE = settings.default.max_examples / 150
 CODES = sorted(oracle.FT)
 COMBOS = list(itertools.product(CODES, (0, 1), (0, 1), range(4), MODELS))
 
@@ -26,7 +28,7 @@ def _formats(code, bovf):
 
 @pytest.mark.parametrize("code,bovf,sat,rnd,model", COMBOS,
                          ids=[f"{oracle.FT[c]}@{c:#04x}-ovf{o}-sat{s}-{oracle.RND[r]}-{m}" for c, o, s, r, m in COMBOS])
-@settings(max_examples=3)
+@settings(max_examples=max(1, round(3 * SCALE)))
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 4), k=st.integers(1, 4), beta=st.integers(0, 1),
        shortcut=st.booleans())
 def test_every_combination(code, bovf, sat, rnd, model, seed, m, k, beta, shortcut):
@@ -41,7 +43,7 @@ def test_every_combination(code, bovf, sat, rnd, model, seed, m, k, beta, shortc
 
 @pytest.mark.parametrize("code,bovf", [(c, o) for c in CODES if c != 0x00 for o in (0, 1)],
                          ids=[f"{oracle.FT[c]}-ovf{o}" for c in CODES if c != 0x00 for o in (0, 1)])
-@settings(max_examples=12)
+@settings(max_examples=max(1, round(12 * SCALE)))
 @given(data=st.data())
 def test_random_instructions(code, bovf, data):
     """Random geometry too: every tiling mode, the guard, bTR, beta, tile positions (traps included)."""
