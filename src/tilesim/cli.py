@@ -28,12 +28,14 @@ DEMOS: list[tuple[str, str]] = [
     ("Number formats", "tilesim.formats.demo:demo"),
     ("Tensix (Wormhole B0) Matrix Unit", "tilesim.tensix.demo:demo"),
     ("Huawei PTO tile ISA", "tilesim.pto.demo:demo"),
+    ("RISC-V AME MAC (proposal v0.14_1)", "tilesim.ame.demo:demo"),
 ]
 
 # file suffix -> (ISA, "module:function", options that ISA accepts)
 RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
     ".tt": ("Tensix", "tilesim.tensix.cli:run_file", frozenset({"rounding_model"})),
     ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target"})),
+    ".s": ("AME", "tilesim.ame.cli:run_file", frozenset({"accumulation", "macs_per_cycle"})),
 }
 
 

@@ -1,0 +1,99 @@
+"""``tilesim run prog.s``: assemble and run an AME program, print its status, configuration and cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from rich.table import Table
+
+from .. import formats
+from ..errors import FormatError, TilesimError
+from .accum import accumulator
+from .asm import Instruction, assemble
+from .core import Core
+from .cost import THROUGHPUTS, Cost, Throughput
+from .csr import MXCFG, MXTILE, ROUNDING, TILINGS
+from .mmacc import Executed
+from .runner import RunResult, run_program
+
+__all__ = ["run_file", "status_table", "cost_table", "config_table", "step_text"]
+
+
+def status_table(core: Core) -> Table:
+    """The sticky status flags."""
+    t = Table(title="mxstatus (0x7C2)")
+    t.add_column("flag")
+    t.add_column("value", justify="right")
+    for name, on in core.status.items():
+        t.add_row(f"mx.{name}", "[bold]1[/]" if on else "0")
+    return t
+
+
+def config_table(core: Core) -> Table:
+    """mxcfg and mxtile, field by field, with the formats they select."""
+    cfg, geo = MXCFG.unpack(core.csrr(MXCFG)), MXTILE.unpack(core.csrr(MXTILE))
+    t = Table(title="configuration")
+    t.add_column("CSR")
+    t.add_column("fields")
+    try:
+        ft = formats.get(cfg["ft"])
+        fmts = f"Ft={cfg['ft']:#04x} ({ft.name} -> {accumulator(ft, cfg['bovf']).name})"
+    except FormatError:
+        fmts = f"Ft={cfg['ft']:#04x} (reserved)"
+    rnd = ROUNDING[cfg["rnd"]] if cfg["rnd"] < len(ROUNDING) else f"{cfg['rnd']} (reserved)"
+    t.add_row(f"mxcfg = {core.csrr(MXCFG):#x}", f"{fmts}, bOVF={cfg['bovf']}, RND={rnd}, SAT={cfg['sat']}")
+    t.add_row(f"mxtile = {core.csrr(MXTILE):#x}", f"K={geo['k']}, M={geo['m']}, TILING={TILINGS[geo['tiling']].name}, "
+                                                  f"GUARD4x4={geo['guard4x4']}")
+    return t
+
+
+def cost_table(cost: Cost, macs_per_cycle: int | None = None) -> Table:
+    """Work done and modeled cycles at the proposal's throughput points (or the one given)."""
+    t = Table(title="cost")
+    t.add_column("measure")
+    t.add_column("value", justify="right")
+    for name, v in (("instructions", cost.instructions), ("MMACC instructions", cost.mmacc), ("MACs", cost.macs),
+                    ("tiles read by MMACC", cost.tiles_read), ("tiles written by MMACC", cost.tiles_written),
+                    ("tiles loaded (mld)", cost.tiles_loaded), ("tiles stored (mst)", cost.tiles_stored)):
+        t.add_row(name, f"{v:,}")
+    points = (Throughput(macs_per_cycle),) if macs_per_cycle else THROUGHPUTS
+    for p in points:
+        t.add_row(f"cycles at {p.label}", f"{cost.cycles(p.macs_per_cycle):,}")
+    return t
+
+
+def step_text(ins: Instruction, ex: Executed | None) -> str:
+    """One trace line: the source line, and what an MMACC did."""
+    out = f"{ins.line:>4}  {ins.text}"
+    if ex is not None:
+        p = ex.plan
+        events = [n for n, on in (("guard_fallback", p.fallback), ("inexact", ex.inexact), ("sat_hit", ex.sat_hit))
+                  if on]
+        out += (f"\n      {p.ft.name} -> {p.acc.name}, {p.tiling.name}, C tiles {p.c_tiles[0]}..{p.c_tiles[-1]}, "
+                f"{ex.macs} MACs" + (f"; {', '.join(events)}" if events else ""))
+    return out
+
+
+def print_summary(console, result: RunResult, macs_per_cycle: int | None = None) -> None:
+    console.print(config_table(result.core))
+    console.print(status_table(result.core))
+    console.print(cost_table(result.cost, macs_per_cycle))
+
+
+def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool = False,
+             accumulation: str | None = None, macs_per_cycle: int | None = None) -> dict[str, np.ndarray]:
+    """Run an AME assembly file: print configuration, status and cost; return the stored arrays.
+
+    The result also holds ``ame_tiles``, the final register file (uint8 32 x 256).
+    """
+    if macs_per_cycle is not None and macs_per_cycle < 1:
+        raise TilesimError("the MAC throughput is a positive number of MACs per cycle", instruction="tilesim run",
+                           operand="--macs-per-cycle", rule="ame.cost.rate", value=macs_per_cycle)
+    program = assemble(Path(path).read_text(), source=str(path))
+    on_step = (lambda ins, ex, core: console.print(step_text(ins, ex), highlight=False)) if trace else None
+    result = run_program(program, inputs, accumulation=accumulation or "fused", on_step=on_step)
+    print_summary(console, result, macs_per_cycle)
+    for name, a in result.outputs.items():
+        console.print(f"{name}: {a.shape[0]}x{a.shape[1]} {a.dtype}")
+    return {**result.outputs, "ame_tiles": result.core.tiles.copy()}

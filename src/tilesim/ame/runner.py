@@ -1,0 +1,161 @@
+"""Run an assembled AME program on a :class:`~tilesim.ame.Core` with named numpy arrays.
+
+Arrays share one namespace: the inputs, and every array an ``mst`` writes
+(created on first store, grown to fit, zero elsewhere). ``mld`` encodes a
+block with the current ``Ft`` (or the format it names), rounding with RND and
+saturating when SAT = 1; ``mst`` decodes with the accumulator format of
+``Ft``/``bOVF`` (or the format it names): int64 for integer formats, float64
+otherwise (docs/decisions.md AME11). An error names the line and column.
+
+>>> import numpy as np
+>>> from tilesim.ame import assemble, run_program
+>>> prog = assemble('''
+... csrw mxcfg, Ft=int8 | bOVF=0
+... csrw mxtile, K=2 | M=2 | TILING=1x1
+... mld tr0, a[0:2, 0:2]
+... mld tr1, b[0:2, 0:2]
+... MMACC.T tr2, tr0, tr1, 1
+... mst tr2, c[0:2, 0:2]
+... ''')
+>>> r = run_program(prog, {"a": np.array([[1, 2], [3, 4]]), "b": np.array([[5, 6], [7, 8]])})
+>>> r.outputs["c"].tolist(), r.cost.macs
+([[17, 23], [39, 53]], 8)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .. import formats
+from ..errors import GeometryError, TilesimError
+from .accum import accumulator
+from .asm import Instruction, Program, Slice
+from .core import Core
+from .cost import Cost
+from .csr import MXCFG, ROUNDING
+from .mmacc import Executed
+from .regfile import span
+
+__all__ = ["RunResult", "run_program"]
+
+_MASK64 = (1 << 64) - 1
+
+
+@dataclass
+class RunResult:
+    """The machine after a run, the arrays its stores wrote, the scalar registers, and the cost."""
+
+    core: Core
+    outputs: dict[str, np.ndarray]
+    x: list[int]
+    cost: Cost
+    executed: list[Executed] = field(default_factory=list)
+
+
+class _Run:
+    def __init__(self, core: Core, inputs: dict[str, np.ndarray]) -> None:
+        self.core = core
+        self.arrays = {k: np.asarray(v) for k, v in inputs.items()}
+        self.stored: list[str] = []
+        self.x = [0] * 32
+        self.cost = Cost()
+        self.executed: list[Executed] = []
+
+    def set_x(self, rd: int, v: int) -> None:
+        if rd:
+            self.x[rd] = v & _MASK64
+
+    def value(self, v) -> int:
+        return self.x[v[1]] if isinstance(v, tuple) else v
+
+    def li(self, ins, rd, v):
+        self.set_x(rd, v)
+
+    def csrw(self, ins, name, v):
+        self.core.csrw(name, self.value(v))
+
+    def csrr(self, ins, rd, name):
+        self.set_x(rd, self.core.csrr(name))
+
+    def mmacc(self, ins, tc, ta, tb, imm):
+        ex = (self.core.mmacc_t if ins.mnemonic == "mmacc.t" else self.core.mmacc)(tc, ta, tb, imm)
+        self.cost.add_mmacc(ex.macs, ex.tiles_read, ex.tiles_written)
+        self.executed.append(ex)
+        return ex
+
+    def _config(self, ins: Instruction):
+        cfg = MXCFG.unpack(self.core.csrr(MXCFG))
+        try:
+            ft = formats.get(cfg["ft"])
+        except TilesimError:
+            raise TilesimError(f"Ft={cfg['ft']:#04x} is not a format, so there is no default format; "
+                               "name one as the last operand", instruction=ins.mnemonic, operand="format",
+                               rule="ame.run.format", value=cfg["ft"]) from None
+        return cfg, ft
+
+    def mld(self, ins, tile, sl: Slice, fmt=None):
+        if sl.name not in self.arrays:
+            raise TilesimError(f"no array named {sl.name!r}; given: " + (", ".join(sorted(self.arrays)) or "none"),
+                               instruction=ins.mnemonic, operand=sl.name, rule="ame.run.array", value=sl.name).at(
+                column=ins.arg_columns[1])
+        a = self.arrays[sl.name]
+        if a.ndim != 2 or sl.r1 > a.shape[0] or sl.c1 > a.shape[1]:
+            raise GeometryError(f"block {sl} is outside the array's shape {a.shape}", instruction=ins.mnemonic,
+                                operand=sl.name, rule="ame.run.bounds", value=a.shape).at(column=ins.arg_columns[1])
+        cfg, ft = self._config(ins)
+        f = formats.get(fmt) if fmt else ft
+        if cfg["rnd"] >= len(ROUNDING):
+            raise TilesimError(f"RND={cfg['rnd']} is reserved", instruction=ins.mnemonic, operand="RND",
+                               rule="ame.run.rnd", value=cfg["rnd"])
+        self.core.write_matrix(tile, a[sl.r0:sl.r1, sl.c0:sl.c1], f, rounding=ROUNDING[cfg["rnd"]],
+                               saturate=bool(cfg["sat"]))
+        self.cost.tiles_loaded += span(sl.shape[1], f)
+
+    def mst(self, ins, tile, sl: Slice, fmt=None):
+        cfg, ft = self._config(ins)
+        f = formats.get(fmt) if fmt else accumulator(ft, cfg["bovf"])
+        v = self.core.read_matrix(tile, f, sl.shape)
+        old = self.arrays.get(sl.name) if sl.name in self.stored else None
+        shape = (max(sl.r1, old.shape[0] if old is not None else 0), max(sl.c1, old.shape[1] if old is not None else 0))
+        dtype = np.result_type(v.dtype, old.dtype) if old is not None else v.dtype
+        out = np.zeros(shape, dtype)
+        if old is not None:
+            out[: old.shape[0], : old.shape[1]] = old
+        out[sl.r0:sl.r1, sl.c0:sl.c1] = v
+        self.arrays[sl.name] = out
+        if sl.name not in self.stored:
+            self.stored.append(sl.name)
+        self.cost.tiles_stored += span(sl.shape[1], f)
+
+
+_HANDLERS = {"li": "li", "csrw": "csrw", "csrr": "csrr", "mmacc.t": "mmacc", "mmacc": "mmacc", "mld": "mld",
+             "mst": "mst"}
+
+
+def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *, core: Core | None = None,
+                accumulation: str = "fused",
+                on_step: Callable[[Instruction, "Executed | None", Core], None] | None = None) -> RunResult:
+    """Run ``program`` from a fresh :class:`Core` (or ``core``) with the named input arrays.
+
+    Args:
+        on_step: called after each instruction with it, its :class:`Executed`
+            record (MMACC only, else ``None``) and the core (for traces).
+
+    Raises:
+        TilesimError: any error of an instruction, located at its line and column;
+            a ``badgeom`` trap is a :class:`~tilesim.ame.BadGeom` and stops the run.
+    """
+    run = _Run(core if core is not None else Core(accumulation), inputs or {})
+    for ins in program:
+        try:
+            ex = getattr(run, _HANDLERS[ins.mnemonic])(ins, *ins.args)
+        except TilesimError as e:
+            raise e.at(source=ins.source, line=ins.line, column=e.column or ins.column) from None
+        run.cost.instructions += 1
+        if on_step is not None:
+            on_step(ins, ex, run.core)
+    outputs = {k: run.arrays[k] for k in run.stored}
+    return RunResult(run.core, outputs, run.x, run.cost, run.executed)
