@@ -419,10 +419,12 @@ def encode(values, fmt, rounding="rne", saturate=False, flush_subnormals=False, 
     elif a.dtype.kind == "f" and a.dtype not in (np.float16, np.float32, np.float64):
         a = a.astype(np.float64)  # exact for every ml_dtypes type
     flat = np.ascontiguousarray(a).reshape(-1)
+    if tables.via_float32(flat.dtype, fmt):
+        flat = tables.round_to_odd_float32(flat)
     out = np.empty(flat.shape, fmt.dtype)
     bits = np.empty(flat.shape, np.uint8) if return_flags else None
-    if tables.has_encode_table(a.dtype, fmt):
-        codes_t, bits_t = tables.encode_table(a.dtype, *opts)
+    if tables.has_encode_table(flat.dtype, fmt):
+        codes_t, bits_t = tables.encode_table(flat.dtype, *opts)
         tables.encode_with_table(flat, fmt, codes_t, out)
         if bits is not None:
             tables.encode_with_table(flat, fmt, bits_t, bits)

@@ -15,6 +15,15 @@ decided with an unbounded exponent, one bit further down). The index ``sign|expo
 bits|sticky`` is at most 22 bits for every target of 16 bits or fewer from
 float32, and for 8-bit targets from float64, so the whole function is a table
 that the exact encoder fills once per (format, options).
+
+Float64 into a float format without a float64 table (fp16, fp12): round to
+float32 *to odd* first (toward zero, then set the last bit if anything was
+lost), then use the float32 table. Rounding to odd at p' >= p + 2 bits followed
+by any IEEE rounding to p bits equals rounding once (Boldo and Melquiond, "When
+double rounding is odd", 2005). float32 has p' = 24, and the side conditions are
+checked by :func:`via_float32`: m <= 21, no float32 overflow (emax <= 126, so a
+float32 overflow and the true value round alike, flags included), and the
+target's smallest step at least 4 float32 subnormal steps (emin - m >= -147).
 """
 
 from __future__ import annotations
@@ -23,7 +32,8 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["decode_table", "valid_table", "encode_table", "encode_with_table", "has_encode_table", "MAX_INDEX_BITS"]
+__all__ = ["decode_table", "valid_table", "encode_table", "encode_with_table", "has_encode_table", "via_float32",
+           "round_to_odd_float32", "MAX_INDEX_BITS"]
 
 MAX_INDEX_BITS = 22
 _INPUTS = {np.dtype(np.float16): (5, 10), np.dtype(np.float32): (8, 23), np.dtype(np.float64): (11, 52)}
@@ -66,6 +76,24 @@ def _layout(dtype, fmt):
 
 def has_encode_table(dtype, fmt) -> bool:
     return _layout(dtype, fmt) is not None
+
+
+def via_float32(dtype, fmt) -> bool:
+    """Float64 input that may go through float32 rounded to odd (see the module docstring)."""
+    return (np.dtype(dtype) == np.float64 and not has_encode_table(dtype, fmt)
+            and has_encode_table(np.float32, fmt) and fmt.man_bits <= 21 and fmt.emax <= 126
+            and fmt.emin - fmt.man_bits >= -147)
+
+
+def round_to_odd_float32(x: np.ndarray) -> np.ndarray:
+    """float64 -> float32, rounded toward zero with the last bit set when inexact."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = x.astype(np.float32)  # nearest; step back toward zero where it went up
+        bits = y.view(np.uint32)
+        back = y.astype(np.float64)
+        bits -= (np.abs(back) > np.abs(x)).astype(np.uint32)  # sign-magnitude: -1 is one step toward 0
+        bits |= (y.astype(np.float64) != x) & ~np.isnan(x)
+    return y
 
 
 def encode_with_table(x: np.ndarray, fmt, table: np.ndarray, out: np.ndarray, chunk: int = 1 << 18) -> None:
