@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import formats
+from ..bitfield import BitRange
 from ..errors import EncodingError, FormatError
 
 __all__ = [
@@ -27,7 +28,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Field:
+class Field(BitRange):
     """A bit field ``[hi:lo]`` of a CSR. ``name`` is lower case; ``label`` is the seed's spelling."""
 
     name: str
@@ -35,18 +36,6 @@ class Field:
     lo: int
     label: str
     doc: str
-
-    @property
-    def width(self) -> int:
-        return self.hi - self.lo + 1
-
-    @property
-    def mask(self) -> int:
-        """The field's bits in place."""
-        return ((1 << self.width) - 1) << self.lo
-
-    def get(self, value: int) -> int:
-        return (value >> self.lo) & ((1 << self.width) - 1)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from ..bitfield import BitRange
 from ..errors import EncodingError, ParseError
 
 __all__ = [
@@ -42,31 +43,20 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Bits:
-    """Bits ``hi:lo`` of the 32-bit word."""
+class Field(BitRange):
+    """A named bit field ``hi:lo`` of the 32-bit word."""
 
+    name: str
     hi: int
     lo: int
 
-    @property
-    def width(self) -> int:
-        return self.hi - self.lo + 1
-
-    @property
-    def mask(self) -> int:
-        return ((1 << self.width) - 1) << self.lo
-
 
 @dataclass(frozen=True)
-class Field(Bits):
-    """A named bit field of the word."""
-
-    name: str = ""
-
-
-@dataclass(frozen=True)
-class Arg(Bits):
+class Arg(BitRange):
     """One argument of the text macro: bits ``hi:lo`` of the word (its uncovered bits must be 0)."""
+
+    hi: int
+    lo: int
 
 
 @dataclass(frozen=True)
@@ -105,7 +95,7 @@ def _row(mnemonic: str, opcode: int, fields: str, args: str, summary: str, *, un
     for item in filter(None, (s.strip() for s in fields.split(","))):
         name, bits = item.split()
         hi, _, lo = bits.partition(":")
-        fs.append(Field(hi=int(hi), lo=int(lo or hi), name=name))
+        fs.append(Field(name, int(hi), int(lo or hi)))
     ars = []
     for bits in args.split():
         hi, _, lo = bits.partition(":")
