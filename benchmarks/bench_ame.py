@@ -14,23 +14,15 @@ yardstick of "a matrix product in numpy").
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+
+from timing import best_of  # benchmarks/timing.py (the script's folder is on sys.path)
 
 from tilesim import formats
 from tilesim.ame import Core, mxcfg, mxtile
 
 CONFIGS = (("int8 -> int16", "int8", 0), ("fp8_e4m3 -> fp16", "fp8_e4m3", 0), ("bf16 -> fp32", "bf16", 0))
-
-
-def _best(fn, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def bench(ft: str, bovf: int, n: int, rng) -> tuple[float, float, int]:
@@ -47,11 +39,11 @@ def bench(ft: str, bovf: int, n: int, rng) -> tuple[float, float, int]:
         for tc, ta, tb in ops:
             core.mmacc_t(tc, ta, tb, 0)
 
-    t_sim = _best(stream)
+    t_sim = best_of(stream)
     macs = n * 4 * 16 * 16 * k
     a = rng.normal(size=(4 * n, 16, k))
     b = rng.normal(size=(4 * n, k, 16))
-    t_np = _best(lambda: np.matmul(a, b))
+    t_np = best_of(lambda: np.matmul(a, b))
     return macs / t_sim, macs / t_np, macs
 
 

@@ -12,20 +12,12 @@ A ratio below 1 means tilesim is faster. gfloat is timed on a tenth of the data 
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
+from timing import best_of  # benchmarks/timing.py (the script's folder is on sys.path)
+
 from tilesim import formats
-
-
-def best_of(fn, repeat=3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> None:

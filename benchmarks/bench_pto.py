@@ -9,22 +9,13 @@ rule and first-occurrence ties, and writes destination bits. Run by hand:
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
+from timing import best_of  # benchmarks/timing.py (the script's folder is on sys.path)
+
 from tilesim import pto
 from tilesim.pto import Tile
-
-
-def _best(fn, repeat: int = 7) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:
@@ -39,10 +30,10 @@ def main() -> None:
         rdst = Tile("vec", dt, R, per, valid=(R, 1))
         cidx = Tile("vec", "u32", 1, -(-C // 8) * 8, valid=(1, C))
         for target in ("cpu", "a2a3", "a5"):
-            t_rowmax = _best(lambda: pto.trowmax(rdst, src, target=target))
-            t_np_max = _best(lambda: x.max(axis=1))
-            t_colarg = _best(lambda: pto.tcolargmax(cidx, src, target=target))
-            t_np_arg = _best(lambda: x.argmax(axis=0))
+            t_rowmax = best_of(lambda: pto.trowmax(rdst, src, target=target), repeat=7, warmup=True)
+            t_np_max = best_of(lambda: x.max(axis=1), repeat=7, warmup=True)
+            t_colarg = best_of(lambda: pto.tcolargmax(cidx, src, target=target), repeat=7, warmup=True)
+            t_np_arg = best_of(lambda: x.argmax(axis=0), repeat=7, warmup=True)
             assert (rdst.values[:, 0] == x.max(axis=1)).all()
             if not (target == "a2a3" and dt == "f16" and R > 2048):  # A2A3 rounds f16-path indices past 2048
                 assert (cidx.values[0, :C] == x.argmax(axis=0)).all()

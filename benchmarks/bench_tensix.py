@@ -12,27 +12,18 @@ Run by hand: ``python benchmarks/bench_tensix.py [--blocks N]``. Never part of t
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
+
+from timing import best_of  # benchmarks/timing.py (the script's folder is on sys.path)
 
 from tilesim.tensix import Machine, make
 from tilesim.tensix.fpu.common import FpuMode
 from tilesim.tensix.fpu.elementwise import elw_kernel
 from tilesim.tensix.fpu.pool import gmpool_kernel
 from tilesim.tensix.layouts import dst32_from_fp32, src_from_bf16
-
-
-def best(fn, repeat: int = 5) -> float:
-    """Best wall time of ``repeat`` calls, in seconds."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def bf16_data(rng, shape):
@@ -57,9 +48,9 @@ def main() -> None:
     valid = np.ones((n, 8), bool)
     mode = FpuMode("BF16", True, 5, 5)
     elems = n * 128
-    elw_peer = elems / best(lambda: xd + xa * xb)
+    elw_peer = elems / best_of(lambda: xd + xa * xb, repeat=5)
     for model in ("hardware", "doc"):
-        t = best(lambda: elw_kernel("mul", a, b, dst, valid, mode, 0, True, model))
+        t = best_of(lambda: elw_kernel("mul", a, b, dst, valid, mode, 0, True, model), repeat=5)
         rows.append((f"ELWMUL kernel, {n} blocks, {model}", elems / t, "numpy f32 d + a*b", elw_peer))
 
     # GMPOOL: 16x16 BF16 blocks, SrcB row of 1.0, Dst16, no ArgMax.
@@ -67,9 +58,9 @@ def main() -> None:
     ones = np.full((n, 16), 127, np.uint32)
     init = np.full((n, 16), 0xFFFF0000, np.uint32)
     elems = n * 256
-    gm_peer = elems / best(lambda: xg.max(axis=-2))
+    gm_peer = elems / best_of(lambda: xg.max(axis=-2), repeat=5)
     for strict, model in ((True, "hardware"), (False, "doc")):
-        t = best(lambda: gmpool_kernel(g, ones, init, "BF16", "BF16", False, strict))
+        t = best_of(lambda: gmpool_kernel(g, ones, init, "BF16", "BF16", False, strict), repeat=5)
         rows.append((f"GMPOOL kernel, {n} blocks, {model}", elems / t, "numpy f32 column max", gm_peer))
 
     # The machine, instruction by instruction (128 ELWMULs over 8 Dst blocks of 8x16, then GMPOOLs).
@@ -79,10 +70,10 @@ def main() -> None:
     m.unpack("srca", xa[:8].reshape(-1, 16), "BF16")
     m.unpack("srcb", xb[:8].reshape(-1, 16), "BF16")
     insns = [make("ELWMUL", AddrMod=1, DestAccumEn=1)] * 128
-    t = best(lambda: [m.execute(i) for i in insns], 3)
+    t = best_of(lambda: [m.execute(i) for i in insns], 3)
     rows.append(("ELWMUL via Machine.execute (per 8x16)", 128 * 128 / t, "numpy f32 d + a*b", elw_peer))
     insns = [make("GMPOOL", InstrMod19=1)] * 128
-    t = best(lambda: [m.execute(i) for i in insns], 3)
+    t = best_of(lambda: [m.execute(i) for i in insns], 3)
     rows.append(("GMPOOL via Machine.execute (per 16x16)", 128 * 256 / t, "numpy f32 column max", gm_peer))
 
     table = Table(title="tilesim Tensix throughput (elements per second)")
