@@ -18,7 +18,10 @@ MODELS = ("fused", "sequential", "chain_then_add")
 # examples per test scale with the hypothesis profile (150 by default, 3000 for "thorough")
 SCALE = settings.default.max_examples / 150
 CODES = sorted(oracle.FT)
-COMBOS = list(itertools.product(CODES, (0, 1), (0, 1), range(4), MODELS))
+# One test per (Ft, bOVF, SAT); each example runs every (RND, model) pair on the same state.
+# (Fewer parametrized cases per function: hypothesis >= 6.16x wraps a parametrized test's
+# settings once per case, and ~1000 cases overflow the recursion limit in its CI profile.)
+COMBOS = list(itertools.product(CODES, (0, 1), (0, 1)))
 
 
 def _formats(code, bovf):
@@ -26,19 +29,21 @@ def _formats(code, bovf):
     return ft, oracle.fmt(oracle.FT[code] if bovf else oracle.FULL[oracle.FT[code]])
 
 
-@pytest.mark.parametrize("code,bovf,sat,rnd,model", COMBOS,
-                         ids=[f"{oracle.FT[c]}@{c:#04x}-ovf{o}-sat{s}-{oracle.RND[r]}-{m}" for c, o, s, r, m in COMBOS])
+@pytest.mark.parametrize("code,bovf,sat", COMBOS,
+                         ids=[f"{oracle.FT[c]}@{c:#04x}-ovf{o}-sat{s}" for c, o, s in COMBOS])
 @settings(max_examples=max(1, round(3 * SCALE)))
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 4), k=st.integers(1, 4), beta=st.integers(0, 1),
        shortcut=st.booleans())
-def test_every_combination(code, bovf, sat, rnd, model, seed, m, k, beta, shortcut):
+def test_every_combination(code, bovf, sat, seed, m, k, beta, shortcut):
     """Random 1x1 MMACC.T for each combination; float formats run the float64 shortcut and the limbs."""
     ft, acc = _formats(code, bovf)
     tiles = helpers.random_tiles(np.random.default_rng(seed), ft, acc)
     k = min(k, oracle.per_row(ft))
-    cfg = code | bovf << 8 | rnd << 9 | sat << 12
-    with helpers.float64_shortcut(shortcut):
-        assert helpers.compare(tiles, cfg, k | m << 8, 0, 3, 0, 2, beta, True, model) == "ok"
+    for rnd, model in itertools.product(range(4), MODELS):
+        cfg = code | bovf << 8 | rnd << 9 | sat << 12
+        with helpers.float64_shortcut(shortcut):
+            assert helpers.compare(tiles, cfg, k | m << 8, 0, 3, 0, 2, beta, True, model) == "ok", \
+                (oracle.RND[rnd], model)
 
 
 @pytest.mark.parametrize("code,bovf", [(c, o) for c in CODES if c != 0x00 for o in (0, 1)],
