@@ -84,3 +84,39 @@ def test_float64_through_float32_rounded_to_odd(f):
             ce, be = exact(x, f, mode, sat, flush)
             bad = (c != ce) | (b.bits() != be)
             assert not bad.any(), (f.name, mode, sat, flush, x[bad][:4])
+
+
+TRUNCATING = [(d, f) for d in (np.float16, np.float32, np.float64) for f in FLOATS if tables.truncates(d, f)]
+
+
+def test_truncating_pairs():
+    """The carry path serves the pairs it was written for, and only IEEE targets."""
+    names = {(np.dtype(d).name, f.name) for d, f in TRUNCATING}
+    assert {("float32", "bf16"), ("float16", "fp8_e5m2"), ("float32", "tf32")} <= names
+    assert not tables.truncates(np.float32, formats.get("fp8_e4m3"))
+    assert not tables.truncates(np.float64, formats.get("bf16"))
+
+
+@pytest.mark.parametrize("dtype,f", TRUNCATING, ids=lambda p: getattr(p, "name", str(p)))
+def test_carry_path_equals_exact(dtype, f):
+    """Without flags, saturate or flush the carry path runs; it must equal the exact encoder
+    (every float16 input; float32 random bits, values near every kind of boundary, and the specials)."""
+    if np.dtype(dtype) == np.float16:
+        x = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    else:
+        ut = np.dtype(f"u{np.dtype(dtype).itemsize}")
+        drop = {4: 23, 8: 52}[ut.itemsize] - f.man_bits
+        rng = np.random.default_rng(5)
+        kept = rng.integers(0, 1 << (ut.itemsize * 8 - drop), 50_000, dtype=np.uint64) << np.uint64(drop)
+        low = np.array([0, 1, (1 << (drop - 1)) - 1, 1 << (drop - 1), (1 << (drop - 1)) + 1, (1 << drop) - 1],
+                       np.uint64)
+        special = np.array([0x7F7FFFFF, 0x7F800000, 0x7F800001, 0x7FFFFFFF, 0xFF800000, 0x80000001, 0x00800000],
+                           np.uint64) if ut.itemsize == 4 else np.zeros(0, np.uint64)
+        raw = np.concatenate([(kept[:, None] | low[None, :]).ravel(), special])
+        x = raw.astype(ut).view(dtype)
+    for mode in MODES:
+        assert tables.truncates(x.dtype, f)
+        c = formats.encode(x, f, mode)
+        ce, _ = exact(x, f, mode)
+        bad = c != ce
+        assert not bad.any(), (f.name, mode, x[bad][:4], c[bad][:4], ce[bad][:4])

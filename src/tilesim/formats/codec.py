@@ -423,7 +423,9 @@ def encode(values, fmt, rounding="rne", saturate=False, flush_subnormals=False, 
         flat = tables.round_to_odd_float32(flat)
     out = np.empty(flat.shape, fmt.dtype)
     bits = np.empty(flat.shape, np.uint8) if return_flags else None
-    if tables.has_encode_table(flat.dtype, fmt):
+    if not (return_flags or saturate or flush_subnormals) and tables.truncates(flat.dtype, fmt):
+        tables.encode_by_carry(flat, fmt, mode, out)
+    elif tables.has_encode_table(flat.dtype, fmt):
         codes_t, bits_t = tables.encode_table(flat.dtype, *opts)
         tables.encode_with_table(flat, fmt, codes_t, out)
         if bits is not None:

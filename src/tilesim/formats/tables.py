@@ -24,6 +24,16 @@ double rounding is odd", 2005). float32 has p' = 24, and the side conditions are
 checked by :func:`via_float32`: m <= 21, no float32 overflow (emax <= 126, so a
 float32 overflow and the true value round alike, flags included), and the
 target's smallest step at least 4 float32 subnormal steps (emin - m >= -147).
+
+Truncating targets (bf16 from float32, fp8_e5m2 from float16): when the target
+is an IEEE format with the input's exponent field and bias and fewer mantissa
+bits, its code is the input's top bits, and because sign-magnitude codes order
+magnitudes as integers, rounding is an integer add before the shift (a carry
+out of the mantissa bumps the exponent, up to Inf): nothing for rtz, half for
+rmm, half minus one plus the last kept bit for rne, and all dropped bits for
+rup on positives and rdn on negatives. Only NaN needs fixing (to the canonical
+NaN). :func:`encode_by_carry` does that without a table and without flags; it
+serves ``saturate=False, flush_subnormals=False`` calls that ask no flags.
 """
 
 from __future__ import annotations
@@ -32,8 +42,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from .format import Domain
+from .rounding import Rounding
+
 __all__ = ["decode_table", "valid_table", "encode_table", "encode_with_table", "has_encode_table", "via_float32",
-           "round_to_odd_float32", "MAX_INDEX_BITS"]
+           "round_to_odd_float32", "truncates", "encode_by_carry", "MAX_INDEX_BITS"]
 
 MAX_INDEX_BITS = 22
 _INPUTS = {np.dtype(np.float16): (5, 10), np.dtype(np.float32): (8, 23), np.dtype(np.float64): (11, 52)}
@@ -112,6 +125,47 @@ def encode_with_table(x: np.ndarray, fmt, table: np.ndarray, out: np.ndarray, ch
         np.left_shift(i, one, out=i)
         np.bitwise_or(i, t, out=i)
         np.take(table, i, out=out[s:s + bb.size])
+
+
+def truncates(dtype, fmt) -> bool:
+    """``fmt`` is float input ``dtype`` with mantissa bits dropped (see the module docstring)."""
+    io = _INPUTS.get(np.dtype(dtype))
+    return (io is not None and fmt.is_float and fmt.signed and fmt.domain is Domain.IEEE and fmt.exp_bits == io[0]
+            and fmt.bias == (1 << (io[0] - 1)) - 1 and fmt.man_bits < io[1])
+
+
+def encode_by_carry(x: np.ndarray, fmt, mode: Rounding, out: np.ndarray, chunk: int = 1 << 18) -> None:
+    """``out[:] = encode(x, fmt, mode)`` for a truncating target, by integer add and shift, in blocks."""
+    ut = np.dtype(f"u{x.dtype.itemsize}")
+    b = x.view(ut)
+    drop = ut.type(_INPUTS[x.dtype][1] - fmt.man_bits)
+    half, ones = ut.type(1 << (int(drop) - 1)), ut.type((1 << int(drop)) - 1)
+    top = ut.type(x.dtype.itemsize * 8 - 1)
+    lane = ut.type(fmt.lane_shift)
+    nan = fmt.dtype.type(fmt.nan_code)
+    t, isnan = np.empty(min(chunk, b.size), ut), np.empty(min(chunk, b.size), bool)
+    for s in range(0, b.size, chunk):
+        bb, o = b[s:s + chunk], out[s:s + chunk]
+        i, n = t[:bb.size], isnan[:bb.size]
+        if mode is Rounding.RNE:  # half - 1, plus the last kept bit
+            np.right_shift(bb, drop, out=i)
+            np.bitwise_and(i, ut.type(1), out=i)
+            i += half - ut.type(1)
+        elif mode in (Rounding.RUP, Rounding.RDN):  # every dropped bit, on one sign only
+            np.right_shift(bb, top, out=i)
+            if mode is Rounding.RUP:
+                np.bitwise_xor(i, ut.type(1), out=i)
+            i *= ones
+        else:
+            i.fill(half if mode is Rounding.RMM else 0)
+        i += bb
+        np.right_shift(i, drop, out=i)
+        if lane:
+            np.left_shift(i, lane, out=i)
+        np.copyto(o, i, casting="unsafe")
+        np.isnan(x[s:s + chunk], out=n)
+        if n.any():
+            o[n] = nan
 
 
 @lru_cache(maxsize=64)
