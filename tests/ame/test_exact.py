@@ -66,19 +66,29 @@ def test_products_split_equals_whole():
             assert got == Fraction(int(a.sig[i]) * int(b.sig[i])) * Fraction(2) ** int(a.exp[i] + b.exp[i])
 
 
-def test_float64_grid_covers_every_e4m3_to_fp16_instruction():
+def test_float64_bounds_cover_every_e4m3_to_fp16_instruction():
     # all products and C are multiples of 2^-24 below 2^23 in magnitude: 47 bits, always exact in float64
     e4m3, fp16, fp32 = (formats.get(n) for n in ("fp8_e4m3", "fp16", "fp32"))
     a = formats.decode(np.array([0x01, 0x7E, 0x81, 0xFE] * 4, np.uint8).reshape(1, 1, 16), e4m3)  # min sub, max
     c = formats.decode(np.array([[[0x0001, 0x7BFF]]], np.uint16), fp16)
-    assert exact.float64_grid(a, a, c, e4m3, fp16, fused=True) == -24
-    # FP32 C values 2^-149 and 2^127 are 276 bits apart: no float64 shortcut
-    c32 = formats.decode(np.array([[[0x00000001, 0x7F000000]]], np.uint32), fp32)
-    assert exact.float64_grid(a, a, c32, e4m3, fp32, fused=True) is None
+    assert exact.float64_fused_exact(a, a, c, e4m3, fp16).tolist() == [[[True, True]]]
+    # FP32 C values 2^-149 and 2^127 are 276 bits apart: no float64 shortcut for the result with the tiny C
+    c32 = formats.decode(np.array([[[0x00000001, 0x7F000000, 0x3F800000]]], np.uint32), fp32)
+    assert exact.float64_fused_exact(a, a, c32, e4m3, fp32).tolist() == [[[False, False, True]]]
     # a step of a chain adds one product, so the bound drops log2(16) = 4 bits
-    assert exact.float64_grid(a, a, c, e4m3, fp16, fused=False) == -24
+    assert exact.float64_grid(a, a, c, e4m3, fp16) == -24
     # E5M2 spans 2^-32 .. 2^36 with K = 16: not always exact
     e5m2 = formats.get("fp8_e5m2")
     w = formats.decode(np.array([0x01, 0x7B] * 8, np.uint8).reshape(1, 1, 16), e5m2)
-    assert exact.float64_grid(w, w, c, e5m2, fp16, fused=True) is None
-    assert exact.float64_grid(a, a, np.array([[[np.inf]]]), e4m3, fp16, fused=True) is None
+    assert exact.float64_fused_exact(w, w, c, e5m2, fp16).tolist() == [[[False, False]]]
+    assert exact.float64_fused_exact(a, a, np.array([[[np.inf, 1.0]]]), e4m3, fp16).tolist() == [[[False, True]]]
+    assert exact.float64_grid(a, a, np.array([[[np.inf]]]), e4m3, fp16) is None
+
+
+def test_float64_fused_bounds_are_per_result():
+    """One wide row of A sends only its own results to the limbs (the rest stay in float64)."""
+    bf16, fp32 = formats.get("bf16"), formats.get("fp32")
+    a = np.ones((1, 3, 4))
+    a[0, 1, 0] = 2.0 ** -120  # row 1 spans 2^-127 .. 2^1 in its products
+    ok = exact.float64_fused_exact(a, np.ones((1, 2, 4)), np.zeros((1, 3, 2)), bf16, fp32)
+    assert ok.tolist() == [[[True, True], [False, False], [True, True]]]

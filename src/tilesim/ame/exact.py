@@ -153,18 +153,18 @@ def _carry(limbs: np.ndarray) -> None:
         limbs[j + 1] += c
 
 
-def float64_grid(va: np.ndarray, vb: np.ndarray, vc: np.ndarray, ft: Format, acc: Format, fused: bool) -> int | None:
-    """The ``q`` for which float64 computes this instruction exactly, or ``None``.
+def float64_grid(va: np.ndarray, vb: np.ndarray, vc: np.ndarray, ft: Format, acc: Format) -> int | None:
+    """The ``q`` for which float64 computes a step-wise instruction exactly, or ``None``.
 
     ``va``, ``vb``, ``vc``: the operands' values (exact in float64). float64 is
-    exact here when all values are finite, products are exact (significands
-    of at most 26 bits), every term is a multiple of ``2**q`` (q the lowest
-    quantum among the products and C) and every partial sum is below
-    ``2**(q + 53)``: then each partial sum, in any order, is a float64 number
-    and no addition rounds. For ``fused`` the bound is on the sum of all
-    magnitudes; the step-wise models check before each step that the rounded
-    running value is still a multiple of ``2**q`` below ``2**(q + 52)``
-    (:func:`_on_grid`), a single product being below that too.
+    exact when all values are finite, products are exact (significands of at
+    most 26 bits), every term is a multiple of ``2**q`` (q the lowest quantum
+    among the products and C) and every partial sum is below ``2**(q + 53)``:
+    then each partial sum, in any order, is a float64 number and no addition
+    rounds. The step-wise models add one product at a time and check before
+    each step that the rounded running value is still a multiple of ``2**q``
+    below ``2**(q + 52)`` (:func:`_on_grid`), a single product being below that
+    too. ``fused`` uses the per-result form, :func:`float64_fused_exact`.
     """
     if ft.man_bits + 1 > 26 or not all(np.isfinite(v).all() for v in (va, vb, vc)):
         return None
@@ -177,11 +177,11 @@ def float64_grid(va: np.ndarray, vb: np.ndarray, vc: np.ndarray, ft: Format, acc
         _, e = np.frexp(v[nz])  # 2**(e-1) <= |v| < 2**e; f's spacing there is 2**(max(e-1, emin) - m)
         return int((np.maximum(e - 1, f.emin) - f.man_bits).min()), int(e.max())
 
-    (ra, rb, rc), k = (span(va, ft), span(vb, ft), span(vc, acc)), va.shape[-1]
+    ra, rb, rc = span(va, ft), span(vb, ft), span(vc, acc)
     lows, tops = [], []
-    if ra and rb:  # |a_k b_k| < 2**(ta + tb); k of them < 2**(ta + tb + ceil(log2 k))
+    if ra and rb:  # |a_k b_k| < 2**(ta + tb)
         lows.append(ra[0] + rb[0])
-        tops.append(ra[1] + rb[1] + (max(k - 1, 0).bit_length() if fused else 0))
+        tops.append(ra[1] + rb[1])
     if rc:
         lows.append(rc[0])
         tops.append(rc[1])
@@ -189,6 +189,35 @@ def float64_grid(va: np.ndarray, vb: np.ndarray, vc: np.ndarray, ft: Format, acc
         return 0
     q = min(lows)
     return q if max(tops) + 1 - q <= 53 else None
+
+
+def float64_fused_exact(va: np.ndarray, vb: np.ndarray, vc: np.ndarray, ft: Format, acc: Format) -> np.ndarray:
+    """Which ``fused`` results (S, M, N) float64 computes exactly.
+
+    The test is :func:`float64_grid`'s (finite terms, a common quantum
+    ``2**q``, partial sums below ``2**(q + 53)``; k products stay below
+    ``2**(ta + tb + ceil(log2 k))``) made per result, with the bounds of a result's A row and B row
+    (lowest quantum, top exponent over k) in place of each product's: that only
+    widens the span, so a result that passes is exact. Results that fail go to
+    the limbs on their own, and a few wide results no longer send a whole
+    batch there.
+    """
+    far = 1 << 20  # beyond every exponent: zeros take no part in the bounds
+
+    def bounds(v, f):
+        finite = np.isfinite(v)
+        live = finite & (v != 0)
+        with np.errstate(invalid="ignore"):
+            _, e = np.frexp(np.where(live, v, 1.0))
+        return (np.where(live, np.maximum(e - 1, f.emin) - f.man_bits, far), np.where(live, e, -far), ~finite)
+
+    (la, ta, xa), (lb, tb, xb) = bounds(va, ft), bounds(vb, ft)
+    lc, tc, xc = bounds(vc, acc)
+    k = va.shape[-1]
+    low = np.minimum(la.min(-1)[..., :, None] + lb.min(-1)[..., None, :], lc)
+    top = np.maximum(ta.max(-1)[..., :, None] + tb.max(-1)[..., None, :] + max(k - 1, 0).bit_length(), tc)
+    special = xa.any(-1)[..., :, None] | xb.any(-1)[..., None, :] | xc
+    return ~special & (top + 1 - low <= 53)
 
 
 def round_shift(x, shift: int, rounding: str):

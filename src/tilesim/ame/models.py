@@ -31,7 +31,7 @@ import numpy as np
 from .. import formats
 from ..errors import UnsupportedError
 from ..formats import Format, Parts
-from .exact import cat, exact_sum, fit, float64_grid, index, products, round_shift, zeros
+from .exact import cat, exact_sum, fit, float64_fused_exact, float64_grid, index, products, round_shift, zeros
 
 __all__ = ["MODELS", "Outcome", "mac", "check_model"]
 
@@ -112,7 +112,9 @@ def _float_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) ->
     if FLOAT64_SHORTCUT and ft.man_bits + 1 <= 26:
         va, vb = formats.decode(a_codes, ft), formats.decode(b_codes, ft)
         vc = formats.decode(c_codes, acc) if c_codes is not None else np.zeros(shape)
-        q = float64_grid(va, vb, vc, ft, acc, model == "fused")
+        if model == "fused":
+            return attempt(_fused_split, va, vb, vc, a_codes, b_codes, c_codes, ft)
+        q = float64_grid(va, vb, vc, ft, acc)
         if q is not None:
             try:
                 return attempt(_float64_models, va, vb, vc, q)
@@ -121,6 +123,22 @@ def _float_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) ->
     a, b = formats.decode_exact(a_codes, ft), formats.decode_exact(b_codes, ft)
     c = formats.decode_exact(c_codes, acc) if c_codes is not None else zeros(shape)
     return attempt(_limb_models, a, b, c, ft)
+
+
+def _fused_split(va, vb, vc, a_codes, b_codes, c_codes, ft, acc, rdn, model, rnd):
+    """``fused`` in float64 for the results it computes exactly, with limbs for the others."""
+    ok = float64_fused_exact(va, vb, vc, ft, acc)
+    if ok.all():
+        return rnd(_fused_f64(va, vb, vc, rdn))
+    codes = np.empty(ok.shape, acc.dtype)
+    if ok.any():
+        codes[ok] = rnd(_fused_f64(va, vb, vc, rdn)[ok])
+    s, i, j = np.nonzero(~ok)
+    a = formats.decode_exact(a_codes[s, i][:, None], ft)  # one (1, K) x (1, K) product per result
+    b = formats.decode_exact(b_codes[s, j][:, None], ft)
+    c = formats.decode_exact(c_codes[s, i, j][:, None, None], acc) if c_codes is not None else zeros((s.size, 1, 1))
+    codes[s, i, j] = _limb_models(a, b, c, ft, acc, rdn, model, rnd)[:, 0, 0]
+    return codes
 
 
 def _limb_models(a, b, c, ft, acc, rdn, model, rnd):
@@ -149,18 +167,22 @@ def _add_f64(x, y, rdn):
     return s
 
 
-def _float64_models(va, vb, vc, q, acc, rdn, model, rnd):
-    """The three models in float64, valid on the grid :func:`float64_grid` found."""
-    if model == "fused":
+def _fused_f64(va, vb, vc, rdn):
+    """``C + sum_k a_k b_k`` in float64 (exact where :func:`float64_fused_exact` says), IEEE zero signs."""
+    with np.errstate(invalid="ignore", over="ignore"):
         s = np.matmul(va, np.swapaxes(vb, -1, -2)) + vc
-        zero = s == 0
-        if zero.any():  # BLAS gives no reliable zero sign: apply exact_sum's rule to the exact terms
-            p = va[..., :, None, :] * vb[..., None, :, :]  # exact products, zero signs included
-            neg = np.concatenate([np.signbit(p), np.signbit(vc)[..., None]], -1)
-            z = np.concatenate([p == 0, (vc == 0)[..., None]], -1)
-            zs = np.all(z & neg, -1) | (rdn & ~np.all(z & ~neg, -1))
-            s = np.where(zero, np.where(zs, -0.0, 0.0), s)
-        return rnd(s)
+    s_, i, j = np.nonzero(s == 0)
+    if s_.size:  # BLAS gives no reliable zero sign: apply exact_sum's rule to the exact terms
+        p = va[s_, i] * vb[s_, j]  # (zeros, K): exact products, zero signs included
+        c = vc[s_, i, j][:, None]
+        neg = np.concatenate([np.signbit(p), np.signbit(c)], -1)
+        z = np.concatenate([p == 0, c == 0], -1)
+        s[s_, i, j] = np.where(np.all(z & neg, -1) | (rdn & ~np.all(z & ~neg, -1)), -0.0, 0.0)
+    return s
+
+
+def _float64_models(va, vb, vc, q, acc, rdn, model, rnd):
+    """The step-wise models in float64, valid on the grid :func:`float64_grid` found."""
     state = vc if model == "sequential" else np.zeros(vc.shape)
     for i in range(va.shape[-1]):
         codes = rnd(_add_f64(_on_grid(state, q), va[..., :, None, i] * vb[..., None, :, i], rdn))
