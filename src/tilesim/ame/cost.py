@@ -16,6 +16,7 @@ cells, so one cell does 256 MACs per cycle.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 __all__ = ["Throughput", "THROUGHPUTS", "MACS_PER_CELL", "Cost"]
@@ -54,15 +55,17 @@ class Cost:
     tiles_written: int = 0
     tiles_loaded: int = 0
     tiles_stored: int = 0
-    _macs_each: list[int] = field(default_factory=list, repr=False)
+    _macs_each: Counter = field(default_factory=Counter, repr=False)  # MACs of one MMACC -> how many
 
-    def add_mmacc(self, macs: int, tiles_read: int, tiles_written: int) -> None:
-        self.mmacc += 1
-        self.macs += macs
-        self.tiles_read += tiles_read
-        self.tiles_written += tiles_written
-        self._macs_each.append(macs)
+    def add_mmacc(self, macs: int, tiles_read: int, tiles_written: int, count: int = 1) -> None:
+        """Count ``count`` MMACC instructions of ``macs`` MACs each (tiles read and written per instruction)."""
+        self.mmacc += count
+        self.instructions += count
+        self.macs += macs * count
+        self.tiles_read += tiles_read * count
+        self.tiles_written += tiles_written * count
+        self._macs_each[macs] += count
 
     def cycles(self, macs_per_cycle: int) -> int:
         """Modeled cycles of every MMACC at ``macs_per_cycle``."""
-        return sum(max(1, math.ceil(m / macs_per_cycle)) for m in self._macs_each)
+        return sum(n * max(1, math.ceil(m / macs_per_cycle)) for m, n in self._macs_each.items())

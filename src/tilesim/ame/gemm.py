@@ -1,0 +1,349 @@
+"""The GEMM runtime: a large ``C = A x B (+ C)`` as a stream of MMACC.T instructions.
+
+The proposal leaves large matrices to the compiler and runtime (§13, §13.B,
+§14.4): they are cut into 16-row tiles and K-slices of one tile row, and the
+4x4 guard is chosen by policy (§14.A). This module is that runtime, with the
+choices the proposal leaves open written in docs/decisions.md (AME15-AME18):
+
+- A (M x K) and B (K x N) are encoded into ``Ft`` as ``mld`` does (RND, SAT);
+  B is held transposed, so every instruction is ``MMACC.T``. M and N are cut
+  into 16-row blocks (zero-padded), blocks are grouped by the tiling mode
+  (n_a A blocks x n_b B blocks per instruction, the grid padded to whole
+  groups), and K into slices of ``e`` elements (Ft's elements per tile row),
+  the last slice with ``mxtile.K`` = the rest. Each group keeps its C tiles
+  resident while its K-slices run in ascending order; the first slice
+  overwrites C (beta = 1) unless a C input is given.
+- Every sub-product is computed from its own tiles, so the results do not
+  depend on how blocks group into instructions: :func:`gemm` runs each
+  K-slice for all blocks at once (numpy batches of sub-products), bit for bit
+  what :meth:`GemmPlan.program` does instruction by instruction on a
+  :class:`~tilesim.ame.Core` (the tests hold the two equal).
+- Tiling ``auto`` follows §14.A: the guarded 4x4 when the accumulator is at
+  most 16 bits and the group's tiles fit, else 2x2 with ``guard_fallback``.
+
+>>> import numpy as np
+>>> from tilesim.ame.gemm import gemm
+>>> a = np.arange(40 * 24).reshape(40, 24) % 7 - 3
+>>> b = np.arange(24 * 36).reshape(24, 36) % 5 - 2
+>>> r = gemm(a, b, ft="int8", tiling="2x2")
+>>> bool((r.values == a @ b).all()), r.plan.instructions, r.plan.tiling.name
+(True, 8, '2x2')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .. import formats
+from ..errors import GeometryError, UnsupportedError
+from ..formats import Format, Kind
+from . import models, regfile
+from .accum import accumulator
+from .cost import Cost
+from .csr import ROUNDING, TILING_4X4, TILINGS, Tiling, mxcfg, mxtile, tiling_mode
+
+__all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES"]
+
+ROWS = regfile.ROWS
+TILING_CHOICES: tuple[str, ...] = ("auto", "4x4") + tuple(t.name for t in TILINGS)
+_SUBPRODUCTS_PER_BATCH = 2048  # sub-products computed per numpy batch (bounds the memory of one step)
+
+
+@dataclass(frozen=True)
+class GemmPlan:
+    """How one GEMM is cut into instructions, and what that costs (independent of the values)."""
+
+    m: int
+    n: int
+    k: int
+    ft: Format
+    acc: Format
+    bovf: int
+    rnd: str
+    sat: int
+    requested: str
+    tiling: Tiling
+    guard4x4: bool  # the program sets GUARD4x4 (else TILING names the mode)
+    with_c: bool
+
+    # ---------------------------------------------------------------- shape
+    @property
+    def k_step(self) -> int:
+        """Elements of Ft per tile row: the K of one instruction."""
+        return formats.elements_per_row(self.ft)
+
+    @property
+    def k_slices(self) -> tuple[int, ...]:
+        """``mxtile.K`` of each K-slice, in order."""
+        e = self.k_step
+        return tuple(min(e, self.k - k0) for k0 in range(0, self.k, e))
+
+    @property
+    def tiles_per_result(self) -> int:
+        return regfile.span(ROWS, self.acc)
+
+    @property
+    def blocks(self) -> tuple[int, int]:
+        """16-row blocks of A and of B^T, the grid padded to whole groups of the tiling mode."""
+        t = self.tiling
+        return (-(-self.m // (ROWS * t.n_a)) * t.n_a, -(-self.n // (ROWS * t.n_b)) * t.n_b)
+
+    @property
+    def groups(self) -> int:
+        bm, bn = self.blocks
+        return (bm // self.tiling.n_a) * (bn // self.tiling.n_b)
+
+    @property
+    def c_tiles(self) -> int:
+        """Tiles of one group's results."""
+        return self.tiling.n_a * self.tiling.n_b * self.tiles_per_result
+
+    @property
+    def overlapped(self) -> bool:
+        """The group's C takes the tiles its A and B were loaded into (one K-slice only, like seed example 2)."""
+        return self.c_tiles + self.tiling.n_a + self.tiling.n_b > regfile.N_TILES
+
+    @property
+    def fallback(self) -> bool:
+        """The 4x4 was asked for (``auto`` or ``4x4``) and 2x2 runs."""
+        return self.requested in ("auto", "4x4") and self.tiling is not TILING_4X4
+
+    @property
+    def guard_fallback(self) -> bool:
+        """What ``mxstatus.guard_fallback`` shows after the program: the hardware guard itself fell back."""
+        return self.guard4x4 and self.tiling is not TILING_4X4
+
+    @property
+    def instructions(self) -> int:
+        """MMACC.T instructions."""
+        return self.groups * len(self.k_slices)
+
+    @property
+    def useful_macs(self) -> int:
+        return self.m * self.n * self.k
+
+    # ----------------------------------------------------------------- cost
+    def cost(self) -> Cost:
+        """The program's cost, counted as the runner counts it (every instruction, tile and MAC)."""
+        c = Cost()
+        t, per = self.tiling, self.tiles_per_result
+        sub = t.n_a * t.n_b
+        for kk, count in _counts(self.k_slices).items():
+            c.add_mmacc(sub * ROWS * ROWS * kk, t.n_a + t.n_b, self.c_tiles, count * self.groups)
+        first_beta = 0 if self.with_c else 1  # tiles_read counts C when beta = 0
+        c.tiles_read += self.c_tiles * self.groups * (len(self.k_slices) - first_beta)
+        loads = self.instructions * (t.n_a + t.n_b) + (self.groups * sub * per if self.with_c else 0)
+        c.tiles_loaded, c.tiles_stored = loads, self.groups * sub * per
+        mld = self.instructions * (t.n_a + t.n_b) + (self.groups * sub if self.with_c else 0)
+        csrw = 1 + self.groups * _changes(self.k_slices)
+        c.instructions += mld + self.groups * sub + csrw  # + mst
+        return c
+
+    # -------------------------------------------------------------- program
+    def csr_values(self, kk: int) -> tuple[int, int]:
+        """(mxcfg, mxtile) for a K-slice of ``kk`` elements."""
+        cfg = mxcfg(ft=self.ft.ame_codes[-1], bovf=self.bovf, rnd=self.rnd, sat=self.sat)
+        if self.guard4x4:
+            return cfg, mxtile(k=kk, m=ROWS, tiling="2x2", guard4x4=True)
+        return cfg, mxtile(k=kk, m=ROWS, tiling=self.tiling.name)
+
+    def program(self) -> str:
+        """The AME assembly that computes this GEMM on a :class:`~tilesim.ame.Core`.
+
+        Inputs: ``a`` (M' x K) and ``bt`` (N' x K, B transposed), with M and N
+        padded to the block grid (:meth:`program_inputs`), and ``c`` in the
+        accumulator format when there is a C input. Output: ``y`` (M' x N').
+        """
+        t, per = self.tiling, self.tiles_per_result
+        ta = 0 if self.overlapped else self.c_tiles
+        tb = ta + t.n_a
+        acc = self.acc.name
+        cfg, _ = self.csr_values(self.k_step)
+        lines = [f"# GEMM {self.m}x{self.n}x{self.k}: {self.ft.name} -> {acc}, {t.name}, "
+                 f"{self.groups} groups x {len(self.k_slices)} K-slices",
+                 f"csrw mxcfg, {cfg:#x}"]
+        bm, bn = self.blocks
+        for gi in range(0, bm, t.n_a):
+            for gj in range(0, bn, t.n_b):
+                results = [(i, j, (i * t.n_b + j) * per) for i in range(t.n_a) for j in range(t.n_b)]
+                rows = {i: f"{(gi + i) * ROWS}:{(gi + i + 1) * ROWS}" for i in range(t.n_a)}
+                cols = {j: f"{(gj + j) * ROWS}:{(gj + j + 1) * ROWS}" for j in range(t.n_b)}
+                lines.append(f"# C blocks rows {gi}..{gi + t.n_a - 1}, cols {gj}..{gj + t.n_b - 1}")
+                if self.with_c:
+                    lines += [f"mld tr{c}, c[{rows[i]}, {cols[j]}], {acc}" for i, j, c in results]
+                last = None
+                for s, kk in enumerate(self.k_slices):
+                    if kk != last:
+                        lines.append(f"csrw mxtile, {self.csr_values(kk)[1]:#x}")
+                        last = kk
+                    ks = f"{s * self.k_step}:{s * self.k_step + kk}"
+                    lines += [f"mld tr{ta + i}, a[{rows[i]}, {ks}]" for i in range(t.n_a)]
+                    lines += [f"mld tr{tb + j}, bt[{cols[j]}, {ks}]" for j in range(t.n_b)]
+                    beta = int(s == 0 and not self.with_c)
+                    lines.append(f"MMACC.T tr0, tr{ta}, tr{tb}, {beta}")
+                lines += [f"mst tr{c}, y[{rows[i]}, {cols[j]}]" for i, j, c in results]
+        return "\n".join(lines) + "\n"
+
+    def program_inputs(self, a, b, c=None) -> dict[str, np.ndarray]:
+        """The arrays :meth:`program` reads: A and B^T (and C) padded to the block grid."""
+        bm, bn = self.blocks
+        out = {"a": _pad(np.asarray(a), bm * ROWS, self.k, self.ft), "bt": _pad(np.asarray(b).T, bn * ROWS, self.k,
+                                                                               self.ft)}
+        if c is not None:
+            out["c"] = _pad(np.asarray(c), bm * ROWS, bn * ROWS, self.acc, cols=True)
+        return out
+
+
+@dataclass(frozen=True)
+class GemmResult:
+    """The result codes and values (M x N, accumulator format), the status the program raises, the plan."""
+
+    plan: GemmPlan
+    codes: np.ndarray
+    status: dict[str, bool]
+
+    @property
+    def values(self) -> np.ndarray:
+        """Exact values: int64 for integer accumulators, else float64."""
+        if self.plan.acc.kind is Kind.INT:
+            return formats.decode_int(self.codes, self.plan.acc)
+        return formats.decode(self.codes, self.plan.acc)
+
+
+def _counts(items) -> dict:
+    out: dict = {}
+    for x in items:
+        out[x] = out.get(x, 0) + 1
+    return out
+
+
+def _changes(slices: tuple[int, ...]) -> int:
+    """How many ``csrw mxtile`` a group issues: one at its start and one per change of K."""
+    return sum(1 for i, kk in enumerate(slices) if i == 0 or kk != slices[i - 1])
+
+
+def _pad_value(fmt: Format) -> float:
+    """Padding: +0, or the smallest value of a format without zero (E8M0; docs/decisions.md AME16)."""
+    return 0.0 if fmt.has_zero else float(formats.decode(np.array([0], fmt.dtype), fmt)[0])
+
+
+def _pad(x: np.ndarray, rows: int, width: int, fmt: Format, cols: bool = False) -> np.ndarray:
+    out = np.full((rows, width), _pad_value(fmt), np.result_type(x.dtype, np.float64) if x.dtype.kind == "f"
+                  else (np.int64 if fmt.kind is not Kind.FLOAT else np.float64))
+    out[: x.shape[0], : x.shape[1]] = x
+    return out
+
+
+def _select(requested: str, acc: Format, single_slice: bool, with_c: bool) -> tuple[Tiling, bool]:
+    """(the mode that runs, whether the program sets GUARD4x4) for a requested tiling."""
+    if requested not in TILING_CHOICES:
+        raise UnsupportedError(f"unknown tiling {requested!r}; valid: " + ", ".join(TILING_CHOICES),
+                               instruction="gemm", operand="tiling", rule="ame.gemm.tiling", value=requested)
+    per = regfile.span(ROWS, acc)
+
+    def fits(t: Tiling) -> bool:  # C resident beside the operands, or one slice writing over them
+        c = t.n_a * t.n_b * per
+        return c + t.n_a + t.n_b <= regfile.N_TILES or (single_slice and not with_c and c <= regfile.N_TILES)
+
+    if requested in ("auto", "4x4"):
+        if acc.lane_bits <= 16 and fits(TILING_4X4):
+            return TILING_4X4, True
+        mode = tiling_mode("2x2")
+        if requested == "auto" and not fits(mode):  # the widest of the other modes that fits
+            mode = next(t for t in (tiling_mode(x) for x in ("1x4", "4x1", "1x1")) if fits(t))
+        # a wide accumulator: the hardware guard falls back by itself; else the runtime names the mode
+        guard = acc.lane_bits > 16 and mode.name == "2x2"
+    else:
+        guard, mode = False, tiling_mode(requested)
+    if not fits(mode):
+        raise GeometryError(f"{mode.name} results of {acc.name} take {mode.n_a * mode.n_b * per} tiles, which with "
+                            f"{mode.n_a + mode.n_b} operand tiles do not fit the {regfile.N_TILES} tiles across "
+                            "K-slices; use 1x1, or K within one tile row", instruction="gemm", operand="tiling",
+                            rule="ame.gemm.capacity", value=mode.name)
+    return mode, guard
+
+
+def plan_gemm(m: int, n: int, k: int, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int = 0,
+              tiling: str = "auto", with_c: bool = False) -> GemmPlan:
+    """Plan ``C (M x N) = A (M x K) x B (K x N)``: formats, tiling, slices, cost.
+
+    Raises:
+        GeometryError: a dimension below 1 (``ame.gemm.shape``), or a tiling
+            whose tiles do not fit (``ame.gemm.capacity``).
+        UnsupportedError: an unknown tiling, or a format that is not an AME Ft.
+        FormatError: an unknown format or rounding mode.
+    """
+    for name, v in (("M", m), ("N", n), ("K", k)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise GeometryError(f"{name}={v!r}: GEMM dimensions are positive integers", instruction="gemm",
+                                operand=name, rule="ame.gemm.shape", value=v)
+    fmt = formats.get(ft)
+    if not fmt.ame_codes:
+        raise UnsupportedError(f"{fmt.name} has no AME FormatType code", instruction="gemm", operand="ft",
+                               rule="ame.gemm.ft", value=fmt.name)
+    if rnd not in ROUNDING:
+        raise UnsupportedError(f"unknown rounding {rnd!r}; valid: " + ", ".join(ROUNDING), instruction="gemm",
+                               operand="rnd", rule="ame.gemm.rnd", value=rnd)
+    acc = accumulator(fmt, bovf)
+    single = k <= formats.elements_per_row(fmt)
+    mode, guard = _select(tiling, acc, single, with_c)
+    return GemmPlan(int(m), int(n), int(k), fmt, acc, int(bool(bovf)), rnd, int(bool(sat)), tiling, mode, guard,
+                    with_c)
+
+
+def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int = 0, tiling: str = "auto",
+         accumulation: str = "fused", on_slice: Callable[[int, int], None] | None = None) -> GemmResult:
+    """``A x B (+ C)`` as the runtime's MMACC.T stream would compute it, bit for bit.
+
+    Args:
+        a, b: values (M x K and K x N), encoded into ``ft`` with ``rnd`` and ``sat`` as ``mld`` does.
+        c: optional initial C (M x N) values, encoded into the accumulator format.
+        ft, bovf, rnd, sat: the ``mxcfg`` fields.
+        tiling: ``auto`` (§14.A policy), ``4x4`` (guarded), ``2x2``, ``1x4``, ``4x1`` or ``1x1``.
+        accumulation: the core's accumulation model (``fused``, ``sequential``, ``chain_then_add``).
+        on_slice: called after each K-slice with (done, total), for progress bars.
+
+    Returns:
+        :class:`GemmResult`: codes and values of C, the status flags, the plan and its cost.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise GeometryError(f"A {a.shape} and B {b.shape} are not M x K and K x N", instruction="gemm",
+                            operand="a, b", rule="ame.gemm.shape", value=(a.shape, b.shape))
+    if c is not None and np.shape(c) != (a.shape[0], b.shape[1]):
+        raise GeometryError(f"C {np.shape(c)} is not M x N = {(a.shape[0], b.shape[1])}", instruction="gemm",
+                            operand="c", rule="ame.gemm.shape", value=np.shape(c))
+    models.check_model(accumulation)
+    p = plan_gemm(a.shape[0], b.shape[1], a.shape[1], ft=ft, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling,
+                  with_c=c is not None)
+    padded = p.program_inputs(a, b, c)
+    enc = {"rounding": p.rnd, "saturate": bool(p.sat)}
+    ac = formats.encode(padded["a"], p.ft, **enc).reshape(-1, ROWS, p.k)  # (blocks of A, 16, K)
+    bc = formats.encode(padded["bt"], p.ft, **enc).reshape(-1, ROWS, p.k)
+    ia, ib = (x.ravel() for x in np.meshgrid(np.arange(ac.shape[0]), np.arange(bc.shape[0]), indexing="ij"))
+    cc = None
+    if c is not None:
+        cc = formats.encode(padded["c"], p.acc, **enc)
+        cc = cc.reshape(ac.shape[0], ROWS, bc.shape[0], ROWS).transpose(0, 2, 1, 3).reshape(-1, ROWS, ROWS)
+    saturate = bool(p.sat) and (p.ft.is_float or not p.bovf)  # as the core reads SAT (mmacc.plan)
+    inexact = sat_hit = False
+    slices = p.k_slices
+    for s, kk in enumerate(slices):
+        k0 = s * p.k_step
+        new = np.empty((ia.size, ROWS, ROWS), p.acc.dtype)
+        for lo in range(0, ia.size, _SUBPRODUCTS_PER_BATCH):
+            sel = slice(lo, lo + _SUBPRODUCTS_PER_BATCH)
+            out = models.mac(ac[ia[sel], :, k0:k0 + kk], bc[ib[sel], :, k0:k0 + kk], None if cc is None else cc[sel],
+                             p.ft, p.acc, p.rnd, saturate, accumulation)
+            new[sel] = out.codes
+            inexact |= out.inexact
+            sat_hit |= out.sat_hit
+        cc = new
+        if on_slice is not None:
+            on_slice(s + 1, len(slices))
+    grid = cc.reshape(ac.shape[0], bc.shape[0], ROWS, ROWS).transpose(0, 2, 1, 3).reshape(ac.shape[0] * ROWS, -1)
+    status = {"guard_fallback": p.guard_fallback, "badgeom": False, "inexact": inexact, "sat_hit": sat_hit}
+    return GemmResult(p, grid[: p.m, : p.n].copy(), status)
