@@ -1,4 +1,4 @@
-"""The ``tilesim`` command: demo, formats, quantize, run.
+"""The ``tilesim`` command: demo, formats, quantize, run, gemm.
 
 Each ISA package plugs in through two small tables: ``DEMOS`` (a section of
 ``tilesim demo``) and ``RUNNERS`` (``tilesim run`` by file suffix). A runner is
@@ -135,6 +135,30 @@ def run(
     if output is not None:
         np.savez(output, **results)
         console.print(f"saved {', '.join(results)} to {output}")
+
+
+@app.command()
+def gemm(
+    m: int = typer.Argument(..., help="rows of A and C"),
+    n: int = typer.Argument(..., help="columns of B and C"),
+    k: int = typer.Argument(..., help="columns of A, rows of B"),
+    ft: List[str] = typer.Option(["bf16"], "--ft", "-f", help="AME input format (repeat to compare)"),
+    bovf: int = typer.Option(0, help="1: accumulate in the input format"),
+    rnd: str = typer.Option("rne", help="rne, rup, rdn, rtz"),
+    sat: int = typer.Option(0, help="1: saturate"),
+    tiling: str = typer.Option("auto", help="auto, 4x4 (guarded), 2x2, 1x4, 4x1, 1x1"),
+    accumulation: str = typer.Option("fused", help="fused, sequential, chain_then_add"),
+    macs_per_cycle: Optional[int] = typer.Option(None, help="MAC throughput (default: 4k, 16k and 32k)"),
+    seed: int = typer.Option(0, help="seed of the random A and B"),
+    emit: Optional[Path] = typer.Option(None, help="write the AME program (and its inputs as .npz) here"),
+) -> None:
+    """AME: run a random GEMM through the runtime in each format; compare accuracy, MACs, tiles and cycles."""
+    from .ame.cli import gemm_command
+    try:
+        gemm_command(m, n, k, ft, console, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
+                     macs_per_cycle=macs_per_cycle, seed=seed, emit=emit)
+    except TilesimError as e:
+        _fail(e)
 
 
 def main() -> None:

@@ -97,3 +97,60 @@ def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool 
     for name, a in result.outputs.items():
         console.print(f"{name}: {a.shape[0]}x{a.shape[1]} {a.dtype}")
     return {**result.outputs, "ame_tiles": result.core.tiles.copy()}
+
+
+def gemm_table(rows, macs_per_cycle: int | None = None) -> Table:
+    """One row per format: plan, work, modeled cycles, status and the errors against float64."""
+    points = (Throughput(macs_per_cycle),) if macs_per_cycle else THROUGHPUTS
+    first = rows[0].plan
+    t = Table(title=f"GEMM {first.m}x{first.n}x{first.k} (M x N x K), RND={first.rnd}, SAT={first.sat}, "
+                    f"bOVF={first.bovf}")
+    for col in ("Ft -> acc", "tiling", "MMACC.T", "MACs (useful)", "tiles ld/st",
+                *(f"cycles @{p.macs_per_cycle // 1024}k" for p in points), "err vs fp64", "err of accum.",
+                "flags", "sim s"):
+        t.add_column(col, justify="left" if col in ("Ft -> acc", "tiling", "flags") else "right")
+    for r in rows:
+        p, c = r.plan, r.plan.cost()
+        flags = ", ".join(k for k, on in r.result.status.items() if on) or "-"
+        tiling = p.tiling.name + (" (fallback)" if p.fallback else "")
+        t.add_row(f"{r.ft.name} -> {r.acc.name}", tiling, f"{p.instructions:,}",
+                  f"{c.macs:,} ({p.useful_macs / c.macs:.0%})", f"{c.tiles_loaded:,}/{c.tiles_stored:,}",
+                  *(f"{c.cycles(x.macs_per_cycle):,}" for x in points), f"{r.error_total:.3g}",
+                  f"{r.error_accumulation:.3g}", flags, f"{r.seconds:.2f}")
+    return t
+
+
+def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int = 0, rnd: str = "rne", sat: int = 0,
+                 tiling: str = "auto", accumulation: str = "fused", macs_per_cycle: int | None = None, seed: int = 0,
+                 emit: Path | None = None) -> None:
+    """``tilesim gemm``: compare formats on one GEMM shape; optionally write the program and its inputs."""
+    from rich.progress import Progress
+
+    from .gemm import plan_gemm
+    from .study import compare, problem
+
+    if macs_per_cycle is not None and macs_per_cycle < 1:
+        raise TilesimError("the MAC throughput is a positive number of MACs per cycle", instruction="tilesim gemm",
+                           operand="--macs-per-cycle", rule="ame.cost.rate", value=macs_per_cycle)
+    if emit is not None and len(fts) != 1:
+        raise TilesimError("--emit writes the program of one format; give exactly one --ft", instruction="tilesim gemm",
+                           operand="--emit", rule="ame.gemm.emit", value=fts)
+    with Progress(transient=True, console=console) as bar:
+        task = bar.add_task("running", total=None)
+
+        def on_slice(name, done, total):
+            bar.update(task, description=f"{name}: K-slice", completed=done, total=total)
+
+        rows = compare(m, n, k, fts, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
+                       seed=seed, on_slice=on_slice)
+    console.print(gemm_table(rows, macs_per_cycle))
+    console.print("err vs fp64: ||C - A B|| / ||A B|| with A, B ~ N(0, 1) in float64; err of accum.: against the "
+                  "float64 product of the quantised inputs. Integer formats use a per-tensor scale.")
+    if emit is not None:
+        plan = plan_gemm(m, n, k, ft=fts[0], bovf=bovf, rnd=rnd, sat=sat, tiling=tiling)
+        a, b = problem(m, n, k, seed)
+        emit.write_text(plan.program())
+        inputs = emit.with_suffix(".npz")
+        np.savez(inputs, **plan.program_inputs(a, b))
+        console.print(f"wrote {emit} ({plan.cost().instructions:,} instructions) and {inputs}; run it with "
+                      f"`tilesim run {emit} -i {inputs}`")
