@@ -11,7 +11,8 @@ from tilesim.ame import accum, asm, csr
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "docs" / "ame.md").read_text()
-MODULES = ["accum", "asm", "core", "cost", "csr", "exact", "models", "mmacc", "regfile", "runner", "cli", "demo"]
+MODULES = ["accum", "asm", "core", "cost", "csr", "exact", "models", "mmacc", "regfile", "runner", "cli", "demo",
+           "gemm", "study"]
 
 
 @pytest.mark.parametrize("name", MODULES)

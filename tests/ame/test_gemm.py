@@ -186,7 +186,7 @@ def test_cli_gemm(tmp_path):
     runner = CliRunner()
     res = runner.invoke(app, ["gemm", "40", "24", "20", "-f", "int8", "-f", "bf16", "--tiling", "1x4"])
     assert res.exit_code == 0, res.output
-    assert "int8 -> int16" in res.output and "bf16 -> fp32" in res.output
+    assert "int8->int16" in res.output and "bf16->fp32" in res.output
     prog = tmp_path / "g.s"
     res = runner.invoke(app, ["gemm", "20", "20", "20", "-f", "fp8_e4m3", "--emit", str(prog)])
     assert res.exit_code == 0, res.output

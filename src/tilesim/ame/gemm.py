@@ -32,6 +32,7 @@ choices the proposal leaves open written in docs/decisions.md (AME15-AME18):
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -131,7 +132,7 @@ class GemmPlan:
         c = Cost()
         t, per = self.tiling, self.tiles_per_result
         sub = t.n_a * t.n_b
-        for kk, count in _counts(self.k_slices).items():
+        for kk, count in Counter(self.k_slices).items():
             c.add_mmacc(sub * ROWS * ROWS * kk, t.n_a + t.n_b, self.c_tiles, count * self.groups)
         first_beta = 0 if self.with_c else 1  # tiles_read counts C when beta = 0
         c.tiles_read += self.c_tiles * self.groups * (len(self.k_slices) - first_beta)
@@ -193,7 +194,7 @@ class GemmPlan:
         out = {"a": _pad(np.asarray(a), bm * ROWS, self.k, self.ft), "bt": _pad(np.asarray(b).T, bn * ROWS, self.k,
                                                                                self.ft)}
         if c is not None:
-            out["c"] = _pad(np.asarray(c), bm * ROWS, bn * ROWS, self.acc, cols=True)
+            out["c"] = _pad(np.asarray(c), bm * ROWS, bn * ROWS, self.acc)
         return out
 
 
@@ -213,13 +214,6 @@ class GemmResult:
         return formats.decode(self.codes, self.plan.acc)
 
 
-def _counts(items) -> dict:
-    out: dict = {}
-    for x in items:
-        out[x] = out.get(x, 0) + 1
-    return out
-
-
 def _changes(slices: tuple[int, ...]) -> int:
     """How many ``csrw mxtile`` a group issues: one at its start and one per change of K."""
     return sum(1 for i, kk in enumerate(slices) if i == 0 or kk != slices[i - 1])
@@ -230,9 +224,10 @@ def _pad_value(fmt: Format) -> float:
     return 0.0 if fmt.has_zero else float(formats.decode(np.array([0], fmt.dtype), fmt)[0])
 
 
-def _pad(x: np.ndarray, rows: int, width: int, fmt: Format, cols: bool = False) -> np.ndarray:
-    out = np.full((rows, width), _pad_value(fmt), np.result_type(x.dtype, np.float64) if x.dtype.kind == "f"
-                  else (np.int64 if fmt.kind is not Kind.FLOAT else np.float64))
+def _pad(x: np.ndarray, rows: int, width: int, fmt: Format) -> np.ndarray:
+    """``x`` in the top-left corner of a (rows, width) array of padding (int64 keeps integer inputs exact)."""
+    exact_ints = x.dtype.kind in "iu" and fmt.kind is not Kind.FLOAT
+    out = np.full((rows, width), _pad_value(fmt), np.int64 if exact_ints else np.float64)
     out[: x.shape[0], : x.shape[1]] = x
     return out
 
