@@ -204,8 +204,8 @@ def _lt(a, b) -> bool:
     return a < b  # IEEE: False whenever a NaN is involved
 
 
-def max_sel(x: int, y: int, dt: str, nan_mode: str) -> int:
-    """TMAX(a, b) per NaN rule: first ``a < b ? b : a``; propagate: NaN wins (a's first); spec: maxNum."""
+def _nan_sel(x: int, y: int, dt: str, nan_mode: str, neg_zero_wins: bool):
+    """The NaN and signed-zero rules TMAX and TMIN share; ``None`` where the plain compare decides."""
     a, b = dec(x, dt), dec(y, dt)
     if dt in FLOATS and nan_mode == "propagate":
         if math.isnan(a):
@@ -220,28 +220,20 @@ def max_sel(x: int, y: int, dt: str, nan_mode: str) -> int:
         if math.isnan(b):
             return x
         if a == 0 and b == 0:
-            return x if not x & sign_bit(dt) else y
-    return y if _lt(a, b) else x
+            return x if bool(x & sign_bit(dt)) == neg_zero_wins else y
+    return None
+
+
+def max_sel(x: int, y: int, dt: str, nan_mode: str) -> int:
+    """TMAX(a, b) per NaN rule: first ``a < b ? b : a``; propagate: NaN wins (a's first); spec: maxNum."""
+    r = _nan_sel(x, y, dt, nan_mode, neg_zero_wins=False)
+    return r if r is not None else (y if _lt(dec(x, dt), dec(y, dt)) else x)
 
 
 def min_sel(x: int, y: int, dt: str, nan_mode: str) -> int:
     """TMIN(a, b): first ``b < a ? b : a``; as max_sel otherwise (spec: min(-0, +0) = -0)."""
-    a, b = dec(x, dt), dec(y, dt)
-    if dt in FLOATS and nan_mode == "propagate":
-        if math.isnan(a):
-            return x
-        if math.isnan(b):
-            return y
-    if dt in FLOATS and nan_mode == "spec":
-        if math.isnan(a) and math.isnan(b):
-            return canon_nan(dt)
-        if math.isnan(a):
-            return y
-        if math.isnan(b):
-            return x
-        if a == 0 and b == 0:
-            return x if x & sign_bit(dt) else y
-    return y if _lt(b, a) else x
+    r = _nan_sel(x, y, dt, nan_mode, neg_zero_wins=True)
+    return r if r is not None else (y if _lt(dec(y, dt), dec(x, dt)) else x)
 
 
 def _dec_fn(name: str, a: float):

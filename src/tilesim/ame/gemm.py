@@ -45,6 +45,7 @@ from . import models, regfile
 from .accum import accumulator
 from .cost import Cost
 from .csr import ROUNDING, TILING_4X4, TILINGS, Tiling, mxcfg, mxtile, tiling_mode
+from .mmacc import saturates
 
 __all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES"]
 
@@ -323,7 +324,7 @@ def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int =
     if c is not None:
         cc = formats.encode(padded["c"], p.acc, **enc)
         cc = cc.reshape(ac.shape[0], ROWS, bc.shape[0], ROWS).transpose(0, 2, 1, 3).reshape(-1, ROWS, ROWS)
-    saturate = bool(p.sat) and (p.ft.is_float or not p.bovf)  # as the core reads SAT (mmacc.plan)
+    saturate = saturates(p.ft, p.bovf, p.sat)
     inexact = sat_hit = False
     slices = p.k_slices
     for s, kk in enumerate(slices):

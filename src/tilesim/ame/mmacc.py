@@ -32,7 +32,7 @@ from . import models, regfile
 from .accum import accumulator
 from .csr import MXCFG, MXSTATUS, MXTILE, ROUNDING, TILING_4X4, Field, Tiling, tiling_mode
 
-__all__ = ["BadGeom", "IMM", "Plan", "Executed", "plan", "execute", "imm_fields"]
+__all__ = ["BadGeom", "IMM", "Plan", "Executed", "plan", "execute", "imm_fields", "saturates"]
 
 IMM: tuple[Field, ...] = (
     Field("beta", 0, 0, "beta", "0: C += A x B; 1: C = A x B (C starts from +0)"),
@@ -174,9 +174,14 @@ def plan(mxcfg: int, mxtile: int, tc, ta, tb, imm, *, instruction: str = "MMACC"
             raise _bad(f"{name}={first!r} with {mode.name} needs tiles {first}..{first + count - 1}; "
                        f"there are {regfile.N_TILES} (0..{regfile.N_TILES - 1})", name, "ame.geom.tile", first,
                        instruction)
-    saturate = bool(cfg["sat"]) and (ft.is_float or not cfg["bovf"])
+    saturate = saturates(ft, cfg["bovf"], cfg["sat"])
     return Plan(instruction, ft, acc, ROUNDING[cfg["rnd"]], saturate, k, m, fields["btr"], fields["beta"], mode,
                 fallback, per_result, tuple(range(ta, ta + mode.n_a)), tuple(range(tb, tb + mode.n_b)), pairs)
+
+
+def saturates(ft: Format, bovf: int, sat: int) -> bool:
+    """Whether SAT clamps results: float accumulators always may; integers only at full width (bOVF = 0)."""
+    return bool(sat) and (ft.is_float or not bovf)
 
 
 def execute(tiles: np.ndarray, p: Plan, model: str):
