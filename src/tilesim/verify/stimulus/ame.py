@@ -18,7 +18,7 @@ from ...ame.models import check_model
 from ...formats import Format, Kind
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
-from .values import applicable, class_codes, measure, random_codes
+from .values import applicable, class_codes, lane_of, measure, random_codes
 
 __all__ = ["OPS", "OPTIONS", "generate", "finite_codes"]
 
@@ -76,6 +76,10 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
     big = class_codes(ft_, "max_normal", rng, 1)[0] if ft_.is_float else \
         class_codes(ft_, "min_normal", rng, 1)[0]                      # INT: the most negative, squares to max
     for i, cls in enumerate(order):
+        if cls == "random" and ft_.kind is Kind.INT and rng.random() < 0.5:   # small values: no overflow
+            for x in (a, b):
+                x[i] = lane_of((formats.decode_int(x[i], ft_) >> (ft_.bits // 2)).astype(np.uint64)
+                               & np.uint64(ft_.code_mask), ft_)
         if cls in ("overflow", "saturation"):
             a[i, :, : m // 2 + 1] = big                                 # a row of big products in every result
             b[i] = big
