@@ -97,8 +97,12 @@ def _src_codes(fmt, rng, cls: str, shape) -> np.ndarray:
 
 
 def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: str = "hardware",
-             srca: str = "BF16", srcb: str | None = None, dst32: bool = True, argmax: bool = True) -> VectorSet:
+             srca: str = "BF16", srcb: str | None = None, dst32: bool = True, argmax: bool | None = None) -> VectorSet:
     """A vector set for one Matrix Unit instruction in one format configuration."""
+    if argmax is not None and op not in ("gmpool", "gapool"):
+        raise TilesimError("--argmax/--no-argmax applies to gmpool and gapool only", instruction="tilesim vectors",
+                           operand="--argmax", rule="verify.option", value=op)
+    argmax = True if argmax is None else argmax
     fa, fb = data_format(srca), data_format(srcb if srcb is not None else srca)
     style = style_of(fa.code, op.upper())
     if style not in _STYLE:
