@@ -34,7 +34,6 @@ CLASS_DOCS = {
     "fidelity_phase": "Tensix: a multiply in fidelity phase 1, 2 or 3 (phase 0 is the default)",
     "accumulate": "the result is added to an existing accumulator (AME beta = 0, Tensix DestAccumEn/AddDst)",
     "partial_valid": "PTO: a valid region smaller than the tile",
-    "index_wrap": "Tensix: the instruction's Dst row wraps or is offset by RWCs",
 }
 
 
