@@ -41,7 +41,19 @@ def _classes(ft: Format, acc: Format, k: int, saturate: bool, fallback: bool) ->
         out.append("saturation")
     if fallback:
         out.append("guard_fallback")
+    if _tie_base(acc) is not None and ft.is_float:
+        out.append("tie")
     return out
+
+
+def _tie_base(acc: Format):
+    """The code of 2^(p) for a float accumulator with p significant bits, when 2^(p) + 2 is finite."""
+    if not acc.is_float:
+        return None
+    base = 2.0 ** (acc.man_bits + 1)
+    if base + 2 > float(acc.max_exact):
+        return None
+    return formats.encode(np.array([base]), acc)[0]
 
 
 def _ft_key(ft):
@@ -75,6 +87,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
     beta = rng.integers(0, 1, count, endpoint=True)
     big = class_codes(ft_, "max_normal", rng, 1)[0] if ft_.is_float else \
         class_codes(ft_, "min_normal", rng, 1)[0]                      # INT: the most negative, squares to max
+    one = formats.encode(np.ones(1), ft_)[0] if ft_.is_float else 0
     for i, cls in enumerate(order):
         if cls == "random" and ft_.kind is Kind.INT and rng.random() < 0.5:   # small values: no overflow
             for x in (a, b):
@@ -84,6 +97,12 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
             a[i, :, : m // 2 + 1] = big                                 # a row of big products in every result
             b[i] = big
         elif cls == "accumulate":
+            beta[i] = 0
+        elif cls == "tie":          # C = 2^(p), one product 1 x 1: C + 1 is halfway between C and C + 2
+            a[i], b[i] = 0, 0
+            a[i, :, :, 0] = one
+            b[i, :, :, 0] = one
+            c_in[i] = _tie_base(acc)
             beta[i] = 0
         elif cls not in ("random", "guard_fallback"):
             kk = int(rng.integers(1, max(2, m * k // 8), endpoint=True))

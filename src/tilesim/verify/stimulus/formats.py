@@ -9,8 +9,6 @@ Options: ``format`` (name, alias or AME code), ``rounding`` (encode), ``saturate
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 from ... import formats
@@ -18,48 +16,13 @@ from ...errors import TilesimError
 from ...formats import Format, Kind
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
-from .values import applicable, class_codes, measure, random_codes
+from .values import applicable, class_codes, measure, random_codes, tie_mask, tie_values
 
 __all__ = ["OPS", "OPTIONS", "generate"]
 
 OPS = ("encode", "decode")
 OPTIONS = frozenset({"format", "rounding", "saturate"})
 LANES = 16
-
-
-def _exact(codes: np.ndarray, fmt: Format) -> list[Fraction]:
-    """Exact values of finite codes (Fractions from the format core's exact decode)."""
-    p = formats.decode_exact(codes, fmt)
-    return [(-1 if s else 1) * Fraction(int(g)) * Fraction(2) ** int(e)
-            for s, g, e in zip(p.sign.tolist(), p.sig.tolist(), p.exp.tolist())]
-
-
-def tie_mask(x: np.ndarray, fmt: Format) -> np.ndarray:
-    """Where a float64 input lies exactly halfway between two adjacent codes of ``fmt``."""
-    lo, fl = formats.encode(x, fmt, rounding="rdn", return_flags=True)
-    hi = formats.encode(x, fmt, rounding="rup")
-    out = np.zeros(x.shape, bool)
-    cand = np.nonzero(fl.inexact & ~fl.overflow & ~fl.invalid & np.isfinite(x))[0]
-    if cand.size:
-        a, b = _exact(lo[cand], fmt), _exact(hi[cand], fmt)
-        for j, i in enumerate(cand.tolist()):
-            out[i] = 2 * Fraction(float(x[i])) == a[j] + b[j]
-    return out
-
-
-def _ties(fmt: Format, rng: np.random.Generator, size: int) -> np.ndarray:
-    """Float64 inputs exactly halfway between two adjacent finite codes (small integers for integer formats)."""
-    if fmt.is_integer:
-        step = float(fmt.min_normal_exact)
-        lo = max(fmt.int_min, -1000)
-        k = rng.integers(lo, min(fmt.int_max, 1000), size=size)
-        return (k + 0.5) * step
-    codes = random_codes(fmt, rng, 4 * size)
-    finite = ~measure(codes, fmt)["nan"] & ~measure(codes, fmt)["inf"] & ~measure(codes, fmt)["max_normal"]
-    codes = codes[finite][:size]
-    hi = codes.astype(np.uint64) + np.uint64(1 << fmt.lane_shift)   # the next code up in magnitude
-    a, b = _exact(codes, fmt), _exact(hi.astype(fmt.dtype), fmt)
-    return np.array([float((p + q) / 2) for p, q in zip(a, b)])
 
 
 def _values_for(fmt: Format, cls: str, rng: np.random.Generator, size: int) -> np.ndarray:
@@ -73,7 +36,7 @@ def _values_for(fmt: Format, cls: str, rng: np.random.Generator, size: int) -> n
     if cls == "zero":
         return rng.choice([0.0, -0.0], size)
     if cls == "tie":
-        return _ties(fmt, rng, size)
+        return tie_values(fmt, rng, size)
     if cls in ("overflow", "saturation"):
         big = float(fmt.max_exact) * rng.uniform(1.5, 4, size)
         return big * (rng.choice([-1, 1], size) if fmt.signed else 1)

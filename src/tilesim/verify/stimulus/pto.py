@@ -16,13 +16,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import formats
 from ...pto import Tile
 from ...pto.dtypes import get_dtype
 from ...pto.ops import OPS as PTO_OPS
 from ...pto.targets import OP_TYPES, get_target
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
-from .values import applicable, class_codes, measure, random_codes
+from .values import applicable, class_codes, measure, random_codes, tie_mask, tie_values
 
 __all__ = ["OPS", "OPTIONS", "FAMILY", "generate"]
 
@@ -194,9 +195,14 @@ def _classes(op: str, sig, target) -> list[str]:
     out = [] if fam in ("fill", "load", "store") else [c for c in applicable(src_fmt)]
     if fam == "arg":
         out.append("argmax_tie")
-    if src_fmt.is_float and fam != "fill" and any(c == "nan" for c in out) and fam in ("row_reduce", "col_reduce",
-                                                                                        "arg"):
+    if src_fmt.is_float and "nan" in out and fam in ("row_reduce", "col_reduce", "arg"):
         out += ["nan_at_0", "nan_after_0"]
+    if _arith(op) and src_fmt.is_float:
+        out += ["tie", "overflow"]
+    if fam == "cvt" and _narrows(*sig):
+        out += ["tie"] + (["overflow"] if _range(get_dtype(sig[1]).format) < _range(src_fmt) else [])
+    if _cvt_undefined(op, sig, get_target(target)):     # the target leaves these inputs undefined
+        out = [c for c in out if c not in ("nan", "inf", "max_normal", "overflow")]
     return out + ["partial_valid"]
 
 
@@ -224,25 +230,30 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
         t: set[str] = {cls} - {"random"}
         for name, tile in c.tiles.items():
             fmt = tile.dtype.format
-            if name == "mask":
-                tile.bits[...] = random_codes(fmt, rng, tile.bits.shape)
-            elif name == "dst" and FAMILY[op] != "store":
+            if name == "mask" or (name == "dst" and FAMILY[op] != "store"):
                 tile.bits[...] = random_codes(fmt, rng, tile.bits.shape)
             else:
                 tile.bits[...] = _codes(fmt, cls, rng, tile.bits.shape, (tile.valid_rows, tile.valid_cols), op)
-            if name != "dst" and name != "mask":
-                meas = measure(tile.bits[: tile.valid_rows, : tile.valid_cols], fmt)
-                t |= {k for k, m in meas.items() if k in classes and m.any()}
+                if name == "src" and _cvt_undefined(op, sig, prof):
+                    _keep_in_range(tile, get_dtype(sig[1]).format, rng)
+        sc = np.zeros(1, np.uint64)
+        if c.scalar is not None:
+            sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op).reshape(1).astype(np.uint64)
         if cls == "argmax_tie":
             _plant_tie(op, c.tiles["src"] if "src" in c.tiles else c.tiles["src0"])
         if cls in ("nan_at_0", "nan_after_0"):
             _plant_nan(op, c.tiles["src"], cls, rng)
+        if cls in ("tie", "overflow"):
+            sc = _plant_rounding(op, sig, cls, c, sc, rng)
+        for name, tile in c.tiles.items():
+            if name not in ("dst", "mask"):
+                meas = measure(tile.bits[: tile.valid_rows, : tile.valid_cols], tile.dtype.format)
+                t |= {k for k, m in meas.items() if k in classes and m.any()}
+        t |= _measure_rounding(op, sig, c, sc) & set(classes)
         before = {k: tile.bits.copy() for k, tile in c.tiles.items()}
-        sc = np.zeros(1, np.uint64)
         value = None
         if c.scalar is not None:
             sdt = get_dtype(c.scalar)
-            sc = _codes(sdt.format, cls, rng, (1, 1), (1, 1), op).reshape(1).astype(np.uint64)
             value = sc.astype(sdt.lane).view(sdt.np)[0]
         with np.errstate(all="ignore"):
             c.call(value)
@@ -325,3 +336,124 @@ def _plant_nan(op: str, src: Tile, cls: str, rng) -> None:
     else:
         col = 0 if cls == "nan_at_0" or vc == 1 else int(rng.integers(1, vc))
         src.bits[:vr, col] = nan
+
+
+# ----------------------------------------------------------------- rounding ties and overflow
+_ROUNDING_FAMILIES = ("binary", "scalar", "row_expand_binary", "col_expand_binary")
+
+
+def _arith(op: str) -> str | None:
+    """``add``, ``sub`` or ``mul`` for the ops whose ties and overflow are built here, else None."""
+    if FAMILY[op] not in _ROUNDING_FAMILIES:
+        return None
+    kind = op[1:].removeprefix("rowexpand").removeprefix("colexpand").removesuffix("s")
+    return kind if kind in ("add", "sub", "mul") else None
+
+
+def _cvt_undefined(op: str, sig, prof) -> bool:
+    """TCVT float -> integer without saturation: NaN, Inf and out-of-range inputs are undefined
+    (``pto.tcvt.range``), so the stimulus stays inside the integer range (decision V10)."""
+    return op == "tcvt" and not prof.cvt_saturate_default and get_dtype(sig[0]).format.is_float \
+        and get_dtype(sig[1]).format.is_integer
+
+
+def _keep_in_range(src: Tile, dst_fmt, rng) -> None:
+    """Replace the source values a non-saturating float -> int conversion leaves undefined."""
+    fmt = src.dtype.format
+    v = formats.decode(src.bits, fmt)
+    lim = min(float(dst_fmt.int_max), 1000.0)
+    bad = ~(np.abs(v) <= lim) | ((v < 0) & (dst_fmt.int_min == 0))
+    lo = 0.0 if dst_fmt.int_min == 0 else -lim
+    src.bits[bad] = formats.encode(rng.uniform(lo, lim, int(bad.sum())), fmt)
+
+
+def _range(fmt) -> float:
+    return float(fmt.max_exact)
+
+
+def _narrows(src: str, dst: str) -> bool:
+    """Whether some finite source value is not a destination value (so it rounds)."""
+    a, b = get_dtype(src).format, get_dtype(dst).format
+    if a.is_integer:
+        return b.is_float and a.bits > b.man_bits + 1
+    return b.is_integer or b.man_bits < a.man_bits or b.exp_bits < a.exp_bits
+
+
+def _other(op: str, c: _Call) -> Tile | None:
+    return c.tiles.get("src1")
+
+
+def _fill(tile: Tile, code) -> None:
+    r, cc = tile.valid
+    tile.bits[:r, :cc] = code
+
+
+def _plant_rounding(op, sig, cls, c: _Call, sc, rng) -> np.ndarray:
+    """Sources whose exact results are rounding ties or overflow; returns the scalar's code."""
+    if FAMILY[op] == "cvt":
+        src, dst_fmt = c.tiles["src"], get_dtype(sig[1]).format
+        fmt = src.dtype.format
+        r, cc = src.valid
+        if cls == "tie":
+            x = tie_values(dst_fmt, rng, r * cc)
+            codes = formats.encode(x, fmt)
+            exact = formats.decode(codes, fmt) == x
+            src.bits[:r, :cc] = np.where(exact, codes, formats.encode(np.full(x.shape, 0.5), fmt)).reshape(r, cc)
+        else:
+            src.bits[:r, :cc] = class_codes(fmt, "max_normal", rng, r * cc).reshape(r, cc)
+        return sc
+    kind = _arith(op)
+    fmt = get_dtype(sig[0]).format
+    main = c.tiles["src0"] if "src0" in c.tiles else c.tiles["src"]
+    r, cc = main.valid
+    m = fmt.man_bits
+    if cls == "tie":
+        # a in [1, 2) with an odd last mantissa bit; h = half an ulp of 1: a + h, a - (-h) and 1.5 a are ties
+        mags = (rng.integers(0, 1 << max(m - 1, 0), (r, cc)) * 2 + 1) * 2.0 ** -m + 1
+        main.bits[:r, :cc] = formats.encode(mags, fmt)
+        other = {"add": 2.0 ** -(m + 1), "sub": -(2.0 ** -(m + 1)), "mul": 1.5}[kind]
+    else:
+        main.bits[:r, :cc] = formats.encode(np.full((r, cc), _range(fmt)), fmt)
+        other = {"add": _range(fmt), "sub": -_range(fmt), "mul": 2.0}[kind]
+    code = formats.encode(np.array([other]), fmt)[0]
+    if "src1" in c.tiles:
+        _fill(c.tiles["src1"], code)
+        return sc
+    return np.array([code], np.uint64)
+
+
+def _measure_rounding(op, sig, c: _Call, sc) -> set[str]:
+    """``tie`` / ``overflow`` where the exact results (float64, exact for these ops and dtypes) are ties
+    or out of range; expand ops are measured only when their broadcast operand is one value."""
+    fam = FAMILY[op]
+    if fam == "cvt":
+        src = c.tiles["src"]
+        x = formats.decode(src.bits[: src.valid_rows, : src.valid_cols], src.dtype.format)
+        dst = get_dtype(sig[1]).format
+    elif _arith(op):
+        main = c.tiles["src0"] if "src0" in c.tiles else c.tiles["src"]
+        fmt = main.dtype.format
+        r, cc = main.valid
+        a = formats.decode(main.bits[:r, :cc], fmt)
+        if fam == "scalar":
+            b = formats.decode(sc.astype(fmt.dtype), fmt)[0]
+        else:
+            o = c.tiles["src1"]
+            ob = formats.decode(o.bits[: o.valid_rows, : o.valid_cols], fmt)
+            if fam != "binary" and not (ob == ob.flat[0]).all():
+                return set()
+            b = ob if fam == "binary" else ob.flat[0]
+        with np.errstate(all="ignore"):
+            x = {"add": a + b, "sub": a - b, "mul": a * b}[_arith(op)]
+        dst = fmt
+    else:
+        return set()
+    x = np.ravel(x)
+    x = x[np.isfinite(x)]
+    out = set()
+    if x.size and tie_mask(x, dst).any():
+        out.add("tie")
+    lo, hi = (dst.int_min, dst.int_max) if dst.is_integer else (-_range(dst), _range(dst))
+    if ((x > hi) | (x < lo)).any():
+        out.add("overflow")
+    return out

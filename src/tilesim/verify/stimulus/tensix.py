@@ -45,7 +45,7 @@ _STYLE = {
 _ROWS = {"mvmul": 8, "elwmul": 8, "elwadd": 8, "elwsub": 8, "gapool": 4, "gmpool": 1, "zeroacc": 16}
 
 
-def _classes(op: str, fmt, argmax: bool) -> list[str]:
+def _classes(op: str, fmt, argmax: bool, dst32: bool) -> list[str]:
     if op == "zeroacc":
         return ["undefined_dst"]
     vals = applicable(fmt)
@@ -60,7 +60,19 @@ def _classes(op: str, fmt, argmax: bool) -> list[str]:
         out.append("fidelity_phase")
     if op in ("elwmul", "elwadd", "elwsub"):
         out.append("accumulate")
+    if op in ("elwadd", "elwsub") and not dst32:
+        out.append("tie")
     return out
+
+
+def _plant_tie(op: str, codes: np.ndarray, fmt, style: str, rng) -> None:
+    """SrcA in [1, 2) with an odd last bit of the 16-bit Dst format, SrcB = +-half its ulp: every sum is a
+    rounding tie in Dst16 (BF16, or FP16 for the FP16 style)."""
+    m = 10 if style == "FP16" else 7
+    mags = (rng.integers(0, 1 << (m - 1), codes[0].shape) * 2 + 1) * 2.0 ** -m + 1
+    codes[0] = formats.encode(mags, fmt)
+    h = 2.0 ** -(m + 1) * (1 if op == "elwadd" else -1)
+    codes[1] = formats.encode(np.array([h]), fmt)[0]
 
 
 def _dst_init(m: Machine, rng, dst32: bool, style: str) -> None:
@@ -112,7 +124,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
     fname, to_src = _STYLE[style]
     fmt = formats.get(fname)
     rng = np.random.default_rng(seed)
-    classes = _classes(op, fmt, argmax)
+    classes = _classes(op, fmt, argmax, dst32)
     order = plan(classes, n, min_per_class, rng)
     cols: dict[str, list] = {k: [] for k in ("srca", "srcb", "dst", "dst_valid", "config", "thread_config", "rwc",
                                               "insn", "dst_out", "dst_valid_out", "rwc_out", "banks", "banks_in")}
@@ -127,6 +139,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
         codes = _src_codes(fmt, rng, cls, (2, 2, 64, 16))     # (SrcA/SrcB, bank, row, col)
         if op == "gmpool":
             _plant_gmpool(cls, codes, fmt, rng)
+        if cls == "tie":
+            _plant_tie(op, codes, fmt, style, rng)
         m.srca[...] = to_src(codes[0].astype(np.uint64)).astype(np.uint32)
         m.srcb[...] = to_src(codes[1].astype(np.uint64)).astype(np.uint32)
         m.srca_client = [Client.MATRIX_UNIT, Client.MATRIX_UNIT]
@@ -234,7 +248,7 @@ def _fields(op: str, cls: str, rng, dst32: bool, argmax: bool, m: Machine, t: se
     if op in ("elwmul", "mvmul") and (cls == "fidelity_phase" or rng.random() < 0.15):
         m.rwc[0].fidelity = int(rng.integers(1, 3, endpoint=True))
         t.add("fidelity_phase")
-    if op in ("elwmul", "elwadd", "elwsub") and (cls == "accumulate" or rng.random() < 0.3):
+    if op in ("elwmul", "elwadd", "elwsub") and (cls == "accumulate" or (cls != "tie" and rng.random() < 0.3)):
         f["DestAccumEn" if op == "elwmul" else "AddDst"] = 1
         t.add("accumulate")
     return f

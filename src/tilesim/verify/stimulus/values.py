@@ -7,12 +7,15 @@ value computed in float arithmetic.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from ... import formats
 from ...formats import Domain, Format
 
-__all__ = ["VALUE_CLASSES", "applicable", "random_codes", "class_codes", "measure", "lane_of"]
+__all__ = ["VALUE_CLASSES", "applicable", "random_codes", "class_codes", "measure", "lane_of", "exact_values",
+           "tie_mask", "tie_values"]
 
 #: The classes a code can be in by itself (the op-level classes such as ``tie`` are built per op).
 VALUE_CLASSES = ("nan", "inf", "zero", "subnormal", "min_normal", "max_normal")
@@ -102,3 +105,38 @@ def measure(codes: np.ndarray, fmt: Format) -> dict[str, np.ndarray]:
     out["min_normal"] = mag == U64(0 if scale else 1 << m)
     out["max_normal"] = mag == U64(fmt.max_code)
     return out
+
+
+def exact_values(codes: np.ndarray, fmt: Format) -> list[Fraction]:
+    """Exact values of finite codes (Fractions from the format core's exact decode)."""
+    p = formats.decode_exact(codes, fmt)
+    return [(-1 if s else 1) * Fraction(int(g)) * Fraction(2) ** int(e)
+            for s, g, e in zip(p.sign.tolist(), p.sig.tolist(), p.exp.tolist())]
+
+
+def tie_mask(x: np.ndarray, fmt: Format) -> np.ndarray:
+    """Where a float64 input lies exactly halfway between two adjacent codes of ``fmt``."""
+    lo, fl = formats.encode(x, fmt, rounding="rdn", return_flags=True)
+    hi = formats.encode(x, fmt, rounding="rup")
+    out = np.zeros(x.shape, bool)
+    cand = np.nonzero(fl.inexact & ~fl.overflow & ~fl.invalid & np.isfinite(x))[0]
+    if cand.size:
+        a, b = exact_values(lo[cand], fmt), exact_values(hi[cand], fmt)
+        for j, i in enumerate(cand.tolist()):
+            out[i] = 2 * Fraction(float(x[i])) == a[j] + b[j]
+    return out
+
+
+def tie_values(fmt: Format, rng: np.random.Generator, size: int) -> np.ndarray:
+    """Float64 inputs exactly halfway between two adjacent finite codes (small integers for integer formats)."""
+    if fmt.is_integer:
+        step = float(fmt.min_normal_exact)
+        lo = max(fmt.int_min, -1000)
+        k = rng.integers(lo, min(fmt.int_max, 1000), size=size)
+        return (k + 0.5) * step
+    codes = random_codes(fmt, rng, 4 * size)
+    finite = ~measure(codes, fmt)["nan"] & ~measure(codes, fmt)["inf"] & ~measure(codes, fmt)["max_normal"]
+    codes = codes[finite][:size]
+    hi = codes.astype(np.uint64) + np.uint64(1 << fmt.lane_shift)   # the next code up in magnitude
+    a, b = exact_values(codes, fmt), exact_values(hi.astype(fmt.dtype), fmt)
+    return np.array([float((p + q) / 2) for p, q in zip(a, b)])
