@@ -4,7 +4,6 @@ import importlib.util
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tilesim.verify.check import check

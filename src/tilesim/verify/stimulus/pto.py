@@ -59,7 +59,9 @@ _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trow
 
 
 def _cols(dt) -> int:
-    return max(1, 32 // get_dtype(dt).size) * (2 if get_dtype(dt).size == 1 else 1)
+    """Columns of an operand tile: one 32-byte block (two for 1-byte types)."""
+    size = get_dtype(dt).size
+    return 32 // size * (2 if size == 1 else 1)
 
 
 def _pb(dt) -> int:
@@ -184,15 +186,13 @@ def _region(op: str, sig, target) -> tuple[int, int]:
         return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam in ("cmp", "cmps"):
         return R, min(_cols(sig[0]), _pb(sig[1]) * get_dtype(sig[1]).bits)
-    if fam in ("sel", "sels"):
-        return R, _cols(sig[0])
-    return R, _cols(sig[0] if fam not in ("row_reduce", "col_reduce", "arg") else sig[0])
+    return R, _cols(sig[0])
 
 
 def _classes(op: str, sig, target) -> list[str]:
     fam = FAMILY[op]
     src_fmt = get_dtype(sig[1] if fam == "matmul" else sig[0]).format
-    out = [] if fam in ("fill", "load", "store") else [c for c in applicable(src_fmt)]
+    out = [] if fam in ("fill", "load", "store") else applicable(src_fmt)
     if fam == "arg":
         out.append("argmax_tie")
     if src_fmt.is_float and "nan" in out and fam in ("row_reduce", "col_reduce", "arg"):
@@ -377,10 +377,6 @@ def _narrows(src: str, dst: str) -> bool:
     if a.is_integer:
         return b.is_float and a.bits > b.man_bits + 1
     return b.is_integer or b.man_bits < a.man_bits or b.exp_bits < a.exp_bits
-
-
-def _other(op: str, c: _Call) -> Tile | None:
-    return c.tiles.get("src1")
 
 
 def _fill(tile: Tile, code) -> None:
