@@ -170,7 +170,7 @@ def vectors(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="output directory (default vectors-ISA-OP)"),
     min_per_class: int = typer.Option(1, "--min-per-class", help="at least this many vectors per class"),
     rounding_model: Optional[str] = typer.Option(None, "--rounding-model", help="Tensix: hardware or doc"),
-    srca: Optional[str] = typer.Option(None, "--srca", help="Tensix: SrcA data format (BF16, FP16, TF32, INT8 ...)"),
+    srca: Optional[str] = typer.Option(None, "--srca", help="Tensix: SrcA data format (BF16, FP16, TF32, BFP8 ...)"),
     srcb: Optional[str] = typer.Option(None, "--srcb", help="Tensix: SrcB data format"),
     dst32: Optional[bool] = typer.Option(None, "--dst32/--dst16", help="Tensix: 32-bit or 16-bit Dst"),
     argmax: Optional[bool] = typer.Option(None, "--argmax/--no-argmax", help="Tensix GMPOOL: ArgMax on or off"),

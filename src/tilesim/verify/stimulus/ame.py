@@ -37,6 +37,8 @@ def finite_codes(fmt: Format, rng: np.random.Generator, shape) -> np.ndarray:
 
 def _classes(ft: Format, acc: Format, k: int, saturate: bool, fallback: bool) -> list[str]:
     out = applicable(ft) + ["accumulate"] + (["overflow"] if _can_overflow(ft, acc, k) else [])
+    if "nan" in out:
+        out += ["nan_at_0"] + (["nan_after_0"] if k > 1 else [])
     if saturate:
         out.append("saturation")
     if fallback:
@@ -96,6 +98,10 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
         if cls in ("overflow", "saturation"):
             a[i, :, : m // 2 + 1] = big                                 # a row of big products in every result
             b[i] = big
+        elif cls in ("nan_at_0", "nan_after_0"):      # in the sums' first term (k = 0) or a later one only
+            col = 0 if cls == "nan_at_0" else int(rng.integers(1, k))
+            rows = rng.choice(m, int(rng.integers(1, m, endpoint=True)), replace=False)
+            a[i, :, rows, col] = class_codes(ft_, "nan", rng, 1)[0]
         elif cls == "accumulate":
             beta[i] = 0
         elif cls == "tie":          # C = 2^(p), one product 1 x 1: C + 1 is halfway between C and C + 2

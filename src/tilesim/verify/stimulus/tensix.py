@@ -62,7 +62,21 @@ def _classes(op: str, fmt, argmax: bool, dst32: bool) -> list[str]:
         out.append("accumulate")
     if op in ("elwadd", "elwsub") and not dst32:
         out.append("tie")
+    if _overflows(op, fmt, dst32):
+        out.append("overflow")
     return out
+
+
+_DIRECTED_OVERFLOW = {"elwmul": lambda x: x * x, "elwadd": lambda x: 2 * x, "elwsub": lambda x: 2 * x,
+                      "mvmul": lambda x: 16 * x * x}
+
+
+def _overflows(op: str, fmt, dst32: bool) -> bool:
+    """Whether the largest inputs (SrcB negated for ELWSUB) give a result beyond Dst's format."""
+    if op not in _DIRECTED_OVERFLOW:
+        return False
+    dst = formats.get("fp32" if dst32 else ("fp16" if fmt.name == "fp16" else "bf16"))
+    return _DIRECTED_OVERFLOW[op](float(fmt.max_exact)) > float(dst.max_exact)
 
 
 def _plant_tie(op: str, codes: np.ndarray, fmt, style: str, rng) -> None:
@@ -141,6 +155,10 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
             _plant_gmpool(cls, codes, fmt, rng)
         if cls == "tie":
             _plant_tie(op, codes, fmt, style, rng)
+        if cls == "overflow":
+            big = class_codes(fmt, "max_normal", rng, 1)[0] & ~np.array(1 << fmt.sign_bit, codes.dtype)
+            codes[0] = big
+            codes[1] = big | (np.array(1 << fmt.sign_bit, codes.dtype) if op == "elwsub" else 0)
         m.srca[...] = to_src(codes[0].astype(np.uint64)).astype(np.uint32)
         m.srcb[...] = to_src(codes[1].astype(np.uint64)).astype(np.uint32)
         m.srca_client = [Client.MATRIX_UNIT, Client.MATRIX_UNIT]
