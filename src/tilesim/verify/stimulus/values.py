@@ -120,7 +120,11 @@ def tie_mask(x: np.ndarray, fmt: Format) -> np.ndarray:
     hi = formats.encode(x, fmt, rounding="rup")
     out = np.zeros(x.shape, bool)
     cand = np.nonzero(fl.inexact & ~fl.overflow & ~fl.invalid & np.isfinite(x))[0]
-    if cand.size:
+    if cand.size and fmt.bits <= 32:
+        # codes of at most 32 bits are exact in float64, and so is the midpoint of two adjacent ones
+        mid = (formats.decode(lo[cand], fmt) + formats.decode(hi[cand], fmt)) / 2
+        out[cand] = x[cand] == mid
+    elif cand.size:
         a, b = exact_values(lo[cand], fmt), exact_values(hi[cand], fmt)
         for j, i in enumerate(cand.tolist()):
             out[i] = 2 * Fraction(float(x[i])) == a[j] + b[j]
