@@ -88,3 +88,19 @@ def test_hex_write_read_and_readmemh_agree(tmp_path_factory, lane_bits, count, s
     write_hex(path, arr, lane_bits, ["header"], [f"vector {i}" for i in range(count)])
     assert readmemh(path) == values
     assert read_hex(path, count * size, lane_bits, dt).tolist() == values
+
+
+def test_tie_mask_matches_fractions():
+    from tilesim import formats
+    from tilesim.verify.stimulus.values import tie_mask, tie_values
+    rng = np.random.default_rng(0)
+    for name in ("fp16", "bf16", "fp8_e4m3", "fp4_e2m1", "int8", "q8_8", "fp32"):
+        f = formats.get(name)
+        x = np.concatenate([tie_values(f, rng, 50), rng.normal(0, 50, 50), [0.0, 1.0]])
+        lo = formats.encode(x, f, rounding="rdn")
+        hi = formats.encode(x, f, rounding="rup")
+        want = [lo_ != hi_ and 2 * Fraction(float(v)) == Fraction(float(formats.decode(np.array([lo_]), f)[0]))
+                + Fraction(float(formats.decode(np.array([hi_]), f)[0]))
+                for v, lo_, hi_ in zip(x, lo, hi)]
+        assert tie_mask(x, f).tolist() == want, name
+        assert sum(want) >= 50
