@@ -18,7 +18,7 @@ from ..layouts import adj32
 from ..state import Client, Machine
 
 __all__ = ["FpuMode", "fpu_mode", "src_a_format", "dst_row", "fidelity_phase", "require_src", "read_dst",
-           "write_dst", "flip_banks", "apply_addr_mod", "check_fp16_datums", "check_no_stochastic"]
+           "write_dst", "flip_banks", "check_handback", "apply_addr_mod", "check_fp16_datums", "check_no_stochastic"]
 
 TF32_CODE = 4
 
@@ -159,6 +159,23 @@ def flip_banks(m: Machine, thread: int, flip_a: int, flip_b: int) -> None:
         if not tc["CLR_DVALID_SrcB_Disable"]:
             m.srcb_client[m.srcb_bank] = Client.UNPACKERS
         m.srcb_bank ^= 1
+
+
+def check_handback(m: Machine, thread: int, insn: str, flip_a: int, flip_b: int, always: bool = False) -> None:
+    """A flip that gives the Matrix Unit's bank back to the unpackers needs the bank to be the
+    Matrix Unit's: giving back a bank the unpackers already own is outside the contract (ttsim:
+    NonContractualBehavior; decision TT24). ``always``: CLEARDVALID, which gives back whatever
+    ``CLR_DVALID_Src?_Disable`` says.
+
+    Raises:
+        StateError: ``tt.bank.handback``.
+    """
+    tc = m.thread_config[thread]
+    for flip, name, bank, clients in ((flip_a, "SrcA", m.srca_bank, m.srca_client),
+                                      (flip_b, "SrcB", m.srcb_bank, m.srcb_client)):
+        if flip and (always or not tc[f"CLR_DVALID_{name}_Disable"]) and clients[bank] is not Client.MATRIX_UNIT:
+            raise StateError(f"{name} bank {bank} already belongs to the unpackers; giving it back again is outside "
+                             "the contract", instruction=insn, operand=name, rule="tt.bank.handback", value=bank)
 
 
 def apply_addr_mod(m: Machine, thread: int, addr_mod: int, update_fidelity: bool = True) -> None:

@@ -98,12 +98,12 @@ def _elw(m: Machine, insn, thread: int, op: str) -> None:
         b = b[:, :1]
     b = np.broadcast_to(b, (8, 16))
     add_dst = True if op == "mul" else bool(insn["AddDst"])
+    if m.rounding == "hardware" and op != "mul" and phase:
+        raise UnsupportedError(f"{name} with fidelity phase {phase} divides by 32/128 in the doc model; "
+                               "the hardware's result is outside the contract (ttsim: NonContractual)",
+                               instruction=name, operand="FidelityPhase", rule="tt.hw.elw_fidelity", value=phase)
     if m.rounding == "hardware" and mode.style != "INT8":
         check_no_stochastic(m, thread, name)
-        if op != "mul" and phase:
-            raise UnsupportedError(f"{name} with fidelity phase {phase} divides by 32/128 in the doc model; "
-                                   "the hardware's result is outside the contract (ttsim: NonContractual)",
-                                   instruction=name, operand="FidelityPhase", rule="tt.hw.elw_fidelity", value=phase)
         if mode.style == "FP16":
             check_fp16_datums(name, "SrcA", a)
             check_fp16_datums(name, "SrcB", b)
