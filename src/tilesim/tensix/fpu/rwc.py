@@ -36,7 +36,8 @@ def SETRWC(m: Machine, insn, thread: int) -> None:
 
 
 def INCRWC(m: Machine, insn, thread: int) -> None:
-    """Increment SrcA/SrcB/Dst counters, or their CRs and copy them to the counters."""
+    """Increment SrcA/SrcB/Dst counters, or their CRs and copy them to the counters; ``DstCtoCr``
+    (bit 21, tt-llk's ``rwc_cr`` bit 3) then copies the Dst counter to its CR (TT26)."""
     r = m.rwc[thread]
     for cr, inc, c, ccr in (("SrcACr", "SrcAInc", "srca", "srca_cr"), ("SrcBCr", "SrcBInc", "srcb", "srcb_cr"),
                             ("DstCr", "DstInc", "dst", "dst_cr")):
@@ -45,6 +46,8 @@ def INCRWC(m: Machine, insn, thread: int) -> None:
             setattr(r, c, getattr(r, ccr))
         else:
             setattr(r, c, getattr(r, c) + insn[inc])
+    if insn["DstCtoCr"]:
+        r.dst_cr = r.dst
 
 
 def CLEARDVALID(m: Machine, insn, thread: int) -> None:
@@ -86,7 +89,8 @@ def SETDVALID(m: Machine, insn, thread: int) -> None:
 
 
 def GATESRCRST(m: Machine, insn, thread: int) -> None:
-    """Invalidates the SrcB operand cache, which has no architecturally visible state: a no-op here."""
+    """Resets the SrcA gate and/or invalidates the SrcB operand cache; neither has architecturally
+    visible state, so a no-op here (TT18, TT26)."""
 
 
 HANDLERS = {"SETRWC": SETRWC, "INCRWC": INCRWC, "CLEARDVALID": CLEARDVALID, "SETDVALID": SETDVALID,
