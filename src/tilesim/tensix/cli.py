@@ -8,10 +8,12 @@ One statement per line; ``#`` and ``//`` start comments; a line ending in ``\\``
   format-code fields also take data format names (``BF16``, ``TF32``, ...).
 - ``.array NAME [RxC] = v0 v1 ...`` or ``.array NAME RxC fill=V``: an input array, unless
   ``--input`` supplies NAME.
-- ``.unpack srca|srcb|dst NAME FORMAT [row=R] [out=FMT] [flip=0|1] [raw=1] [exps=NAME]``:
-  load an array through the unpacker (see :func:`tilesim.tensix.unpack.unpack`).
-- ``.pack NAME FORMAT [row=R] [rows=N] [dst32=0|1] [type=T] [rounding=0|1]``: read Dst through
-  the packer's early conversion into output NAME (values) and ``NAME_bits`` (codes).
+- ``.unpack srca|srcb|dst NAME FORMAT [row=R] [out=FMT] [flip=0|1] [raw=1] [exps=NAME] [face=F]``:
+  load an array through the unpacker (see :func:`tilesim.tensix.unpack.unpack`); ``face=F`` loads
+  face F (0..3) of a 32x32 tile (tt-llk's order: top-left, top-right, bottom-left, bottom-right).
+- ``.pack NAME FORMAT [row=R] [rows=N] [dst32=0|1] [type=T] [rounding=0|1] [tile=1]``: read Dst
+  through the packer's early conversion into output NAME (values) and ``NAME_bits`` (codes);
+  ``tile=1`` reads 64 rows (four faces) back as one 32x32 tile.
 - ``.argmax NAME [row=R] [rows=N]``: GMPOOL's ArgMax indices in the low bits of 32-bit Dst rows,
   with the non-linear transform undone (0..7 = SrcA row).
 """
@@ -25,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from rich.table import Table
 
-from ..errors import ParseError, TilesimError
+from ..errors import GeometryError, ParseError, TilesimError
 from .dataformat import data_format
 from .fpu.pool import argmax_rows
 from .layouts import adj32
@@ -139,13 +141,13 @@ def parse_program(text: str, source: str | None = None) -> list[Statement]:
         elif kind == "unpack":
             if len(parts) < 3 or parts[0] not in ("srca", "srcb", "dst"):
                 raise _err(".unpack srca|srcb|dst NAME FORMAT [options]", source, n, t, "tt.prog.syntax")
-            opts = _options(parts[3:], {"row", "out", "flip", "raw", "exps"}, source, n, t)
+            opts = _options(parts[3:], {"row", "out", "flip", "raw", "exps", "face"}, source, n, t)
             out.append(Statement(n, kind, (parts[0], parts[1], parts[2], opts), t))
         elif kind in ("pack", "argmax"):
             if len(parts) < (2 if kind == "pack" else 1):
                 raise _err(f".{kind} NAME{' FORMAT' if kind == 'pack' else ''} [options]", source, n, t,
                            "tt.prog.syntax")
-            allowed = {"row", "rows", "dst32", "type", "rounding"} if kind == "pack" else {"row", "rows"}
+            allowed = {"row", "rows", "dst32", "type", "rounding", "tile"} if kind == "pack" else {"row", "rows"}
             k = 2 if kind == "pack" else 1
             out.append(Statement(n, kind, (*parts[:k], _options(parts[k:], allowed, source, n, t)), t))
         else:
@@ -181,15 +183,20 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
                           out=o.get("out"), thread=thread)
                 if "exps" in o:
                     kw["exponents"] = _array(arrays, o["exps"], s)
-                m.unpack(target, _array(arrays, name, s), fmt, **kw)
+                values = _array(arrays, name, s)
+                if "face" in o:
+                    values = face_of(values, int(o["face"], 0), name)
+                m.unpack(target, values, fmt, **kw)
             elif s.kind == "pack":
                 name, fmt, o = s.args
-                kw = dict(row=int(o.get("row", "0"), 0), rows=int(o.get("rows", "16"), 0),
+                tile = o.get("tile", "0") != "0"
+                kw = dict(row=int(o.get("row", "0"), 0), rows=int(o.get("rows", "64" if tile else "16"), 0),
                           rounding=o.get("rounding", "1") != "0", thread=thread, dst_type=o.get("type"))
                 if "dst32" in o:
                     kw["dst32"] = o["dst32"] != "0"
                 p = m.pack(fmt, **kw)
-                outputs[name], outputs[name + "_bits"] = p.values, p.codes
+                outputs[name], outputs[name + "_bits"] = (tile_of(p.values), tile_of(p.codes)) if tile else \
+                    (p.values, p.codes)
             else:  # argmax
                 name, o = s.args
                 rows = int(o.get("row", "0"), 0) + np.arange(int(o.get("rows", "1"), 0))
@@ -202,6 +209,25 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
                 raise e.at(source=source, line=s.line, column=1) from None
             raise _err(str(e), source, s.line, s.text, "tt.prog.value") from None
     return m, outputs
+
+
+def face_of(tile, face: int, name: str) -> np.ndarray:
+    """Face ``face`` (0..3) of a 32x32 tile: tt-llk's faces are 16x16, row-major in the tile."""
+    x = np.asarray(tile)
+    if x.shape != (32, 32) or face not in range(4):
+        raise GeometryError(f"face=F takes a 32x32 array and F in 0..3; got {x.shape} and {face}", instruction=".unpack",
+                            operand=name, rule="tt.prog.face", value=face)
+    r, c = divmod(face, 2)
+    return x[16 * r:16 * r + 16, 16 * c:16 * c + 16]
+
+
+def tile_of(rows: np.ndarray) -> np.ndarray:
+    """A 32x32 tile from 64 Dst rows holding its four faces in order."""
+    if rows.shape != (64, 16):
+        raise GeometryError(f"tile=1 reads 64 rows of 16; got {rows.shape}", instruction=".pack", operand="rows",
+                            rule="tt.prog.face", value=rows.shape[0])
+    f = rows.reshape(2, 2, 16, 16)
+    return np.concatenate([np.concatenate([f[r, 0], f[r, 1]], axis=1) for r in range(2)], axis=0)
 
 
 def _array(arrays, name, s: Statement) -> np.ndarray:
