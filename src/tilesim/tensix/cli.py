@@ -27,14 +27,14 @@ from pathlib import Path
 import numpy as np
 from rich.table import Table
 
-from ..errors import GeometryError, ParseError, TilesimError
+from ..errors import DtypeError, GeometryError, ParseError, TilesimError
 from .dataformat import data_format
 from .fpu.pool import argmax_rows
 from .layouts import adj32
 from .program import TraceEntry, execute, instruction_of
 from .state import ROUNDING_MODELS, Machine
 
-__all__ = ["Statement", "parse_program", "run_program", "run_file", "value_table"]
+__all__ = ["Statement", "parse_program", "check_inputs", "run_program", "run_file", "value_table", "face_of", "tile_of"]
 
 _FORMAT_FIELDS = ("ALU_FORMAT_SPEC_REG0_SrcA", "ALU_FORMAT_SPEC_REG1_SrcB", "ALU_FORMAT_SPEC_REG2_Dstacc",
                   "ALU_FORMAT_SPEC_REG_SrcA_val", "ALU_FORMAT_SPEC_REG_SrcB_val", "ALU_FORMAT_SPEC_REG_Dstacc_val")
@@ -134,6 +134,8 @@ def parse_program(text: str, source: str | None = None) -> list[Statement]:
                 else:
                     arr = np.array([float(x) for x in nums.replace(",", " ").split()])
                     if r is not None:
+                        if arr.size != int(r) * int(c):
+                            raise ValueError(f"{r}x{c} takes {int(r) * int(c)} numbers, {arr.size} given")
                         arr = arr.reshape(int(r), int(c))
             except ValueError as e:
                 raise _err(f"bad array: {e}", source, n, t, "tt.prog.value") from None
@@ -156,11 +158,43 @@ def parse_program(text: str, source: str | None = None) -> list[Statement]:
     return out
 
 
+def check_inputs(statements: list[Statement], inputs: dict, source: str | None = None) -> dict[str, np.ndarray]:
+    """The inputs as arrays, checked against the program: every name is one the program reads
+    (``.array``, ``.unpack``, ``exps=``), holds real numbers, and has the shape its ``.array`` declares.
+
+    Raises:
+        ParseError: an input the program does not read (``tt.prog.input_name``).
+        DtypeError: not an array of real numbers (``tt.prog.input_dtype``).
+        GeometryError: a shape other than the declared one (``tt.prog.input_shape``).
+    """
+    declared = {s.args[0]: s for s in statements if s.kind == "array"}
+    used = set(declared) | {s.args[1] for s in statements if s.kind == "unpack"} | \
+        {s.args[3]["exps"] for s in statements if s.kind == "unpack" and "exps" in s.args[3]}
+    where = dict(source=source, line=1, column=1)
+    out = {}
+    for name, value in inputs.items():
+        if name not in used:
+            raise ParseError(f"the program reads no array {name!r}; it reads: {', '.join(sorted(used)) or 'none'}",
+                             instruction="input", operand=name, rule="tt.prog.input_name", value=name, **where)
+        x = np.asarray(value)
+        if x.dtype.kind not in "biuf":
+            raise DtypeError(f"input {name!r} must hold real numbers (bool, int or float), not {x.dtype}",
+                             instruction="input", operand=name, rule="tt.prog.input_dtype", value=str(x.dtype), **where)
+        if name in declared and x.shape != declared[name].args[1].shape:
+            d = declared[name]
+            raise GeometryError(f"input {name!r} has shape {x.shape}; line {d.line} declares "
+                                f"{'x'.join(map(str, d.args[1].shape))}", instruction="input", operand=name,
+                                rule="tt.prog.input_shape", value=x.shape, source=source, line=d.line, column=1)
+        out[name] = x
+    return out
+
+
 def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], rounding: str = "hardware",
                 source: str | None = None, on_trace=None):
-    """Run parsed statements on a fresh machine. Returns ``(machine, outputs)``; outputs in order."""
+    """Run parsed statements on a fresh machine. Returns ``(machine, outputs)``; outputs in order.
+    Inputs are checked first (:func:`check_inputs`)."""
+    arrays = check_inputs(statements, inputs, source)
     m = Machine(rounding)
-    arrays = dict(inputs)
     outputs: dict[str, np.ndarray] = {}
     thread = 0
     count = 0
@@ -182,8 +216,8 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
                 kw = dict(row=int(o.get("row", "0"), 0), flip=o.get("flip", "1") != "0", raw=o.get("raw", "0") == "1",
                           out=o.get("out"), thread=thread)
                 if "exps" in o:
-                    kw["exponents"] = _array(arrays, o["exps"], s)
-                values = _array(arrays, name, s)
+                    kw["exponents"] = _array(arrays, o["exps"], s, source)
+                values = _array(arrays, name, s, source)
                 if "face" in o:
                     values = face_of(values, int(o["face"], 0), name)
                 m.unpack(target, values, fmt, **kw)
@@ -230,10 +264,10 @@ def tile_of(rows: np.ndarray) -> np.ndarray:
     return np.concatenate([np.concatenate([f[r, 0], f[r, 1]], axis=1) for r in range(2)], axis=0)
 
 
-def _array(arrays, name, s: Statement) -> np.ndarray:
+def _array(arrays, name, s: Statement, source) -> np.ndarray:
     if name not in arrays:
-        raise _err(f"no array {name!r}: give it with --input {name}=file.npy or .array", None, s.line, s.text,
-                   "tt.prog.array")
+        raise _err(f"no array {name!r}: give it with --input {name}=file.npy or .array", source, s.line, s.text,
+                   "tt.prog.array", s.text.find(name) + 1)
     return arrays[name]
 
 
