@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
@@ -76,7 +77,7 @@ class InsnSpec:
     page: str = ""
     summary: str = ""
 
-    @property
+    @cached_property
     def field_mask(self) -> int:
         m = 0
         for f in self.fields:
@@ -277,7 +278,12 @@ def decode(word: int) -> Instruction:
             or undocumented one (``tt.enc.legacy``), or bits outside the row's fields are set
             (``tt.enc.reserved``); the message names the opcode.
     """
-    w = int(word)
+    return _decode(int(word))
+
+
+@lru_cache(maxsize=1 << 14)
+def _decode(w: int) -> Instruction:
+    """:func:`decode`, cached: programs repeat a few words, and an Instruction is immutable."""
     if not 0 <= w < (1 << 32):
         raise EncodingError("an instruction word is 32 bits", instruction="decode", operand="word",
                             rule="tt.enc.word", value=w)

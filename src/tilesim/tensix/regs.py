@@ -116,6 +116,9 @@ def _validate(fields: tuple[RegField, ...], word_bits: int, what: str) -> dict[s
 
 _CONFIG = _validate(CONFIG_FIELDS, 32, "Config")
 _THREAD = _validate(THREAD_CONFIG_FIELDS, 16, "ThreadConfig")
+#: (word, mask, shift) of every field by name, for reads on the hot path.
+_PLACES = {what: {n: (f.addr, f.mask, f.shift) for n, f in fields.items()}
+           for what, fields in (("Config", _CONFIG), ("ThreadConfig", _THREAD))}
 
 
 class RegisterFile:
@@ -149,8 +152,11 @@ class RegisterFile:
                                 operand=str(name), rule="tt.cfg.field", value=name) from None
 
     def __getitem__(self, name: str) -> int:
-        f = self._field(name)
-        return (self._words.get(f.addr, 0) & f.mask) >> f.shift
+        place = _PLACES[self._what].get(name)
+        if place is None:
+            self._field(name)   # raises, naming the field
+        addr, mask, shift = place
+        return (self._words.get(addr, 0) & mask) >> shift
 
     def __setitem__(self, name: str, value: int) -> None:
         f = self._field(name)

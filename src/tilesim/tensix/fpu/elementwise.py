@@ -16,6 +16,7 @@ from ..rounding import (acc_from_dst, acc_to_dst, doc_fidelity_a, doc_fidelity_b
 from ..state import Machine
 from .common import (FpuMode, apply_addr_mod, check_fp16_datums, check_no_stochastic, dst_row, fidelity_phase,
                      flip_banks, fpu_mode, read_dst, require_src, write_dst)
+from .jit import hw_elw
 
 __all__ = ["elw_kernel", "HANDLERS", "INT8_MASK_A", "INT8_MASK_B", "saturate_int32"]
 
@@ -25,13 +26,16 @@ INT8_MASK_B = (0x7F0FF, 0x40FFF)
 INT32_LIMIT = (1 << 31) - 1
 
 
+_OPS = {"mul": 0, "add": 1, "sub": 2}
+
+
 def saturate_int32(x: np.ndarray) -> np.ndarray:
     """``SaturateAddInt32``'s clamp to ±(2**31 - 1)."""
     return np.clip(x, -INT32_LIMIT, INT32_LIMIT)
 
 
 def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid: np.ndarray, mode: FpuMode,
-               phase: int, add_dst: bool, model: str) -> np.ndarray:
+               phase: int, add_dst: bool, model: str, jit: bool = True) -> np.ndarray:
     """New raw Dst data for ``op`` in ``{"mul", "add", "sub"}``.
 
     Args:
@@ -39,6 +43,8 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
         dst_raw: raw Dst data (uint32 in 32-bit mode, uint16 otherwise), same shape; ``valid`` (..., R).
         mode: formats; ``phase``: fidelity phase 0..3; ``add_dst``: accumulate (always for mul).
         model: ``"doc"`` or ``"hardware"``.
+        jit: the hardware model's float arithmetic through :func:`.jit.hw_elw` (numba); ``False``
+            takes the numpy reference path, which the tests hold it equal to.
     """
     a = np.asarray(a, np.uint32)
     b = np.asarray(b, np.uint32)
@@ -71,13 +77,19 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
             if add_dst:
                 r = r + doc_read_dst(dst, mode.dst32, mode.style)
         return doc_write_dst(r, mode.dst32, mode.style)
+    acc = acc_from_dst(dst, mode.dst32, mode.exp8) if add_dst else np.zeros(dst.shape, np.uint32)
+    if jit:
+        if b.shape != a.shape:
+            b = np.broadcast_to(b, a.shape)
+        out = hw_elw(_OPS[op], a.ravel(), np.ascontiguousarray(b).ravel(), acc.ravel(), mode.exp8, mode.dst32,
+                     phase, mode.a_man, mode.b_man, mode.flush_b)
+        return acc_to_dst(out.reshape(acc.shape), mode.dst32, mode.exp8)
     if op == "mul":
         terms = hw_mul_terms(a, b, exp8=mode.exp8, dst32=mode.dst32, phase=phase, a_man=mode.a_man,
                              b_man=mode.b_man, flush_b=mode.flush_b)
     else:
         terms = hw_add_term(a, b, exp8=mode.exp8, dst32=mode.dst32, a_man=mode.a_man, b_man=mode.b_man,
                             flush_b=mode.flush_b, subtract=op == "sub")
-    acc = acc_from_dst(dst, mode.dst32, mode.exp8) if add_dst else np.zeros(dst.shape, np.uint32)
     out = hw_accumulate([terms], acc, dst32=mode.dst32, exp8=mode.exp8)
     return acc_to_dst(out, mode.dst32, mode.exp8)
 
@@ -96,7 +108,8 @@ def _elw(m: Machine, insn, thread: int, op: str) -> None:
     b = m.srcb[m.srcb_bank, b_row:b_row + (1 if bcast_row else 8)]
     if bcast_col:
         b = b[:, :1]
-    b = np.broadcast_to(b, (8, 16))
+    if b.shape != (8, 16):
+        b = np.broadcast_to(b, (8, 16))
     add_dst = True if op == "mul" else bool(insn["AddDst"])
     if m.rounding == "hardware" and op != "mul" and phase:
         raise UnsupportedError(f"{name} with fidelity phase {phase} divides by 32/128 in the doc model; "

@@ -95,6 +95,18 @@ def _read_scaled_src(a: np.ndarray, b: np.ndarray, style: str):
     return sign, exp, man
 
 
+#: INDEX_TRANSFORM of the row visited at step k - 1 (step 0 is the Dst value; rows 8..15 store none).
+_VISIT_INDEX = np.array([0] + [INDEX_TRANSFORM[i] for i in VISIT_ORDER[:8]], I64)
+
+
+def _winner(c: np.ndarray, strict: bool) -> np.ndarray:
+    """Position (along axis -2) of the first (strict) or last candidate equal to the maximum."""
+    hit = c == c.max(axis=-2, keepdims=True)
+    if strict:
+        return hit.argmax(axis=-2)
+    return hit.shape[-2] - 1 - hit[..., ::-1, :].argmax(axis=-2)
+
+
 def _comparable(sign, exp, man) -> np.ndarray:
     """``AsComparable``."""
     v = (exp << 10) + man
@@ -111,21 +123,23 @@ def gmpool_kernel(a: np.ndarray, b_row: np.ndarray, dst_val: np.ndarray, src_sty
             undefined rows already replaced by all ones.
         strict: ``>`` instead of the page's ``>=``.
     """
-    a = np.asarray(a).astype(I64)
-    b = np.asarray(b_row).astype(I64)
+    a = np.asarray(a).astype(I64)[..., VISIT_ORDER, :]
+    b = np.asarray(b_row).astype(I64)[..., VISIT_ORDER, None]
     v = np.asarray(dst_val).astype(I64)
-    sign, exp, man = _read_dst(v, dst_style)
-    best = _comparable(sign, exp, man)
-    index = v & 0xFF
+    # Candidates in the page's visiting order, the Dst value first: (..., 17, 16).
+    s0, e0, m0 = _read_dst(v, dst_style)
+    s1, e1, m1 = _read_scaled_src(a, b, src_style)
+    sign = np.concatenate([s0[..., None, :], s1], axis=-2)
+    exp = np.concatenate([e0[..., None, :], e1], axis=-2)
+    man = np.concatenate([m0[..., None, :], m1], axis=-2)
+    c = _comparable(sign, exp, man)
+    # The running compare keeps the first (strict) or the last (>=) candidate equal to the maximum.
+    win = _winner(c, strict)
+    sign, exp, man = (np.take_along_axis(x, win[..., None, :], axis=-2)[..., 0, :] for x in (sign, exp, man))
+    # The index is the one of the winner among the Dst value and the first eight rows visited.
+    first = _winner(c[..., :9, :], strict)
     phase = (v + 0x100) & 0xF00
-    for i in VISIT_ORDER:
-        s, e, mg = _read_scaled_src(a[..., i, :], b[..., i, None], src_style)
-        c = _comparable(s, e, mg)
-        take = c > best if strict else c >= best
-        sign, exp, man = np.where(take, s, sign), np.where(take, e, exp), np.where(take, mg, man)
-        best = np.where(take, c, best)
-        if i < 8:
-            index = np.where(take, (phase >> 4) + INDEX_TRANSFORM[i], index)
+    index = np.where(first > 0, (phase >> 4) + _VISIT_INDEX[first], v & 0xFF)
     if argmax:
         result = phase | index
         if dst_style != "INT32":
