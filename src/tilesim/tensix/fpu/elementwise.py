@@ -48,6 +48,14 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
     """
     a = np.asarray(a, np.uint32)
     b = np.asarray(b, np.uint32)
+    if jit and model == "hardware" and mode.style != "INT8":
+        if b.shape != a.shape:
+            b = np.broadcast_to(b, a.shape)
+        raw = np.ascontiguousarray(dst_raw)
+        out = hw_elw(_OPS[op], a.ravel(), np.ascontiguousarray(b).ravel(), raw.ravel(),
+                     np.ascontiguousarray(valid, bool).ravel(), add_dst, mode.exp8, mode.dst32, phase, mode.a_man,
+                     mode.b_man, mode.flush_b)
+        return out.reshape(raw.shape).astype(raw.dtype, copy=False)
     dst = dst_raw_from_valid(dst_raw, valid, 0)  # undefined rows read as 0
     if mode.style == "INT8":
         if op == "mul":
@@ -78,12 +86,6 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
                 r = r + doc_read_dst(dst, mode.dst32, mode.style)
         return doc_write_dst(r, mode.dst32, mode.style)
     acc = acc_from_dst(dst, mode.dst32, mode.exp8) if add_dst else np.zeros(dst.shape, np.uint32)
-    if jit:
-        if b.shape != a.shape:
-            b = np.broadcast_to(b, a.shape)
-        out = hw_elw(_OPS[op], a.ravel(), np.ascontiguousarray(b).ravel(), acc.ravel(), mode.exp8, mode.dst32,
-                     phase, mode.a_man, mode.b_man, mode.flush_b)
-        return acc_to_dst(out.reshape(acc.shape), mode.dst32, mode.exp8)
     if op == "mul":
         terms = hw_mul_terms(a, b, exp8=mode.exp8, dst32=mode.dst32, phase=phase, a_man=mode.a_man,
                              b_man=mode.b_man, flush_b=mode.flush_b)

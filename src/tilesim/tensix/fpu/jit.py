@@ -1,13 +1,16 @@
 """numba kernels for the hardware model's element-wise FPU arithmetic (ELWMUL, ELWADD, ELWSUB).
 
 The same steps as :func:`..rounding.hw_mul_terms`, :func:`..rounding.hw_add_term` and
-:func:`..rounding.hw_accumulate` with one term, one element at a time in int64, so an 8x16 block
+:func:`..rounding.hw_accumulate` with one term (and the Dst layout conversions of
+:func:`..rounding.acc_from_dst` / :func:`..rounding.acc_to_dst`), one element at a time in int64, so an 8x16 block
 costs a few microseconds instead of dozens of numpy calls. The numpy functions stay the
 reference: ``tests/tensix/test_jit.py`` holds the two equal on random and special datums.
 Compiled code is cached on disk (``cache=True``), so only the first run pays the compile.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -25,11 +28,30 @@ def _wrap32(x):
 
 @njit(cache=True, inline="always")
 def _bit_length(x):
-    n = 0
-    while x:
-        x >>= 1
-        n += 1
-    return n
+    """Bit length of 0 <= x < 2**53 (float64 holds it exactly)."""
+    return math.frexp(float(x))[1]
+
+
+@njit(cache=True, inline="always")
+def _to_acc(raw, dst32, exp8):
+    """``acc_from_dst`` for one raw Dst datum (layouts.dst32_to_fp32 / dst16_to_bf16 / dst16_to_fp16)."""
+    hi = raw >> 16 if dst32 else raw
+    if dst32 or exp8:
+        bf = (hi & 0x8000) | ((hi & 0xFF) << 7) | ((hi >> 8) & 0x7F)
+        return (bf << 16) | (raw & 0xFFFF) if dst32 else bf << 16
+    h = (raw & 0x8000) | ((raw & 0x1F) << 10) | ((raw >> 5) & 0x3FF)
+    return ((h & 0x8000) << 16) | ((h & 0x7FFF) << 13)
+
+
+@njit(cache=True, inline="always")
+def _from_acc(acc, dst32, exp8):
+    """``acc_to_dst`` for one acc datum (layouts.dst32_from_fp32 / dst16_from_bf16 / dst16_from_fp16)."""
+    if dst32 or exp8:
+        x = acc >> 16
+        bf = (x & 0x8000) | ((x & 0x7F) << 8) | ((x & 0x7F80) >> 7)
+        return (bf << 16) | (acc & 0xFFFF) if dst32 else bf
+    x = (((acc & 0x80000000) >> 16) | ((acc & 0x0FFFE000) >> 13)) & 0xFFFF
+    return (x & 0x8000) | ((x & 0x3FF) << 5) | ((x & 0x7C00) >> 10)
 
 
 @njit(cache=True, inline="always")
@@ -42,7 +64,7 @@ def _align(m, e, s, top):
     return ((m + (1 << (diff - 1)) - s) & _M32) >> diff
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _accumulate(s, e, m, d, dst32, exp8):
     """``hw_accumulate([(s, e, m)], d)`` for one element (Wormhole's -1 LSB renormalisation kept)."""
     sd = (d >> 31) & 1
@@ -98,10 +120,11 @@ def _parts(d, exp8, man_bits):
     return sign, exp, man | 0x400
 
 
-@njit(cache=True)
-def hw_elw(op, a, b, acc, exp8, dst32, phase, a_man, b_man, flush_b):
-    """New acc bits for flat uint32 arrays ``a``, ``b`` (Src datums) and ``acc`` (acc bits; zeros
-    when not accumulating). ``op``: 0 ELWMUL, 1 ELWADD, 2 ELWSUB."""
+@njit(cache=True, error_model="numpy")
+def hw_elw(op, a, b, raw, valid, add_dst, exp8, dst32, phase, a_man, b_man, flush_b):
+    """New raw Dst data (uint32; 16-bit layouts in the low half) for flat arrays ``a``, ``b`` (Src
+    datums) and ``raw`` (raw Dst data), 16 per row, ``valid`` one flag per row (an undefined row
+    reads as 0). ``op``: 0 ELWMUL, 1 ELWADD, 2 ELWSUB."""
     n = a.size
     out = np.empty(n, np.uint32)
     adj = (-127 if exp8 else (127 - 30 if dst32 else -15)) - (5 if phase & 1 else 0) - (7 if phase & 2 else 0)
@@ -137,5 +160,6 @@ def hw_elw(op, a, b, acc, exp8, dst32, phase, a_man, b_man, flush_b):
             e = ea
             if dst32 and not exp8:
                 e = e + 112 if e != 0 else 97
-        out[i] = _accumulate(s, e, m, np.int64(acc[i]), dst32, exp8)
+        acc = _to_acc(np.int64(raw[i]), dst32, exp8) if add_dst and valid[i >> 4] else 0
+        out[i] = _from_acc(_accumulate(s, e, m, acc, dst32, exp8), dst32, exp8)
     return out
