@@ -135,6 +135,7 @@ class RegisterFile:
         self._word_bits = word_bits
         self._what = what
         self._words: dict[int, int] = {}
+        self._memo: dict = {}
 
     @classmethod
     def config(cls) -> "RegisterFile":
@@ -165,6 +166,7 @@ class RegisterFile:
             raise EncodingError(f"{v} does not fit the {f.width}-bit field", instruction=self._what,
                                 operand=name, rule="tt.cfg.value", value=v)
         self._words[f.addr] = (self._words.get(f.addr, 0) & ~f.mask) | (v << f.shift)
+        self._memo.clear()
 
     def __contains__(self, name: object) -> bool:
         return name in self._fields
@@ -183,6 +185,16 @@ class RegisterFile:
             raise EncodingError(f"{v:#x} does not fit a {self._word_bits}-bit word", instruction=self._what,
                                 operand=f"word {addr}", rule="tt.cfg.value", value=v)
         self._words[int(addr)] = v
+        self._memo.clear()
+
+    def memo(self, key, make):
+        """``make(self)``, kept until the next write: what an instruction derives from many fields
+        (an ADDR_MOD section, a format selection) is read once per configuration, not per call."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = make(self)
+            return value
 
     def nonzero(self) -> dict[str, int]:
         """Every listed field whose value is not 0 (the reset value)."""

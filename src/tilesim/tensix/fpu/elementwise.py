@@ -15,7 +15,7 @@ from ..rounding import (acc_from_dst, acc_to_dst, doc_fidelity_a, doc_fidelity_b
                         dst_raw_from_valid, hw_accumulate, hw_add_term, hw_mul_terms)
 from ..state import Machine
 from .common import (FpuMode, apply_addr_mod, check_fp16_datums, check_no_stochastic, dst_row, fidelity_phase,
-                     flip_banks, fpu_mode, read_dst, require_src, write_dst)
+                     flip_banks, fpu_mode, read_dst_block, require_src, write_dst_block)
 from .jit import hw_elw
 
 __all__ = ["elw_kernel", "HANDLERS", "INT8_MASK_A", "INT8_MASK_B", "saturate_int32"]
@@ -104,7 +104,7 @@ def _elw(m: Machine, insn, thread: int, op: str) -> None:
     bcast_row, bcast_col = insn["BroadcastSrcBRow"], insn["BroadcastSrcBCol0"]
     a_row = r.srca & 0x38
     b_row = r.srcb & (0x3F if bcast_row else 0x38)
-    rows = dst_row(m, thread, insn["DstRow"], 0x3F8) + np.arange(8)
+    start = dst_row(m, thread, insn["DstRow"], 0x3F8)
     phase = fidelity_phase(m, thread)
     a = m.srca[m.srca_bank, a_row:a_row + 8]
     b = m.srcb[m.srcb_bank, b_row:b_row + (1 if bcast_row else 8)]
@@ -122,9 +122,9 @@ def _elw(m: Machine, insn, thread: int, op: str) -> None:
         if mode.style == "FP16":
             check_fp16_datums(name, "SrcA", a)
             check_fp16_datums(name, "SrcB", b)
-    raw, valid = read_dst(m, rows, mode.dst32)
+    raw, valid = read_dst_block(m, start, mode.dst32)
     new = elw_kernel(op, a, b, raw, valid, mode, phase, add_dst, m.rounding)
-    write_dst(m, rows, new, mode.dst32)
+    write_dst_block(m, start, new, mode.dst32)
     m.last_srca_row = a_row
     flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
     apply_addr_mod(m, thread, insn["AddrMod"])

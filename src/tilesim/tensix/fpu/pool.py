@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..state import Machine
-from .common import (apply_addr_mod, dst_row, flip_banks, read_dst, require_src, src_a_format, style_of,
-                     write_dst)
+from .common import (apply_addr_mod, dst_row, flip_banks, read_dst_block, require_src, src_a_format, style_of,
+                     write_dst_block)
 from .matmul import run_matmul
 
 __all__ = ["gmpool_styles", "gmpool_kernel", "argmax_rows", "INDEX_TRANSFORM", "HANDLERS"]
@@ -135,7 +135,8 @@ def gmpool_kernel(a: np.ndarray, b_row: np.ndarray, dst_val: np.ndarray, src_sty
     c = _comparable(sign, exp, man)
     # The running compare keeps the first (strict) or the last (>=) candidate equal to the maximum.
     win = _winner(c, strict)
-    sign, exp, man = (np.take_along_axis(x, win[..., None, :], axis=-2)[..., 0, :] for x in (sign, exp, man))
+    packed = np.take_along_axis((sign << 20) | (exp << 10) | man, win[..., None, :], axis=-2)[..., 0, :]
+    sign, exp, man = packed >> 20, (packed >> 10) & 0x1FF, packed & 0x3FF
     # The index is the one of the winner among the Dst value and the first eight rows visited.
     first = _winner(c[..., :9, :], strict)
     phase = (v + 0x100) & 0xF00
@@ -173,18 +174,20 @@ def GMPOOL(m: Machine, insn, thread: int) -> None:
     r = m.rwc[thread]
     a_row, b_row = r.srca & 0x30, r.srcb & 0x38
     top = dst_row(m, thread, insn["DstRow"], 0x3FC)
-    rows = top + np.arange(4)
-    raw, valid = read_dst(m, rows, use32)
+    raw, valid = read_dst_block(m, top, use32, 4)
     raw = np.where(valid[:, None], raw, np.array(0xFFFFFFFF if use32 else 0xFFFF, raw.dtype))  # undefined: all ones
     dst_val = raw[0].astype(U32) if use32 else raw[0].astype(U32) << 16
     a = m.srca[m.srca_bank, a_row:a_row + 16]
     b = m.srcb[m.srcb_bank, b_row]
     out = gmpool_kernel(a, b, dst_val, src_style, dst_style, argmax, strict=m.rounding == "hardware")
+    new = np.zeros((4, 16), U32)
     if use32:
-        rest = ((raw[1:].astype(np.int64) + 0x100) & 0xF00).astype(U32) if argmax else np.zeros((3, 16), U32)
-        write_dst(m, rows, np.vstack([out[None], rest]), True)
+        new[0] = out
+        if argmax:
+            new[1:] = (raw[1:].astype(np.int64) + 0x100) & 0xF00
     else:
-        write_dst(m, rows, np.vstack([(out >> 16)[None], np.zeros((3, 16), U32)]), False)
+        new[0] = out >> 16
+    write_dst_block(m, top, new, use32, 4)
     m.last_srca_row = a_row
     flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
     apply_addr_mod(m, thread, insn["AddrMod"])
