@@ -37,3 +37,24 @@ def test_jit_equals_numpy_reference(seed, style, dst32, flush, op, phase, add, b
     want = elw_kernel(op, a, b, dst, valid, mode, phase, add, "hardware", jit=False)
     have = elw_kernel(op, a, b, dst, valid, mode, phase, add, "hardware", jit=True)
     assert have.dtype == want.dtype and np.array_equal(have, want)
+
+
+GM_STYLES = [("BF16", "BF16"), ("BF16", "TF32"), ("TF32", "TF32"), ("TF32", "BF16"), ("TF32", "INT32"),
+             ("FP16", "FP16"), ("INT8", "INT32")]
+
+
+@given(seed=st.integers(0, 2**32 - 1), styles=st.sampled_from(GM_STYLES), argmax=st.booleans(), strict=st.booleans())
+def test_gmpool_jit_equals_numpy_reference(seed, styles, argmax, strict):
+    """GMPOOL's numba column scan against the vectorised numpy version, ties and -0/+0 included."""
+    from tilesim.tensix.fpu.pool import gmpool_kernel
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 1 << 19, (4, 16, 16)).astype(np.uint32)
+    a = np.where(rng.random(a.shape) < 0.4, rng.choice(SPECIAL, a.shape), a).astype(np.uint32)
+    a[:, 8:] = np.where(rng.random((4, 8, 16)) < 0.3, a[:, :8], a[:, 8:])      # repeated values: ties
+    b = rng.choice(np.array([127, 127, 0, 126, 15, 1, 0x7F | (3 << 8)], np.uint32), (4, 16))
+    v = rng.integers(0, 1 << 32, (4, 16), dtype=np.uint64).astype(np.uint32)
+    v[0] = 0xFFFFFFFF
+    src, dst = styles
+    want = gmpool_kernel(a, b, v, src, dst, argmax, strict, jit=False)
+    have = gmpool_kernel(a, b, v, src, dst, argmax, strict, jit=True)
+    assert have.dtype == want.dtype and np.array_equal(have, want)

@@ -163,3 +163,91 @@ def hw_elw(op, a, b, raw, valid, add_dst, exp8, dst32, phase, a_man, b_man, flus
         acc = _to_acc(np.int64(raw[i]), dst32, exp8) if add_dst and valid[i >> 4] else 0
         out[i] = _from_acc(_accumulate(s, e, m, acc, dst32, exp8), dst32, exp8)
     return out
+
+
+#: GMPOOL styles as the kernel's codes (pool.gmpool_styles names them).
+SRC_STYLES = {"BF16": 0, "FP16": 1, "TF32": 2, "INT8": 3}
+DST_STYLES = {"BF16": 0, "FP16": 1, "TF32": 2, "INT32": 3}
+_VISIT = np.array([i ^ 4 for i in range(8)] + list(range(8, 16)), np.int64)
+_TRANSFORM = np.array([0, 3, 6, 1, 4, 7, 2, 5], np.int64)
+
+
+@njit(cache=True, inline="always")
+def _gm_read_dst(v, style):
+    sign = (v >> 31) & 1
+    if style == 3:
+        man = v & 0x3FF
+        exp = ((v >> 10) & 0x3F) + (((v >> 24) & 7) << 6)
+    elif style == 1:
+        exp = ((v >> 16) & 0x1F) + 15
+        man = (v >> 21) & 0x3FF
+    else:
+        exp = ((v >> 16) & 0xFF) + 127
+        man = ((v >> 24) & 0x7F) << 3
+        if style == 2:
+            man += (v >> 13) & 7
+    return sign, exp & 0x1FF, man
+
+
+@njit(cache=True, inline="always")
+def _gm_write_dst(sign, exp, man, style):
+    if style == 3:
+        return (sign << 31) | ((exp & 7) << 10) | man
+    if style == 1:
+        if (exp & 0x3F) == 0:
+            return 0
+        return (sign << 31) | (man << 21) | ((((exp - 15) & 0x1FF) & 0x1F) << 16)
+    if exp == 0:
+        return 0
+    x = (sign << 31) | ((man & 0x3F8) << 21) | ((((exp - 127) & 0x1FF) & 0xFF) << 16)
+    if style == 2:
+        x += (man & 7) << 13
+    return x
+
+
+@njit(cache=True, error_model="numpy")
+def gmpool(a, b, v, src_style, dst_style, argmax, strict):
+    """GMPOOL as the page runs it, one column at a time: ``a`` (N, 16, 16) SrcA datums, ``b``
+    (N, 16) the SrcB row, ``v`` (N, 16) the Dst value (32-bit, undefined already all ones).
+    Returns the new 32-bit values (N, 16) as uint32. Styles are :data:`SRC_STYLES` /
+    :data:`DST_STYLES` codes; ``strict``: ``>`` instead of ``>=``."""
+    n = a.shape[0]
+    out = np.empty((n, 16), np.uint32)
+    for t in range(n):
+        for j in range(16):
+            dv = np.int64(v[t, j])
+            bs, be, bm = _gm_read_dst(dv, dst_style)
+            best = -((be << 10) + bm) if bs else (be << 10) + bm
+            phase = (dv + 0x100) & 0xF00
+            index = dv & 0xFF
+            for k in range(16):
+                i = _VISIT[k]
+                x, y = np.int64(a[t, i, j]), np.int64(b[t, i])
+                ea, eb = x & 0xFF, y & 0xFF
+                if eb == 0:
+                    s, e, m = 1, 0x1FF, 0x3FF
+                elif ea == 0:
+                    s, e, m = 0, 0, 0
+                else:
+                    s, m = (x >> 18) & 1, (x >> 8) & 0x3FF
+                    if src_style == 3:
+                        e = 0
+                    elif src_style == 1:
+                        e = (ea & 0x1F) + (eb & 0x1F)
+                    else:
+                        e = ea + eb
+                        if src_style == 0:
+                            m &= 0x3F8
+                c = -((e << 10) + m) if s else (e << 10) + m
+                if c > best or (not strict and c == best):
+                    best, bs, be, bm = c, s, e, m
+                    if k < 8:
+                        index = (phase >> 4) + _TRANSFORM[i]
+            if argmax:
+                r = phase | index
+                if dst_style != 3:
+                    r |= _gm_write_dst(bs, be, bm, dst_style)
+            else:
+                r = _gm_write_dst(bs, be, bm, dst_style)
+            out[t, j] = r & 0xFFFFFFFF
+    return out

@@ -15,6 +15,7 @@ import numpy as np
 from ..state import Machine
 from .common import (apply_addr_mod, dst_row, flip_banks, read_dst_block, require_src, src_a_format, style_of,
                      write_dst_block)
+from .jit import DST_STYLES, SRC_STYLES, gmpool
 from .matmul import run_matmul
 
 __all__ = ["gmpool_styles", "gmpool_kernel", "argmax_rows", "INDEX_TRANSFORM", "HANDLERS"]
@@ -114,7 +115,7 @@ def _comparable(sign, exp, man) -> np.ndarray:
 
 
 def gmpool_kernel(a: np.ndarray, b_row: np.ndarray, dst_val: np.ndarray, src_style: str, dst_style: str,
-                  argmax: bool, strict: bool) -> np.ndarray:
+                  argmax: bool, strict: bool, jit: bool = True) -> np.ndarray:
     """The new 32-bit value of the top Dst row (before the 16-bit store takes its high half).
 
     Args:
@@ -122,7 +123,16 @@ def gmpool_kernel(a: np.ndarray, b_row: np.ndarray, dst_val: np.ndarray, src_sty
         dst_val: the Dst row as the page's ``DstVal`` (..., 16): ``Dst32b``, or ``Dst16b << 16``;
             undefined rows already replaced by all ones.
         strict: ``>`` instead of the page's ``>=``.
+        jit: run the page's column scan in :func:`.jit.gmpool` (numba); ``False`` takes this numpy
+            version, the reference that ``test_jit.py`` holds it equal to.
     """
+    if jit:
+        lead = np.shape(dst_val)[:-1]
+        out = gmpool(np.ascontiguousarray(np.broadcast_to(a, (*lead, 16, 16))).reshape(-1, 16, 16),
+                     np.ascontiguousarray(np.broadcast_to(b_row, (*lead, 16))).reshape(-1, 16),
+                     np.ascontiguousarray(dst_val).reshape(-1, 16), SRC_STYLES[src_style], DST_STYLES[dst_style],
+                     bool(argmax), bool(strict))
+        return out.reshape(*lead, 16)
     a = np.asarray(a).astype(I64)[..., VISIT_ORDER, :]
     b = np.asarray(b_row).astype(I64)[..., VISIT_ORDER, None]
     v = np.asarray(dst_val).astype(I64)
