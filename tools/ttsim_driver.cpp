@@ -9,12 +9,23 @@
 // the case records and the (pipe, word) instruction pairs, laid out as the structs below.
 // Output: one Result per case. Src datums travel in tilesim's layout (sign [18], mantissa
 // [17:8], exponent [7:0]); ttsim keeps (sign, exponent, mantissa) << 13.
+// With TTSIM_DRIVER_TIMING set, it also prints "timing NS COUNT" to stderr: the time spent in
+// tensix_decode_and_execute over the cases that ran to the end, and how many instructions that was.
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
 #include "sim.h"
 
 static jmp_buf g_jump;
+static uint64_t g_run_ns, g_run_insns;
+
+static uint64_t now_ns() {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
+}
 static uint32_t g_category;
 static char g_message[200];
 
@@ -167,6 +178,7 @@ int main(int argc, char **argv) {
                 }
             }
             stage = 1;
+            uint64_t start = now_ns();
             for (; done < k.insn_count; done = done + 1) {
                 const Insn &insn = insns[k.insn_start + done];
                 if (!tensix_decode_and_execute(p, insn.pipe, insn.word)) {
@@ -174,6 +186,8 @@ int main(int argc, char **argv) {
                     break;
                 }
             }
+            g_run_ns += now_ns() - start;
+            g_run_insns += done;
         } else {
             r.status = stage ? 1 : 3;
             r.category = g_category;
@@ -204,5 +218,8 @@ int main(int argc, char **argv) {
         fwrite(&r, sizeof(r), 1, out);
     }
     fclose(out);
+    if (getenv("TTSIM_DRIVER_TIMING")) {
+        fprintf(stderr, "timing %llu %llu\n", (unsigned long long)g_run_ns, (unsigned long long)g_run_insns);
+    }
     return 0;
 }

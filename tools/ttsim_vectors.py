@@ -25,6 +25,7 @@ Nothing of ttsim's is stored: only our inputs and its results.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -425,7 +426,9 @@ def cases(rng) -> list[Case]:
 
 # -- running ------------------------------------------------------------------------------------
 
-def run(exe: Path, bases: np.ndarray, batch: list[Case], work: Path) -> np.ndarray:
+def run(exe: Path, bases: np.ndarray, batch: list[Case], work: Path, timed: bool = False):
+    """ttsim's results for ``batch``; with ``timed``, also its nanoseconds per instruction executed
+    (benchmarks/bench_tensix.py uses it to time ttsim in the same run)."""
     recs = np.zeros(len(batch), CASE)
     insns = []
     for i, c in enumerate(batch):
@@ -443,8 +446,13 @@ def run(exe: Path, bases: np.ndarray, batch: list[Case], work: Path) -> np.ndarr
         f.write(bases.tobytes())
         f.write(recs.tobytes())
         f.write(np.array(insns, "<u4").reshape(-1, 2).tobytes())
-    subprocess.run([str(exe), str(inp), str(out)], check=True)
-    return np.fromfile(out, RESULT)
+    env = dict(os.environ, TTSIM_DRIVER_TIMING="1") if timed else None
+    done = subprocess.run([str(exe), str(inp), str(out)], check=True, env=env, stderr=subprocess.PIPE, text=True)
+    results = np.fromfile(out, RESULT)
+    if not timed:
+        return results
+    ns, count = (int(x) for x in done.stderr.split("timing ")[-1].split()[:2])
+    return results, ns / max(count, 1)
 
 
 def main() -> None:
