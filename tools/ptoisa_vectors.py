@@ -50,7 +50,7 @@ INTS = tuple(d for d in DTS if d not in FLOATS)
 ROUND_MODES = ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD")  # pto RoundMode 0..6
 SAT = {"ON": 0, "OFF": 1}  # pto SaturationMode values
 FLAGS = ["-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong",
-         "-include", "stdint.h", "-include", "stddef.h", "-pthread", "-w"]
+         "-include", "stdint.h", "-include", "stddef.h", "-pthread", "-w", "-ferror-limit=0"]
 _BLAYOUT = {"row_major": "RowMajor", "col_major": "ColMajor"}
 _SLAYOUT = {"none_box": "NoneBox", "row_major": "RowMajor", "col_major": "ColMajor"}
 

@@ -64,6 +64,8 @@ class Op:
 
     def dtypes(self, key: str, sig: tuple, operands: tuple[str, ...]) -> None:
         """Check a dtype signature against the target's table row ``key`` (arg ops share rows)."""
+        if tuple(map(str, sig)) in self.prof.dtypes[key]:
+            return
         try:
             self.prof.check_dtypes(key, tuple(str(s) for s in sig), operands)
         except DtypeError as e:

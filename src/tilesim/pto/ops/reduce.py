@@ -41,33 +41,82 @@ _ROW_DST_WHAT = "ND, or DN with exactly one column"
 # ------------------------------------------------------------ extremes
 def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
             nan_index_last: bool = False, need_index: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
-    """(index, value lanes) of the first max/min along ``axis`` under a NaN rule.
+    """(index, value lanes) of the first max/min along ``axis`` under a NaN rule, as whole-tile operations.
 
-    ``propagate`` gives the first NaN (with ``nan_index_last``, the A2A3
-    column scan, the index of the last element instead); ``spec`` ignores
-    NaNs (all-NaN: index 0 and the canonical NaN) and prefers +0 (max) or
-    -0 (min) among zeros. f16 keys are widened to f32 (exact; numpy's float16
-    reductions are slow). Without ``need_index`` a NaN-free float line takes
-    numpy's max/min (it returns one of the elements) and only lines whose
-    extreme is a zero, where -0 and +0 tie, are resolved by position.
+    The extreme of each line first (numpy's NaN-propagating max/min), then
+    the first element that reaches it: that is the strict-compare scan's
+    answer for every line without a NaN (ties keep the lowest index, and -0
+    == +0, so the first zero's bits win). Lines with a NaN, and lines whose
+    extreme is a zero where the rule or a value-only answer needs more, go
+    through :func:`extreme_scan` (the general rule, and this function's
+    reference in the tests). f16 keys are widened to f32 (exact; numpy's
+    float16 reductions are slow).
+    """
+    key = nx.as_key(bits, dt, float_view=float_view)
+    need_index |= key.dtype != dt.np  # a value read back from a widened or reinterpreted key needs its position
+    if key.dtype == np.float16:
+        key = key.astype(np.float32)
+    ext = key.max(axis=axis) if kind == "max" else key.min(axis=axis)
+    special = None
+    if key.dtype.kind == "f":
+        zeros_matter = nan_mode == "spec" or not need_index
+        # one cheap test for the common case: no NaN (max/min propagate it) and, where it matters, no zero
+        if not (np.abs(ext).min() > 0 if zeros_matter else ext.max() == ext.max()):
+            special = (ext != ext) | (ext == 0) if zeros_matter else ext != ext
+    if need_index:
+        idx = _first_reaching(key, ext, axis)
+        other = np.arange(idx.size)
+        val = bits[idx, other] if axis == 0 else bits[other, idx]
+    else:
+        idx, val = None, _key_bits(ext, dt)
+    if special is not None:
+        lines = np.flatnonzero(special)
+        sub_idx, sub_val = extreme_scan(np.take(bits, lines, axis=1 - axis), dt, kind, nan_mode, axis,
+                                        float_view=float_view, nan_index_last=nan_index_last)
+        val[lines] = sub_val
+        if idx is not None:
+            idx[lines] = sub_idx
+    return idx, val
+
+
+def _first_reaching(key: np.ndarray, ext: np.ndarray, axis: int) -> np.ndarray:
+    """Index of the first element of each line equal to its extreme (lines without NaN).
+
+    Along rows numpy's argmax of the equality finds it. Down columns (a
+    strided argmax is slow in numpy) each row is weighted ``n - i`` where it
+    reaches the extreme and the largest weight is taken: two passes that
+    run over the rows in memory order.
+    """
+    eq = key == np.expand_dims(ext, axis)
+    if axis == 1:
+        return eq.argmax(axis=1)
+    n = key.shape[0]
+    if n <= 256:  # weights n-1-i fit a byte; a line that reaches only at its last row scores 0 -> n-1
+        w = eq.view(np.uint8)
+        np.multiply(w, np.arange(n - 1, -1, -1, dtype=np.uint8)[:, None], out=w)
+        return (n - 1) - w.max(axis=0).astype(np.int64)
+    wdt = np.uint16 if n < 65536 else np.uint32
+    first = n - np.multiply(eq, np.arange(n, 0, -1, dtype=wdt)[:, None], dtype=wdt).max(axis=0).astype(np.int64)
+    return np.minimum(first, n - 1)  # a NaN line reaches nothing; its caller replaces it
+
+
+def extreme_scan(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
+                 nan_index_last: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(index, value lanes) of the first max/min along ``axis``, every NaN rule, element-index arithmetic.
+
+    ``first``: a NaN at index 0 wins, later ones are ignored. ``propagate``
+    gives the first NaN (with ``nan_index_last``, the A2A3 column scan, the
+    index of the last element instead); ``spec`` ignores NaNs (all-NaN:
+    index 0 and the canonical NaN) and prefers +0 (max) or -0 (min) among zeros.
     """
     key = nx.as_key(bits, dt, float_view=float_view)
     if key.dtype == np.float16:
         key = key.astype(np.float32)
     pick, red = (np.argmax, np.max) if kind == "max" else (np.argmin, np.min)
     floaty = key.dtype.kind == "f"
-    ext = red(key, axis=axis)  # NaN-propagating, so it also tells which lines hold a NaN
+    ext = red(key, axis=axis)
     anynan = np.isnan(ext) if floaty else np.zeros(ext.shape, bool)
     has_nan = bool(anynan.any())
-    if not need_index and not has_nan:
-        val = _key_bits(ext, dt)
-        if floaty:
-            tie = np.flatnonzero(ext == 0)
-            if tie.size:
-                sub = np.take(bits, tie, axis=1 - axis)
-                _, zval = extreme(sub, dt, kind, nan_mode, axis)
-                val[tie] = zval
-        return None, val
     nan = np.isnan(key) if has_nan else None
     clean = np.where(nan, key.dtype.type(-np.inf if kind == "max" else np.inf), key) if has_nan else key
     idx = pick(clean, axis=axis)
@@ -98,7 +147,7 @@ def _key_bits(ext: np.ndarray, dt: DType) -> np.ndarray:
         return (ext.view(np.uint32) >> np.uint32(16)).astype(np.uint16)
     if dt.name == "f16":
         return ext.astype(np.float16).view(np.uint16)
-    return np.ascontiguousarray(ext).astype(dt.np).view(dt.lane)
+    return (ext if ext.dtype == dt.np else ext.astype(dt.np)).view(dt.lane)
 
 
 # ----------------------------------------------------------- sums, prods
@@ -161,7 +210,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
 
 def _convert_exact(lanes: np.ndarray, src: DType, dst: DType) -> np.ndarray:
     """Widen lanes exactly (f16/bf16 -> f32 for the CPU reference's mixed max/min); same dtype: unchanged."""
-    if src == dst:
+    if src is dst or src == dst:
         return lanes
     return nx.from_f32(nx.as_f32(lanes, src), dst, flush=False)
 
