@@ -156,7 +156,7 @@ _ROWS = [
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
-    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _cvt(_CVT_A2A3) | _cvt(_CVT_A5)),
+    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL)),  # CPU_SIM asserts no pair
     _ew("tload", ALL, ALL), _ew("tstore", ALL, ALL),
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
 ]
@@ -206,6 +206,12 @@ class Profile:
         cvt_wrap_pairs: (src, dst) pairs whose non-saturating conversion wraps
             modulo 2**bits instead of being undefined.
         zero_size_noop: ops that return silently when a valid size is zero.
+        cvt_cpu_model: TCVT computes as the CPU simulator's C++ does, undefined casts
+            included (:mod:`tilesim.pto.ops.convert_cpu`); the other cvt_* fields are unused.
+        strict: (cpu) raise where the CPU simulator's result is undefined behaviour in C++
+            (``pto.tcvt.undefined``) instead of giving x86-64's result and marking it.
+        any_layout: ops whose tiles may use every layout (the CPU simulator addresses
+            elements through the layout's offsets wherever it compiles).
         vec_tload_max_rows: TLOAD into a Vec tile allows at most this many rows (A2A3: 4095).
         left_blayout: the block layout a Left (L0A) tile must have for TMATMUL, or None for either.
         dtypes: op -> accepted dtype signatures (see :data:`OP_TYPES`).
@@ -228,6 +234,9 @@ class Profile:
     tmp_same_dtype: frozenset = frozenset()
     cvt_wrap_pairs: frozenset = frozenset()
     zero_size_noop: frozenset = frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod"})
+    cvt_cpu_model: bool = False
+    strict: bool = False
+    any_layout: frozenset = frozenset()
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -273,7 +282,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         name="cpu", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=False,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
-        cvt_wrap_pairs=frozenset({(s, "u8") for s in ALL})),
+        cvt_cpu_model=True, any_layout=frozenset({"tcvt"})),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,
