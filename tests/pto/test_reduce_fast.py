@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from tilesim.pto import get_dtype
 from tilesim.pto.ops.reduce import extreme, extreme_scan
@@ -34,6 +34,7 @@ def lanes(draw):
        st.booleans(), st.booleans())
 def test_fast_extreme_equals_the_scan(case, kind, nan_mode, axis, float_view, nan_index_last, need_index):
     dt, bits = case
+    assume(not (float_view and nan_mode == "spec"))  # the A2A3 unsigned-as-float view has no spec rule
     idx, val = extreme(bits, dt, kind, nan_mode, axis, float_view=float_view, nan_index_last=nan_index_last,
                        need_index=need_index)
     want_idx, want_val = extreme_scan(bits, dt, kind, nan_mode, axis, float_view=float_view,

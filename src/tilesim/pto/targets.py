@@ -67,7 +67,6 @@ def _pairs(srcs: Iterable[str], dsts: Iterable[str]) -> frozenset:
 
 NARROW = ("f16", "f32", "i32", "i16")
 B16_B32 = ("f16", "bf16", "i16", "u16", "f32", "i32", "u32")
-NOT8 = tuple(t for t in ALL if DTYPES[t].size != 1)
 IDX = ("i32", "u32")
 FLOAT_ARITH_NPU = ("f16", "f32")
 FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
@@ -119,12 +118,12 @@ _ROWS = [
     # ---- arg reduce: (src, idx); the _val rows are the value+index mode (dst_val has src's dtype)
     _row("trowarg", ("src", "idx"), _pairs(NARROW, IDX), _pairs(B16_B32, IDX), _pairs(ALL, IDX)),
     _row("trowarg_val", ("src", "idx"), _pairs(NARROW, IDX) | _pairs(("f16",), ("i16", "u16")),
-         _pairs(B16_B32, IDX), _pairs(NOT8, IDX)),
+         _pairs(B16_B32, IDX), _pairs(ALL, IDX)),
     _row("tcolarg", ("src", "idx"), _pairs(("f16", "f32", "u16", "u32"), IDX),
          _pairs(("i8", "u8", "i16", "u16", "i32", "u32", "f16", "f32"), IDX), _pairs(ALL, IDX)),
     _row("tcolarg_val", ("src", "idx"),
          _pairs(("f16", "u16"), ("i16", "u16")) | _pairs(("f32", "u32"), IDX),
-         _pairs(("f16", "i16", "u16"), ("i16", "u16")) | _pairs(("f32", "i32", "u32"), IDX), _pairs(NOT8, IDX)),
+         _pairs(("f16", "i16", "u16"), ("i16", "u16")) | _pairs(("f32", "i32", "u32"), IDX), _pairs(ALL, IDX)),
     # ---- expand
     _ew("trowexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
     _ew("tcolexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
@@ -210,6 +209,11 @@ class Profile:
             included (:mod:`tilesim.pto.ops.convert_cpu`); the other cvt_* fields are unused.
         strict: (cpu) raise where the CPU simulator's result is undefined behaviour in C++
             (``pto.tcvt.undefined``) instead of giving x86-64's result and marking it.
+        expand_casts: TROWEXPAND/TCOLEXPAND take any source dtype and C++-cast it to dst's,
+            read src at dst's valid rows (columns) whatever src's valid region, and do
+            nothing for an empty dst (the CPU simulator).
+        colsum_pairwise: TCOLSUM's ``is_binary`` form sums rows in pairs (PTO19); the CPU
+            simulator ignores the flag and sums sequentially.
         any_layout: ops whose tiles may use every layout (the CPU simulator addresses
             elements through the layout's offsets wherever it compiles).
         vec_tload_max_rows: TLOAD into a Vec tile allows at most this many rows (A2A3: 4095).
@@ -237,6 +241,8 @@ class Profile:
     cvt_cpu_model: bool = False
     strict: bool = False
     any_layout: frozenset = frozenset()
+    colsum_pairwise: bool = True
+    expand_casts: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -272,6 +278,11 @@ class Profile:
             instruction=op.upper(), operand=",".join(operands or roles), rule="pto.op.dtype", value=sig)
 
 
+#: ops whose CPU_SIM code addresses elements through each tile's layout offsets and asserts no layout
+_CPU_ANY_LAYOUT = frozenset({
+    "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
+    "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin"})
+
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
 _CAP_A5 = {"vec": 256 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 256 * _K,
@@ -282,7 +293,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         name="cpu", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=False,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
-        cvt_cpu_model=True, any_layout=frozenset({"tcvt"})),
+        cvt_cpu_model=True, any_layout=_CPU_ANY_LAYOUT, colsum_pairwise=False,
+        expand_casts=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,

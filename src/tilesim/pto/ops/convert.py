@@ -112,13 +112,7 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
         dst.bits[:R, :C] = convert(op, src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
         return dst
     lanes, undefined = convert_cpu.convert(src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
-    if p.strict and undefined.any():
-        i, j = np.argwhere(undefined)[0]
-        bad = float(nx.as_f32(src.bits[i:i + 1, j], src.dtype)[0]) if src.dtype.is_float else int(
-            src.bits[i, j].view(src.dtype.np))
-        raise SpecGapError(f"{bad!r} at ({i}, {j}) converts to {dst.dtype} by an undefined C++ cast "
-                           f"(saturation {'on' if saturate else 'off'}); strict mode refuses it",
-                           instruction=op.inst, operand="src", rule="pto.tcvt.undefined", value=bad)
+    convert_cpu.refuse_undefined(op, undefined, src.bits[:R, :C], src.dtype, dst.dtype)
     dst.bits[:R, :C] = lanes
     dst.undefined = np.zeros(dst.bits.shape, bool)
     dst.undefined[:R, :C] = undefined

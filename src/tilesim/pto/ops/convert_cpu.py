@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import formats
+from ...errors import SpecGapError
 from .. import numerics as nx
 from ..dtypes import DType, get_dtype
 
-__all__ = ["convert", "x86_cast"]
+__all__ = ["convert", "cast", "x86_cast", "refuse_undefined"]
 
 _F16_MAX = 65504.0
 _I32 = (-(2.0 ** 31), 2.0 ** 31)
@@ -162,3 +164,35 @@ def _nan_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
     exp = np.uint64(((1 << fd.exp_bits) - 1) << fd.man_bits)
     quiet = np.uint64(1 << (fd.man_bits - 1))
     return (sign | exp | quiet | payload).astype(d.lane)
+
+
+def cast(bits: np.ndarray, s: DType, d: DType) -> tuple[np.ndarray, np.ndarray]:
+    """(lanes, undefined mask) of a plain C++ ``static_cast<D>(v)`` of S lanes (not through double).
+
+    Floats and integers round once to nearest even (x86-64's cvtsi2ss and
+    clang's unsigned sequences are correctly rounded); float -> integer is
+    :func:`x86_cast` (u8 through the 32-bit cvttss2si); integers wrap.
+    """
+    undefined = np.zeros(bits.shape, bool)
+    if s is d:
+        return bits.copy(), undefined
+    if s.is_int and d.is_int:
+        return bits.view(s.np).astype(d.np).view(d.lane), undefined
+    if s.is_int:
+        return formats.encode(bits.view(s.np), d.format), undefined
+    with np.errstate(all="ignore"):
+        x = _double_of(bits, s)
+        if d.is_float:
+            return np.where(x != x, _nan_lanes(bits, s, d), nx.from_f64(x, d, flush=False)), undefined
+        return x86_cast(x, d)
+
+
+def refuse_undefined(op, undefined: np.ndarray, bits: np.ndarray, s: DType, d: DType) -> None:
+    """Under a strict profile, raise ``pto.tcvt.undefined`` for the first lane an undefined cast produced."""
+    if not (op.prof.strict and undefined.any()):
+        return
+    where = tuple(int(i) for i in np.argwhere(undefined)[0])
+    lane = bits[where]
+    bad = float(nx.as_f32(np.array([lane]), s)[0]) if s.is_float else int(np.array([lane]).view(s.np)[0])
+    raise SpecGapError(f"{bad!r} at {where} converts to {d} by an undefined C++ cast; strict mode refuses it",
+                       instruction=op.inst, operand="src", rule="pto.tcvt.undefined", value=bad)

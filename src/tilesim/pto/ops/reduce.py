@@ -268,7 +268,7 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     if name in ("tcolmax", "tcolmin"):
         out = _convert_exact(extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 0, need_index=False)[1],
                              src.dtype, dst.dtype)
-    elif is_binary:
+    elif is_binary and op.prof.colsum_pairwise:
         out = _pairwise_sum(bits, src.dtype, dst.dtype, f)
     else:
         out = sequential(name[4:], bits, src.dtype, dst.dtype, 0, f, acc_f32=False)
