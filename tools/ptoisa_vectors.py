@@ -129,6 +129,17 @@ _I_NUMBERS = [0, 1, -1, 2, 127, 128, -128, -129, 255, 256, 2049, 2051, 4097, 327
               2 ** 64 - 1, -(2 ** 63) + 1, 2 ** 63 - 512, 2 ** 63 - 513]
 
 
+def _sentinel(dt: str, shape) -> np.ndarray:
+    """A destination's contents before the op: 0xA5 bytes (a value no op here writes by chance), so the
+    lanes an op must leave alone are checked, and the files compress."""
+    return np.full(shape, 0xA5A5A5A5A5A5A5A5, np.uint64).astype(get_dtype(dt).lane)
+
+
+def _scratch(dt: str, rows: int, cols: int) -> np.ndarray:
+    """A tmp tile's contents: zeros (the CPU simulator never reads tmp; zeros keep the files small)."""
+    return np.zeros((rows, cols), get_dtype(dt).lane)
+
+
 def conversion_pool(rng, dt: str, n: int) -> np.ndarray:
     """n source lanes: special values, range edges of every destination, ties, then random values."""
     d = get_dtype(dt)
@@ -210,7 +221,7 @@ def tcvt_cases(rng) -> list[Case]:
                             else "TCVT(dst, src, (RoundMode)P[0], (SaturationMode)P[1]);")
                     params = (ROUND_MODES.index(mode),) + (() if sat is None else (SAT[sat],))
                     cases.append(Case("tcvt", call, (dst, src), {"dst": (R, C - 1), "src": (R, C - 1)},
-                                      {"dst": rand_lanes(rng, d, (R, C)), "src": pool}, params,
+                                      {"dst": _sentinel(d, (R, C)), "src": pool}, params,
                                       {"rmode": mode, "sat": None if sat is None else sat == "ON"}))
     # other layouts: DN and boxed tiles, odd valid shapes
     for s, d in (("f32", "i32"), ("f16", "f32"), ("f32", "f16"), ("i32", "f32"), ("f16", "i8")):
@@ -219,7 +230,7 @@ def tcvt_cases(rng) -> list[Case]:
             src, dst = Spec("src", s, rows, 32, bl, sl), Spec("dst", d, rows, 32, bl, sl)
             pool = conversion_pool(rng, s, rows * 32).reshape(rows, 32)
             cases.append(Case("tcvt", "TCVT(dst, src, (RoundMode)P[0], (SaturationMode)P[1]);", (dst, src),
-                              {"dst": (29, 7), "src": (29, 7)}, {"dst": rand_lanes(rng, d, (rows, 32)), "src": pool},
+                              {"dst": (29, 7), "src": (29, 7)}, {"dst": _sentinel(d, (rows, 32)), "src": pool},
                               (ROUND_MODES.index("ROUND"), SAT["OFF"]), {"rmode": "ROUND", "sat": False}))
     return cases
 
@@ -262,10 +273,10 @@ def reduce_cases(rng) -> list[Case]:
                     dst, dvalid = Spec("dst", d, 1, C), (1, vc)
                 data = (line_values(rng, s, R, C) if row else line_values(rng, s, C, R).T.copy())
                 specs, valid = [dst, src], {"dst": dvalid, "src": (vr, vc)}
-                tiles = {"dst": rand_lanes(rng, d, (dst.rows, dst.cols)), "src": data}
+                tiles = {"dst": _sentinel(d, (dst.rows, dst.cols)), "src": data}
                 if row:
                     specs.append(Spec("tmp", s, R, C, src.blayout))
-                    valid["tmp"], tiles["tmp"] = (vr, vc), rand_lanes(rng, s, (R, C))
+                    valid["tmp"], tiles["tmp"] = (vr, vc), _scratch(s, R, C)
                     call = f"{up}(dst, src, tmp);"
                 else:
                     call = f"{up}(dst, src);"
@@ -273,7 +284,7 @@ def reduce_cases(rng) -> list[Case]:
                 if op == "tcolsum" and k < 4:
                     specs2 = (dst, src, Spec("tmp", s, R, C))
                     v2 = dict(valid, tmp=(vr, vc))
-                    t2 = dict(tiles, tmp=rand_lanes(rng, s, (R, C)))
+                    t2 = dict(tiles, tmp=_scratch(s, R, C))
                     for binary in (0, 1):
                         cases.append(Case(op, "TCOLSUM(dst, src, tmp, P[0] != 0);", specs2, v2, t2, (binary,),
                                           {"is_binary": bool(binary)}))
@@ -308,14 +319,14 @@ def arg_cases(rng) -> list[Case]:
                         tmp = Spec("tmp", s, R, C, src.blayout)
                         specs = [mk("dst_idx", idx_dt), src, tmp]
                         valid = {"dst_idx": dvalid, "src": (vr, vc), "tmp": (vr, vc)}
-                        tiles = {"dst_idx": rand_lanes(rng, idx_dt, (specs[0].rows, specs[0].cols)), "src": data,
-                                 "tmp": rand_lanes(rng, s, (R, C))}
+                        tiles = {"dst_idx": _sentinel(idx_dt, (specs[0].rows, specs[0].cols)), "src": data,
+                                 "tmp": _scratch(s, R, C)}
                         call = f"{up}(dst_idx, src, tmp);"
                         if with_val:
                             v = mk("dst_val", s)
                             specs.insert(0, v)
                             valid["dst_val"] = dvalid
-                            tiles["dst_val"] = rand_lanes(rng, s, (v.rows, v.cols))
+                            tiles["dst_val"] = _sentinel(s, (v.rows, v.cols))
                             call = f"{up}(dst_val, dst_idx, src, tmp);"
                         cases.append(Case(op, call, tuple(specs), valid, tiles))
     return cases
@@ -343,11 +354,11 @@ def expand_cases(rng) -> list[Case]:
                         svalid = (1, vc)
                         data = conversion_pool(rng, s, src.rows * src.cols).reshape(src.rows, src.cols)
                     cases.append(Case(op, f"{op.upper()}(dst, src);", (dst, src), {"dst": (vr, vc), "src": svalid},
-                                      {"dst": rand_lanes(rng, d, (R, C)), "src": data}))
+                                      {"dst": _sentinel(d, (R, C)), "src": data}))
             # empty destination region
             dst, src = Spec("dst", s, 8, 32), Spec("src", s, 8, 32)
             cases.append(Case(op, f"{op.upper()}(dst, src);", (dst, src), {"dst": (0, 5), "src": (3, 1)},
-                              {"dst": rand_lanes(rng, s, (8, 32)), "src": rand_lanes(rng, s, (8, 32))}))
+                              {"dst": _sentinel(s, (8, 32)), "src": rand_lanes(rng, s, (8, 32))}))
     return cases
 
 
@@ -376,7 +387,7 @@ def binary_cases(rng) -> list[Case]:
                 specs = tuple(Spec(r, dt, R, C, bl) for r in ("dst", "src0", "src1"))
                 cases.append(Case(op, f"{op.upper()}(dst, src0, src1);", specs,
                                   {r: (vr, vc) for r in ("dst", "src0", "src1")},
-                                  {"dst": rand_lanes(rng, dt, (R, C)), "src0": a.reshape(R, C),
+                                  {"dst": _sentinel(dt, (R, C)), "src0": a.reshape(R, C),
                                    "src1": b.reshape(R, C)}))
     return cases
 
@@ -481,7 +492,20 @@ def _tu_source(g: int, ids: list[int], kernels) -> tuple[str, dict[int, int]]:
 
 
 def build(checkout: Path, kernels: list, work: Path, cxx: str, jobs: int) -> tuple[Path, set[int]]:
-    """Compile the driver; kernels the headers reject at compile time are left out and returned."""
+    """Compile the driver; kernels the headers reject at compile time are left out and returned.
+
+    A kept build folder (``--keep``) whose driver was built for the same kernels is reused.
+    """
+    stamp = work / "kernels.json"
+    key = json.dumps([[call, [s.cxx() for s in specs]] for call, specs in kernels] + [str(checkout), cxx])
+    if (work / "driver").exists() and stamp.exists() and json.loads(stamp.read_text())["key"] == key:
+        return work / "driver", set(json.loads(stamp.read_text())["rejected"])
+    exe, rejected = _compile(checkout, kernels, work, cxx, jobs)
+    stamp.write_text(json.dumps({"key": key, "rejected": sorted(rejected)}))
+    return exe, rejected
+
+
+def _compile(checkout: Path, kernels: list, work: Path, cxx: str, jobs: int) -> tuple[Path, set[int]]:
     n_tu = max(1, min(16, len(kernels) // 40))
     groups = [list(range(i, len(kernels), n_tu)) for i in range(n_tu)]
     inc = ["-I", str(checkout / "include")]
@@ -562,26 +586,26 @@ def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
 
 
 def check(out_dir: Path, verbose: int) -> bool:
+    """Replay every stored case on target cpu; print per op the cases, how many agree bit for bit, and how
+    many agree once NaN payloads of the ops in ``NAN_PAYLOAD_OPS`` are let go (decision PTO91)."""
     from tests.pto import ptoisa_golden as g
     total = Counter()
-    all_ok = True
-    print(f"{'op':14} {'cases':>6} {'agree':>6}")
+    print(f"{'op':14} {'cases':>6} {'exact':>6} {'up to NaN payload':>18}")
     for path in sorted(out_dir.glob("*.npz")):
         _, cases = g.load(path)
-        ok = 0
-        shown = 0
+        exact = loose = shown = 0
         for c in cases:
             good, why = g.replay(c)
-            ok += good
+            exact += good
+            ok = good or g.replay(c, nan_payloads=True)[0]
+            loose += ok
             if not good and shown < verbose:
                 print(f"   {c.label}: {why}")
                 shown += 1
-        total["cases"] += len(cases)
-        total["agree"] += ok
-        all_ok &= ok == len(cases)
-        print(f"{path.stem:14} {len(cases):6} {ok:6}")
-    print(f"{'total':14} {total['cases']:6} {total['agree']:6}")
-    return all_ok
+        total.update(cases=len(cases), exact=exact, loose=loose)
+        print(f"{path.stem:14} {len(cases):6} {exact:6} {loose:18}")
+    print(f"{'total':14} {total['cases']:6} {total['exact']:6} {total['loose']:18}")
+    return total["loose"] == total["cases"]
 
 
 def main() -> None:

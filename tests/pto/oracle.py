@@ -295,8 +295,13 @@ def unary(op: str, x: int, dt: str, ftz: bool = False, nan_mode: str = "first") 
 
 # ---------------------------------------------------------------- reductions
 def widen(bits: int, src: str, dst: str) -> int:
-    """Exact f16/bf16 -> f32 (CPU mixed-dtype reduces); identity when equal."""
-    return bits if src == dst else round_bits(dec(bits, src), dst)
+    """An exact widening (CPU mixed-dtype reduces): float -> float, int -> int or int -> float."""
+    if src == dst:
+        return bits
+    if dst in INTS:
+        return int_bits(dec(bits, src), dst)
+    v = dec(bits, src)
+    return round_bits(Fraction(v) if src in INTS else v, dst) if v != 0 else 0
 
 
 def seq_sum(line: list[int], src: str, dst: str, ftz: bool, acc_f32: bool) -> int:
@@ -312,6 +317,8 @@ def seq_sum(line: list[int], src: str, dst: str, ftz: bool, acc_f32: bool) -> in
 
 
 def seq_prod(line: list[int], src: str, dst: str, ftz: bool) -> int:
+    if src in INTS and dst in FLOATS:  # each element cast to dst first (exact), then float products
+        return seq_prod([widen(v, src, dst) for v in line], dst, dst, ftz)
     if src in INTS:
         p = 1
         for v in line:
@@ -320,6 +327,25 @@ def seq_prod(line: list[int], src: str, dst: str, ftz: bool) -> int:
     acc = round_bits(Fraction(1), dst)
     for v in line:
         acc = binary("mul", acc, round_bits(_exact(v, src, ftz), dst), dst, ftz)
+    return acc
+
+
+def vector_rowsum(line: list[int]) -> int:
+    """The CPU simulator's vectorised f32 TROWSUM (x86-64 clang -O2): two 4-lane partial sums over each 8
+    elements, added lane by lane, the 4 lanes summed in order, then the rest one by one."""
+    m = len(line) // 8 * 8
+    parts = [[0] * 4, [0] * 4]
+    for j in range(0, m, 8):
+        for u in range(2):
+            parts[u] = [binary("add", parts[u][k], line[j + 4 * u + k], "f32") for k in range(4)]
+    v = [binary("add", parts[0][k], parts[1][k], "f32") for k in range(4)]
+    acc = v[0]
+    for k in range(1, 4):
+        acc = binary("add", acc, v[k], "f32")
+    if not m:
+        acc = 0
+    for x in line[m:]:
+        acc = binary("add", acc, x, "f32")
     return acc
 
 

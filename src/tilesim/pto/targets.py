@@ -73,6 +73,13 @@ FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
 
 _MIXED_CPU_SUM = frozenset({("f16", "f32"), ("bf16", "f32")})
+#: exact widenings (every source value is a destination value): the mixed pairs the CPU simulator's
+#: max/min/prod reduces take where it asserts nothing (it compiles any pair; PTO87)
+_CPU_WIDEN = frozenset({
+    ("f16", "f32"), ("bf16", "f32"), ("i8", "i16"), ("i8", "i32"), ("i8", "i64"), ("i8", "f16"), ("i8", "f32"),
+    ("i16", "i32"), ("i16", "i64"), ("i16", "f32"), ("i32", "i64"), ("u8", "u16"), ("u8", "u32"), ("u8", "u64"),
+    ("u8", "i16"), ("u8", "i32"), ("u8", "i64"), ("u8", "f16"), ("u8", "f32"), ("u16", "u32"), ("u16", "u64"),
+    ("u16", "i32"), ("u16", "i64"), ("u16", "f32"), ("u32", "u64"), ("u32", "i64")})
 
 # TCVT pairs: pto-isa docs/isa/TCVT.md "Supported Conversions" (FP8/H8/FP4/S4 types are not PTO dtypes here)
 _CVT_A2A3 = {
@@ -106,15 +113,15 @@ _ROWS = [
     # ---- reduce (spec §1a table, §9.8; docs/isa/TROW*.md, TCOL*.md)
     _row("trowsum", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64"), 2),
          _same(("f32", "f16", "bf16", "i32", "i16"), 2) | _MIXED_CPU_SUM | {("i16", "i32")}),
-    _row("trowmax", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2)),
-    _row("trowmin", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2)),
-    _row("trowprod", ("src", "dst"), _same(NARROW, 2), _same(NARROW, 2), _same(ALL, 2)),
+    _row("trowmax", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2) | _CPU_WIDEN),
+    _row("trowmin", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2) | _CPU_WIDEN),
+    _row("trowprod", ("src", "dst"), _same(NARROW, 2), _same(NARROW, 2), _same(ALL, 2) | _CPU_WIDEN),
     _row("tcolsum", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(FLOAT_ARITH_CPU, 2) | _MIXED_CPU_SUM),
     _row("tcolmax", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2),
          _same(("f32", "f16", "bf16", "i8", "u8"), 2) | _MIXED_CPU_SUM),
-    _row("tcolmin", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(ALL, 2)),
+    _row("tcolmin", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(ALL, 2) | _CPU_WIDEN),
     _row("tcolprod", ("src", "dst"), _same(NARROW, 2), _same(("f16", "f32", "bf16", "i16", "u16", "i32", "u32"), 2),
-         _same(ALL, 2)),
+         _same(ALL, 2) | _CPU_WIDEN),
     # ---- arg reduce: (src, idx); the _val rows are the value+index mode (dst_val has src's dtype)
     _row("trowarg", ("src", "idx"), _pairs(NARROW, IDX), _pairs(B16_B32, IDX), _pairs(ALL, IDX)),
     _row("trowarg_val", ("src", "idx"), _pairs(NARROW, IDX) | _pairs(("f16",), ("i16", "u16")),
@@ -212,6 +219,11 @@ class Profile:
         expand_casts: TROWEXPAND/TCOLEXPAND take any source dtype and C++-cast it to dst's,
             read src at dst's valid rows (columns) whatever src's valid region, and do
             nothing for an empty dst (the CPU simulator).
+        x86_nans: NaN results of float arithmetic carry payloads as x86-64 gives them
+            (:func:`tilesim.pto.numerics.x86_nans`), not the canonical NaN.
+        empty_reduce_cpu: a row (column) reduce over an empty line gives +0 (sum), 1 (product)
+            or the line's first element, read outside the valid region (max), as the CPU
+            simulator's loops do; its min reduces and empty sets of lines write nothing.
         colsum_pairwise: TCOLSUM's ``is_binary`` form sums rows in pairs (PTO19); the CPU
             simulator ignores the flag and sums sequentially.
         any_layout: ops whose tiles may use every layout (the CPU simulator addresses
@@ -243,6 +255,8 @@ class Profile:
     any_layout: frozenset = frozenset()
     colsum_pairwise: bool = True
     expand_casts: bool = False
+    x86_nans: bool = False
+    empty_reduce_cpu: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -294,7 +308,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
         cvt_cpu_model=True, any_layout=_CPU_ANY_LAYOUT, colsum_pairwise=False,
-        expand_casts=True),
+        expand_casts=True, x86_nans=True, empty_reduce_cpu=True, zero_size_noop=frozenset()),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,

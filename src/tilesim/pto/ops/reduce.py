@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import formats
 from ...errors import UnsupportedError
 from .. import numerics as nx
-from ..dtypes import DType
+from ..dtypes import DType, get_dtype
 from ..tile import Tile, to_bits
+from . import convert_cpu
 from ._common import Op
 
 __all__ = [
@@ -160,12 +162,18 @@ def _ftz32(x: np.ndarray) -> np.ndarray:
 
 
 def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, flush: bool,
-               acc_f32: bool) -> np.ndarray:
+               acc_f32: bool, x86: bool = False) -> np.ndarray:
     """Sequential sum or product along ``axis``, as lanes of ``dst``.
 
     ``acc_f32``: float sources accumulate in float32 and round once to ``dst``
     at the end (TROWSUM); otherwise every step rounds to ``dst`` (TCOLSUM, products).
+    ``x86``: NaN results keep payloads as the CPU simulator's ``acc op x`` does
+    (the accumulator is the first operand, so the first NaN of a line wins, quieted).
     """
+    if src.is_int and dst.is_float:  # C++ casts each element to dst's type first (exact: a widening)
+        bits, src = convert_cpu.cast(bits, src, dst)[0], dst
+    if x86 and not src.is_int:
+        return _sequential_x86(kind, bits, src, dst, axis, acc_f32)
     n = bits.shape[axis]
     if src.is_int:
         v = nx.int_view(bits, src)
@@ -186,6 +194,54 @@ def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, f
     return nx.from_f32(acc, dst, flush=flush)
 
 
+_F32 = get_dtype("f32")
+
+
+def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, acc_f32: bool) -> np.ndarray:
+    """:func:`sequential` without flushing, NaN payloads as x86-64 carries them (f32 lanes between steps)."""
+    x = nx.as_f32(bits, src).view(np.uint32)
+    if src.name != "f32":  # a widened NaN keeps its payload (numpy's widening does), quieted by the first op
+        x = np.where(nx.is_nan(bits, src), _to_lanes(bits, src, _F32), x)
+    line = (lambda i: x[:, i]) if axis == 1 else (lambda i: x[i, :])
+    acc = np.full(x.shape[1 - axis], np.float32(0.0 if kind == "sum" else 1.0)).view(np.uint32)
+    step_round = not acc_f32 and dst.name != "f32"
+    fn = np.add if kind == "sum" else np.multiply
+    with np.errstate(all="ignore"):
+        for i in range(bits.shape[axis]):
+            xi = line(i)
+            r = fn(acc.view(np.float32), xi.view(np.float32)).view(np.uint32)
+            acc = nx.x86_nans(r, acc, xi, _F32, b_first=step_round)
+            if step_round:
+                acc = _to_lanes(_to_lanes(acc, _F32, dst), dst, _F32)
+    return _to_lanes(acc, _F32, dst)
+
+
+def _vectorised_rowsum(bits: np.ndarray) -> np.ndarray:
+    """TROWSUM f32 of an ND source as the CPU simulator's vectorised loop adds (PTO91): two 4-lane partial
+    sums over each 8 columns, added, the 4 lanes summed in order, then the remaining columns one by one."""
+    x = bits.view(np.float32)
+    rows, n = x.shape
+    m = n // 8 * 8
+    with np.errstate(all="ignore"):
+        if m:
+            p = x[:, :m].reshape(rows, m // 8, 2, 4)
+            parts = np.zeros((rows, 2, 4), np.float32)
+            for k in range(m // 8):
+                parts = parts + p[:, k]
+            v = parts[:, 0] + parts[:, 1]
+            acc = ((v[:, 0] + v[:, 1]) + v[:, 2]) + v[:, 3]
+        else:
+            acc = np.zeros(rows, np.float32)
+        for j in range(m, n):
+            acc = acc + x[:, j]
+    return nx.from_f32(acc, _F32, flush=False)
+
+
+def _to_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
+    """A C++ float cast of float lanes (nearest even; NaN payloads kept, quieted)."""
+    return convert_cpu.cast(bits, s, d)[0]
+
+
 # ------------------------------------------------------------- row family
 def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     op = Op(name, target)
@@ -195,6 +251,11 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     op.layout(dst, "dst", _ROW_DST, _ROW_DST_WHAT)
     op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
     op.tmp(tmp, src)
+    if op.prof.empty_reduce_cpu and 0 in src.valid:
+        op.rows_match(src, dst, "dst", "src")
+        if name != "trowmin":  # TRowMin returns early; the others' loops run
+            dst.bits[: src.valid_rows, 0] = _empty_lines(name, src.bits[: src.valid_rows, 0], src.dtype, dst.dtype)
+        return dst
     op.nonzero(src, "src")
     op.rows_match(src, dst, "dst", "src")
     bits = src.valid_bits
@@ -202,17 +263,29 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     if name in ("trowmax", "trowmin"):
         out = extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 1, need_index=False)[1]
         out = _convert_exact(out, src.dtype, dst.dtype)
+    elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.name == dst.dtype.name == "f32":
+        out = _vectorised_rowsum(bits)
     else:
-        out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum")
+        out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum",
+                         x86=op.prof.x86_nans)
     dst.bits[: src.valid_rows, 0] = out
     return dst
 
 
 def _convert_exact(lanes: np.ndarray, src: DType, dst: DType) -> np.ndarray:
-    """Widen lanes exactly (f16/bf16 -> f32 for the CPU reference's mixed max/min); same dtype: unchanged."""
+    """Widen lanes exactly (the CPU reference's mixed max/min); same dtype: unchanged."""
     if src is dst or src == dst:
         return lanes
-    return nx.from_f32(nx.as_f32(lanes, src), dst, flush=False)
+    return convert_cpu.cast(lanes, src, dst)[0]
+
+
+def _empty_lines(name: str, first: np.ndarray, src: DType, dst: DType) -> np.ndarray:
+    """What the CPU simulator's reduce loops give for empty lines: +0, 1, or the line's first element."""
+    kind = name[4:]
+    if kind in ("max", "min"):
+        return _convert_exact(first, src, dst)
+    one = formats.encode(np.array([0.0 if kind == "sum" else 1.0]), dst.format)[0]
+    return np.full(first.shape, one, dst.lane)
 
 
 def trowsum(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
@@ -260,6 +333,10 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
     op.tmp(tmp, src)
     op.cols_match(src, dst, "dst", "src")
+    if op.prof.empty_reduce_cpu and 0 in src.valid:
+        if name != "tcolmin":  # TColMin returns early; the others' loops run
+            dst.bits[0, : src.valid_cols] = _empty_lines(name, src.bits[0, : src.valid_cols], src.dtype, dst.dtype)
+        return dst
     if op.zero_noop(src):
         return dst
     op.nonzero(src, "src")
@@ -271,7 +348,7 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     elif is_binary and op.prof.colsum_pairwise:
         out = _pairwise_sum(bits, src.dtype, dst.dtype, f)
     else:
-        out = sequential(name[4:], bits, src.dtype, dst.dtype, 0, f, acc_f32=False)
+        out = sequential(name[4:], bits, src.dtype, dst.dtype, 0, f, acc_f32=False, x86=op.prof.x86_nans)
     dst.bits[0, : src.valid_cols] = out
     return dst
 
