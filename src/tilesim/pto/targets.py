@@ -335,6 +335,9 @@ def get_target(target: "str | Profile | None" = None) -> Profile:
     """
     if isinstance(target, Profile):
         return target
+    prof = TARGETS.get(target)  # the common spelling, without normalising
+    if prof is not None:
+        return prof
     key = DEFAULT_TARGET if target is None else str(target).lower()
     key = {"a2": "a2a3", "a3": "a2a3"}.get(key, key)
     if key not in TARGETS:

@@ -42,8 +42,11 @@ _ROW_DST_WHAT = "ND, or DN with exactly one column"
 
 # ------------------------------------------------------------ extremes
 def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
-            nan_index_last: bool = False, need_index: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+            nan_index_last: bool = False, need_index: bool = True,
+            need_value: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
     """(index, value lanes) of the first max/min along ``axis`` under a NaN rule, as whole-tile operations.
+
+    Without ``need_value`` (index-only arg ops) the value is None.
 
     The extreme of each line first (numpy's NaN-propagating max/min), then
     the first element that reaches it: that is the strict-compare scan's
@@ -54,21 +57,24 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
     reference in the tests). f16 keys are widened to f32 (exact; numpy's
     float16 reductions are slow).
     """
-    key = nx.as_key(bits, dt, float_view=float_view)
-    need_index |= key.dtype != dt.np  # a value read back from a widened or reinterpreted key needs its position
-    if key.dtype == np.float16:
-        key = key.astype(np.float32)
-    ext = key.max(axis=axis) if kind == "max" else key.min(axis=axis)
+    if float_view or dt.name in ("bf16", "f16"):
+        key = nx.as_key(bits, dt, float_view=float_view)
+        need_index |= key.dtype != dt.np  # a value read back from a widened or reinterpreted key needs its position
+        if key.dtype == np.float16:
+            key = key.astype(np.float32)
+    else:
+        key = bits.view(dt.np)
+    ext = (np.maximum if kind == "max" else np.minimum).reduce(key, axis=axis)  # NaN-propagating
     special = None
     if key.dtype.kind == "f":
         zeros_matter = nan_mode == "spec" or not need_index
-        # one cheap test for the common case: no NaN (max/min propagate it) and, where it matters, no zero
-        if not (np.abs(ext).min() > 0 if zeros_matter else ext.max() == ext.max()):
+        # cheap tests (no ufunc reductions) for the common case: no NaN and, where it matters, no zero
+        if np.count_nonzero(ext != ext) or (zeros_matter and np.count_nonzero(ext) != ext.size):
             special = (ext != ext) | (ext == 0) if zeros_matter else ext != ext
     if need_index:
         idx = _first_reaching(key, ext, axis)
         other = np.arange(idx.size)
-        val = bits[idx, other] if axis == 0 else bits[other, idx]
+        val = (bits[idx, other] if axis == 0 else bits[other, idx]) if need_value or special is not None else None
     else:
         idx, val = None, _key_bits(ext, dt)
     if special is not None:
@@ -408,13 +414,20 @@ def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     op.rows_match(src, dst_idx, "dst_idx", "src")
     if dst_val is not None:
         op.rows_match(src, dst_val, "dst_val", "src")
-    idx, val = extreme(src.valid_bits, src.dtype, name[-3:], op.prof.nan_mode, 1)
-    idx_lanes = to_bits(idx, dst_idx.dtype, what=op.inst)
+    idx, val = extreme(src.valid_bits, src.dtype, name[-3:], op.prof.nan_mode, 1, need_value=dst_val is not None)
+    idx_lanes = _index_lanes(idx, dst_idx.dtype, op)
     dst_idx.bits[: src.valid_rows, 0] = idx_lanes
     if dst_val is not None:
         dst_val.bits[: src.valid_rows, 0] = val
         return dst_val, dst_idx
     return dst_idx
+
+
+def _index_lanes(idx: np.ndarray, dt: DType, op: Op) -> np.ndarray:
+    """Index lanes of ``dt``: a plain cast when every index fits (the common case), else to_bits' range error."""
+    if idx.size and int(idx.max()) <= dt.format.int_max:
+        return idx.astype(dt.np).view(dt.lane)
+    return to_bits(idx, dt, what=op.inst)
 
 
 def trowargmax(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Tile | None = None, target=None):
@@ -471,12 +484,12 @@ def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     float_view = prof.colarg_unsigned_as_float
     # A2A3 (propagate): !(old >= new) is true once a NaN is involved, so every later row takes the index.
     idx, val = extreme(src.valid_bits, src.dtype, kind, prof.nan_mode, 0, float_view=float_view,
-                       nan_index_last=True)
+                       nan_index_last=True, need_value=dst_val is not None)
     if prof.colarg_f16_index and two_byte and dst_val is None:
         # A2A3 half index-only path: s16 -> f16 (round half away) -> s32; exact only up to 2048.
         from ... import formats
         idx = formats.decode(formats.encode(idx.astype(np.int64), "fp16", rounding="rmm"), "fp16").astype(np.int64)
-    idx_lanes = to_bits(idx, dst_idx.dtype, what=op.inst)
+    idx_lanes = _index_lanes(idx, dst_idx.dtype, op)
     dst_idx.bits[0, : src.valid_cols] = idx_lanes
     if dst_val is not None:
         dst_val.bits[0, : src.valid_cols] = val
