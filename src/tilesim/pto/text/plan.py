@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .forms import op_key
 from .parser import Operand, Stmt
 
 __all__ = ["Plan", "plan"]
@@ -96,7 +97,9 @@ def plan(body: list, args: list | None = None) -> Plan:
             counter[0] += 1
             for name in uses(st):
                 seen.append((name, st, loops))
-            if st.kind == "dps" or st.kind in ("generic", "quoted", "call", "yield", "return", "condition", "if"):
+            if st.kind == "generic" and not st.results:         # assembly form: one operand is written
+                out.reads.update(_names(st.ins[:1] if op_key(st.op) == "tstore" else st.ins[1:]))
+            elif st.kind == "dps" or st.kind in ("generic", "quoted", "call", "yield", "return", "condition", "if"):
                 out.reads.update(_names(st.ins))
             if st.kind == "dps" and str(st.attrs.get("atomic", st.attrs.get("atomicType", "none"))) not in (
                     "none", "#pto<atomic_type none>"):
