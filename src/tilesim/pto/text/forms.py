@@ -30,6 +30,15 @@ def op_key(name: str) -> str:
     return base.replace(".", "_")
 
 
+def result_names(results) -> list[str]:
+    """``%r:2`` names two results, referred to as ``%r#0`` and ``%r#1``; ``%r`` names one."""
+    out = []
+    for r in results:
+        name, _, n = r.text[1:].partition(":")
+        out += [f"{name}#{k}" for k in range(int(n))] if n else [name]
+    return out
+
+
 # ------------------------------------------------------------------ errors and positions
 class _Ctx:
     """The text being read (for end-of-input positions) and its source name."""
@@ -216,6 +225,9 @@ class _Types:
             if node.type in ("INT", "HEX"):
                 return _num(node)
             if node.type == "SHAPE":
+                if not all(p.isdigit() or p == "?" for p in node.text.split("x")[:-1]):
+                    raise self.ctx.err(node, f"malformed shape {node.text!r}; expected dims like 16x16xf32",
+                                       "pto.parse.type")
                 return _shape(node.text)
             if node.type == "QMARK":
                 return "?"
@@ -483,7 +495,7 @@ class _Builder:
             return self.quoted(raw)
         fn = _FORMS.get(name)
         st = fn(self, raw) if fn is not None else self.generic(raw)
-        st.results = [r.text[1:] for r in raw.results]
+        st.results = result_names(raw.results)
         st.line, st.column = raw.line, raw.column
         st.extra.setdefault("end", (raw.end_line, raw.end_column))
         return st
@@ -611,7 +623,7 @@ class _Builder:
             raise self.ctx.missing(raw, "':' and the function type")
         st = Stmt("quoted", name, ins=syn.operands, in_types=syn.in_types, out_types=syn.out_types, attrs=syn.attrs,
                   regions=[self.stmts(r) for r in syn.regions], extra={"syn": syn})
-        st.results = [r.text[1:] for r in raw.results]
+        st.results = result_names(raw.results)
         st.line, st.column = raw.line, raw.column
         st.extra["end"] = (raw.end_line, raw.end_column)
         return st

@@ -52,6 +52,10 @@ class Global:
     shape: tuple | None = None
     written: bool = False
 
+    def __post_init__(self) -> None:
+        if self.lanes.dtype != self.dtype.lane:          # keep bit patterns: stores assign lane codes
+            self.lanes = np.ascontiguousarray(self.lanes).view(self.dtype.lane)
+
     def ensure(self, size: int) -> None:
         """Grow a buffer the program made (not an input) to at least ``size`` elements."""
         if size > self.lanes.size and not self.given:

@@ -1,0 +1,383 @@
+"""The .pto language on the byte-addressed memory model: placement and aliasing, control flow, calls,
+global memory, blocks, sync, generic dispatch, and every malformed program as a TilesimError.
+
+Expected values come from numpy on the inputs (the oracle), never from tilesim.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tilesim import pto
+from tilesim.errors import TilesimError
+from tilesim.pto.memory import Memory
+from tilesim.pto.text.interp import Interpreter
+
+F32_8x8 = "!pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=8, v_row=8, v_col=8, blayout=row_major, " \
+          "slayout=none_box, fractal=512, pad=0>"
+U32_8x8 = F32_8x8.replace("dtype=f32", "dtype=u32")
+F32_4x16 = "!pto.tile_buf<loc=vec, dtype=f32, rows=4, cols=16, v_row=4, v_col=16, blayout=row_major, " \
+           "slayout=none_box, fractal=512, pad=0>"
+
+
+def _views(arg: str, name: str, r: int, c: int, dt: str = "f32") -> str:
+    return (f"    %{name}v = pto.make_tensor_view %{arg}, shape = [%c{r}, %c{c}], strides = [%c{c}, %c1] "
+            f": !pto.tensor_view<?x?x{dt}>\n"
+            f"    %{name} = pto.partition_view %{name}v, offsets = [%c0, %c0], sizes = [%c{r}, %c{c}] "
+            f": !pto.tensor_view<?x?x{dt}> -> !pto.partition_tensor_view<{r}x{c}x{dt}>\n")
+
+
+CONSTS = "".join(f"    %c{n} = arith.constant {n} : index\n" for n in (0, 1, 2, 3, 4, 8, 16, 64))
+
+
+def _err(text: str, inputs=None, **kw) -> TilesimError:
+    with pytest.raises(TilesimError) as ei:
+        pto.run_text(text, inputs or {}, **kw)
+    return ei.value
+
+
+# ----------------------------------------------------------------------------- memory model
+ALIAS = f"""
+module {{
+  func.func @alias(%x: !pto.ptr<f32>, %y: !pto.ptr<u32>, %z: !pto.ptr<f32>) {{
+{CONSTS}    %a0 = arith.constant 0 : i64
+    %a128 = arith.constant 128 : i64
+{_views("x", "xp", 8, 8)}{_views("y", "yp", 8, 8, "u32")}{_views("z", "zp", 4, 16)}
+    %f = pto.alloc_tile addr = %a0 : {F32_8x8}
+    pto.tload ins(%xp : !pto.partition_tensor_view<8x8xf32>) outs(%f : {F32_8x8})
+    %u = pto.alloc_tile addr = %a0 : {U32_8x8}
+    pto.tstore ins(%u : {U32_8x8}) outs(%yp : !pto.partition_tensor_view<8x8xu32>)
+    %w = pto.alloc_tile addr = %a0 : {F32_4x16}
+    %o = pto.alloc_tile addr = %a128 : {F32_4x16}
+    pto.tadd ins(%w, %w : {F32_4x16}, {F32_4x16}) outs(%o : {F32_4x16})
+    pto.tstore ins(%o : {F32_4x16}) outs(%zp : !pto.partition_tensor_view<4x16xf32>)
+    return
+  }}
+}}
+"""
+
+
+def test_tiles_at_one_address_share_bytes_in_each_dtype_and_shape():
+    x = np.random.default_rng(1).standard_normal((8, 8)).astype(np.float32)
+    out = pto.run_text(ALIAS, {"x": x}, "a2a3")
+    assert (out["y"] == x.view(np.uint32)).all()                  # same bytes read as u32
+    # %o at byte 128 overlaps %w's second half; tadd reads %w (rows 0..3 of the 8x8 f32 bytes) first
+    assert (out["z"] == x.reshape(4, 16) * 2).all()
+
+
+def test_pointer_given_and_written_keeps_bit_patterns():
+    """A pointer that is both an input and an output stores lane codes, not numbers (bf16 and f32)."""
+    src = "\n".join([
+        "module {", '  func.func @k(%x: !pto.ptr<bf16>, %y: !pto.ptr<bf16>) {', CONSTS,
+        _views("x", "xp", 4, 16, "bf16"), _views("y", "yp", 4, 16, "bf16"),
+        "    %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=bf16, rows=4, cols=16, v_row=4, v_col=16, "
+        "blayout=row_major, slayout=none_box, fractal=512, pad=0>",
+        "    pto.tload ins(%xp : !pto.partition_tensor_view<4x16xbf16>) outs(%t : !pto.tile_buf<loc=vec, dtype=bf16, "
+        "rows=4, cols=16, v_row=4, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>)",
+        "    pto.tstore ins(%t : !pto.tile_buf<loc=vec, dtype=bf16, rows=4, cols=16, v_row=4, v_col=16, "
+        "blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%yp : !pto.partition_tensor_view<4x16xbf16>)",
+        "    return", "  }", "}"])
+    bf16 = pto.get_dtype("bf16").np
+    bits = np.random.default_rng(2).integers(0, 0x7F00, 64).astype(np.uint16)
+    x = bits.view(bf16).reshape(4, 16)
+    y = np.zeros((4, 16), bf16)
+    out = pto.run_text(src, {"x": x, "y": y}, "a5")
+    assert (np.asarray(out["y"]).view(np.uint16) == bits.reshape(4, 16)).all()
+
+
+def test_capacity_is_enforced_with_the_numbers():
+    """Eight 128x128 f32 tiles (512 KiB) do not fit a2a3's 192 KiB UB (issue 9)."""
+    ty = ("!pto.tile_buf<loc=vec, dtype=f32, rows=128, cols=128, v_row=128, v_col=128, blayout=row_major, "
+          "slayout=none_box, fractal=512, pad=0>")
+    allocs = "\n".join(f"    %t{i} = pto.alloc_tile : {ty}" for i in range(8))
+    uses = "\n".join(f"    pto.tadd ins(%t{i}, %t{i} : {ty}, {ty}) outs(%t{i} : {ty})" for i in range(8))
+    e = _err(f"module {{\n  func.func @k() {{\n{allocs}\n{uses}\n    return\n  }}\n}}\n", target="a2a3")
+    assert e.rule == "pto.mem.capacity" and "196608" in str(e) and "65536" in str(e)
+    m = Memory("a2a3")
+    with pytest.raises(TilesimError) as ei:
+        m.place(pto.Tile("vec", "f32", 128, 128), 0x28000)
+    assert ei.value.rule == "pto.mem.bounds" and "0x28000" in str(ei.value)
+    with pytest.raises(TilesimError) as ei:
+        m.place(pto.Tile("vec", "f32", 8, 8), 0x10)
+    assert ei.value.rule == "pto.mem.align"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([(8, 8), (16, 64), (64, 64), (1, 8), (32, 128)]), st.booleans()),
+                min_size=1, max_size=24))
+def test_auto_placement_never_overlaps_a_live_tile(ops):
+    m = Memory("a5")
+    live = []
+    for (r, c), free in ops:
+        if free and live:
+            m.release(live.pop(0))
+            continue
+        try:
+            t = m.place(pto.Tile("vec", "f32", r, c))
+        except TilesimError as e:
+            assert e.rule == "pto.mem.capacity"
+            continue
+        live.append(t)
+        spans = sorted((x.addr, x.addr + x.span) for x in live)
+        assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
+        assert spans[-1][1] <= pto.capacity("vec", "a5") and t.addr % 32 == 0
+
+
+# ----------------------------------------------------------------------------- control flow and calls
+FLOW = f"""
+module {{
+  func.func private @ext(%a: index) -> index
+  func.func @scale(%t: {F32_8x8}, %o: {F32_8x8}, %s: f32) {{
+    pto.tmuls ins(%t, %s : {F32_8x8}, f32) outs(%o : {F32_8x8})
+    return
+  }}
+  func.func @count(%n: index) -> index {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %r:2 = scf.while (%i = %c0, %acc = %c0) : (index, index) -> (index, index) {{
+      %go = arith.cmpi slt, %i, %n : index
+      scf.condition(%go) %i, %acc : index, index
+    }} do {{
+    ^bb0(%i2: index, %acc2: index):
+      %i3 = arith.addi %i2, %c1 : index
+      %a3 = arith.addi %acc2, %i2 : index
+      scf.yield %i3, %a3 : index, index
+    }}
+    return %r#1 : index
+  }}
+  func.func @main(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %n: index) attributes {{pto.entry}} {{
+{CONSTS}{_views("x", "xp", 8, 8)}{_views("y", "yp", 8, 8)}
+    %t = pto.alloc_tile : {F32_8x8}
+    %o = pto.alloc_tile : {F32_8x8}
+    pto.tload ins(%xp : !pto.partition_tensor_view<8x8xf32>) outs(%t : {F32_8x8})
+    %one = arith.constant 1.0 : f32
+    %two = arith.constant 2.0 : f32
+    %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c0) -> (index) {{
+      %nx = arith.addi %acc, %c2 : index
+      scf.yield %nx : index
+    }}
+    %tri = func.call @count(%n) : (index) -> index
+    %big = arith.cmpi sgt, %tri, %c3 : index
+    %s = scf.if %big -> (f32) {{
+      scf.yield %two : f32
+    }} else {{
+      scf.yield %one : f32
+    }}
+    func.call @scale(%t, %o, %s) : ({F32_8x8}, {F32_8x8}, f32) -> ()
+    %sf = arith.index_cast %sum : index to i32
+    %sff = arith.sitofp %sf : i32 to f32
+    pto.tadds ins(%o, %sff : {F32_8x8}, f32) outs(%o : {F32_8x8})
+    pto.tstore ins(%o : {F32_8x8}) outs(%yp : !pto.partition_tensor_view<8x8xf32>)
+    return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 2, 3, 5])
+def test_for_while_if_and_calls(n):
+    x = np.arange(64, dtype=np.float32).reshape(8, 8) / 8
+    y = pto.run_text(FLOW, {"x": x, "n": n}, "a5")["y"]
+    tri = n * (n - 1) // 2                                      # @count sums 0..n-1
+    want = x * np.float32(2.0 if tri > 3 else 1.0) + np.float32(2 * n)
+    assert (y == want).all()
+
+
+def test_private_declaration_cannot_be_called_or_run():
+    text = FLOW.replace("func.call @count(%n)", "func.call @ext(%n)")
+    e = _err(text, {"x": np.zeros((8, 8), np.float32), "n": 1})
+    assert e.rule == "pto.func.declared" and e.line > 1
+
+
+BLOCKS = f"""
+module {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+{CONSTS}    %b = pto.get_block_idx
+    %bi = arith.index_cast %b : i64 to index
+    %row = arith.muli %bi, %c2 : index
+    %xv = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+    %yv = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+    %xp = pto.partition_view %xv, offsets = [%row, %c0], sizes = [%c2, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<2x16xf32>
+    %yp = pto.partition_view %yv, offsets = [%row, %c0], sizes = [%c2, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<2x16xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=2, cols=16, v_row=2, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.tload ins(%xp : !pto.partition_tensor_view<2x16xf32>) outs(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=2, cols=16, v_row=2, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    %bf = arith.sitofp %b : i64 to f32
+    pto.tadds ins(%t, %bf : !pto.tile_buf<loc=vec, dtype=f32, rows=2, cols=16, v_row=2, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>, f32) outs(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=2, cols=16, v_row=2, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+    pto.tstore ins(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=2, cols=16, v_row=2, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%yp : !pto.partition_tensor_view<2x16xf32>)
+    return
+  }}
+}}
+"""
+
+
+def test_blocks_share_global_memory():
+    x = np.ones((8, 16), np.float32)
+    y = pto.run_text(BLOCKS, {"x": x}, "a5", blocks=4)["y"]
+    assert (y == 1 + np.repeat(np.arange(4, dtype=np.float32), 2)[:, None]).all()
+    y1 = pto.run_text(BLOCKS, {"x": x}, "a5")["y"]
+    assert (y1[:2] == 1).all() and (y1[2:] == 0).all()
+
+
+MEMREF = """
+module {
+  func.func @k(%a: memref<16x16xf16, #pto.address_space<gm>>, %b: memref<16x16xf16, #pto.address_space<gm>>) {
+    %u = memref.alloc() : memref<16x16xf16, #pto.address_space<vec>>
+    pto.tload ins(%a : memref<16x16xf16, #pto.address_space<gm>>) outs(%u : memref<16x16xf16, #pto.address_space<vec>>)
+    pto.tadd ins(%u, %u : memref<16x16xf16, #pto.address_space<vec>>, memref<16x16xf16, #pto.address_space<vec>>) outs(%u : memref<16x16xf16, #pto.address_space<vec>>)
+    pto.tstore ins(%u : memref<16x16xf16, #pto.address_space<vec>>) outs(%b : memref<16x16xf16, #pto.address_space<gm>>)
+    return
+  }
+}
+"""
+
+
+def test_memref_arguments_and_alloc():
+    a = (np.arange(256) % 17).astype(np.float16).reshape(16, 16)
+    assert (pto.run_text(MEMREF, {"a": a}, "a2a3")["b"] == a * 2).all()
+
+
+# ----------------------------------------------------------------------------- sync, dispatch, tprint
+SYNC = f"""
+module {{
+  func.func @k(%t: {F32_8x8}, %o: {F32_8x8}) {{
+    pto.set_flag[<PIPE_MTE2>, <PIPE_V>, <EVENT_ID0>]
+    pto.wait_flag[<PIPE_MTE2>, <PIPE_V>, <EVENT_ID0>]
+    pto.barrier <PIPE_ALL>
+    pto.tabs ins(%t : {F32_8x8}) outs(%o : {F32_8x8})
+    pto.pipe_barrier PIPE_V
+    pto.tneg ins(%o : {F32_8x8}) outs(%o : {F32_8x8})
+    pto.wait_flag[<PIPE_V>, <PIPE_MTE3>, <EVENT_ID3>]
+    pto.tprint ins(%o : {F32_8x8})
+    return
+  }}
+}}
+"""
+
+
+def test_sync_ops_are_traced_and_do_not_swallow_the_next_op():
+    t = -np.arange(64, dtype=np.float32).reshape(8, 8)
+    buf = io.StringIO()
+    it = Interpreter(pto.parse(SYNC), {"t": t, "o": t}, "a5", stdout=buf)
+    out = it.run()
+    assert (out["o"] == -np.abs(t)).all()                       # tabs and tneg both ran
+    ops = [e[0] if isinstance(e, tuple) else str(e) for e in it.sync_traces[0]]
+    assert len(ops) == 5
+    assert any("EVENT_ID3" in i and "wait" in i for i in it.issues)      # no matching set_flag
+    assert "63" in buf.getvalue()                               # tprint wrote the tile
+
+
+def test_dotted_op_names_find_their_ops_table_entry(monkeypatch):
+    from tilesim.pto import ops as ops_mod
+
+    def tdouble_fast(dst, src, *, target=None):
+        dst.values[...] = src.values * 2
+        return dst
+    monkeypatch.setitem(ops_mod.OPS, "tdouble_fast", tdouble_fast)
+    text = SYNC.replace("pto.tneg", "pto.tdouble.fast")
+    t = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = pto.run_text(text, {"t": t, "o": t}, "a5", stdout=io.StringIO())
+    assert (out["o"] == 2 * t).all()
+
+
+# ----------------------------------------------------------------------------- errors
+def _body(lines: str, args: str = "") -> str:
+    return f"module {{\n  func.func @k({args}) {{\n{CONSTS}{lines}\n    return\n  }}\n}}\n"
+
+
+T = F32_8x8
+CRASHES = [
+    # a DPS op with the wrong number of operands
+    (_body(f"    %t = pto.alloc_tile : {T}\n    pto.tadd ins(%t : {T}) outs(%t : {T})"), {}),
+    # tcolargmax with an empty outs()
+    (_body(f"    %t = pto.alloc_tile : {T}\n    pto.tcolargmax ins(%t : {T}) outs()"), {}),
+    # arith.muli on a tile
+    (_body(f"    %t = pto.alloc_tile : {T}\n    %m = arith.muli %t, %c2 : index"), {}),
+    # set_validshape on a scalar
+    (_body("    pto.set_validshape %c2, %c2, %c2 : index"), {}),
+    # scf.for with step 0
+    (_body("    scf.for %i = %c0 to %c4 step %c0 {\n    }"), {}),
+    # floordivsi by zero
+    (_body("    %q = arith.floordivsi %c4, %c0 : index"), {}),
+    (_body("    %q = arith.remsi %c4, %c0 : index"), {}),
+]
+
+
+@pytest.mark.parametrize("text, inputs", CRASHES)
+def test_former_crashes_are_tilesim_errors_with_a_position(text, inputs):
+    e = _err(text, inputs)
+    assert e.line and e.line > 2 and e.column
+
+
+def test_division_by_zero_says_so():
+    e = _err(_body("    %q = arith.divsi %c4, %c0 : index"))
+    assert "zero" in str(e)
+
+
+def test_trsqrt_with_tmp_operand():
+    x = (np.arange(64, dtype=np.float32).reshape(8, 8) + 1)
+    text = _body(f"    %o = pto.alloc_tile : {T}\n    %m = pto.alloc_tile : {T}\n"
+                 f"    pto.trsqrt ins(%t, %m : {T}, {T}) outs(%o : {T})\n"
+                 f"    pto.tstore ins(%o : {T}) outs(%yp : !pto.partition_tensor_view<8x8xf32>)",
+                 f"%t: {T}, %y: !pto.ptr<f32>").replace("    return", _views("y", "yp", 8, 8) + "    return")
+    # the view must exist before its use: put it first
+    text = text.replace(f"    pto.tstore ins(%o : {T}) outs(%yp : !pto.partition_tensor_view<8x8xf32>)\n", "")
+    text = text.replace("    return", f"    pto.tstore ins(%o : {T}) outs(%yp : !pto.partition_tensor_view<8x8xf32>)\n"
+                                     "    return")
+    try:
+        y = pto.run_text(text, {"t": x}, "a5")["y"]
+    except TilesimError as e:                                   # a form tilesim rejects must say why
+        assert e.rule and e.line
+    else:
+        assert np.allclose(y, 1 / np.sqrt(x), rtol=1e-6)
+
+
+def test_missing_input_points_at_input_option():
+    text = _body(f"    pto.tabs ins(%a : {T}) outs(%o : {T})", f"%a: {T}, %o: {T}")
+    e = _err(text)
+    assert e.rule == "pto.interp.input" and "--input a=" in str(e)
+    e = _err(text, {"b": np.zeros((8, 8), np.float32)})
+    assert e.rule == "pto.interp.input" and "'b'" in str(e) and "%a" in str(e)
+    e = _err(text, {"a": np.zeros((4, 8), np.float32)})        # a 4x8 array for a declared 8x8 tile
+    assert e.rule == "pto.interp.input" and "8x8" in str(e)
+    e = _err(text, {"a": np.zeros((2, 8, 8), np.float32)})     # 3-D
+    assert e.rule == "pto.interp.input"
+    e = _err(text, {"a": np.full((8, 8), 0.1)})                # float64 that f32 cannot hold exactly
+    assert e.rule == "pto.interp.input" and "float32" in str(e)
+
+
+def test_declared_types_are_checked():
+    e = _err(_body(f"    %t = pto.alloc_tile : {T.replace('f32', 'f33')}"))
+    assert e.rule in ("pto.parse.type", "pto.dtype.name") and e.line == 11
+
+
+def test_assembly_form_missing_input_names_the_option():
+    e = _err("%y = pto.tabs %x : !pto.tile<8x8xf32> -> !pto.tile<8x8xf32>\n")
+    assert "--input" in str(e)
+
+
+# ----------------------------------------------------------------------------- fuzz
+SEEDS = [ALIAS, FLOW, BLOCKS, MEMREF, SYNC]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(SEEDS), st.lists(st.tuples(st.integers(0, 10 ** 6), st.sampled_from(
+    ["", "%", "(", ")", "{", "}", ",", ":", "0", "-1", "f32", "index", "x", "<", ">", "=", "\n", "%c0", "@k",
+     "scf.yield", "pto.tadd", "7", "i1", "ins(", "outs("]), st.integers(0, 3)), min_size=1, max_size=4))
+def test_mutated_kernels_fail_only_with_tilesim_errors(seed, edits):
+    text = seed
+    for pos, tok, cut in edits:
+        p = pos % (len(text) + 1)
+        text = text[:p] + tok + text[p + cut:]
+    x8 = np.ones((8, 8), np.float32)
+    inputs = {"x": x8, "t": x8, "n": 2, "a": np.ones((16, 16), np.float16)}
+    try:
+        prog = pto.parse(text)
+        names = {n for f in prog.funcs for n, _ in f.args}
+        Interpreter(prog, {k: v for k, v in inputs.items() if k in names}, "a5", stdout=io.StringIO()).run()
+    except TilesimError as e:
+        assert e.line is None or e.line >= 1
