@@ -381,3 +381,19 @@ def test_mutated_kernels_fail_only_with_tilesim_errors(seed, edits):
         Interpreter(prog, {k: v for k, v in inputs.items() if k in names}, "a5", stdout=io.StringIO()).run()
     except TilesimError as e:
         assert e.line is None or e.line >= 1
+
+
+def test_window_past_the_view_static_is_an_error_dynamic_is_address_arithmetic():
+    """Decision PTO26: PTOAS rejects a constant window outside its view; a run-time offset is only bounded by
+    the buffer."""
+    def kernel(row: str) -> str:
+        return BLOCKS.replace("%row = arith.muli %bi, %c2 : index", f"%row = {row}").replace(
+            "shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>\n    %yv",
+            "shape = [%c2, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>\n    %yv")
+    x = np.arange(128, dtype=np.float32).reshape(8, 16)
+    e = _err(kernel("arith.constant 4 : index"), {"x": x})
+    assert e.rule == "pto.mem.window"
+    y = pto.run_text(kernel("arith.addi %bi, %c4 : index"), {"x": x}, "a5")["y"]
+    assert (y[4:6] == x[4:6]).all()
+    e = _err(kernel("arith.addi %bi, %c8 : index"), {"x": x})    # past the 8x16 buffer
+    assert e.rule == "pto.mem.window"

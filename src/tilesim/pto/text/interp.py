@@ -135,6 +135,7 @@ class Interpreter:
         self.issues: list[str] = []
         self.sync_traces: list = []
         self._plans: dict[int, Plan] = {}
+        self._constants = _constant_names(program)
 
     # ----------------------------------------------------------------- errors
     def _err(self, node, detail: str, rule: str, operand: str | None = None, value=None,
@@ -645,11 +646,25 @@ class Interpreter:
         if len(offs) != len(tv.shape) or len(sizes) != len(tv.shape):
             raise self._err(st, f"offsets and sizes need one entry per view dimension ({len(tv.shape)})",
                             "pto.interp.view")
-        for o, s, n in zip(offs, sizes, tv.shape):
-            if o < 0 or s <= 0 or o + s > n:
-                raise self._err(st, f"window offsets {list(offs)} + sizes {list(sizes)} leave the "
-                                    f"{'x'.join(map(str, tv.shape))} view", "pto.mem.window")
-        env[st.results[0]] = PartView(tv, offs, sizes)
+        beyond = False
+        for k, (o, s, n) in enumerate(zip(offs, sizes, tv.shape)):
+            if o < 0 or s <= 0:
+                raise self._err(st, f"window offsets {list(offs)} and sizes {list(sizes)} must be >= 0 and > 0",
+                                "pto.mem.window")
+            if o + s > n:
+                msg = f"window offsets {list(offs)} + sizes {list(sizes)} leave the {'x'.join(map(str, tv.shape))} view"
+                if self._static(st.extra["offsets"][k]) and self._static(st.extra["sizes"][k]):
+                    raise self._err(st, msg, "pto.mem.window")
+                # decision PTO26: a run-time offset is address arithmetic; the buffer bound is checked on access
+                self.issues.append(f"line {st.line}: {msg} (allowed: the offset is a run-time value)")
+                beyond = True
+        env[st.results[0]] = PartView(tv, offs, sizes, beyond)
+
+    def _static(self, op) -> bool:
+        """Whether an index operand is a literal or an ``arith.constant`` (known before the kernel runs)."""
+        if isinstance(op, tuple):
+            return op[0] == "int" or op[1] in self._constants
+        return op.kind == "literal" or op.name in self._constants
 
     def _reinterpret(self, st: Stmt, env, frame) -> None:
         src = self._get(env, st.ins[0], st)
@@ -853,8 +868,8 @@ class Interpreter:
         if not (isinstance(v, PartView) or (isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], PartView))):
             return v
         pv, extra = v if isinstance(v, tuple) else (v, (0, 0))
-        if len(extra) != 2 or any(o + e + n > d for o, e, n, d in zip(pv.offsets[-2:], extra, pv.sizes[-2:],
-                                                                        pv.view.shape[-2:])):
+        if len(extra) != 2 or not pv.beyond and any(o + e + n > d for o, e, n, d in zip(
+                pv.offsets[-2:], extra, pv.sizes[-2:], pv.view.shape[-2:])):
             raise self._err(st, f"offset {list(extra)} moves the window out of the "
                                 f"{'x'.join(map(str, pv.view.shape))} view", "pto.mem.window", operand)
         idx = pv.flat_index(extra)
@@ -1156,6 +1171,22 @@ class Interpreter:
 
 
 _LOC = {"vec": "vec", "ub": "vec", "mat": "mat", "l1": "mat", "acc": "acc", "left": "left", "right": "right"}
+
+
+def _constant_names(program: Program) -> set:
+    """Names bound by ``arith.constant`` anywhere in the program."""
+    out: set = set()
+
+    def walk(stmts):
+        for st in stmts or []:
+            if st.kind == "constant":
+                out.update(st.results)
+            for r in st.regions:
+                walk(r)
+    walk(program.stmts)
+    for f in program.funcs:
+        walk(f.body)
+    return out
 
 
 def _nd(dtype: str, rows: int, cols: int) -> Tile:

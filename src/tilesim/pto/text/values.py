@@ -92,11 +92,13 @@ class TensorView:
 
 @dataclass
 class PartView:
-    """A window ``offsets`` + ``sizes`` of a :class:`TensorView`."""
+    """A window ``offsets`` + ``sizes`` of a :class:`TensorView` (``beyond``: it may leave the view's shape,
+    decision PTO26)."""
 
     view: TensorView
     offsets: tuple
     sizes: tuple
+    beyond: bool = False
 
     def flat_index(self, extra=(0, 0)) -> np.ndarray:
         """Flat element indices of this window as (rows, cols): leading dims folded into rows."""
