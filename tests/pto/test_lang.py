@@ -397,3 +397,26 @@ def test_window_past_the_view_static_is_an_error_dynamic_is_address_arithmetic()
     assert (y[4:6] == x[4:6]).all()
     e = _err(kernel("arith.addi %bi, %c8 : index"), {"x": x})    # past the 8x16 buffer
     assert e.rule == "pto.mem.window"
+
+
+def test_block_softmax_example_and_cli_blocks(tmp_path):
+    """The demo's multi-function kernel: every block count gives the same bits, close to float64 softmax."""
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from tilesim.cli import app
+    ex = Path(__file__).resolve().parents[2] / "examples" / "pto"
+    inputs = dict(np.load(ex / "block_softmax_inputs.npz"))
+    xs = inputs["x"].astype(np.float64) * 2
+    e = np.exp(xs - xs.max(1, keepdims=True))
+    ref = e / e.sum(1, keepdims=True)
+    ys = [pto.run_file(ex / "block_softmax.pto", inputs, "a5", blocks=b)["y"] for b in (1, 3)]
+    assert np.abs(ys[0] - ref).max() < 1e-6 and (ys[0].view(np.uint32) == ys[1].view(np.uint32)).all()
+    out = tmp_path / "y.npz"
+    r = CliRunner().invoke(app, ["run", str(ex / "block_softmax.pto"), "--target", "a5", "--blocks", "3",
+                                 "--input", str(ex / "block_softmax_inputs.npz"), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert (np.load(out)["y"].view(np.uint32) == ys[0].view(np.uint32)).all()
+    r = CliRunner().invoke(app, ["run", str(ex / "block_softmax.pto"), "--blocks", "2"])
+    assert r.exit_code != 0 and "--input x=" in r.output

@@ -136,6 +136,7 @@ class Interpreter:
         self.sync_traces: list = []
         self._plans: dict[int, Plan] = {}
         self._constants = _constant_names(program)
+        self._planning: set = set()
 
     # ----------------------------------------------------------------- errors
     def _err(self, node, detail: str, rule: str, operand: str | None = None, value=None,
@@ -381,8 +382,19 @@ class Interpreter:
     def _plan_of(self, body: list, args: list) -> Plan:
         key = id(body)
         if key not in self._plans:
-            self._plans[key] = plan(body, args)
+            self._plans[key] = plan(body, args, self._callee_reads)
         return self._plans[key]
+
+    def _callee_reads(self, name: str, k: int) -> bool:
+        """Whether function ``name`` reads its ``k``-th argument (unknown, declared or recursive: yes)."""
+        fn = self.program.func(name)
+        if fn is None or fn.body is None or k >= len(fn.args) or id(fn.body) in self._planning:
+            return True
+        self._planning.add(id(fn.body))
+        try:
+            return self._plan_of(fn.body, [n for n, _ in fn.args]).is_read(fn.args[k][0])
+        finally:
+            self._planning.discard(id(fn.body))
 
     def _call(self, fn: Func, args: dict, node, depth: int) -> list:
         if depth > _MAX_DEPTH:
@@ -1252,11 +1264,15 @@ def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None
         ParseError: malformed text, or a program error (undefined value, unsupported op) with its line.
         TilesimError: an op's check failed; the error carries the statement's line and column.
     """
+    return Interpreter(parse_file(path), inputs, target, trace, blocks=blocks, level=level, stdout=stdout).run(entry)
+
+
+def parse_file(path) -> Program:
+    """Read and parse a ``.pto`` file (an unreadable file is a TilesimError, rule ``pto.io.read``)."""
     p = Path(path)
     try:
         text = p.read_text()
     except (OSError, UnicodeDecodeError) as e:
         raise TilesimError(f"cannot read {p}: {e}", instruction="pto.run", operand="path", rule="pto.io.read",
                            value=str(p)) from None
-    return run_text(text, inputs, target, source=str(p), entry=entry, trace=trace, blocks=blocks, level=level,
-                    stdout=stdout)
+    return parse(text, str(p))

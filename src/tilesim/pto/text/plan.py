@@ -82,8 +82,11 @@ class _UF:
             self.p[rb] = ra
 
 
-def plan(body: list, args: list | None = None) -> Plan:
-    """Liveness and reads of a function body (``args``: the argument names, defined before it)."""
+def plan(body: list, args: list | None = None, callee_reads=None) -> Plan:
+    """Liveness and reads of a function body (``args``: the argument names, defined before it).
+
+    ``callee_reads(name, k)``: whether function ``name`` reads its ``k``-th argument (default: every
+    argument passed to a call counts as read)."""
     uf = _UF()
     order: dict[int, int] = {}                 # id(stmt) -> order of its completion
     defined: dict[str, tuple] = {n: () for n in (args or [])}
@@ -99,6 +102,8 @@ def plan(body: list, args: list | None = None) -> Plan:
                 seen.append((name, st, loops))
             if st.kind == "generic" and not st.results:         # assembly form: one operand is written
                 out.reads.update(_names(st.ins[:1] if op_key(st.op) == "tstore" else st.ins[1:]))
+            elif st.kind == "call" and callee_reads is not None:
+                out.reads.update(n for k, n in enumerate(_names(st.ins)) if callee_reads(st.extra["callee"], k))
             elif st.kind == "dps" or st.kind in ("generic", "quoted", "call", "yield", "return", "condition", "if"):
                 out.reads.update(_names(st.ins))
             if st.kind == "dps" and str(st.attrs.get("atomic", st.attrs.get("atomicType", "none"))) not in (
