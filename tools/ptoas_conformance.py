@@ -336,6 +336,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--timeout", type=int, default=60)
+    ap.add_argument("--golden-timeout", type=int, default=600, help="seconds for one golden script")
     ap.add_argument("--no-golden", action="store_true")
     a = ap.parse_args(argv)
     root = a.checkout.resolve()
@@ -373,7 +374,7 @@ def main(argv=None) -> int:
             continue
         if c.golden is not None and not a.no_golden:
             written = [p.arg for p in params if p.kind == "ptr" and p.arg in got]
-            c.golden_result = golden(c, root, prog, params, written, a.timeout)
+            c.golden_result = golden(c, root, prog, params, written, a.golden_timeout)
         if a.verbose:
             print(f"{c.name}: ok {c.golden_result}", file=sys.stderr)
 

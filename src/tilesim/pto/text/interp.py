@@ -1003,8 +1003,8 @@ class Interpreter:
     def _block_idx(self, st, env, frame) -> None:
         vals = {"pto.get_block_idx": self.block, "pto.get_block_num": self.blocks, "pto.get_subblock_idx": 0,
                 "pto.get_subblock_num": 1}
-        ty = st.out_types[0].name if st.out_types else "index"
-        self._bind(env, st, [sc.make_int(ty if sc.int_width(ty) else "index", vals[st.op])])
+        ty = st.out_types[0].name if st.out_types else "i64"          # PTOAS PTOOps.td: I64 results
+        self._bind(env, st, [sc.make_int(ty if sc.int_width(ty) else "i64", vals[st.op])])
 
     def _view_result(self, st, env, frame) -> None:
         """treshape / bitcast: a new tile type over the same bytes."""
