@@ -420,3 +420,61 @@ def test_block_softmax_example_and_cli_blocks(tmp_path):
     assert (np.load(out)["y"].view(np.uint32) == ys[0].view(np.uint32)).all()
     r = CliRunner().invoke(app, ["run", str(ex / "block_softmax.pto"), "--blocks", "2"])
     assert r.exit_code != 0 and "--input x=" in r.output
+
+
+# ----------------------------------------------------------------------------- module verifier (PTO34)
+_CUBE = "attributes {pto.kernel_kind = #pto.kernel_kind<cube>}"
+_VEC = "attributes {pto.kernel_kind = #pto.kernel_kind<vector>}"
+_RES = ('    %{n} = pto.reserve_buffer {{name = "{b}", size = 2048, location = #pto.address_space<{loc}>, '
+        'auto = true}} -> i32\n')
+_IMP = '    %{n} = pto.import_reserved_buffer {{name = "{b}", peer_func = @{p}}} -> i32\n'
+_ACC = ("!pto.tile_buf<loc=acc, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, "
+        "slayout=row_major, fractal=1024, pad=0>")
+_VT = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row={v}, v_col={v}, blayout=row_major, "
+       "slayout=none_box, fractal=512, pad=0>")
+
+
+def _pair(cube_init: str, vec_init: str, push_split: int = 0, pop_split: int = 0, pop_args: str = "",
+          v: str = "16") -> str:
+    return (f"module {{\n  func.func @cube() {_CUBE} {{\n" + _RES.format(n="mine", b="v2c", loc="mat")
+            + _IMP.format(n="theirs", b="c2v", p="vec") + cube_init
+            + f"    %a = pto.alloc_tile : {_ACC}\n"
+            f"    pto.tpush_to_aiv(%a : {_ACC}) {{split = {push_split}}}\n    return\n  }}\n"
+            f"  func.func @vec() {_VEC} {{\n" + _RES.format(n="mine", b="c2v", loc="vec")
+            + _IMP.format(n="theirs", b="v2c", p="cube") + vec_init
+            + f"    %r = pto.tpop_from_aic{pop_args} {{split = {pop_split}}} -> {_VT.format(v=v)}\n"
+            "    return\n  }\n}\n")
+
+
+_INIT = ("    pto.{side}_initialize_pipe {{dir_mask = 1, slot_size = 1024{extra}}}\n"
+         "      (c2v_consumer_buf = %{c} : i32, v2c_consumer_buf = %{v} : i32)\n")
+CUBE_INIT = _INIT.format(side="aic", extra="", c="theirs", v="mine")
+VEC_INIT = _INIT.format(side="aiv", extra="", c="mine", v="theirs")
+
+
+@pytest.mark.parametrize("text, rule", [
+    (_pair(CUBE_INIT, ""), "pto.pipe.peer"),
+    (_pair(CUBE_INIT, VEC_INIT, push_split=1, pop_split=0), "pto.pipe.split"),
+    (_pair(CUBE_INIT.replace("1024", "1024, nosplit = false"), VEC_INIT), "pto.pipe.nosplit"),
+    (_pair(CUBE_INIT, VEC_INIT, pop_args="(%c4, %c4)"), "pto.pipe.valid_shape"),
+    ("module {\n  func.func @k(%b: i32) {\n    %p = pto.initialize_l2l_pipe {dir_mask = 1, slot_size = 1024}"
+     "(%b : i32) -> !pto.pipe\n    return\n  }\n}\n", "pto.pipe.local_addr"),
+    (_body("    %tv = pto.make_tensor_view %x, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<8x64xf32>\n"
+           "    %pv = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c4, %c16] : "
+           "!pto.tensor_view<8x64xf32> -> !pto.partition_tensor_view<4x64xf32>", "%x: !pto.ptr<f32>"),
+     "pto.view.result_shape"),
+])
+def test_module_verifier_rejects_what_ptoas_rejects_in_any_function(text, rule):
+    if "%c4" in text and "arith.constant 4" not in text:
+        text = text.replace("  func.func @vec() " + _VEC + " {\n", "  func.func @vec() " + _VEC + " {\n"
+                            "    %c4 = arith.constant 4 : index\n")
+    with pytest.raises(TilesimError) as ei:
+        Interpreter(pto.parse(text), {}, "a5").run()
+    assert ei.value.rule == rule and ei.value.line > 1
+
+
+def test_module_verifier_accepts_a_consistent_pipe_pair():
+    text = _pair(CUBE_INIT, VEC_INIT, pop_args="(%c4, %c4)", v="?").replace(
+        "  func.func @vec() " + _VEC + " {\n", "  func.func @vec() " + _VEC + " {\n    %c4 = arith.constant 4 : index\n")
+    from tilesim.pto.text.verify import verify
+    verify(pto.parse(text))

@@ -53,6 +53,7 @@ from .pipes import Pipes
 from .plan import Plan, plan
 from .sync import SYNC_OPS, SyncState
 from .types import memref_location, memref_shape, tile_spec, view_dtype
+from .verify import verify
 from .values import Global, Opaque, PartView, Ptr, Scalar, TensorView, kind_of
 
 __all__ = ["run_file", "run_text", "Interpreter", "Scalar", "Global", "Ptr", "TensorView", "PartView",
@@ -152,6 +153,7 @@ class Interpreter:
     # -------------------------------------------------------------------- run
     def run(self, entry: str | None = None) -> dict[str, np.ndarray]:
         """Run the entry function (or the loose statements) ``blocks`` times; return the outputs."""
+        verify(self.program)
         fn = self._entry(entry) if self.program.funcs else None
         args = self._bind_inputs(fn)
         for b in range(self.blocks):
