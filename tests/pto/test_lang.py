@@ -478,3 +478,41 @@ def test_module_verifier_accepts_a_consistent_pipe_pair():
         "  func.func @vec() " + _VEC + " {\n", "  func.func @vec() " + _VEC + " {\n    %c4 = arith.constant 4 : index\n")
     from tilesim.pto.text.verify import verify
     verify(pto.parse(text))
+
+
+_MAT = ("!pto.tile_buf<loc=mat, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, "
+        "slayout=row_major, fractal=512, pad=0>")
+_V16 = _VT.format(v="16")
+PEERS = f"""
+module {{
+  func.func @host(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    func.call @cube(%x) : (!pto.ptr<f32>) -> ()
+    func.call @vec(%x, %y) : (!pto.ptr<f32>, !pto.ptr<f32>) -> ()
+    return
+  }}
+  func.func private @cube(%x: !pto.ptr<f32>) {_CUBE} {{
+    %m = pto.tpop_from_aiv {{split = 0}} -> {_MAT}
+    pto.tpush_to_aiv(%m : {_MAT}) {{split = 0}}
+    return
+  }}
+  func.func private @vec(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {_VEC} {{
+{CONSTS}{_views("x", "xp", 16, 16)}{_views("y", "yp", 16, 16)}
+    %t = pto.alloc_tile : {_V16}
+    pto.tload ins(%xp : !pto.partition_tensor_view<16x16xf32>) outs(%t : {_V16})
+    pto.tpush_to_aic(%t : {_V16}) {{split = 0}}
+    %r = pto.tpop_from_aic {{split = 0}} -> {_V16}
+    pto.tadd ins(%r, %t : {_V16}, {_V16}) outs(%r : {_V16})
+    pto.tstore ins(%r : {_V16}) outs(%yp : !pto.partition_tensor_view<16x16xf32>)
+    return
+  }}
+}}
+"""
+
+
+def test_cube_and_vector_functions_run_as_coroutines_over_their_pipes():
+    """@cube is called first but pops what @vec pushes later: the calls take turns (PTO29)."""
+    x = np.arange(256, dtype=np.float32).reshape(16, 16)
+    assert (pto.run_text(PEERS, {"x": x}, "a5")["y"] == 2 * x).all()
+    stuck = PEERS.replace(f"    pto.tpush_to_aic(%t : {_V16}) {{split = 0}}\n", "")
+    e = _err(stuck, {"x": x}, target="a5")
+    assert e.rule == "pto.pipe.empty" and e.line > 1

@@ -49,6 +49,7 @@ from . import scalars as sc
 from .dispatch import call_op, enum_word
 from .forms import op_key
 from .parser import Func, Operand, Program, Stmt, TypeRef, parse
+from .peers import Peers
 from .pipes import Pipes
 from .plan import Plan, plan
 from .sync import SYNC_OPS, SyncState
@@ -96,6 +97,7 @@ class _Frame:
         self.depth = depth
         self.kind = kind
         self.placed: dict[str, Tile] = {}
+        self.peers = Peers()
 
 
 class Interpreter:
@@ -138,6 +140,7 @@ class Interpreter:
         self._plans: dict[int, Plan] = {}
         self._constants = _constant_names(program)
         self._planning: set = set()
+        self._peers: Peers | None = None
 
     # ----------------------------------------------------------------- errors
     def _err(self, node, detail: str, rule: str, operand: str | None = None, value=None,
@@ -162,7 +165,7 @@ class Interpreter:
             self.sync = SyncState()
             self.pipes = Pipes()
             if fn is not None:
-                self._call(fn, args, None, depth=0)
+                self._run_entry(fn, args)
             if self.program.stmts:
                 self._loose(args)
             self.sync.finish()
@@ -170,6 +173,32 @@ class Interpreter:
             tag = f"block {b}: " if self.blocks > 1 else ""
             self.issues += [tag + i for i in self.sync.issues + self.pipes.leftovers()]
         return self._outputs()
+
+    def _run_entry(self, fn: Func, args: dict) -> None:
+        """Run the entry; a cube/vector entry whose pipe peers (``peer_func``) take arguments of the same
+        names runs together with them, as the two sides of one block."""
+        group = self._peer_group(fn) if self._uses_pipes(fn) else []
+        if not group:
+            self._call(fn, args, None, depth=0)
+            return
+        peers = Peers()
+        for f in [fn, *group]:
+            peers.queue(lambda f=f: self._call(f, {n: args[n] for n, _ in f.args}, None, depth=0))
+        self._run_peers(peers)
+
+    def _peer_group(self, fn: Func) -> list:
+        names = {n for n, _ in fn.args}
+        linked = set()
+        for f in self.program.funcs:
+            for st in _walk(f.body):
+                peer = str(st.attrs.get("peer_func", "")).lstrip("@")
+                if f.name == fn.name and peer:
+                    linked.add(peer)
+                elif peer == fn.name:
+                    linked.add(f.name)
+        group = [self.program.func(n) for n in sorted(linked - {fn.name})]
+        return [g for g in group if g is not None and g.body is not None and self._uses_pipes(g)
+                and all(n in names for n, _ in g.args)]
 
     def _loose(self, args: dict) -> None:
         pl = self._plan_of(self.program.stmts, [])
@@ -411,6 +440,7 @@ class Interpreter:
             vals = r.args[0]
         else:
             vals = []
+        self._run_peers(frame.peers)
         if len(vals) != len(fn.results):
             raise self._err(node or fn, f"@{fn.name} returns {len(vals)} values; its type says {len(fn.results)}",
                             "pto.func.return")
@@ -431,8 +461,21 @@ class Interpreter:
         for (name, ty), v in zip(callee.args, vals):
             self._check_arg_kind(st, callee, name, ty, v)
             args[name] = v
+        if not callee.results and self._uses_pipes(callee):     # runs with its peers when the caller ends
+            frame.peers.queue(lambda: self._call(callee, args, st, frame.depth + 1))
+            return
         results = self._call(callee, args, st, frame.depth + 1)
         self._bind(env, st, results)
+
+    def _uses_pipes(self, fn: Func) -> bool:
+        return fn.body is not None and any(x.op in _PIPE_OPS for x in _walk(fn.body))
+
+    def _run_peers(self, peers: Peers) -> None:
+        outer, self._peers = self._peers, peers
+        try:
+            peers.run_all()
+        finally:
+            self._peers = outer
 
     def _check_arg_kind(self, st, callee, name, ty, v) -> None:
         want_tile = tile_spec(ty, self.prof) is not None or ty.name in ("!pto.tile_buf", "!pto.tile")
@@ -1146,7 +1189,10 @@ class Interpreter:
                                         "shape (v_row=?, v_col=?)", "pto.pipe.valid_shape")
                 valid = tuple(int(v.value) for v in ints[:2])
             tile = self._tile_from(st, st.out_types[0], valid)
-        self.pipes.pop(self._pipe_dir(st, frame, False, pipe), tile, self._split(st), 0, st.op)
+        direction = self._pipe_dir(st, frame, False, pipe)
+        if self._peers is not None and not self.pipes.fifos[direction][0]:
+            self._peers.wait_for(lambda: bool(self.pipes.fifos[direction][0]), direction, st.op)
+        self.pipes.pop(direction, tile, self._split(st), 0, st.op)
         if st.results:
             self._bind(env, st, [tile])
 
@@ -1187,6 +1233,13 @@ class Interpreter:
 _LOC = {"vec": "vec", "ub": "vec", "mat": "mat", "l1": "mat", "acc": "acc", "left": "left", "right": "right"}
 
 
+def _walk(stmts):
+    for st in stmts or []:
+        yield st
+        for r in st.regions:
+            yield from _walk(r)
+
+
 def _constant_names(program: Program) -> set:
     """Names bound by ``arith.constant`` anywhere in the program."""
     out: set = set()
@@ -1218,6 +1271,9 @@ _KINDS = {
 }
 
 #: pto ops that are not tile computations: how the interpreter runs each
+_PIPE_OPS = ("pto.tpush", "pto.tpush_to_aiv", "pto.tpush_to_aic", "pto.tpop", "pto.tpop_from_aic",
+             "pto.tpop_from_aiv")
+
 _SPECIAL = {
     **{op: Interpreter._block_idx for op in ("pto.get_block_idx", "pto.get_block_num", "pto.get_subblock_idx",
                                              "pto.get_subblock_num")},

@@ -5,10 +5,9 @@ A pipe direction is a FIFO of tile payloads: ``c2v`` (cube pushes with
 ``v2c``. ``split`` divides a payload between the two vector subblocks: 0
 keeps it whole, 1 splits the rows into an upper and a lower half, 2 the
 columns into a left and a right half; the subblock a function runs as
-takes its half. The functions of a block run one after another in call
-order, so a pop finds only what earlier calls pushed; a pop from an empty
-FIFO is an error (``pto.pipe.empty``: on hardware it would wait for a push
-that the sequential order has not made), and payloads left at the end are
+takes its half. Functions that push and pop run as coroutines
+(:mod:`.peers`), so a pop waits for its peer's push; a pop no push can
+fill is an error (``pto.pipe.empty``), and payloads left at the end are
 reported. Reserved buffers (``reserve_buffer``/``import_reserved_buffer``)
 are matched by name; their addresses are real placements in the consumer's
 buffer.
@@ -58,8 +57,8 @@ class Pipes:
         _check_split(split, op)
         q = self.fifos[direction][subblock]
         if not q:
-            raise StateError(f"nothing was pushed to the {direction} pipe before this pop (functions run in call "
-                             "order in tilesim's sequential model)", instruction=op, operand="pipe",
+            raise StateError(f"nothing was pushed to the {direction} pipe before this pop, and no peer function "
+                             "runs beside this one to push it", instruction=op, operand="pipe",
                              rule="pto.pipe.empty", value=direction)
         dtype, data, pushed_split = q.popleft()
         other = self.fifos[direction][1 - subblock]
