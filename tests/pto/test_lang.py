@@ -516,3 +516,16 @@ def test_cube_and_vector_functions_run_as_coroutines_over_their_pipes():
     stuck = PEERS.replace(f"    pto.tpush_to_aic(%t : {_V16}) {{split = 0}}\n", "")
     e = _err(stuck, {"x": x}, target="a5")
     assert e.rule == "pto.pipe.empty" and e.line > 1
+
+
+def test_left_tile_buf_takes_the_targets_layout():
+    """PTO35: as PTOAS's type parser, a Left tile_buf gets A2A3 row_major / A5 col_major whatever it says."""
+    from tilesim.pto.targets import get_target
+    from tilesim.pto.text.types import tile_spec
+    for written in ("row_major", "col_major"):
+        ty = pto.parse(f"module {{\n  func.func @k(%a: !pto.tile_buf<loc=left, dtype=f16, rows=16, cols=16, "
+                       f"v_row=16, v_col=16, blayout={written}, slayout=row_major, fractal=512, pad=0>) {{\n"
+                       "    return\n  }\n}\n").funcs[0].args[0][1]
+        assert tile_spec(ty, get_target("a2a3")).blayout == "row_major"
+        assert tile_spec(ty, get_target("a5")).blayout == "col_major"
+        assert tile_spec(ty, get_target("cpu")).blayout == written

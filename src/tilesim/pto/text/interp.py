@@ -939,6 +939,8 @@ class Interpreter:
         if idx.size and (int(idx.max()) >= g.lanes.size or int(idx.min()) < 0):
             raise self._err(st, f"the window reaches element {int(idx.max())} of %{g.name} ({g.lanes.size} "
                                 "elements)", "pto.mem.window", operand)
+        if idx.size:
+            g.reach = max(g.reach, int(idx.max()) + 1)
         if not write and not g.given and not g.written:
             raise self._err(st, f"%{g.name} is read before anything was written to it, and it is not an input; "
                                 f"pass it with --input {g.name}=...", "pto.interp.input", g.name)

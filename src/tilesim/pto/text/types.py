@@ -3,7 +3,8 @@
 * ``!pto.tile_buf<loc=L, dtype=T, rows=R, cols=C, v_row=VR, v_col=VC, blayout=B, slayout=S, fractal=F, pad=P[, compact=K]>``
   (keyed; fields in exactly this order; VR/VC an integer, ``?`` or -1 for dynamic; pad 0..3 = null/zero/max/min).
 * ``!pto.tile_buf<vec, 16x128xf32, valid=16x1, blayout=col_major>`` (compact; defaults omitted). A compact
-  ``left`` tile without a blayout gets the target's Left layout (A2A3 row_major, A5 col_major).
+  ``left`` tile_buf gets the target's Left layout (A2A3 row_major, A5 col_major) whatever it says, as PTOAS's
+  type parser does (PTOAS ``lib/PTO/IR/PTOTypeDefs.cpp``, ``resolveTileBufBLayout``; decision PTO35).
 * ``!pto.tile<16x16xf32>`` (SSA), ``!pto.tile<f32, 16, 16>`` (assembly) and the documentation's positional
   ``!pto.tile<loc=vec, f32, 16, 16, RowMajor, NoneBox, None, Zero>``. An SSA/assembly shape is the
   *valid* shape of an ND tile whose columns are padded to 32 bytes (decision PTO15).
@@ -117,10 +118,14 @@ def tile_spec(t: TypeRef, prof: Profile) -> TileSpec | None:
         return None
     keys = [k for k, _ in t.params]
     if t.name == "!pto.tile_buf" and keys and keys[0] == "loc":
-        return _keyed(t)
-    if t.name == "!pto.tile_buf":
-        return _compact(t, prof)
-    return _doc_tile(t)
+        spec = _keyed(t)
+    elif t.name == "!pto.tile_buf":
+        spec = _compact(t, prof)
+    else:
+        return _doc_tile(t)
+    if spec.loc == "left" and prof.left_blayout:
+        spec.blayout = prof.left_blayout     # PTOAS's parser gives every Left tile_buf the target's layout
+    return spec
 
 
 def _keyed(t: TypeRef) -> TileSpec:

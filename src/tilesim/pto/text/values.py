@@ -51,6 +51,7 @@ class Global:
     given: bool
     shape: tuple | None = None
     written: bool = False
+    reach: int = 0              # one past the highest element a window has touched
 
     def __post_init__(self) -> None:
         if self.lanes.dtype != self.dtype.lane:          # keep bit patterns: stores assign lane codes
