@@ -535,7 +535,7 @@ class Interpreter:
             env.maps[-1][op.name] = t
             return t
         raise ParseError(f"%{op.name} is used before it is defined" + (
-            "; give it as an input (--input)" if loose else ""), instruction=getattr(node, "op", "pto.run"),
+            f"; give it as an input: --input {op.name}=FILE.npy, or inputs={{'{op.name}': ...}}" if loose else ""), instruction=getattr(node, "op", "pto.run"),
             operand=op.name, rule="pto.interp.undefined", source=self.program.source, line=op.line or node.line,
             column=op.column or node.column)
 
