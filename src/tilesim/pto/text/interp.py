@@ -54,7 +54,7 @@ from .pipes import Pipes
 from .plan import Plan, plan
 from .sync import SYNC_OPS, SyncState
 from .types import memref_location, memref_shape, tile_spec, view_dtype
-from .verify import verify
+from .verify import verify, walk as _walk
 from .values import Global, Opaque, PartView, Ptr, Scalar, TensorView, kind_of
 
 __all__ = ["run_file", "run_text", "Interpreter", "Scalar", "Global", "Ptr", "TensorView", "PartView",
@@ -1235,27 +1235,10 @@ class Interpreter:
 _LOC = {"vec": "vec", "ub": "vec", "mat": "mat", "l1": "mat", "acc": "acc", "left": "left", "right": "right"}
 
 
-def _walk(stmts):
-    for st in stmts or []:
-        yield st
-        for r in st.regions:
-            yield from _walk(r)
-
-
 def _constant_names(program: Program) -> set:
     """Names bound by ``arith.constant`` anywhere in the program."""
-    out: set = set()
-
-    def walk(stmts):
-        for st in stmts or []:
-            if st.kind == "constant":
-                out.update(st.results)
-            for r in st.regions:
-                walk(r)
-    walk(program.stmts)
-    for f in program.funcs:
-        walk(f.body)
-    return out
+    bodies = [program.stmts] + [f.body for f in program.funcs]
+    return {r for body in bodies for st in _walk(body) if st.kind == "constant" for r in st.results}
 
 
 def _nd(dtype: str, rows: int, cols: int) -> Tile:

@@ -22,7 +22,7 @@ from ...errors import ParseError
 from .parser import Program, Stmt, TypeRef
 from .types import memref_location, memref_shape
 
-__all__ = ["verify"]
+__all__ = ["verify", "walk"]
 
 _INITS = ("pto.initialize_l2l_pipe", "pto.aic_initialize_pipe", "pto.aiv_initialize_pipe",
           "pto.initialize_l2g2l_pipe")
@@ -31,11 +31,12 @@ _SPLIT_USERS = ("pto.tpush", "pto.tpop", "pto.tfree", "pto.tpush_to_aiv", "pto.t
                 "pto.tpop_from_aiv", "pto.tfree_from_aic", "pto.tfree_from_aiv")
 
 
-def _walk(stmts):
+def walk(stmts):
+    """Every statement of ``stmts``, depth first, regions included."""
     for st in stmts or []:
         yield st
         for r in st.regions:
-            yield from _walk(r)
+            yield from walk(r)
 
 
 def _err(program: Program, st, detail: str, rule: str) -> ParseError:
@@ -65,13 +66,13 @@ def verify(program: Program) -> None:
     funcs = {f.name: f for f in program.funcs if f.body is not None}
     for f in funcs.values():
         defs = {}
-        for st in _walk(f.body):
+        for st in walk(f.body):
             for r in st.results:
                 defs[r] = st
             if st.kind == "constant" and st.ins and getattr(st.ins[0], "kind", None) == "literal":
                 for r in st.results:
                     consts[r] = st.ins[0].value
-        for st in _walk(f.body):
+        for st in walk(f.body):
             _check_stmt(program, st, defs, consts)
     _check_peers(program, funcs)
 
@@ -119,7 +120,7 @@ def _check_peers(program: Program, funcs: dict) -> None:
     inits: dict[str, list] = {n: [] for n in funcs}
     splits: dict[str, list] = {n: [] for n in funcs}
     for name, f in funcs.items():
-        for st in _walk(f.body):
+        for st in walk(f.body):
             peer = st.attrs.get("peer_func")
             if isinstance(peer, str) and peer.lstrip("@") in funcs:
                 peers[name].add(peer.lstrip("@"))
@@ -130,7 +131,7 @@ def _check_peers(program: Program, funcs: dict) -> None:
                 splits[name].append(st)
     for name, f in funcs.items():
         for st in inits[name]:
-            uses_reserved = any(s.op in _RESERVED for s in _walk(f.body))
+            uses_reserved = any(s.op in _RESERVED for s in walk(f.body))
             missing = [p for p in sorted(peers[name]) if not inits[p]]
             if uses_reserved and missing:
                 raise _err(program, st, f"the pipe's peer @{missing[0]} has no pipe initialisation (a complete "
