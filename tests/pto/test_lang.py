@@ -362,29 +362,6 @@ def test_assembly_form_checks_inputs_against_declared_types():
     assert e.rule in ("pto.dtype.name", "pto.parse.type") and "f33" in str(e)
 
 
-# ----------------------------------------------------------------------------- fuzz
-SEEDS = [ALIAS, FLOW, BLOCKS, MEMREF, SYNC]
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.sampled_from(SEEDS), st.lists(st.tuples(st.integers(0, 10 ** 6), st.sampled_from(
-    ["", "%", "(", ")", "{", "}", ",", ":", "0", "-1", "f32", "index", "x", "<", ">", "=", "\n", "%c0", "@k",
-     "scf.yield", "pto.tadd", "7", "i1", "ins(", "outs("]), st.integers(0, 3)), min_size=1, max_size=4))
-def test_mutated_kernels_fail_only_with_tilesim_errors(seed, edits):
-    text = seed
-    for pos, tok, cut in edits:
-        p = pos % (len(text) + 1)
-        text = text[:p] + tok + text[p + cut:]
-    x8 = np.ones((8, 8), np.float32)
-    inputs = {"x": x8, "t": x8, "n": 2, "a": np.ones((16, 16), np.float16)}
-    try:
-        prog = pto.parse(text)
-        names = {n for f in prog.funcs for n, _ in f.args}
-        Interpreter(prog, {k: v for k, v in inputs.items() if k in names}, "a5", stdout=io.StringIO()).run()
-    except TilesimError as e:
-        assert e.line is None or e.line >= 1
-
-
 def test_window_past_the_view_static_is_an_error_dynamic_is_address_arithmetic():
     """Decision PTO26: PTOAS rejects a constant window outside its view; a run-time offset is only bounded by
     the buffer."""
@@ -531,3 +508,30 @@ def test_left_tile_buf_takes_the_targets_layout():
         assert tile_spec(ty, get_target("a2a3")).blayout == "row_major"
         assert tile_spec(ty, get_target("a5")).blayout == "col_major"
         assert tile_spec(ty, get_target("cpu")).blayout == written
+
+
+# ----------------------------------------------------------------------------- fuzz
+ASSEMBLY = """%s = pto.tadd %x, %x : (!pto.tile<8x8xf32>, !pto.tile<8x8xf32>) -> !pto.tile<8x8xf32>
+%m = pto.trowmax %s, %x : (!pto.tile<8x8xf32>, !pto.tile<8x8xf32>) -> !pto.tile<8x1xf32>
+%z = tabs %s : !pto.tile<f32, 8, 8> -> !pto.tile<f32, 8, 8>
+"""
+SEEDS = [ALIAS, FLOW, BLOCKS, MEMREF, SYNC, PEERS, ASSEMBLY]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(SEEDS), st.lists(st.tuples(st.integers(0, 10 ** 6), st.sampled_from(
+    ["", "%", "(", ")", "{", "}", ",", ":", "0", "-1", "f32", "index", "x", "<", ">", "=", "\n", "%c0", "@k",
+     "scf.yield", "pto.tadd", "7", "i1", "ins(", "outs("]), st.integers(0, 3)), min_size=1, max_size=4))
+def test_mutated_kernels_fail_only_with_tilesim_errors(seed, edits):
+    text = seed
+    for pos, tok, cut in edits:
+        p = pos % (len(text) + 1)
+        text = text[:p] + tok + text[p + cut:]
+    x8 = np.ones((8, 8), np.float32)
+    inputs = {"x": x8, "t": x8, "n": 2, "a": np.ones((16, 16), np.float16)}
+    try:
+        prog = pto.parse(text)
+        names = {n for f in prog.funcs for n, _ in f.args}
+        Interpreter(prog, {k: v for k, v in inputs.items() if k in names}, "a5", stdout=io.StringIO()).run()
+    except TilesimError as e:
+        assert e.line is None or e.line >= 1
