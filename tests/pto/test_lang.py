@@ -535,3 +535,9 @@ def test_mutated_kernels_fail_only_with_tilesim_errors(seed, edits):
         Interpreter(prog, {k: v for k, v in inputs.items() if k in names}, "a5", stdout=io.StringIO()).run()
     except TilesimError as e:
         assert e.line is None or e.line >= 1
+
+
+def test_short_call_spelling():
+    x = np.ones((8, 8), np.float32)
+    y = pto.run_text(FLOW.replace("func.call @", "call @"), {"x": x, "n": 3}, "a5")["y"]
+    assert (y == x * 1 + 6).all()                                  # @count(3) = 3, not > 3: scale 1

@@ -910,7 +910,7 @@ _FORMS = {
     "scf.yield": _Builder.yield_,
     "return": _Builder.ret,
     "func.return": _Builder.ret,
-    "func.call": _Builder.call,
+    "func.call": _Builder.call, "call": _Builder.call,          # MLIR prints func.call as call inside func.func
     "pto.alloc_tile": _Builder.alloc,
     "pto.make_tensor_view": _Builder.make_view,
     "pto.partition_view": _Builder.part_view,
