@@ -541,3 +541,38 @@ def test_short_call_spelling():
     x = np.ones((8, 8), np.float32)
     y = pto.run_text(FLOW.replace("func.call @", "call @"), {"x": x, "n": 3}, "a5")["y"]
     assert (y == x * 1 + 6).all()                                  # @count(3) = 3, not > 3: scale 1
+
+
+I32_8x8 = F32_8x8.replace("dtype=f32", "dtype=i32")
+SPELLINGS = f"""
+module {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {{
+{CONSTS}{_views("x", "xp", 8, 8)}{_views("y", "yp", 8, 8)}{_views("z", "zp", 8, 8)}
+    %v = arith.constant dense<[1, 2, 3, 4]> : vector<4xi16>
+    %k = arith.constant 7 : i32
+    %t = pto.alloc_tile : {T}
+    %o = pto.alloc_tile : {T}
+    pto.tload ins(%xp : !pto.partition_tensor_view<8x8xf32>) outs(%t : {T})
+    "pto.tadd"(%t, %t, %o) : ({T}, {T}, {T}) -> ()
+    pto.tstore ins(%o{{atomic = #pto<atomic_type none>}} : {T}) outs(%yp : !pto.partition_tensor_view<8x8xf32>)
+    %w = pto.alloc_tile : {I32_8x8}
+    pto.tcvt ins(%t{{rmode = #pto<round_mode ROUND>}} : {T}) outs(%w : {I32_8x8}) {{note = 7 : i32}}
+    %b = pto.alloc_tile : {T}
+    pto.tcvt ins(%w : {I32_8x8}) outs(%b : {T})
+    pto.tstore ins(%b : {T}) outs(%zp : !pto.partition_tensor_view<8x8xf32>)
+    return
+  }}
+}}
+"""
+
+
+def test_attribute_and_operand_spellings():
+    """Generic quoted form, attribute dicts inside ins(), dense<> vector constants, typed attributes."""
+    x = (np.arange(64, dtype=np.float32).reshape(8, 8) * 0.75)
+    try:
+        out = pto.run_text(SPELLINGS, {"x": x}, "a5")
+    except TilesimError as e:                    # the trailing {note = 7 : i32} is not a TCVT attribute
+        assert e.rule == "pto.interp.attr" and e.line == 27 and "note" in str(e)
+        out = pto.run_text(SPELLINGS.replace(" {note = 7 : i32}", ""), {"x": x}, "a5")
+    assert (out["y"] == 2 * x).all()
+    assert (out["z"] == np.floor(x + 0.5)).all()                   # ROUND: to nearest, ties away from zero
