@@ -158,7 +158,7 @@ def _limb_models(a, b, c, ft, acc, rdn, model, rnd):
     return rnd(exact_sum(cat(index(state, (Ellipsis, None)), index(c, (Ellipsis, None))), rdn))
 
 
-def _add_f64(x, y, rdn):
+def add_f64(x, y, rdn):
     """``x + y`` for float64 values whose sum is exact; an exact zero gets IEEE's sign for the mode."""
     s = x + y  # numpy rounds to nearest, which gives IEEE's zero sign for every mode but toward -inf
     if rdn:
@@ -185,11 +185,11 @@ def _float64_models(va, vb, vc, q, acc, rdn, model, rnd):
     """The step-wise models in float64, valid on the grid :func:`float64_grid` found."""
     state = vc if model == "sequential" else np.zeros(vc.shape)
     for i in range(va.shape[-1]):
-        codes = rnd(_add_f64(_on_grid(state, q), va[..., :, None, i] * vb[..., None, :, i], rdn))
+        codes = rnd(add_f64(_on_grid(state, q), va[..., :, None, i] * vb[..., None, :, i], rdn))
         state = formats.decode(codes, acc)
     if model == "sequential":
         return codes
-    return rnd(_add_f64(_on_grid(state, q), vc, rdn))
+    return rnd(add_f64(_on_grid(state, q), vc, rdn))
 
 
 # ---------------------------------------------------------- integers, fixed
