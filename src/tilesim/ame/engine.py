@@ -30,19 +30,23 @@ program run on a :class:`~tilesim.ame.Core`), by these arguments
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .. import formats
 from ..formats import Format, Kind
 from .exact import cat, exact_sum, fit, round_shift
 from .models import add_f64, mac
 
-__all__ = ["Totals", "supports", "run", "round_values", "BLOCK_ELEMENTS"]
+__all__ = ["Totals", "supports", "run", "round_values", "whole_int_lane", "BLOCK_ELEMENTS"]
 
-BLOCK_ELEMENTS = 1 << 16  # elements of C per block of rows: a block's temporaries stay in cache
+BLOCK_ELEMENTS = 1 << 16  # elements of C per block of rows (floats): a block's temporaries stay in cache
+INT_BLOCK_ELEMENTS = 1 << 20  # integers: one exact product per block, memory bounded
 _FAST_DTYPES = {"fp32": np.float32, "fp16": np.float16}  # accumulators numpy rounds to exactly (RNE casts)
 _FAR = 1 << 20  # beyond every exponent: zeros take no part in the bounds
 
@@ -68,14 +72,16 @@ def supports(ft: Format, acc: Format) -> bool:
     return ft.has_zero and ft.man_bits + 1 <= 26 and acc.bits <= 32
 
 
-def round_values(s: np.ndarray, acc: Format, rounding: str, saturate: bool):
+def round_values(s: np.ndarray, acc: Format, rounding: str, saturate: bool, flags: bool = True):
     """Round exact float64 values to ``acc``: (codes, values, inexact, sat_hit).
 
     FP32 and FP16 use numpy's casts, which round to nearest even exactly as
     IEEE 754 does (subnormals and overflow included); the directed modes then
     step the results that went the wrong way by one ulp with ``nextafter``.
     The tests hold this against :func:`tilesim.formats.encode` on every
-    boundary. Other formats use :func:`tilesim.formats.encode`.
+    boundary. Other formats use :func:`tilesim.formats.encode`. Without
+    ``flags`` (a caller that knows ``inexact`` is already set) nearest-even
+    rounding skips the comparison and reports ``inexact`` False.
     """
     dt = _FAST_DTYPES.get(acc.name)
     if dt is None or saturate:
@@ -84,20 +90,21 @@ def round_values(s: np.ndarray, acc: Format, rounding: str, saturate: bool):
     with np.errstate(over="ignore"):
         y = s.astype(dt)
     back = y.astype(np.float64)
-    off = back != s
-    inexact = bool(off.any())
-    if inexact and rounding != "rne":
-        if rounding == "rtz":
-            wrong = off & (np.abs(back) > np.abs(s))
-            toward = 0.0
-        elif rounding == "rup":
-            wrong, toward = back < s, np.inf
-        else:
-            wrong, toward = back > s, -np.inf
+    if rounding == "rne":
+        return y.view(acc.dtype), back, flags and not np.array_equal(back, s), False
+    if rounding == "rtz":
+        wrong = np.abs(back) > np.abs(s)
+        toward = 0.0
+    elif rounding == "rup":
+        wrong, toward = back < s, np.inf
+    else:
+        wrong, toward = back > s, -np.inf
+    inexact = not np.array_equal(back, s)
+    if wrong.any():
         i = np.nonzero(wrong)
-        if i[0].size:
+        with np.errstate(over="ignore"):  # max -> Inf toward +-Inf is the rounding, not an accident
             y[i] = np.nextafter(y[i], dt(toward))
-            back[i] = y[i]
+        back[i] = y[i]
     return y.view(acc.dtype), back, inexact, False
 
 
@@ -118,6 +125,16 @@ def _slice_bounds(v: np.ndarray, fmt: Format, e: int):
     low = np.where(live, np.maximum(ex - 1, fmt.emin) - fmt.man_bits, _FAR).reshape(rows, n, e).min(-1)
     top = np.where(live, ex, -_FAR).reshape(rows, n, e).max(-1)
     return low, top, ~finite.reshape(rows, n, e).all(-1)
+
+
+def _by_slice(v: np.ndarray, e: int) -> np.ndarray:
+    """``v`` (rows, K) as contiguous K-slices (slices, rows, e), the last one zero-padded."""
+    rows, k = v.shape
+    n = -(-k // e)
+    w = np.zeros((n, rows, e))
+    for s in range(n):
+        w[s, :, : min(e, k - s * e)] = v[:, s * e:(s + 1) * e]
+    return w
 
 
 def _certified(bounds_a, bounds_b, rows: slice, s: int, kk: int) -> np.ndarray | None:
@@ -149,30 +166,32 @@ class _Floats:
         self.ft, self.acc = plan.ft, plan.acc
         self.a_codes, self.b_codes = a_codes, b_codes
         self.va, self.vb = formats.decode(a_codes, self.ft), formats.decode(b_codes, self.ft)
+        if model == "fused":  # per K-slice, contiguous: A (slices, M, e) and B (slices, e, N), zero-padded in K
+            self.a_s, self.b_s = _by_slice(self.va, plan.k_step), _by_slice(self.vb, plan.k_step).transpose(0, 2, 1)
+            self.b_s = np.ascontiguousarray(self.b_s)
         self.saturate = saturate and not self.acc.has_inf  # as models.mac: float SAT clamps formats without Inf
         self.rdn = plan.rnd == "rdn"
-        self.totals = Totals()
         if model == "fused":
             e = plan.k_step
             self.bounds = (_slice_bounds(self.va, self.ft, e), _slice_bounds(self.vb, self.ft, e))
 
-    def _round(self, s):
-        codes, values, inexact, sat = round_values(s, self.acc, self.p.rnd, self.saturate)
-        self.totals.inexact |= inexact
-        self.totals.sat_hit |= sat
+    def _round(self, s, tot: Totals):
+        codes, values, inexact, sat = round_values(s, self.acc, self.p.rnd, self.saturate, not tot.inexact)
+        tot.inexact |= inexact
+        tot.sat_hit |= sat
         return codes, values
 
-    def _exact(self, bad, ks, c_codes, codes, values, rows):
+    def _exact(self, bad, ks, c_codes, codes, values, rows, tot: Totals):
         """Recompute the results ``bad`` (an index pair) of one step by the exact models (one product sum)."""
         i, j = bad
         out = mac(self.a_codes[rows][i][:, None, ks], self.b_codes[j][:, None, ks], c_codes[i, j][:, None, None],
                   self.ft, self.acc, self.p.rnd, self.saturate, "fused")
         codes[i, j] = out.codes[:, 0, 0]
         values[i, j] = formats.decode(out.codes[:, 0, 0], self.acc)
-        self.totals.inexact |= out.inexact
-        self.totals.sat_hit |= out.sat_hit
+        tot.inexact |= out.inexact
+        tot.sat_hit |= out.sat_hit
 
-    def _step(self, c, c_codes, p, ok, rows, ks, terms=None):
+    def _step(self, c, c_codes, p, ok, rows, ks, tot: Totals, terms=None):
         """``round(C + P)`` where ``P`` is exact at ``ok`` (None: everywhere); the rest exactly.
 
         ``terms(index, c)``: a fused slice's terms at exact zero sums (BLAS gives no reliable zero sign);
@@ -180,60 +199,62 @@ class _Floats:
         """
         with np.errstate(invalid="ignore", over="ignore"):
             s = c + p if terms else add_f64(c, p, self.rdn)
-            exact = (s - c == p) & (s - p == c)  # Fast2Sum: the addition was exact (NaN and Inf fail)
+            t = s - c
+            exact = t == p
+            np.subtract(s, p, out=t)
+            exact &= t == c  # Fast2Sum: the addition was exact (NaN and Inf fail)
         if ok is not None:
             exact &= ok
-        zi = np.nonzero((s == 0) & exact) if terms else ((),)
-        if len(zi[0]):
+        if terms and not s.all():
+            zi = np.nonzero((s == 0) & exact)
             s[zi] = np.where(_zero_sign(terms(zi, c), self.rdn), -0.0, 0.0)
-        codes, values = self._round(s)
-        bad = np.nonzero(~exact)
-        if bad[0].size:
-            self._exact(bad, ks, c_codes, codes, values, rows)
+        codes, values = self._round(s, tot)
+        if not exact.all():
+            self._exact(np.nonzero(~exact), ks, c_codes, codes, values, rows, tot)
         return codes, values
 
     def block(self, rows: slice, c, c_codes):
-        """Values and codes of C rows ``rows`` after every K-slice."""
-        va, vb = self.va[rows], self.vb
+        """Codes of C rows ``rows`` after every K-slice, and the status they raised."""
+        va, vb, tot = self.va[rows], self.vb, Totals()
         for s, kk in enumerate(self.p.k_slices):
             k0 = s * self.p.k_step
             if self.model == "fused":
                 ks = slice(k0, k0 + kk)
-                p = va[:, ks] @ vb[:, ks].T
+                p = self.a_s[s, rows] @ self.b_s[s]
                 ok = _certified(*self.bounds, rows, s, kk)
 
                 def terms(z, cc, ks=ks):
                     return np.concatenate([va[z[0], ks] * vb[z[1], ks], cc[z][:, None]], -1)
 
-                c_codes, c = self._step(c, c_codes, p, ok, rows, ks, terms)
+                c_codes, c = self._step(c, c_codes, p, ok, rows, ks, tot, terms)
                 continue
             t_codes, t = (c_codes, c) if self.model == "sequential" else self._zeros(c.shape)
             for k in range(k0, k0 + kk):
                 p = np.multiply.outer(va[:, k], vb[:, k])
-                t_codes, t = self._step(t, t_codes, p, None, rows, slice(k, k + 1))
+                t_codes, t = self._step(t, t_codes, p, None, rows, slice(k, k + 1), tot)
             if self.model == "sequential":
                 c_codes, c = t_codes, t
             else:
-                c_codes, c = self._add(t, t_codes, c, c_codes)
-        return c, c_codes
+                c_codes, c = self._add(t, t_codes, c, c_codes, tot)
+        return c_codes, tot
 
     def _zeros(self, shape):
         return np.zeros(shape, self.acc.dtype), np.zeros(shape)
 
-    def _add(self, x, x_codes, y, y_codes):
+    def _add(self, x, x_codes, y, y_codes, tot: Totals):
         """``round(x + y)`` of two accumulator values (chain_then_add's last step), exact where float64 is not."""
         with np.errstate(invalid="ignore", over="ignore"):
             s = add_f64(x, y, self.rdn)
             exact = (s - x == y) & (s - y == x)
-        codes, values = self._round(s)
+        codes, values = self._round(s, tot)
         i, j = np.nonzero(~exact)
         if i.size:
             terms = cat(_parts(x_codes[i, j], self.acc), _parts(y_codes[i, j], self.acc))
             c, fl = formats.encode(exact_sum(terms, self.rdn), self.acc, rounding=self.p.rnd,
                                    saturate=self.saturate, return_flags=True)
             codes[i, j], values[i, j] = c, formats.decode(c, self.acc)
-            self.totals.inexact |= bool(fl.inexact.any())
-            self.totals.sat_hit |= bool(fl.saturated.any())
+            tot.inexact |= bool(fl.inexact.any())
+            tot.sat_hit |= bool(fl.saturated.any())
         return codes, values
 
 
@@ -244,6 +265,19 @@ def _parts(codes, fmt):
 
 
 # ------------------------------------------------------------ integers, fixed
+def whole_int_lane(fmt: Format):
+    """The signed numpy dtype whose two's complement is ``fmt``'s code (INT8/16/32/64), else ``None``."""
+    if fmt.kind is Kind.INT and fmt.signed and fmt.bits == fmt.lane_bits == fmt.dtype.itemsize * 8:
+        return np.dtype(f"i{fmt.dtype.itemsize}")
+    return None
+
+
+def _int_values(codes: np.ndarray, fmt: Format) -> np.ndarray:
+    """:func:`tilesim.formats.decode_int`, by a view where the code is a whole lane."""
+    whole = whole_int_lane(fmt)
+    return formats.decode_int(codes, fmt) if whole is None else codes.view(whole).astype(np.int64)
+
+
 def _bound_fits(a, b, limit: int) -> bool:
     """Whether ``|a| @ |b|`` (int64 arrays) and every partial sum stay below ``limit``, from the maxima."""
     if a.size == 0 or b.size == 0:
@@ -266,7 +300,7 @@ class _Ints:
     def __init__(self, plan, a_codes, b_codes, model: str, saturate: bool):
         self.p, self.model, self.saturate = plan, model, saturate
         self.ft, self.acc = plan.ft, plan.acc
-        self.a, self.b = formats.decode_int(a_codes, self.ft), formats.decode_int(b_codes, self.ft)
+        self.a, self.b = _int_values(a_codes, self.ft), _int_values(b_codes, self.ft)
         self.shift = 2 * self.ft.frac_bits - self.acc.frac_bits  # product units -> accumulator units
         self.totals = Totals()
         k = self.a.shape[1]
@@ -322,8 +356,11 @@ class _Ints:
         w, _ = fit(v, self.acc, False)
         if not self.saturate:
             self.totals.wrapped += int(np.count_nonzero(w != v))
-        bits = np.asarray(w).astype(np.int64).astype(np.uint64) & np.uint64(self.acc.code_mask)
-        return formats.canonical(bits, self.acc).astype(self.acc.dtype)
+        w = np.asarray(w).astype(np.int64)
+        whole = whole_int_lane(self.acc)
+        if whole is not None:
+            return w.astype(whole).view(self.acc.dtype)
+        return formats.canonical(w.astype(np.uint64) & np.uint64(self.acc.code_mask), self.acc).astype(self.acc.dtype)
 
 
 # ---------------------------------------------------------------------- run
@@ -336,23 +373,32 @@ def run(plan, a_codes: np.ndarray, b_codes: np.ndarray, c_codes: np.ndarray | No
     """
     m, n = plan.m, plan.n
     out = np.empty((m, n), plan.acc.dtype)
-    rows_per = max(1, BLOCK_ELEMENTS // n)
-    if plan.ft.kind is Kind.FLOAT:
-        eng = _Floats(plan, a_codes, b_codes, model, saturate)
-        c_all = formats.decode(c_codes, plan.acc) if c_codes is not None else None
-    else:
+    if plan.ft.kind is not Kind.FLOAT:  # big exact products: BLAS's own threads
         eng = _Ints(plan, a_codes, b_codes, model, saturate)
-        c_all = formats.decode_int(c_codes, plan.acc) if c_codes is not None else None
-    for r0 in range(0, m, rows_per):
-        rows = slice(r0, min(m, r0 + rows_per))
-        r = rows.stop - r0
-        if eng.ft.kind is Kind.FLOAT:
-            c = c_all[rows].copy() if c_all is not None else np.zeros((r, n))
-            cc = c_codes[rows].copy() if c_codes is not None else np.zeros((r, n), plan.acc.dtype)
-            out[rows] = eng.block(rows, c, cc)[1]
-        else:
-            c = c_all[rows] if c_all is not None else np.zeros((r, n), np.int64)
-            out[rows] = eng.finish(eng.block(rows, c))
-        if tick is not None:
-            tick(rows.stop * n, m * n)
-    return out, eng.totals
+        c_all = _int_values(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n), np.int64)
+        rows_per = max(1, INT_BLOCK_ELEMENTS // n)
+        for r0 in range(0, m, rows_per):
+            rows = slice(r0, min(m, r0 + rows_per))
+            out[rows] = eng.finish(eng.block(rows, c_all[rows]))
+            if tick is not None:
+                tick(rows.stop * n, m * n)
+        return out, eng.totals
+    eng = _Floats(plan, a_codes, b_codes, model, saturate)
+    c_all = formats.decode(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n))
+    c_codes = c_codes if c_codes is not None else np.zeros((m, n), plan.acc.dtype)
+    rows_per = max(1, BLOCK_ELEMENTS // n)
+    blocks = [slice(r0, min(m, r0 + rows_per)) for r0 in range(0, m, rows_per)]
+    totals = Totals()
+    # cache-sized blocks of rank-k updates, one per core: BLAS's own threads only cost on products this small
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        jobs = {pool.submit(eng.block, r, c_all[r].copy(), c_codes[r].copy()): r for r in blocks}
+        done = 0
+        for job in as_completed(jobs):
+            r = jobs[job]
+            out[r], tot = job.result()
+            totals.inexact |= tot.inexact
+            totals.sat_hit |= tot.sat_hit
+            done += (r.stop - r.start) * n
+            if tick is not None:
+                tick(done, m * n)
+    return out, totals

@@ -364,6 +364,12 @@ def _matrix(x, name: str) -> np.ndarray:
 
 def _encode(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: bool, quantize: bool) -> np.ndarray:
     """Codes of ``x`` in ``fmt``; without ``quantize``, every value must be one ``fmt`` holds exactly."""
+    whole = engine.whole_int_lane(fmt)
+    if whole is not None:  # integers that fit are their own two's complement codes (the common case, fast)
+        with np.errstate(invalid="ignore"):
+            xi = x.astype(np.int64)
+        if ((xi == x) & (xi >= fmt.int_min) & (xi <= fmt.int_max)).all():
+            return xi.astype(whole).view(fmt.dtype)
     codes = formats.encode(x, fmt, rounding=rounding, saturate=saturate)
     if quantize:
         return codes
