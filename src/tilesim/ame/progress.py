@@ -14,11 +14,12 @@ DELAY_S = 1.0  # a computation shorter than this shows no bar
 
 @contextmanager
 def bar(macs: int, show: bool | None = None, forward: Callable[[int, int], None] | None = None,
-        description: str = "GEMM") -> Iterator[Callable[[int, int], None] | None]:
+        description: str = "GEMM", console=None) -> Iterator[Callable[[int, int], None] | None]:
     """A ``tick(done, total)`` callback that draws a bar on stderr after :data:`DELAY_S` seconds.
 
     ``show``: ``None`` draws it when stderr is a terminal; ``forward`` receives every tick too (a
-    caller's own progress display: then no bar is drawn). Yields ``None`` when there is nothing to do.
+    caller's own progress display: then no bar is drawn). ``console``: a rich Console (default: stderr).
+    Yields ``None`` when there is nothing to do.
     """
     if show is None:
         show = forward is None and sys.stderr.isatty()
@@ -37,7 +38,7 @@ def bar(macs: int, show: bool | None = None, forward: Callable[[int, int], None]
         if "bar" not in state:
             if time.perf_counter() - start < DELAY_S:
                 return
-            state["bar"] = Progress(console=Console(stderr=True), transient=True)
+            state["bar"] = Progress(console=console or Console(stderr=True), transient=True)
             state["bar"].start()
             state["task"] = state["bar"].add_task(f"{description} ({macs:,} MACs)", total=total)
         state["bar"].update(state["task"], completed=done, total=total)
