@@ -8,7 +8,7 @@ import pytest
 from hypothesis import event, given, settings, strategies as st
 
 from tilesim import formats
-from tilesim.ame import engine
+from tilesim.ame import engine, rounding
 from tilesim.ame.gemm import TILING_CHOICES, gemm, plan_gemm
 from tilesim.errors import DtypeError, EncodingError, GeometryError
 
@@ -111,13 +111,13 @@ def test_fast_rounding_equals_encode(acc, rnd):
     """numpy's casts plus the ``nextafter`` steps equal formats.encode on every boundary, with the flag."""
     f = formats.get(acc)
     x = _boundaries(f)
-    codes, values, inexact, sat = engine.round_values(x, f, rnd, False)
+    codes, values, inexact, sat = rounding.round_values(x, f, rnd, False)
     want, fl = formats.encode(x, f, rounding=rnd, return_flags=True)
     assert np.array_equal(codes, want)
     assert np.array_equal(values, formats.decode(want, f), equal_nan=True)
     assert inexact == bool(fl.inexact.any()) and not sat
     exact = formats.decode(want[:1000], f)
-    assert not engine.round_values(exact, f, rnd, False)[2]
+    assert not rounding.round_values(exact, f, rnd, False)[2]
 
 
 def test_wrapped_counts_results_that_left_the_range():
@@ -173,3 +173,22 @@ def test_progress_bar_appears_after_the_delay(monkeypatch):
     with progress.bar(10, show=True, console=Console(file=out, force_terminal=True)) as tick:
         tick(5, 10)
     assert out.getvalue() == ""  # a short computation draws nothing
+
+
+@pytest.mark.parametrize("name", FTS + ["fp32", "int64", "q32_32", "fix24_16", "fix16_6"])
+def test_lane_shortcuts_equal_the_codec_on_every_code(name):
+    """The views and tables of tilesim.ame.lanes against formats.decode/decode_int, every code (64-bit:
+    a sample), and int_codes back."""
+    from tilesim.ame import lanes
+    f = formats.get(name)
+    if f.lane_bits <= 16:
+        raw = np.arange(1 << f.lane_bits, dtype=np.uint64)
+    else:
+        raw = np.random.default_rng(0).integers(0, 1 << 63, 50_000, dtype=np.uint64) >> np.uint64(64 - f.lane_bits)
+    codes = formats.canonical(raw, f).astype(f.dtype)
+    if f.is_integer:
+        v = lanes.int_values(codes, f)
+        assert np.array_equal(v, formats.decode_int(codes, f))
+        assert np.array_equal(lanes.int_codes(v, f), codes)
+    else:
+        assert np.array_equal(lanes.float_values(codes, f), formats.decode(codes, f), equal_nan=True)

@@ -13,7 +13,7 @@ program run on a :class:`~tilesim.ame.Core`), by these arguments
   per column of B in each slice (AME19), so it costs O(M + N) per slice.
   ``C + P`` is one float64 addition, checked exact by the Fast2Sum test
   (``S - C == P`` and ``S - P == C``). Exact sums are rounded once to the
-  accumulator (:func:`round_values`); zeros get the exact-sum sign rule from
+  accumulator (:func:`tilesim.ame.rounding.round_values`); zeros get the exact-sum sign rule from
   their terms. Every element whose certificate or check fails takes the
   exact path (:func:`tilesim.ame.models.mac`) for that slice alone.
 - Floats, ``sequential`` and ``chain_then_add``: the same, one product (a
@@ -42,12 +42,13 @@ from .. import formats
 from ..formats import Format, Kind
 from .exact import cat, exact_sum, fit, round_shift
 from .models import add_f64, mac
+from .lanes import float_values, int_codes, int_values
+from .rounding import round_values
 
-__all__ = ["Totals", "supports", "run", "round_values", "whole_int_lane", "BLOCK_ELEMENTS"]
+__all__ = ["Totals", "supports", "run", "BLOCK_ELEMENTS"]
 
 BLOCK_ELEMENTS = 1 << 16  # elements of C per block of rows (floats): a block's temporaries stay in cache
 INT_BLOCK_ELEMENTS = 1 << 20  # integers: one exact product per block, memory bounded
-_FAST_DTYPES = {"fp32": np.float32, "fp16": np.float16}  # accumulators numpy rounds to exactly (RNE casts)
 _FAR = 1 << 20  # beyond every exponent: zeros take no part in the bounds
 
 
@@ -70,42 +71,6 @@ def supports(ft: Format, acc: Format) -> bool:
     if ft.kind is not Kind.FLOAT:
         return True
     return ft.has_zero and ft.man_bits + 1 <= 26 and acc.bits <= 32
-
-
-def round_values(s: np.ndarray, acc: Format, rounding: str, saturate: bool, flags: bool = True):
-    """Round exact float64 values to ``acc``: (codes, values, inexact, sat_hit).
-
-    FP32 and FP16 use numpy's casts, which round to nearest even exactly as
-    IEEE 754 does (subnormals and overflow included); the directed modes then
-    step the results that went the wrong way by one ulp with ``nextafter``.
-    The tests hold this against :func:`tilesim.formats.encode` on every
-    boundary. Other formats use :func:`tilesim.formats.encode`. Without
-    ``flags`` (a caller that knows ``inexact`` is already set) nearest-even
-    rounding skips the comparison and reports ``inexact`` False.
-    """
-    dt = _FAST_DTYPES.get(acc.name)
-    if dt is None or saturate:
-        codes, fl = formats.encode(s, acc, rounding=rounding, saturate=saturate, return_flags=True)
-        return codes, formats.decode(codes, acc), bool(fl.inexact.any()), bool(fl.saturated.any())
-    with np.errstate(over="ignore"):
-        y = s.astype(dt)
-    back = y.astype(np.float64)
-    if rounding == "rne":
-        return y.view(acc.dtype), back, flags and not np.array_equal(back, s), False
-    if rounding == "rtz":
-        wrong = np.abs(back) > np.abs(s)
-        toward = 0.0
-    elif rounding == "rup":
-        wrong, toward = back < s, np.inf
-    else:
-        wrong, toward = back > s, -np.inf
-    inexact = not np.array_equal(back, s)
-    if wrong.any():
-        i = np.nonzero(wrong)
-        with np.errstate(over="ignore"):  # max -> Inf toward +-Inf is the rounding, not an accident
-            y[i] = np.nextafter(y[i], dt(toward))
-        back[i] = y[i]
-    return y.view(acc.dtype), back, inexact, False
 
 
 # ------------------------------------------------------------------- floats
@@ -165,7 +130,7 @@ class _Floats:
         self.p, self.model = plan, model
         self.ft, self.acc = plan.ft, plan.acc
         self.a_codes, self.b_codes = a_codes, b_codes
-        self.va, self.vb = formats.decode(a_codes, self.ft), formats.decode(b_codes, self.ft)
+        self.va, self.vb = float_values(a_codes, self.ft), float_values(b_codes, self.ft)
         if model == "fused":  # per K-slice, contiguous: A (slices, M, e) and B (slices, e, N), zero-padded in K
             self.a_s, self.b_s = _by_slice(self.va, plan.k_step), _by_slice(self.vb, plan.k_step).transpose(0, 2, 1)
             self.b_s = np.ascontiguousarray(self.b_s)
@@ -265,19 +230,6 @@ def _parts(codes, fmt):
 
 
 # ------------------------------------------------------------ integers, fixed
-def whole_int_lane(fmt: Format):
-    """The signed numpy dtype whose two's complement is ``fmt``'s code (INT8/16/32/64), else ``None``."""
-    if fmt.kind is Kind.INT and fmt.signed and fmt.bits == fmt.lane_bits == fmt.dtype.itemsize * 8:
-        return np.dtype(f"i{fmt.dtype.itemsize}")
-    return None
-
-
-def _int_values(codes: np.ndarray, fmt: Format) -> np.ndarray:
-    """:func:`tilesim.formats.decode_int`, by a view where the code is a whole lane."""
-    whole = whole_int_lane(fmt)
-    return formats.decode_int(codes, fmt) if whole is None else codes.view(whole).astype(np.int64)
-
-
 def _bound_fits(a, b, limit: int) -> bool:
     """Whether ``|a| @ |b|`` (int64 arrays) and every partial sum stay below ``limit``, from the maxima."""
     if a.size == 0 or b.size == 0:
@@ -300,7 +252,7 @@ class _Ints:
     def __init__(self, plan, a_codes, b_codes, model: str, saturate: bool):
         self.p, self.model, self.saturate = plan, model, saturate
         self.ft, self.acc = plan.ft, plan.acc
-        self.a, self.b = _int_values(a_codes, self.ft), _int_values(b_codes, self.ft)
+        self.a, self.b = int_values(a_codes, self.ft), int_values(b_codes, self.ft)
         self.shift = 2 * self.ft.frac_bits - self.acc.frac_bits  # product units -> accumulator units
         self.totals = Totals()
         k = self.a.shape[1]
@@ -356,11 +308,7 @@ class _Ints:
         w, _ = fit(v, self.acc, False)
         if not self.saturate:
             self.totals.wrapped += int(np.count_nonzero(w != v))
-        w = np.asarray(w).astype(np.int64)
-        whole = whole_int_lane(self.acc)
-        if whole is not None:
-            return w.astype(whole).view(self.acc.dtype)
-        return formats.canonical(w.astype(np.uint64) & np.uint64(self.acc.code_mask), self.acc).astype(self.acc.dtype)
+        return int_codes(w, self.acc)
 
 
 # ---------------------------------------------------------------------- run
@@ -375,7 +323,7 @@ def run(plan, a_codes: np.ndarray, b_codes: np.ndarray, c_codes: np.ndarray | No
     out = np.empty((m, n), plan.acc.dtype)
     if plan.ft.kind is not Kind.FLOAT:  # big exact products: BLAS's own threads
         eng = _Ints(plan, a_codes, b_codes, model, saturate)
-        c_all = _int_values(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n), np.int64)
+        c_all = int_values(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n), np.int64)
         rows_per = max(1, INT_BLOCK_ELEMENTS // n)
         for r0 in range(0, m, rows_per):
             rows = slice(r0, min(m, r0 + rows_per))
@@ -384,7 +332,7 @@ def run(plan, a_codes: np.ndarray, b_codes: np.ndarray, c_codes: np.ndarray | No
                 tick(rows.stop * n, m * n)
         return out, eng.totals
     eng = _Floats(plan, a_codes, b_codes, model, saturate)
-    c_all = formats.decode(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n))
+    c_all = float_values(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n))
     c_codes = c_codes if c_codes is not None else np.zeros((m, n), plan.acc.dtype)
     rows_per = max(1, BLOCK_ELEMENTS // n)
     blocks = [slice(r0, min(m, r0 + rows_per)) for r0 in range(0, m, rows_per)]

@@ -46,6 +46,7 @@ from .accum import accumulator
 from .cost import Cost
 from .csr import ROUNDING, TILING_4X4, TILINGS, Tiling, mxcfg, mxtile, tiling_mode
 from .mmacc import saturates
+from .lanes import whole_int_lane
 from .progress import bar
 
 __all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES"]
@@ -364,7 +365,7 @@ def _matrix(x, name: str) -> np.ndarray:
 
 def _encode(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: bool, quantize: bool) -> np.ndarray:
     """Codes of ``x`` in ``fmt``; without ``quantize``, every value must be one ``fmt`` holds exactly."""
-    whole = engine.whole_int_lane(fmt)
+    whole = whole_int_lane(fmt)
     if whole is not None:  # integers that fit are their own two's complement codes (the common case, fast)
         with np.errstate(invalid="ignore"):
             xi = x.astype(np.int64)
