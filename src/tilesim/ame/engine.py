@@ -173,8 +173,11 @@ class _Floats:
         if terms and not s.all():
             zi = np.nonzero((s == 0) & exact)
             s[zi] = np.where(_zero_sign(terms(zi, c), self.rdn), -0.0, 0.0)
+        all_exact = exact.all()
+        if not all_exact:
+            s[~exact] = 0.0  # recomputed below: no flags from float64's inexact sums
         codes, values = self._round(s, tot)
-        if not exact.all():
+        if not all_exact:
             self._exact(np.nonzero(~exact), ks, c_codes, codes, values, rows, tot)
         return codes, values
 
@@ -195,7 +198,8 @@ class _Floats:
                 continue
             t_codes, t = (c_codes, c) if self.model == "sequential" else self._zeros(c.shape)
             for k in range(k0, k0 + kk):
-                p = np.multiply.outer(va[:, k], vb[:, k])
+                with np.errstate(invalid="ignore", over="ignore"):  # Inf x 0: the exact path decides
+                    p = np.multiply.outer(va[:, k], vb[:, k])
                 t_codes, t = self._step(t, t_codes, p, None, rows, slice(k, k + 1), tot)
             if self.model == "sequential":
                 c_codes, c = t_codes, t
@@ -211,6 +215,7 @@ class _Floats:
         with np.errstate(invalid="ignore", over="ignore"):
             s = add_f64(x, y, self.rdn)
             exact = (s - x == y) & (s - y == x)
+        s[~exact] = 0.0  # recomputed below: no flags from float64's inexact sums
         codes, values = self._round(s, tot)
         i, j = np.nonzero(~exact)
         if i.size:
