@@ -1,6 +1,6 @@
 """MMACC.T throughput: MACs per second on a stream of instructions, against numpy float64 matmul.
 
-    python benchmarks/bench_ame.py [--instructions N] [--gemm SIZE]
+    python benchmarks/bench_ame.py [--instructions N] [--gemm SIZE] [--large] [--llm]
 
 For each configuration a stream of N ``MMACC.T`` (2x2, M = 16, K = elements
 per row, beta = 0, so every instruction reads and accumulates its C tiles)
@@ -11,12 +11,19 @@ call, timed in the same run. The ratio is tilesim MACs/s over numpy MACs/s
 yardstick of "a matrix product in numpy").
 
 The GEMM runtime (``tilesim.ame.gemm``) is timed on SIZE x SIZE x SIZE
-(default 1024) against numpy float64 ``a @ b`` of the same shape, in the same run.
+(default 1024) against numpy float64 ``a @ b`` of the same shape, in the same run
+(after one small untimed GEMM per format, which builds the codec's tables).
+``--large`` adds 2048^3 and 4096^3 BF16 -> FP32 with their peak memory (the
+process's maximum resident set), ``--llm`` one LLM layer (N = K = 4096, M = 16
+tokens and M = 4096 as prefill). Per-instruction figures are also given as CPU
+time, which a loaded machine inflates less than wall time.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
+import time
 
 import numpy as np
 
@@ -44,42 +51,62 @@ def bench(ft: str, bovf: int, n: int, rng) -> tuple[float, float, int]:
             core.mmacc_t(tc, ta, tb, 0)
 
     t_sim = best_of(stream)
+    c0 = time.process_time()
+    stream()
+    cpu = time.process_time() - c0
     macs = n * 4 * 16 * 16 * k
     a = rng.normal(size=(4 * n, 16, k))
     b = rng.normal(size=(4 * n, k, 16))
     t_np = best_of(lambda: np.matmul(a, b))
-    return macs / t_sim, macs / t_np, macs
+    return macs / t_sim, macs / t_np, macs, cpu / n
 
 
-def bench_gemm(ft: str, size: int, rng) -> tuple[float, float]:
-    """The runtime on one size^3 GEMM (one run; it takes seconds) and numpy's float64 matmul."""
-    a, b = rng.standard_normal((size, size)), rng.standard_normal((size, size))
-    if ft == "int8":
-        a, b = np.round(a * 30), np.round(b * 30)
-    t_sim = best_of(lambda: gemm(a, b, ft=ft), repeat=1)
+def _inputs(ft: str, shape, rng) -> np.ndarray:
+    x = rng.standard_normal(shape)
+    return np.clip(np.round(x * 30), -128, 127) if ft == "int8" else x
+
+
+def bench_gemm(ft: str, m: int, n: int, k: int, rng) -> tuple[float, float]:
+    """Seconds of the runtime on one GEMM (one run; inputs rounded to ``ft``) and of numpy's float64 matmul."""
+    a, b = _inputs(ft, (m, k), rng), _inputs(ft, (k, n), rng)
+    gemm(a[:16, :32], b[:32, :16], ft=ft, quantize=True)  # untimed: the codec builds its tables once
+    t_sim = best_of(lambda: gemm(a, b, ft=ft, quantize=True), repeat=1)
     t_np = best_of(lambda: a @ b)
-    return size**3 / t_sim, size**3 / t_np
+    return t_sim, t_np
+
+
+def _peak_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--instructions", type=int, default=400)
     p.add_argument("--gemm", type=int, default=1024, help="GEMM size (0 skips)")
+    p.add_argument("--large", action="store_true", help="also 2048^3 and 4096^3 BF16 with peak memory")
+    p.add_argument("--llm", action="store_true", help="also one LLM layer, N = K = 4096, M = 16 and 4096")
     args = p.parse_args()
     rng = np.random.default_rng(0)
     print(f"MMACC.T 2x2 stream, {args.instructions} instructions each; peer: numpy float64 matmul, same shape")
-    print(f"{'config':<18} {'tilesim MACs/s':>16} {'numpy MACs/s':>16} {'ratio':>10} {'us/instr':>10}")
+    print(f"{'config':<18} {'tilesim MACs/s':>16} {'numpy MACs/s':>16} {'ratio':>10} {'us/instr':>10} {'cpu us':>8}")
     for name, ft, bovf in CONFIGS:
-        sim, ref, macs = bench(ft, bovf, args.instructions, rng)
+        sim, ref, macs, cpu = bench(ft, bovf, args.instructions, rng)
         us = macs / sim / args.instructions * 1e6
-        print(f"{name:<18} {sim:>16.3e} {ref:>16.3e} {sim / ref:>10.4f} {us:>10.1f}")
+        print(f"{name:<18} {sim:>16.3e} {ref:>16.3e} {sim / ref:>10.4f} {us:>10.1f} {cpu * 1e6:>8.1f}")
+    shapes = []
     if args.gemm:
-        n = args.gemm
-        print(f"\nGEMM runtime, {n}x{n}x{n}; peer: numpy float64 a @ b")
-        print(f"{'config':<18} {'tilesim MACs/s':>16} {'numpy MACs/s':>16} {'ratio':>10} {'seconds':>10}")
-        for name, ft, _ in CONFIGS:
-            sim, ref = bench_gemm(ft, n, rng)
-            print(f"{name:<18} {sim:>16.3e} {ref:>16.3e} {sim / ref:>10.4f} {n**3 / sim:>10.2f}")
+        shapes += [(name, ft, args.gemm, args.gemm, args.gemm) for name, ft, _ in CONFIGS]
+    if args.large:
+        shapes += [("bf16 -> fp32", "bf16", s, s, s) for s in (2048, 4096)]
+    if args.llm:
+        shapes += [("bf16 -> fp32", "bf16", m, 4096, 4096) for m in (16, 4096)]
+    if shapes:
+        print("\nGEMM runtime; peer: numpy float64 a @ b of the same shape, same run")
+        print(f"{'config':<18} {'M x N x K':>16} {'tilesim s':>10} {'numpy s':>10} {'ratio':>8} {'peak GiB':>9}")
+    for name, ft, m, n, k in shapes:
+        t_sim, t_np = bench_gemm(ft, m, n, k, rng)
+        print(f"{name:<18} {f'{m}x{n}x{k}':>16} {t_sim:>10.2f} {t_np:>10.3f} {t_sim / t_np:>8.1f} {_peak_gib():>9.2f}",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -162,7 +162,7 @@ def test_program_runs_from_a_fresh_core_and_leaves_status():
     a, b = np.full((20, 20), 0.1), np.full((20, 20), 3.0)
     run = run_program(assemble(plan.program()), plan.program_inputs(a, b), core=Core())
     assert run.outputs["y"].shape == (32, 64)  # the padded block grid of 1x4 groups
-    assert run.core.status["inexact"] == gemm(a, b, ft="fp8_e4m3", tiling="1x4").status["inexact"]
+    assert run.core.status["inexact"] == gemm(a, b, ft="fp8_e4m3", tiling="1x4", quantize=True).status["inexact"]
 
 
 def test_study_errors_against_float64():
@@ -194,7 +194,7 @@ def test_cli_gemm(tmp_path):
     assert res.exit_code == 0, res.output
     from tilesim.ame.study import problem
     a, b = problem(20, 20, 20, seed=0)
-    want = gemm(a, b, ft="fp8_e4m3").values
+    want = gemm(a, b, ft="fp8_e4m3", quantize=True).values
     assert np.array_equal(np.load(tmp_path / "y.npz")["y"][:20, :20], want)
     for args, words in ((["--tiling", "3x3"], "ame.gemm.tiling"), (["-f", "nope"], "unknown format"),
                         (["-f", "int8", "-f", "bf16", "--emit", str(prog)], "exactly one --ft"),

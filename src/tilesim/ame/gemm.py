@@ -39,13 +39,15 @@ from typing import Callable
 import numpy as np
 
 from .. import formats
-from ..errors import GeometryError, UnsupportedError
+from ..errors import DtypeError, EncodingError, GeometryError, UnsupportedError
 from ..formats import Format, Kind
-from . import models, regfile
+from . import engine, models, regfile
 from .accum import accumulator
 from .cost import Cost
 from .csr import ROUNDING, TILING_4X4, TILINGS, Tiling, mxcfg, mxtile, tiling_mode
 from .mmacc import saturates
+from .lanes import whole_int_lane
+from .progress import bar
 
 __all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES"]
 
@@ -201,11 +203,16 @@ class GemmPlan:
 
 @dataclass(frozen=True)
 class GemmResult:
-    """The result codes and values (M x N, accumulator format), the status the program raises, the plan."""
+    """The result codes and values (M x N, accumulator format), the status the program raises, the plan.
+
+    ``wrapped``: how many integer results differ from what an accumulator without range limits would
+    hold (AME has no status bit for it; docs/decisions.md AME21).
+    """
 
     plan: GemmPlan
     codes: np.ndarray
     status: dict[str, bool]
+    wrapped: int = 0
 
     @property
     def values(self) -> np.ndarray:
@@ -291,41 +298,106 @@ def plan_gemm(m: int, n: int, k: int, *, ft="bf16", bovf: int = 0, rnd: str = "r
 
 
 def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int = 0, tiling: str = "auto",
-         accumulation: str = "fused", on_slice: Callable[[int, int], None] | None = None) -> GemmResult:
+         accumulation: str = "fused", quantize: bool = False, progress: bool | None = None,
+         on_slice: Callable[[int, int], None] | None = None) -> GemmResult:
     """``A x B (+ C)`` as the runtime's MMACC.T stream would compute it, bit for bit.
 
     Args:
-        a, b: values (M x K and K x N), encoded into ``ft`` with ``rnd`` and ``sat`` as ``mld`` does.
-        c: optional initial C (M x N) values, encoded into the accumulator format.
+        a, b: values (M x K and K x N) of ``ft``.
+        c: optional initial C (M x N) values of the accumulator format.
         ft, bovf, rnd, sat: the ``mxcfg`` fields.
         tiling: ``auto`` (§14.A policy), ``4x4`` (guarded), ``2x2``, ``1x4``, ``4x1`` or ``1x1``.
         accumulation: the core's accumulation model (``fused``, ``sequential``, ``chain_then_add``).
-        on_slice: called after each K-slice with (done, total), for progress bars.
+        quantize: round inputs that ``ft`` (C: the accumulator) cannot hold, with ``rnd`` and ``sat`` as
+            ``mld`` does; without it such an input is an error (docs/decisions.md AME22).
+        progress: a rich progress bar on stderr once the GEMM has run for a second (``None``: when
+            stderr is a terminal).
+        on_slice: called as results complete with (done, total), for progress bars of callers.
 
     Returns:
-        :class:`GemmResult`: codes and values of C, the status flags, the plan and its cost.
+        :class:`GemmResult`: codes and values of C, the status flags, ``wrapped``, the plan and its cost.
+
+    Raises:
+        GeometryError: shapes that do not chain (``ame.gemm.shape``), or a plan error.
+        EncodingError: an input ``ft`` cannot hold, without ``quantize`` (``ame.gemm.quantize``).
     """
-    a, b = np.asarray(a), np.asarray(b)
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+    a, b = _matrix(a, "a"), _matrix(b, "b")
+    if a.shape[1] != b.shape[0]:
         raise GeometryError(f"A {a.shape} and B {b.shape} are not M x K and K x N", instruction="gemm",
                             operand="a, b", rule="ame.gemm.shape", value=(a.shape, b.shape))
-    if c is not None and np.shape(c) != (a.shape[0], b.shape[1]):
-        raise GeometryError(f"C {np.shape(c)} is not M x N = {(a.shape[0], b.shape[1])}", instruction="gemm",
-                            operand="c", rule="ame.gemm.shape", value=np.shape(c))
+    if c is not None:
+        c = _matrix(c, "c")
+        if c.shape != (a.shape[0], b.shape[1]):
+            raise GeometryError(f"C {c.shape} is not M x N = {(a.shape[0], b.shape[1])}", instruction="gemm",
+                                operand="c", rule="ame.gemm.shape", value=c.shape)
     models.check_model(accumulation)
     p = plan_gemm(a.shape[0], b.shape[1], a.shape[1], ft=ft, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling,
                   with_c=c is not None)
-    padded = p.program_inputs(a, b, c)
-    enc = {"rounding": p.rnd, "saturate": bool(p.sat)}
-    ac = formats.encode(padded["a"], p.ft, **enc).reshape(-1, ROWS, p.k)  # (blocks of A, 16, K)
-    bc = formats.encode(padded["bt"], p.ft, **enc).reshape(-1, ROWS, p.k)
-    ia, ib = (x.ravel() for x in np.meshgrid(np.arange(ac.shape[0]), np.arange(bc.shape[0]), indexing="ij"))
-    cc = None
-    if c is not None:
-        cc = formats.encode(padded["c"], p.acc, **enc)
-        cc = cc.reshape(ac.shape[0], ROWS, bc.shape[0], ROWS).transpose(0, 2, 1, 3).reshape(-1, ROWS, ROWS)
+    enc = {"rounding": p.rnd, "saturate": bool(p.sat), "quantize": quantize}
+    ac, bc = _encode(a, p.ft, "a", **enc), np.ascontiguousarray(_encode(b, p.ft, "b", **enc).T)
+    cc = None if c is None else _encode(c, p.acc, "c", **enc)
     saturate = saturates(p.ft, p.bovf, p.sat)
-    inexact = sat_hit = False
+    with bar(p.useful_macs, progress, on_slice) as tick:
+        if engine.supports(p.ft, p.acc):
+            codes, totals = engine.run(p, ac, bc, cc, accumulation, saturate, tick)
+        else:
+            codes, totals = _batched(p, ac, bc, cc, accumulation, saturate, tick)
+    status = {"guard_fallback": p.guard_fallback, "badgeom": False, "inexact": totals.inexact,
+              "sat_hit": totals.sat_hit}
+    return GemmResult(p, codes, status, totals.wrapped)
+
+
+def _matrix(x, name: str) -> np.ndarray:
+    """``x`` as a 2-D numeric array, or an error naming the operand."""
+    try:
+        x = np.asarray(x)
+    except (ValueError, TypeError) as err:
+        raise DtypeError(f"{name} is not an array of numbers: {err}", instruction="gemm", operand=name,
+                         rule="ame.gemm.dtype") from None
+    if x.dtype.kind not in "biuf":
+        raise DtypeError(f"{name} has dtype {x.dtype}; expected integers or floats", instruction="gemm",
+                         operand=name, rule="ame.gemm.dtype", value=str(x.dtype))
+    if x.ndim != 2:
+        raise GeometryError(f"{name} has shape {x.shape}; expected a 2-D matrix", instruction="gemm", operand=name,
+                            rule="ame.gemm.shape", value=x.shape)
+    return x
+
+
+def _encode(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: bool, quantize: bool) -> np.ndarray:
+    """Codes of ``x`` in ``fmt``; without ``quantize``, every value must be one ``fmt`` holds exactly."""
+    whole = whole_int_lane(fmt)
+    if whole is not None:  # integers that fit are their own two's complement codes (the common case, fast)
+        with np.errstate(invalid="ignore"):
+            xi = x.astype(np.int64)
+        if ((xi == x) & (xi >= fmt.int_min) & (xi <= fmt.int_max)).all():
+            return xi.astype(whole).view(fmt.dtype)
+    codes = formats.encode(x, fmt, rounding=rounding, saturate=saturate)
+    if quantize:
+        return codes
+    back = formats.decode_int(codes, fmt) if fmt.kind is Kind.INT and x.dtype.kind in "biu" else formats.decode(
+        codes, fmt)
+    same = (back == x) | (np.isnan(back) & np.isnan(x)) if x.dtype.kind == "f" else back == x
+    if not same.all():
+        i = tuple(int(v) for v in np.argwhere(~same)[0])
+        v = x[i].item()
+        raise EncodingError(f"{name}{list(i)} = {v!r} is not a {fmt.name} value (it would be stored as "
+                            f"{back[i].item()!r}); pass values of the format, or quantize=True to round them with "
+                            "RND and SAT as mld does", instruction="gemm", operand=name, rule="ame.gemm.quantize",
+                            value=v)
+    return codes
+
+
+def _batched(p: GemmPlan, ac, bc, cc, accumulation: str, saturate: bool, tick):
+    """The runtime's K-slices on padded 16 x 16 sub-products, batched: for the formats the engine leaves out."""
+    bm, bn = p.blocks
+    # code 0 is the padding value of every format (+0, or E8M0's smallest value: AME16)
+    ac = np.pad(ac, ((0, bm * ROWS - p.m), (0, 0))).reshape(-1, ROWS, p.k)  # (blocks of A, 16, K)
+    bc = np.pad(bc, ((0, bn * ROWS - p.n), (0, 0))).reshape(-1, ROWS, p.k)
+    ia, ib = (x.ravel() for x in np.meshgrid(np.arange(ac.shape[0]), np.arange(bc.shape[0]), indexing="ij"))
+    if cc is not None:
+        cc = np.pad(cc, ((0, bm * ROWS - p.m), (0, bn * ROWS - p.n)))
+        cc = cc.reshape(ac.shape[0], ROWS, bc.shape[0], ROWS).transpose(0, 2, 1, 3).reshape(-1, ROWS, ROWS)
+    totals = engine.Totals()
     slices = p.k_slices
     for s, kk in enumerate(slices):
         k0 = s * p.k_step
@@ -335,11 +407,10 @@ def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int =
             out = models.mac(ac[ia[sel], :, k0:k0 + kk], bc[ib[sel], :, k0:k0 + kk], None if cc is None else cc[sel],
                              p.ft, p.acc, p.rnd, saturate, accumulation)
             new[sel] = out.codes
-            inexact |= out.inexact
-            sat_hit |= out.sat_hit
+            totals.inexact |= out.inexact
+            totals.sat_hit |= out.sat_hit
         cc = new
-        if on_slice is not None:
-            on_slice(s + 1, len(slices))
+        if tick is not None:
+            tick((s + 1) * p.m * p.n, len(slices) * p.m * p.n)
     grid = cc.reshape(ac.shape[0], bc.shape[0], ROWS, ROWS).transpose(0, 2, 1, 3).reshape(ac.shape[0] * ROWS, -1)
-    status = {"guard_fallback": p.guard_fallback, "badgeom": False, "inexact": inexact, "sat_hit": sat_hit}
-    return GemmResult(p, grid[: p.m, : p.n].copy(), status)
+    return grid[: p.m, : p.n].copy(), totals

@@ -21,6 +21,7 @@ Semantics (proposal v0.14_1 §7, §11; ``shared/spec/ame_decisions.md``):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,6 +76,12 @@ class Plan:
     def c_tiles(self) -> tuple[int, ...]:
         return tuple(c + j for _, _, c in self.pairs for j in range(self.tiles_per_result))
 
+    @functools.cached_property
+    def indices(self) -> tuple[np.ndarray, ...]:
+        """(A tiles, B tiles, A of each sub-product, B of each, first C tile of each) as index arrays."""
+        return (np.array(self.a_tiles), np.array(self.b_tiles), np.array([x - self.a_tiles[0] for x, _, _ in self.pairs]),
+                np.array([y - self.b_tiles[0] for _, y, _ in self.pairs]), np.array([c for _, _, c in self.pairs]))
+
     @property
     def macs(self) -> int:
         return len(self.pairs) * self.m * self.m * self.k
@@ -126,7 +133,7 @@ def _bad(detail, operand, rule, value, instruction):
 
 
 def plan(mxcfg: int, mxtile: int, tc, ta, tb, imm, *, instruction: str = "MMACC") -> Plan:
-    """Check an instruction against the CSRs and decide what it does.
+    """Check an instruction against the CSRs and decide what it does (plans of plain ints are cached).
 
     Raises:
         EncodingError: a malformed immediate.
@@ -136,6 +143,12 @@ def plan(mxcfg: int, mxtile: int, tc, ta, tb, imm, *, instruction: str = "MMACC"
             (bTR other than 01 with M != K), ``ame.geom.tile`` (a tile index
             outside 0..31 for the mode that would run).
     """
+    if all(type(x) is int for x in (mxcfg, mxtile, tc, ta, tb, imm)):  # hashable, and bool/numpy ints excluded
+        return _cached_plan(mxcfg, mxtile, tc, ta, tb, imm, instruction)
+    return _plan(mxcfg, mxtile, tc, ta, tb, imm, instruction)
+
+
+def _plan(mxcfg, mxtile, tc, ta, tb, imm, instruction: str) -> Plan:
     fields = imm_fields(imm, instruction)
     for name, t in (("tC", tc), ("tA", ta), ("tB", tb)):
         if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
@@ -179,6 +192,9 @@ def plan(mxcfg: int, mxtile: int, tc, ta, tb, imm, *, instruction: str = "MMACC"
                 fallback, per_result, tuple(range(ta, ta + mode.n_a)), tuple(range(tb, tb + mode.n_b)), pairs)
 
 
+_cached_plan = functools.lru_cache(maxsize=4096)(_plan)  # the CSRs and operands decide everything: decode once
+
+
 def saturates(ft: Format, bovf: int, sat: int) -> bool:
     """Whether SAT clamps results: float accumulators always may; integers only at full width (bOVF = 0)."""
     return bool(sat) and (ft.is_float or not bovf)
@@ -191,15 +207,13 @@ def execute(tiles: np.ndarray, p: Plan, model: str):
         (indices, new bytes, outcome): the C tiles and their new content, and
         the :class:`~tilesim.ame.models.Outcome` (status events).
     """
-    a = regfile.gather(tiles, np.array(p.a_tiles), p.ft, p.m, p.k)  # (nA, M, K)
-    b = regfile.gather(tiles, np.array(p.b_tiles), p.ft, p.m, p.k)
+    a_tiles, b_tiles, ia, ib, first_c = p.indices
+    a = regfile.gather(tiles, a_tiles, p.ft, p.m, p.k)  # (nA, M, K)
+    b = regfile.gather(tiles, b_tiles, p.ft, p.m, p.k)
     if p.btr & 0b10:  # A^T
         a = np.swapaxes(a, -1, -2)
     if not p.btr & 0b01:  # B (not B^T): C = a b, so the rows of b^T are B's columns
         b = np.swapaxes(b, -1, -2)
-    ia = np.array([x - p.a_tiles[0] for x, _, _ in p.pairs])
-    ib = np.array([y - p.b_tiles[0] for _, y, _ in p.pairs])
-    first_c = np.array([c for _, _, c in p.pairs])
     c_old = None if p.beta else regfile.gather(tiles, first_c, p.acc, p.m, p.m)
     out = models.mac(a[ia], b[ib], c_old, p.ft, p.acc, p.rounding, p.saturate, model)
     idx, new = regfile.scatter(tiles, first_c, out.codes, p.acc)

@@ -31,6 +31,8 @@ import numpy as np
 from .. import formats
 from ..errors import UnsupportedError
 from ..formats import Format, Parts
+from .lanes import float_values, int_codes, int_values
+from .rounding import round_values
 from .exact import cat, exact_sum, fit, float64_fused_exact, float64_grid, index, products, round_shift, zeros
 
 __all__ = ["MODELS", "Outcome", "mac", "check_model"]
@@ -101,6 +103,11 @@ def _float_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) ->
         flags = {"inexact": False, "sat_hit": False}
 
         def rnd(values):
+            if isinstance(values, np.ndarray):  # float64 values (else exact Parts)
+                codes, _, inexact, sat = round_values(values, acc, rounding, saturate)
+                flags["inexact"] |= inexact
+                flags["sat_hit"] |= sat
+                return codes
             codes, fl = formats.encode(values, acc, rounding=rounding, saturate=saturate, return_flags=True)
             flags["inexact"] |= bool(fl.inexact.any())
             flags["sat_hit"] |= bool(fl.saturated.any())
@@ -110,8 +117,8 @@ def _float_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) ->
         return Outcome(codes, flags["inexact"], flags["sat_hit"])
 
     if FLOAT64_SHORTCUT and ft.man_bits + 1 <= 26:
-        va, vb = formats.decode(a_codes, ft), formats.decode(b_codes, ft)
-        vc = formats.decode(c_codes, acc) if c_codes is not None else np.zeros(shape)
+        va, vb = float_values(a_codes, ft), float_values(b_codes, ft)
+        vc = float_values(c_codes, acc) if c_codes is not None else np.zeros(shape)
         if model == "fused":
             return attempt(_fused_split, va, vb, vc, a_codes, b_codes, c_codes, ft)
         q = float64_grid(va, vb, vc, ft, acc)
@@ -158,7 +165,7 @@ def _limb_models(a, b, c, ft, acc, rdn, model, rnd):
     return rnd(exact_sum(cat(index(state, (Ellipsis, None)), index(c, (Ellipsis, None))), rdn))
 
 
-def _add_f64(x, y, rdn):
+def add_f64(x, y, rdn):
     """``x + y`` for float64 values whose sum is exact; an exact zero gets IEEE's sign for the mode."""
     s = x + y  # numpy rounds to nearest, which gives IEEE's zero sign for every mode but toward -inf
     if rdn:
@@ -185,11 +192,11 @@ def _float64_models(va, vb, vc, q, acc, rdn, model, rnd):
     """The step-wise models in float64, valid on the grid :func:`float64_grid` found."""
     state = vc if model == "sequential" else np.zeros(vc.shape)
     for i in range(va.shape[-1]):
-        codes = rnd(_add_f64(_on_grid(state, q), va[..., :, None, i] * vb[..., None, :, i], rdn))
+        codes = rnd(add_f64(_on_grid(state, q), va[..., :, None, i] * vb[..., None, :, i], rdn))
         state = formats.decode(codes, acc)
     if model == "sequential":
         return codes
-    return rnd(_add_f64(_on_grid(state, q), vc, rdn))
+    return rnd(add_f64(_on_grid(state, q), vc, rdn))
 
 
 # ---------------------------------------------------------- integers, fixed
@@ -199,16 +206,10 @@ def _needs_python_ints(ft: Format, acc: Format, k: int, shift: int) -> bool:
     return bound >= 1 << 62
 
 
-def _int_codes(v, acc: Format) -> np.ndarray:
-    """Lane codes of in-range integers ``v`` (units of 2**-frac): two's complement bits, canonical fill."""
-    bits = np.asarray(v).astype(np.int64).astype(U64) & U64(acc.code_mask)
-    return formats.canonical(bits, acc).astype(acc.dtype)
-
-
 def _int_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) -> Outcome:
-    a, b = formats.decode_int(a_codes, ft), formats.decode_int(b_codes, ft)
+    a, b = int_values(a_codes, ft), int_values(b_codes, ft)
     shape = a.shape[:-1] + (b.shape[-2],)
-    c = formats.decode_int(c_codes, acc) if c_codes is not None else np.zeros(shape, np.int64)
+    c = int_values(c_codes, acc) if c_codes is not None else np.zeros(shape, np.int64)
     k = a.shape[-1]
     shift = 2 * ft.frac_bits - acc.frac_bits  # product units -> accumulator units
     if _needs_python_ints(ft, acc, k, shift):
@@ -231,4 +232,4 @@ def _int_mac(a_codes, b_codes, c_codes, ft, acc, rounding, saturate, model) -> O
             v = step((v << shift) + a[..., :, None, i] * b[..., None, :, i], shift)
         if model == "chain_then_add":
             v = step(v + c, 0)
-    return Outcome(_int_codes(v, acc), inexact, sat_hit)
+    return Outcome(int_codes(v, acc), inexact, sat_hit)

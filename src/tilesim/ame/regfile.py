@@ -31,11 +31,19 @@ def span(cols: int, fmt: Format) -> int:
     return -(-cols // elements_per_row(fmt))
 
 
+def whole_lanes(fmt: Format) -> bool:
+    """The codes fill their lanes of 8 to 64 bits: a tile's bytes are its codes (on a little-endian host)."""
+    return fmt.bits == fmt.lane_bits >= 8 and np.little_endian
+
+
 def _full_codes(tiles: np.ndarray, first: np.ndarray, fmt: Format, n: int):
     """(tile indices (S, n), raw bytes (S, n, 16, 16), codes (S, 16, n e)) of n tiles from each ``first``."""
     idx = np.asarray(first, np.intp)[:, None] + np.arange(n)
     raw = tiles[idx].reshape(idx.shape + (ROWS, ROW_BYTES))
-    codes = unpack(raw, fmt)  # (S, n, 16, e)
+    if whole_lanes(fmt):  # every bit pattern is a canonical code: the bytes viewed as lanes
+        codes = raw.view(fmt.dtype)
+    else:
+        codes = unpack(raw, fmt)  # (S, n, 16, e)
     s, _, _, e = codes.shape
     return idx, raw, codes.transpose(0, 2, 1, 3).reshape(s, ROWS, n * e)
 
@@ -63,6 +71,10 @@ def scatter(tiles: np.ndarray, first, codes: np.ndarray, fmt: Format):
     s, rows, cols = codes.shape
     n = span(cols, fmt)
     e = elements_per_row(fmt)
+    if whole_lanes(fmt) and rows == ROWS and cols == n * e:  # whole tiles: their bytes are the codes
+        idx = np.asarray(first, np.intp)[:, None] + np.arange(n)
+        lanes = np.ascontiguousarray(codes.astype(fmt.dtype, copy=False).reshape(s, ROWS, n, e).transpose(0, 2, 1, 3))
+        return idx.reshape(-1), lanes.view(np.uint8).reshape(s * n, TILE_BYTES)
     idx, raw, full = _full_codes(tiles, first, fmt, n)
     full = full.copy()
     full[:, :rows, :cols] = codes

@@ -79,7 +79,7 @@ def compare(m: int, n: int, k: int, fts, *, bovf: int = 0, rnd: str = "rne", sat
         t0 = time.perf_counter()
         hook = (lambda done, total, _n=plan.ft.name: on_slice(_n, done, total)) if on_slice else None
         r = gemm(a / sa, b / sb, ft=plan.ft, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
-                 on_slice=hook)
+                 quantize=True, on_slice=hook)
         seconds = time.perf_counter() - t0
         enc = {"rounding": rnd, "saturate": bool(sat)}
         aq = formats.quantize(a / sa, plan.ft, **enc) * sa

@@ -1,0 +1,357 @@
+"""The fast GEMM engine: the runtime's K-slice stream computed over blocks of C rows with float64 BLAS.
+
+A result of :func:`tilesim.ame.gemm.gemm` depends only on its row of A, its
+column of B, its C and the K-slices (docs/decisions.md AME15), never on the
+tiling, so this engine runs each block of C rows through every K-slice in
+order, for all columns at once, and never builds padded tiles. It gives the
+same bits and flags as the instruction stream (the tests hold it to the
+program run on a :class:`~tilesim.ame.Core`), by these arguments
+(docs/decisions.md AME19-AME22):
+
+- Floats, ``fused``: a slice's products summed by BLAS in float64 are exact
+  when an exponent-range certificate holds; it is computed per row of A and
+  per column of B in each slice (AME19), so it costs O(M + N) per slice.
+  ``C + P`` is one float64 addition, checked exact by the Fast2Sum test
+  (``S - C == P`` and ``S - P == C``). Exact sums are rounded once to the
+  accumulator (:func:`tilesim.ame.rounding.round_values`); zeros get the exact-sum sign rule from
+  their terms. Every element whose certificate or check fails takes the
+  exact path (:func:`tilesim.ame.models.mac`) for that slice alone.
+- Floats, ``sequential`` and ``chain_then_add``: the same, one product (a
+  rank-1 update, always exact) per step.
+- Integers and fixed point: without SAT, wrapping commutes with addition and
+  with the rounding shifts (all but RTZ, whose direction depends on the
+  sign), so the steps run unbounded and wrap once at the end; with
+  ``shift = 0`` that is one exact product (AME20). With SAT, the
+  bound ``|C| + |A| |B|`` marks the rows that can never clamp; only the other
+  rows run step by step, clamping at each step.
+- ``wrapped`` counts the integer results that differ from what an
+  accumulator without range limits would hold (AME21).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from .. import formats
+from ..formats import Format, Kind
+from .exact import cat, exact_sum, fit, round_shift
+from .models import add_f64, mac
+from .lanes import float_values, int_codes, int_values
+from .rounding import round_values
+
+__all__ = ["Totals", "supports", "run", "BLOCK_ELEMENTS"]
+
+BLOCK_ELEMENTS = 1 << 16  # elements of C per block of rows (floats): a block's temporaries stay in cache
+INT_BLOCK_ELEMENTS = 1 << 20  # integers: one exact product per block, memory bounded
+_FAR = 1 << 20  # beyond every exponent: zeros take no part in the bounds
+
+
+@dataclass
+class Totals:
+    """The status a GEMM raises, and how many integer results wrapped."""
+
+    inexact: bool = False
+    sat_hit: bool = False
+    wrapped: int = 0
+
+
+def supports(ft: Format, acc: Format) -> bool:
+    """Whether the engine computes this format pair (else the runtime's batched tiles do).
+
+    Integers and fixed point always; floats whose products are exact in
+    float64 (at most 26 significand bits) and that have a zero (the runtime's
+    padding of E8M0 raises flags this engine, which never pads, would not).
+    """
+    if ft.kind is not Kind.FLOAT:
+        return True
+    return ft.has_zero and ft.man_bits + 1 <= 26 and acc.bits <= 32
+
+
+# ------------------------------------------------------------------- floats
+def _slice_bounds(v: np.ndarray, fmt: Format, e: int):
+    """Per row and K-slice: (lowest quantum exponent, top exponent, any non-finite), each (rows, slices).
+
+    ``v`` (rows, K): every value of the slice is a multiple of 2**low and below 2**top in magnitude.
+    """
+    rows, k = v.shape
+    n = -(-k // e)
+    w = np.zeros((rows, n * e))
+    w[:, :k] = v
+    finite = np.isfinite(w)
+    live = finite & (w != 0)
+    with np.errstate(invalid="ignore"):
+        _, ex = np.frexp(np.where(live, w, 1.0))
+    low = np.where(live, np.maximum(ex - 1, fmt.emin) - fmt.man_bits, _FAR).reshape(rows, n, e).min(-1)
+    top = np.where(live, ex, -_FAR).reshape(rows, n, e).max(-1)
+    return low, top, ~finite.reshape(rows, n, e).all(-1)
+
+
+def _by_slice(v: np.ndarray, e: int) -> np.ndarray:
+    """``v`` (rows, K) as contiguous K-slices (slices, rows, e), the last one zero-padded."""
+    rows, k = v.shape
+    n = -(-k // e)
+    w = np.zeros((n, rows, e))
+    for s in range(n):
+        w[s, :, : min(e, k - s * e)] = v[:, s * e:(s + 1) * e]
+    return w
+
+
+def _certified(bounds_a, bounds_b, rows: slice, s: int, kk: int) -> np.ndarray | None:
+    """Which products of slice ``s`` float64 sums exactly (rows x N), or ``None`` for all of them.
+
+    A result's products are multiples of ``2**(la + lb)`` below ``2**(ta + tb)``; their sum, in any
+    order, stays exact while it is below ``2**(la + lb + 53)``: ``ta + tb + ceil(log2 kk) - la - lb <= 53``.
+    """
+    (la, ta, xa), (lb, tb, xb) = bounds_a, bounds_b
+    sa, sb = ta[rows, s] - la[rows, s], tb[:, s] - lb[:, s]
+    xa, xb = xa[rows, s], xb[:, s]
+    lg = (kk - 1).bit_length()
+    if sa.max() + sb.max() + lg <= 53 and not xa.any() and not xb.any():
+        return None
+    return (sa[:, None] + sb[None, :] + lg <= 53) & ~xa[:, None] & ~xb[None, :]
+
+
+def _zero_sign(terms: np.ndarray, rdn: bool) -> np.ndarray:
+    """Sign of exact zero sums of ``terms`` (n, T): -0 when every term is -0, or toward -inf unless all are +0."""
+    neg, z = np.signbit(terms), terms == 0
+    return np.all(z & neg, -1) | (rdn & ~np.all(z & ~neg, -1))
+
+
+class _Floats:
+    """The float models on one GEMM; :meth:`block` runs one block of C rows through every K-slice."""
+
+    def __init__(self, plan, a_codes, b_codes, model: str, saturate: bool):
+        self.p, self.model = plan, model
+        self.ft, self.acc = plan.ft, plan.acc
+        self.a_codes, self.b_codes = a_codes, b_codes
+        self.va, self.vb = float_values(a_codes, self.ft), float_values(b_codes, self.ft)
+        if model == "fused":  # per K-slice, contiguous: A (slices, M, e) and B (slices, e, N), zero-padded in K
+            self.a_s, self.b_s = _by_slice(self.va, plan.k_step), _by_slice(self.vb, plan.k_step).transpose(0, 2, 1)
+            self.b_s = np.ascontiguousarray(self.b_s)
+        self.saturate = saturate and not self.acc.has_inf  # as models.mac: float SAT clamps formats without Inf
+        self.rdn = plan.rnd == "rdn"
+        if model == "fused":
+            e = plan.k_step
+            self.bounds = (_slice_bounds(self.va, self.ft, e), _slice_bounds(self.vb, self.ft, e))
+
+    def _round(self, s, tot: Totals):
+        codes, values, inexact, sat = round_values(s, self.acc, self.p.rnd, self.saturate, not tot.inexact)
+        tot.inexact |= inexact
+        tot.sat_hit |= sat
+        return codes, values
+
+    def _exact(self, bad, ks, c_codes, codes, values, rows, tot: Totals):
+        """Recompute the results ``bad`` (an index pair) of one step by the exact models (one product sum)."""
+        i, j = bad
+        out = mac(self.a_codes[rows][i][:, None, ks], self.b_codes[j][:, None, ks], c_codes[i, j][:, None, None],
+                  self.ft, self.acc, self.p.rnd, self.saturate, "fused")
+        codes[i, j] = out.codes[:, 0, 0]
+        values[i, j] = formats.decode(out.codes[:, 0, 0], self.acc)
+        tot.inexact |= out.inexact
+        tot.sat_hit |= out.sat_hit
+
+    def _step(self, c, c_codes, p, ok, rows, ks, tot: Totals, terms=None):
+        """``round(C + P)`` where ``P`` is exact at ``ok`` (None: everywhere); the rest exactly.
+
+        ``terms(index, c)``: a fused slice's terms at exact zero sums (BLAS gives no reliable zero sign);
+        without it ``P`` is one product and the two-term sum gets IEEE's zero sign.
+        """
+        with np.errstate(invalid="ignore", over="ignore"):
+            s = c + p if terms else add_f64(c, p, self.rdn)
+            t = s - c
+            exact = t == p
+            np.subtract(s, p, out=t)
+            exact &= t == c  # Fast2Sum: the addition was exact (NaN and Inf fail)
+        if ok is not None:
+            exact &= ok
+        if terms and not s.all():
+            zi = np.nonzero((s == 0) & exact)
+            s[zi] = np.where(_zero_sign(terms(zi, c), self.rdn), -0.0, 0.0)
+        all_exact = exact.all()
+        if not all_exact:
+            s[~exact] = 0.0  # recomputed below: no flags from float64's inexact sums
+        codes, values = self._round(s, tot)
+        if not all_exact:
+            self._exact(np.nonzero(~exact), ks, c_codes, codes, values, rows, tot)
+        return codes, values
+
+    def block(self, rows: slice, c, c_codes):
+        """Codes of C rows ``rows`` after every K-slice, and the status they raised."""
+        va, vb, tot = self.va[rows], self.vb, Totals()
+        for s, kk in enumerate(self.p.k_slices):
+            k0 = s * self.p.k_step
+            if self.model == "fused":
+                ks = slice(k0, k0 + kk)
+                p = self.a_s[s, rows] @ self.b_s[s]
+                ok = _certified(*self.bounds, rows, s, kk)
+
+                def terms(z, cc, ks=ks):
+                    return np.concatenate([va[z[0], ks] * vb[z[1], ks], cc[z][:, None]], -1)
+
+                c_codes, c = self._step(c, c_codes, p, ok, rows, ks, tot, terms)
+                continue
+            t_codes, t = (c_codes, c) if self.model == "sequential" else self._zeros(c.shape)
+            for k in range(k0, k0 + kk):
+                with np.errstate(invalid="ignore", over="ignore"):  # Inf x 0: the exact path decides
+                    p = np.multiply.outer(va[:, k], vb[:, k])
+                t_codes, t = self._step(t, t_codes, p, None, rows, slice(k, k + 1), tot)
+            if self.model == "sequential":
+                c_codes, c = t_codes, t
+            else:
+                c_codes, c = self._add(t, t_codes, c, c_codes, tot)
+        return c_codes, tot
+
+    def _zeros(self, shape):
+        return np.zeros(shape, self.acc.dtype), np.zeros(shape)
+
+    def _add(self, x, x_codes, y, y_codes, tot: Totals):
+        """``round(x + y)`` of two accumulator values (chain_then_add's last step), exact where float64 is not."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            s = add_f64(x, y, self.rdn)
+            exact = (s - x == y) & (s - y == x)
+        s[~exact] = 0.0  # recomputed below: no flags from float64's inexact sums
+        codes, values = self._round(s, tot)
+        i, j = np.nonzero(~exact)
+        if i.size:
+            terms = cat(_parts(x_codes[i, j], self.acc), _parts(y_codes[i, j], self.acc))
+            c, fl = formats.encode(exact_sum(terms, self.rdn), self.acc, rounding=self.p.rnd,
+                                   saturate=self.saturate, return_flags=True)
+            codes[i, j], values[i, j] = c, formats.decode(c, self.acc)
+            tot.inexact |= bool(fl.inexact.any())
+            tot.sat_hit |= bool(fl.saturated.any())
+        return codes, values
+
+
+def _parts(codes, fmt):
+    """Exact Parts of codes (n,), with a trailing term axis."""
+    p = formats.decode_exact(codes, fmt)
+    return type(p)(*(np.asarray(f)[..., None] for f in p))
+
+
+# ------------------------------------------------------------ integers, fixed
+def _bound_fits(a, b, limit: int) -> bool:
+    """Whether ``|a| @ |b|`` (int64 arrays) and every partial sum stay below ``limit``, from the maxima."""
+    if a.size == 0 or b.size == 0:
+        return True
+    return int(np.abs(a).max()) * int(np.abs(b).max()) * a.shape[-1] < limit
+
+
+def _imatmul(a, b):
+    """Exact ``a @ b.T`` of integer arrays: float64 BLAS when the sums stay below 2**53, else int64 or Python ints."""
+    if _bound_fits(a, b, 1 << 53):
+        return (a.astype(np.float64) @ b.astype(np.float64).T).astype(np.int64)
+    if a.dtype != object and _bound_fits(a, b, 1 << 62):
+        return a @ b.T
+    return a.astype(object) @ b.astype(object).T
+
+
+class _Ints:
+    """Integer and fixed-point models on one GEMM (see the module docstring)."""
+
+    def __init__(self, plan, a_codes, b_codes, model: str, saturate: bool):
+        self.p, self.model, self.saturate = plan, model, saturate
+        self.ft, self.acc = plan.ft, plan.acc
+        self.a, self.b = int_values(a_codes, self.ft), int_values(b_codes, self.ft)
+        self.shift = 2 * self.ft.frac_bits - self.acc.frac_bits  # product units -> accumulator units
+        self.totals = Totals()
+        k = self.a.shape[1]
+        bound = k * (1 << 2 * (self.ft.bits - 1)) + (k << self.shift) + (1 << (self.acc.bits - 1 + self.shift))
+        if bound >= 1 << 62:  # unbounded running values may leave int64
+            self.a, self.b = self.a.astype(object), self.b.astype(object)
+
+    def block(self, rows: slice, c):
+        """Values of C rows ``rows``: clamped (SAT), else unbounded (:meth:`finish` wraps them)."""
+        a = self.a[rows]
+        c = c.astype(self.a.dtype)
+        if self.shift == 0:
+            exact = c + _imatmul(a, self.b)
+            if not self.saturate:
+                return exact
+            fits = np.abs(c) + _imatmul(np.abs(a), np.abs(self.b)) <= self.acc.int_max  # never clamps
+            redo = np.flatnonzero(~fits.all(1))
+            if redo.size:
+                exact[redo] = self._steps(a[redo], c[redo], "clamp")
+            return exact
+        if self.saturate:
+            return self._steps(a, c, "clamp")
+        if self.p.rnd == "rtz":  # rounding toward zero depends on the sign: wrapping does not commute with it
+            v, unbounded = self._steps(a, c, "wrap"), self._steps(a, c, None)
+            self.totals.wrapped += int(np.count_nonzero(v != unbounded))
+            return v
+        return self._steps(a, c, None)
+
+    def _step(self, x, shift, limit):
+        v, dropped = round_shift(x, shift, self.p.rnd)
+        self.totals.inexact |= dropped
+        if limit:
+            v, clamped = fit(v, self.acc, limit == "clamp")
+            self.totals.sat_hit |= clamped
+        return v
+
+    def _steps(self, a, c, limit):
+        """The model's steps, slice by slice (fused) or product by product; ``limit``: clamp, wrap or None."""
+        sh, b, v = self.shift, self.b, c
+        for s, kk in enumerate(self.p.k_slices):
+            ks = slice(s * self.p.k_step, s * self.p.k_step + kk)
+            if self.model == "fused":
+                v = self._step((v << sh) + _imatmul(a[:, ks], b[:, ks]), sh, limit)
+                continue
+            t = v if self.model == "sequential" else np.zeros_like(v)
+            for k in range(ks.start, ks.stop):
+                t = self._step((t << sh) + np.multiply.outer(a[:, k], b[:, k]), sh, limit)
+            v = t if self.model == "sequential" else self._step(t + v, 0, limit)
+        return v
+
+    def finish(self, v):
+        """Codes of the final values: wrapped into the accumulator (counted) unless SAT clamped them."""
+        w, _ = fit(v, self.acc, False)
+        if not self.saturate:
+            self.totals.wrapped += int(np.count_nonzero(w != v))
+        return int_codes(w, self.acc)
+
+
+# ---------------------------------------------------------------------- run
+def run(plan, a_codes: np.ndarray, b_codes: np.ndarray, c_codes: np.ndarray | None, model: str, saturate: bool,
+        tick: Callable[[int, int], None] | None = None) -> tuple[np.ndarray, Totals]:
+    """C codes (M x N) and the status of ``A x B (+ C)`` from codes: ``a_codes`` (M x K), ``b_codes`` (N x K,
+    B transposed), ``c_codes`` (M x N accumulator codes, or ``None``: C starts from +0).
+
+    ``tick(done, total)`` is called after each block of C rows, ``done`` and ``total`` counted in results.
+    """
+    m, n = plan.m, plan.n
+    out = np.empty((m, n), plan.acc.dtype)
+    if plan.ft.kind is not Kind.FLOAT:  # big exact products: BLAS's own threads
+        eng = _Ints(plan, a_codes, b_codes, model, saturate)
+        c_all = int_values(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n), np.int64)
+        rows_per = max(1, INT_BLOCK_ELEMENTS // n)
+        for r0 in range(0, m, rows_per):
+            rows = slice(r0, min(m, r0 + rows_per))
+            out[rows] = eng.finish(eng.block(rows, c_all[rows]))
+            if tick is not None:
+                tick(rows.stop * n, m * n)
+        return out, eng.totals
+    eng = _Floats(plan, a_codes, b_codes, model, saturate)
+    c_all = float_values(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n))
+    c_codes = c_codes if c_codes is not None else np.zeros((m, n), plan.acc.dtype)
+    rows_per = max(1, BLOCK_ELEMENTS // n)
+    blocks = [slice(r0, min(m, r0 + rows_per)) for r0 in range(0, m, rows_per)]
+    totals = Totals()
+    # cache-sized blocks of rank-k updates, one per core: BLAS's own threads only cost on products this small
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        jobs = {pool.submit(eng.block, r, c_all[r].copy(), c_codes[r].copy()): r for r in blocks}
+        done = 0
+        for job in as_completed(jobs):
+            r = jobs[job]
+            out[r], tot = job.result()
+            totals.inexact |= tot.inexact
+            totals.sat_hit |= tot.sat_hit
+            done += (r.stop - r.start) * n
+            if tick is not None:
+                tick(done, m * n)
+    return out, totals
