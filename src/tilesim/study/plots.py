@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from .metrics import ULP_EDGES
 
 __all__ = ["SIZE", "DPI", "PLOTS", "error_vs_format", "error_vs_k", "cost_per_tiling", "ulp_histogram",
-           "draw_error_by_format", "draw_ulp_histogram"]
+           "gemm_figure"]
 
 SIZE = (9.0, 5.0)
 DPI = 100
@@ -72,6 +72,7 @@ def draw_error_by_format(ax, records: list[dict]) -> None:
             ys += vals
         ax.scatter(xs, _clip(ys, limits), marker=marker, label=label)
     ax.set_xticks(range(len(names)), names, rotation=20)
+    ax.set_xlim(-0.5, len(names) - 0.5)
     _log_axis(ax, "relative Frobenius error", limits)
     ax.legend(fontsize="small")
 
@@ -156,6 +157,15 @@ def ulp_histogram(records: list[dict], histograms: list[dict]) -> Figure:
     for ax, against in zip(axes, ("fp64", "quantised")):
         draw_ulp_histogram(ax, records, histograms, against)
     fig.suptitle("ULP errors of the results")
+    return fig
+
+
+def gemm_figure(records: list[dict], histograms: list[dict], title: str) -> Figure:
+    """``tilesim gemm --plot``: the errors by format, and the ULP errors of accumulation alone."""
+    fig, axes = _figure(2)
+    draw_error_by_format(axes[0], records)
+    draw_ulp_histogram(axes[1], records, histograms, "quantised")
+    fig.suptitle(title)
     return fig
 
 

@@ -12,34 +12,21 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from . import plots
 from .metrics import ULP_EDGES
-from .sweep import COLUMNS, Study
+from .sweep import Study
+from .view import columns_for, to_csv
 
-__all__ = ["write", "write_csv", "markdown_table"]
+__all__ = ["write", "markdown_table"]
 
-# the report's table: (column, header, format)
-_SUMMARY = (("layer", "layer", "{}"), ("m", "M", "{}"), ("n", "N", "{}"), ("k", "K", "{}"), ("dist", "dist", "{}"),
-            ("ft", "Ft", "{}"), ("acc", "acc", "{}"), ("rnd", "RND", "{}"), ("sat", "SAT", "{}"),
-            ("accumulation", "model", "{}"), ("tiling", "tiling", "{}"), ("err_rel", "err vs fp64", "{:.3g}"),
-            ("acc_err_rel", "err accum.", "{:.3g}"), ("acc_ulp_max", "max ULP accum.", "{:.3g}"),
-            ("useful_share", "useful", "{:.0%}"), ("cycles", "cycles", "{:,}"), ("wrapped", "wrapped", "{:,}"))
 _MAX_ROWS = 200  # report.md shows at most this many points; results.csv has them all
 
 
-def write_csv(records: list[dict], path: Path) -> None:
-    """The records as CSV with the documented columns (every record has exactly these keys)."""
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, [name for name, _ in COLUMNS], extrasaction="raise")
-        w.writeheader()
-        w.writerows(records)
-
-
 def markdown_table(records: list[dict]) -> str:
-    shown = [c for c in _SUMMARY if c[0] != "layer" or any(r["layer"] for r in records)]
-    lines = ["| " + " | ".join(h for _, h, _ in shown) + " |", "|" + "---|" * len(shown)]
-    for r in records[:_MAX_ROWS]:
-        lines.append("| " + " | ".join(f.format(r[c]) for c, _, f in shown) + " |")
+    """The console's summary columns (:func:`.view.columns_for`) as a Markdown table."""
+    shown = columns_for(records)
+    lines = ["| " + " | ".join(h for h, _, _ in shown) + " |",
+             "|" + "".join("---:|" if j == "right" else "---|" for _, j, _ in shown)]
+    lines += ["| " + " | ".join(cell(r) for _, _, cell in shown) + " |" for r in records[:_MAX_ROWS]]
     if len(records) > _MAX_ROWS:
         lines.append(f"\n({len(records) - _MAX_ROWS} more points in results.csv)")
     return "\n".join(lines) + "\n"
@@ -58,10 +45,12 @@ def _dimensions(study: Study) -> list[str]:
 
 def write(study: Study, out: Path) -> list[Path]:
     """Write the study into folder ``out`` (created if needed); returns the files written."""
+    from . import plots  # matplotlib: imported only when plots are drawn
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "results.csv", out / "ulp_histogram.csv"]
-    write_csv(study.records, written[0])
+    written[0].write_text(to_csv(study.records))
     with open(written[1], "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["point", "against", "bin_upper", "count"])
