@@ -199,17 +199,17 @@ def test_program_runs_from_a_fresh_core_and_leaves_status():
 
 
 def test_study_errors_against_float64():
-    """The study's errors are what they say: zero accumulation error where every sum is exact, the
+    """The quick view's errors are what they say: zero accumulation error where every sum is exact, the
     input quantisation error in the total, and integer wrap visible when INT16 overflows."""
     from tilesim.ame.study import compare, problem
-    fp4, int8 = compare(16, 16, 32, ["fp4_e2m1", "int8"], seed=5)
-    a, b = problem(16, 16, 32, seed=5)
+    fp4, int8 = (r.record for r in compare(16, 16, 32, ["fp4_e2m1", "int8"], seed=5))
+    a, b = (x.astype(np.float64) for x in problem(16, 16, 32, seed=5))
     aq, bq = formats.quantize(a, "fp4_e2m1"), formats.quantize(b, "fp4_e2m1")
-    assert fp4.error_accumulation == 0.0  # FP4 products are exact in FP16 and these sums stay exact
-    assert fp4.error_total == pytest.approx(np.linalg.norm(aq @ bq - a @ b) / np.linalg.norm(a @ b))
-    assert 0 < int8.error_total < 0.05  # K=32: no INT16 overflow at this size
-    wide = compare(16, 16, 512, ["int8"], seed=5)[0]
-    assert wide.error_total > 0.1  # full-scale INT8 products overflow INT16 over K=512
+    assert fp4["acc_err_rel"] == 0.0 and fp4["acc_ulp_max"] == 0.0  # FP4 products and these sums are exact in FP16
+    assert fp4["err_rel"] == pytest.approx(np.linalg.norm(aq @ bq - a @ b) / np.linalg.norm(a @ b))
+    assert 0 < int8["err_rel"] < 0.05 and int8["wrapped"] == 0  # K=32: no INT16 overflow at this size
+    wide = compare(16, 16, 512, ["int8"], seed=5)[0].record
+    assert wide["err_rel"] > 0.1 and wide["wrapped"] > 0  # full-scale INT8 products overflow INT16 over K=512
 
 
 def test_cli_gemm(tmp_path):
@@ -231,6 +231,7 @@ def test_cli_gemm(tmp_path):
     assert np.array_equal(np.load(tmp_path / "y.npz")["y"][:20, :20], want)
     for args, words in ((["--tiling", "3x3"], "ame.gemm.tiling"), (["-f", "nope"], "unknown format"),
                         (["-f", "int8", "-f", "bf16", "--emit", str(prog)], "exactly one --ft"),
-                        (["--macs-per-cycle", "0"], "positive")):
+                        (["--macs-per-cycle", "0"], "positive"), (["--format", "xml"], "study.option"),
+                        (["--block", "0x4", "--workers", "1"], "ROWSxCOLS")):
         res = runner.invoke(app, ["gemm", "8", "8", "8", *args])
         assert res.exit_code == 2 and words in res.output, (args, res.output)

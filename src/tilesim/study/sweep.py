@@ -10,10 +10,10 @@ Integer and fixed-point formats get a symmetric per-tensor scale (``max |x|``
 maps to the format's largest value); their errors are measured in the
 accumulator's units, where the scales cancel (docs/decisions.md AME18).
 
->>> sweep = Sweep(shapes=(Shape(16, 32, 64),), fts=("int8", "bf16"))
->>> study = run(sweep)
->>> [(r["ft"], r["acc"], r["tiling"], r["acc_ulp_max"] == 0) for r in study.records]
-[('int8', 'int16', '1x1', True), ('bf16', 'fp32', '1x1', False)]
+>>> study = run(Sweep(shapes=(Shape(16, 64, 64),), fts=("int8", "bf16"), sats=(0, 1)))
+>>> [(r["ft"], r["sat"], r["tiling"], r["wrapped"], r["sat_hit"], f"{r['acc_err_rel']:.1g}") for r in study.records]
+[('int8', 0, '1x4', 6, 0, '0.5'), ('int8', 1, '1x4', 0, 1, '0.04'), ('bf16', 0, '1x4', 0, 0, '4e-08'),
+ ('bf16', 1, '1x4', 0, 0, '4e-08')]
 """
 
 from __future__ import annotations
