@@ -112,14 +112,12 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
     from rich.progress import Progress
 
     from ..study import cluster
-    from ..study.view import OUTPUTS, show, to_csv
+    from ..study.view import check_output, show, to_csv
     from .gemm import DEFAULT_MACS_PER_CYCLE, plan_gemm
     from .study import compare, problem
 
     rate = DEFAULT_MACS_PER_CYCLE if macs_per_cycle is None else macs_per_cycle
-    if output not in OUTPUTS:
-        raise TilesimError(f"unknown output format {output!r}; valid: " + ", ".join(OUTPUTS),
-                           instruction="tilesim gemm", operand="--format", rule="study.option", value=output)
+    check_output(output, "tilesim gemm")
     if emit is not None and len(fts) != 1:
         raise TilesimError("--emit writes the program of one format; give exactly one --ft", instruction="tilesim gemm",
                            operand="--emit", rule="ame.gemm.emit", value=fts)

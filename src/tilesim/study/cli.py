@@ -11,7 +11,7 @@ from . import presets
 from .inputs import tensors as read_tensors
 from .presets import Shape
 from .sweep import Sweep, run
-from .view import show
+from .view import check_output, show
 
 __all__ = ["parse_shapes", "build_sweep", "study_command"]
 
@@ -83,6 +83,7 @@ def study_command(console, *, out: Path | None, workers: int | None, scheduler: 
 
     from .cluster import connect
 
+    check_output(output, "tilesim study")
     sweep = build_sweep(**options)
     points = sweep.points()
     t0 = time.perf_counter()

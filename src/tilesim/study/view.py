@@ -20,13 +20,21 @@ from typing import Callable
 
 from rich.table import Table
 
+from ..errors import TilesimError
 from .sweep import COLUMNS
 
-__all__ = ["OUTPUTS", "Column", "SUMMARY", "columns_for", "plain", "show", "to_csv", "to_json"]
+__all__ = ["OUTPUTS", "Column", "SUMMARY", "check_output", "columns_for", "plain", "show", "to_csv", "to_json"]
 
 OUTPUTS: tuple[str, ...] = ("table", "csv", "json")
 
 Column = tuple[str, str, Callable[[dict], str]]  # header, justification, cell text
+
+
+def check_output(output: str, command: str) -> None:
+    """Raise unless ``output`` (the ``--format`` option) is one of :data:`OUTPUTS` (rule ``study.option``)."""
+    if output not in OUTPUTS:
+        raise TilesimError(f"unknown output format {output!r}; valid: " + ", ".join(OUTPUTS), instruction=command,
+                           operand="--format", rule="study.option", value=output)
 
 
 def _flags(r: dict) -> str:
