@@ -1,4 +1,4 @@
-"""The ``tilesim`` command: demo, formats, quantize, run, gemm, study.
+"""The ``tilesim`` command: demo, formats, quantize, run, gemm, study, compare.
 
 Each ISA package plugs in through two small tables: ``DEMOS`` (a section of
 ``tilesim demo``) and ``RUNNERS`` (``tilesim run`` by file suffix). A runner is
@@ -29,6 +29,7 @@ DEMOS: list[tuple[str, str]] = [
     ("Tensix (Wormhole B0) Matrix Unit", "tilesim.tensix.demo:demo"),
     ("Huawei PTO tile ISA", "tilesim.pto.demo:demo"),
     ("RISC-V AME MAC (proposal v0.14_1)", "tilesim.ame.demo:demo"),
+    ("One operation, three machines (tilesim compare)", "tilesim.compare.demo:demo"),
 ]
 
 # file suffix -> (ISA, "module:function", options that ISA accepts)
@@ -202,6 +203,24 @@ def study(
                       shapes=shape, models=model, tokens=tokens, layers=layer, fts=ft, bovfs=bovf, rnds=rnd,
                       sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
                       weights=weights, seed=seed, macs_per_cycle=macs_per_cycle)
+    except TilesimError as e:
+        _fail(e)
+
+
+@app.command()
+def compare(
+    op: str = typer.Argument(..., help="colmax, colargmax, elwmul or gemm"),
+    dtype: str = typer.Option("bf16", help="bf16, fp16 or fp32"),
+    shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul; 256x256) or MxNxK (gemm; 64x64x64)"),
+    seed: int = typer.Option(0, help="seed of the standard normal inputs"),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="write the table, every column, here"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG of the error distributions here"),
+    output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
+) -> None:
+    """Run one operation on Tensix, PTO and AME side by side, against the exact result."""
+    from .compare.cli import compare_command
+    try:
+        compare_command(console, op, dtype=dtype, shape=shape, seed=seed, csv=csv, plot=plot, output=output)
     except TilesimError as e:
         _fail(e)
 

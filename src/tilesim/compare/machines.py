@@ -116,10 +116,8 @@ def _tmatmul(target: str):
 def _ame(accumulation: str):
     def run(inputs, dtype):
         r = ame_gemm(inputs[0], inputs[1], ft=dtype, accumulation=accumulation)
-        cost = r.plan.cost()
-        count = Counter({"MMACC.T": cost.mmacc, "mld": cost.tiles_loaded, "mst": cost.tiles_stored,
-                         "csrw": cost.instructions - cost.mmacc - cost.tiles_loaded - cost.tiles_stored})
-        return Run(r.values.astype(np.float64), r.plan.acc.name, count)
+        lines = (line.split()[0] for line in r.plan.program().splitlines() if line and not line.startswith("#"))
+        return Run(r.values.astype(np.float64), r.plan.acc.name, Counter(lines))
     return run
 
 
