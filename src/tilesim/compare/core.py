@@ -51,10 +51,13 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 
 @dataclass
 class Comparison:
-    """The records, and per record the ULP errors of its elements (``None`` where it did not run)."""
+    """The records, and per record what ran (:class:`.machines.Run`) and the ULP errors of its elements
+    (``None`` where it did not run); ``inputs`` are the arrays every machine saw."""
 
     op: str
+    inputs: tuple[np.ndarray, ...]
     records: list[dict]
+    runs: list[Run | None]
     ulps: list[np.ndarray | None]
 
 
@@ -172,7 +175,7 @@ def evaluate(op: str, inputs=None, *, dtype: str = "bf16", shape=None, seed: int
     ex = (exact.colmax(inputs[0]) if op in ("colmax", "colargmax") else
           exact.product(*inputs) if op == "elwmul" else exact.gemm_exact(*inputs))
     ref_index = exact.colargmax(inputs[0]) if op == "colargmax" else None
-    records, errors = [], []
+    records, runs, errors = [], [], []
     for mach in MACHINES[op]:
         rec = {"op": op, "dtype": dtype, "shape": "x".join(map(str, shape)), "machine": mach.machine,
                "config": mach.config}
@@ -180,6 +183,7 @@ def evaluate(op: str, inputs=None, *, dtype: str = "bf16", shape=None, seed: int
             r = mach.run(inputs, dtype)
         except (DtypeError, UnsupportedError) as e:  # the ISA does not take this dtype: a row that says so
             records.append({**rec, "ran": 0, "note": str(e)})
+            runs.append(None)
             errors.append(None)
             continue
         measured, ulps = _measure(op, inputs, r, ex)
@@ -187,9 +191,10 @@ def evaluate(op: str, inputs=None, *, dtype: str = "bf16", shape=None, seed: int
         if ref_index is not None:
             rec.update(_index_reasons(inputs[0], r.index, ref_index, mach.machine))
         records.append(rec)
+        runs.append(r)
         errors.append(ulps)
     names = [c for c, _ in COLUMNS]
-    return Comparison(op, [{k: rec.get(k, "") for k in names} for rec in records], errors)
+    return Comparison(op, inputs, [{k: rec.get(k, "") for k in names} for rec in records], runs, errors)
 
 
 def run(op: str, inputs=None, **options) -> list[dict]:
