@@ -175,6 +175,16 @@ def test_argmax_reasons():
         assert (r["idx_differ"], r["idx_nan"]) == (1, 1), (target, r)
 
 
+def test_unsigned_argmax_as_floats():
+    """A2A3 compares uint16 column-argmax inputs as fp16 bit patterns: 0x9000 is a negative float there."""
+    x = np.array([[1, 5], [2, 0x7000], [0x9000, 3]] + [[0, 0]] * 13, np.float64)
+    x = np.hstack([x] * 8)
+    records = {r["config"]: r for r in run("colargmax", x, dtype="uint16")}
+    assert records["TCOLARGMAX a2a3"]["idx_differ"] == 8 == records["TCOLARGMAX a2a3"]["idx_other"]
+    assert records["TCOLARGMAX cpu"]["idx_differ"] == 0 == records["TCOLARGMAX a5"]["idx_differ"]
+    assert records["GMPOOL ArgMax, hardware"]["ran"] == 0 and "unsigned" in records["GMPOOL ArgMax, doc"]["note"]
+
+
 def test_values_that_need_hifi4():
     """bf16 operands whose low mantissa bits are set: LoFi and HiFi2 truncate them, HiFi4 is exact."""
     a = np.full((8, 16), 1.5)
@@ -191,7 +201,8 @@ def test_values_that_need_hifi4():
 @pytest.mark.parametrize("args, words", [
     (["sum"], "unknown operation 'sum'"),
     (["gemm", "--dtype", "int4"], "no machine compares gemm in 'int4'"),
-    (["colmax", "--dtype", "fp64"], "bf16, fp16, fp32"),
+    (["colmax", "--dtype", "fp64"], "bf16, fp16, fp32, uint16"),
+    (["elwmul", "--dtype", "uint16"], "no machine compares elwmul in 'uint16'"),
     (["gemm", "--shape", "12x16x16"], "tensix cannot take 12x16x16 for gemm: MVMUL"),
     (["colmax", "--shape", "20x16"], "tensix cannot take 20x16 for colmax: GMPOOL"),
     (["elwmul", "--shape", "1024x16"], "at most 512 rows"),

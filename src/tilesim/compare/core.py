@@ -22,7 +22,9 @@ from .machines import MACHINES, Run
 __all__ = ["OPS", "DTYPES", "COLUMNS", "Comparison", "evaluate", "run", "make_inputs", "parse_shape"]
 
 OPS: tuple[str, ...] = tuple(MACHINES)
-DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp32")
+DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp32", "uint16")
+#: dtypes of the column ops only: unsigned integers (A2A3's column argmax compares them as float bits)
+COLUMN_ONLY: tuple[str, ...] = ("uint16",)
 DEFAULT_SHAPES = {"colmax": (256, 256), "colargmax": (256, 256), "elwmul": (256, 256), "gemm": (64, 64, 64)}
 
 # (column, meaning): the records' keys, the CSV's columns (docs/compare.md shows this table)
@@ -80,8 +82,9 @@ def parse_shape(op: str, text: str | None) -> tuple[int, ...]:
 def _check(op: str, dtype: str) -> None:
     if op not in OPS:
         raise _error(f"unknown operation {op!r}; valid: " + ", ".join(OPS), "OP", op)
-    if dtype not in DTYPES:
-        raise _error(f"no machine compares {op} in {dtype!r}; dtypes: " + ", ".join(DTYPES), "--dtype", dtype,
+    valid = DTYPES if op in ("colmax", "colargmax") else tuple(d for d in DTYPES if d not in COLUMN_ONLY)
+    if dtype not in valid:
+        raise _error(f"no machine compares {op} in {dtype!r}; dtypes: " + ", ".join(valid), "--dtype", dtype,
                      "compare.dtype", DtypeError)
 
 
@@ -93,8 +96,13 @@ def _shapes_of(op: str, shape: tuple[int, ...]) -> list[tuple[int, int]]:
 
 
 def make_inputs(op: str, dtype: str, shape: tuple[int, ...], seed: int = 0) -> tuple[np.ndarray, ...]:
-    """Standard normal inputs of ``shape``, rounded to ``dtype`` (float64 arrays)."""
+    """Standard normal inputs of ``shape`` rounded to ``dtype``, or uniform codes of an integer dtype
+    (float64 arrays)."""
     rng = np.random.default_rng([seed, *shape])
+    fmt = formats.get(dtype)
+    if fmt.kind is not formats.Kind.FLOAT:
+        return tuple(rng.integers(int(fmt.min_exact), int(fmt.max_exact), s, endpoint=True).astype(np.float64)
+                     for s in _shapes_of(op, shape))
     return tuple(formats.quantize(rng.standard_normal(s), dtype) for s in _shapes_of(op, shape))
 
 
@@ -110,7 +118,7 @@ def _user_inputs(op: str, dtype: str, inputs) -> tuple[tuple[np.ndarray, ...], t
         if x.ndim != 2 or x.dtype.kind not in "iuf" or x.size == 0:
             raise _error(f"input {i} must be a non-empty 2-D array of numbers, not {x.dtype} {x.shape}", "inputs",
                          x.shape, "compare.inputs", GeometryError)
-        out.append(formats.quantize(x.astype(np.float64), dtype))
+        out.append(formats.quantize(x.astype(np.float64), dtype, saturate=True))
     if op == "gemm":
         (m, k), (k2, n) = out[0].shape, out[1].shape
         if k != k2:
@@ -154,7 +162,7 @@ def _measure(op: str, inputs: tuple, r: Run, ex: np.ndarray) -> tuple[dict, np.n
     ulps = None
     if r.values is not None:
         fmt = formats.get(r.out_format)
-        ref = formats.quantize(ex, fmt)
+        ref = formats.quantize(ex, fmt, saturate=True)
         ulps = metrics.ulps(r.values, ref, fmt)
         ulps = np.where(_same(r.values, ref), 0.0, ulps)
         out.update(elements=int(r.values.size), differ=int((~_same(r.values, ref)).sum()),
@@ -204,7 +212,7 @@ def run(op: str, inputs=None, **options) -> list[dict]:
         op: ``colmax``, ``colargmax``, ``elwmul`` or ``gemm``.
         inputs: your arrays (one for colmax/colargmax, two for elwmul and gemm: A (M x K), B (K x N)),
             rounded to ``dtype``; by default standard normal ones of ``shape`` from ``seed``.
-        dtype: ``bf16``, ``fp16`` or ``fp32``. shape: ``"RxC"`` / ``"MxNxK"`` or a tuple. seed: an int.
+        dtype: ``bf16``, ``fp16``, ``fp32``, or ``uint16`` (column ops). shape: ``"RxC"`` / ``"MxNxK"`` or a tuple. seed: an int.
 
     Raises:
         TilesimError: an unknown op (``compare.option``), dtype (``compare.dtype``), a bad shape or a shape a

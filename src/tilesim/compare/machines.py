@@ -22,7 +22,7 @@ from . import exact, tensix
 
 __all__ = ["Run", "Machine", "MACHINES", "PTO_DTYPES", "PTO_TARGETS"]
 
-PTO_DTYPES = {"bf16": "bf16", "fp16": "f16", "fp32": "f32"}
+PTO_DTYPES = {"bf16": "bf16", "fp16": "f16", "fp32": "f32", "uint16": "u16"}
 PTO_TARGETS = ("cpu", "a2a3", "a5")
 ROUNDINGS = ("hardware", "doc")
 

@@ -81,8 +81,9 @@ def gmpool(x: np.ndarray, dtype: str, rounding: str = "hardware") -> tuple[np.nd
     The argmax is 16 * block + the row GMPOOL reports (0..7), or -1 where no SrcA row was reported.
     """
     if dtype != "bf16":
-        raise UnsupportedError(f"GMPOOL with ArgMax keeps a {dtype} maximum in a 32-bit Dst layout (the ArgMax "
-                               "style) that the packer has no conversion for; bf16 only", instruction="GMPOOL",
+        why = ("keeps the maximum in a 32-bit Dst layout (the ArgMax style) that the packer has no conversion for"
+               if dtype in SRC_FORMATS else "takes float SrcA formats and INT8, not unsigned integers")
+        raise UnsupportedError(f"GMPOOL with ArgMax in {dtype} {why}; bf16 only", instruction="GMPOOL",
                                operand="dtype", rule="compare.tensix.gmpool", value=dtype)
     r, c = x.shape
     blocks = r // 16
