@@ -118,7 +118,8 @@ def _user_inputs(op: str, dtype: str, inputs) -> tuple[tuple[np.ndarray, ...], t
         if x.ndim != 2 or x.dtype.kind not in "iuf" or x.size == 0:
             raise _error(f"input {i} must be a non-empty 2-D array of numbers, not {x.dtype} {x.shape}", "inputs",
                          x.shape, "compare.inputs", GeometryError)
-        out.append(formats.quantize(x.astype(np.float64), dtype, saturate=True))
+        integer = formats.get(dtype).kind is not formats.Kind.FLOAT
+        out.append(formats.quantize(x.astype(np.float64), dtype, saturate=integer))
     if op == "gemm":
         (m, k), (k2, n) = out[0].shape, out[1].shape
         if k != k2:
@@ -156,13 +157,14 @@ def _index_reasons(x: np.ndarray, got: np.ndarray, ref: np.ndarray, machine: str
             "idx_nan": int((bad & nan).sum()), "idx_other": int((bad & ~nan & ~tie & ~window).sum())}
 
 
-def _measure(op: str, inputs: tuple, r: Run, ex: np.ndarray) -> tuple[dict, np.ndarray | None]:
+def _measure(r: Run, ex: np.ndarray) -> tuple[dict, np.ndarray | None]:
+    """What ran, and how far its values are from ``ex`` rounded once to its output format (C5)."""
     out: dict = {"out_format": r.out_format, "instructions": ", ".join(f"{k} {v:,}" for k, v in r.instructions.items()),
                  "count": sum(r.instructions.values())}
     ulps = None
     if r.values is not None:
         fmt = formats.get(r.out_format)
-        ref = formats.quantize(ex, fmt, saturate=True)
+        ref = formats.quantize(ex, fmt, saturate=fmt.kind is not formats.Kind.FLOAT)  # floats overflow to Inf
         ulps = metrics.ulps(r.values, ref, fmt)
         ulps = np.where(_same(r.values, ref), 0.0, ulps)
         out.update(elements=int(r.values.size), differ=int((~_same(r.values, ref)).sum()),
@@ -194,7 +196,7 @@ def evaluate(op: str, inputs=None, *, dtype: str = "bf16", shape=None, seed: int
             runs.append(None)
             errors.append(None)
             continue
-        measured, ulps = _measure(op, inputs, r, ex)
+        measured, ulps = _measure(r, ex)
         rec.update(ran=1, **measured)
         if ref_index is not None:
             rec.update(_index_reasons(inputs[0], r.index, ref_index, mach.machine))
