@@ -214,7 +214,8 @@ def run(op: str, inputs=None, **options) -> list[dict]:
         op: ``colmax``, ``colargmax``, ``elwmul`` or ``gemm``.
         inputs: your arrays (one for colmax/colargmax, two for elwmul and gemm: A (M x K), B (K x N)),
             rounded to ``dtype``; by default standard normal ones of ``shape`` from ``seed``.
-        dtype: ``bf16``, ``fp16``, ``fp32``, or ``uint16`` (column ops). shape: ``"RxC"`` / ``"MxNxK"`` or a tuple. seed: an int.
+        dtype: ``bf16``, ``fp16``, ``fp32``, or ``uint16`` (column ops).
+        shape: ``"RxC"`` / ``"MxNxK"`` or a tuple. seed: an int.
 
     Raises:
         TilesimError: an unknown op (``compare.option``), dtype (``compare.dtype``), a bad shape or a shape a
