@@ -27,9 +27,15 @@ import numpy as np
 
 from ..formats import Format, Kind
 
-__all__ = ["ULP_EDGES", "rel_error", "ulp_of", "ulps", "histogram", "summary", "wrapped"]
+__all__ = ["ULP_EDGES", "matmul64", "rel_error", "ulp_of", "ulps", "histogram", "summary", "wrapped"]
 
 ULP_EDGES: tuple[float, ...] = (0.5,) + tuple(float(2**i) for i in range(31)) + (float("inf"),)
+
+
+def matmul64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` in float64 in a fixed order: numpy's einsum loop, not BLAS, whose summation order
+    depends on its thread count (Dask workers run one thread), so a record is the same in every process."""
+    return np.einsum("ik,kj->ij", a, b, optimize=False)
 
 
 def rel_error(c: np.ndarray, ref: np.ndarray) -> float:
