@@ -1,4 +1,4 @@
-"""The ``tilesim`` command: demo, formats, quantize, run, gemm, vectors, check.
+"""The ``tilesim`` command: demo, formats, quantize, run, gemm, vectors, check, study, compare.
 
 Each ISA package plugs in through two small tables: ``DEMOS`` (a section of
 ``tilesim demo``) and ``RUNNERS`` (``tilesim run`` by file suffix). A runner is
@@ -29,6 +29,7 @@ DEMOS: list[tuple[str, str]] = [
     ("Tensix (Wormhole B0) Matrix Unit", "tilesim.tensix.demo:demo"),
     ("Huawei PTO tile ISA", "tilesim.pto.demo:demo"),
     ("RISC-V AME MAC (proposal v0.14_1)", "tilesim.ame.demo:demo"),
+    ("One operation, three machines (tilesim compare)", "tilesim.compare.demo:demo"),
 ]
 
 # file suffix -> (ISA, "module:function", options that ISA accepts)
@@ -148,17 +149,62 @@ def gemm(
     bovf: int = typer.Option(0, help="1: accumulate in the input format"),
     rnd: str = typer.Option("rne", help="rne, rup, rdn, rtz"),
     sat: int = typer.Option(0, help="1: saturate"),
-    tiling: str = typer.Option("auto", help="auto, 4x4 (guarded), 2x2, 1x4, 4x1, 1x1"),
+    tiling: str = typer.Option("auto", help="auto (fewest cycles), 4x4 (guarded), 2x2, 1x4, 4x1, 1x1"),
     accumulation: str = typer.Option("fused", help="fused, sequential, chain_then_add"),
-    macs_per_cycle: Optional[int] = typer.Option(None, help="MAC throughput (default: 4k, 16k and 32k)"),
+    macs_per_cycle: Optional[int] = typer.Option(None, help="MAC throughput of the cycles and of auto (16384)"),
     seed: int = typer.Option(0, help="seed of the random A and B"),
     emit: Optional[Path] = typer.Option(None, help="write the AME program (and its inputs as .npz) here"),
+    output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="write every column of every format here"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: errors by format, ULP histogram"),
+    workers: Optional[int] = typer.Option(None, help="split C by blocks across a new local Dask cluster"),
+    scheduler: Optional[str] = typer.Option(None, help="split C by blocks on the Dask cluster at this address"),
+    block: Optional[str] = typer.Option(None, help="ROWSxCOLS of C per block (default: ~4 per worker)"),
+    timeout: float = typer.Option(10.0, help="seconds to wait for --scheduler"),
 ) -> None:
     """AME: run a random GEMM through the runtime in each format; compare accuracy, MACs, tiles and cycles."""
     from .ame.cli import gemm_command
     try:
         gemm_command(m, n, k, ft, console, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
-                     macs_per_cycle=macs_per_cycle, seed=seed, emit=emit)
+                     macs_per_cycle=macs_per_cycle, seed=seed, emit=emit, output=output, csv=csv, plot=plot,
+                     workers=workers, scheduler=scheduler, timeout=timeout, block=block)
+    except TilesimError as e:
+        _fail(e)
+
+
+@app.command()
+def study(
+    shape: List[str] = typer.Option([], "--shape", "-s", help="MxNxK (each may be a comma list); repeatable"),
+    model: List[str] = typer.Option([], "--model", "-m", help="LLM preset: llama-3-8b, llama-3-70b, mistral-7b, "
+                                                              "qwen2.5-7b; repeatable"),
+    tokens: List[int] = typer.Option([16], "--tokens", "-t", help="M of a preset's layers: decode batch or "
+                                                                  "prefill length; repeatable"),
+    layer: List[str] = typer.Option([], help="only these preset layers: q k v o gate up down; repeatable"),
+    ft: List[str] = typer.Option(["bf16"], "--ft", "-f", help="AME input format; repeatable"),
+    bovf: List[int] = typer.Option([0], help="0 or 1; repeatable"),
+    rnd: List[str] = typer.Option(["rne"], help="rne, rup, rdn, rtz; repeatable"),
+    sat: List[int] = typer.Option([0], help="0 or 1; repeatable"),
+    accumulation: List[str] = typer.Option(["fused"], help="fused, sequential, chain_then_add; repeatable"),
+    tiling: List[str] = typer.Option(["auto"], help="auto, 4x4, 2x2, 1x4, 4x1, 1x1; repeatable"),
+    dist: Optional[List[str]] = typer.Option(None, help="normal, outliers, tensors; repeatable"),
+    activations: Optional[str] = typer.Option(None, help="A: FILE.npy or FILE.safetensors[:NAME], M x K"),
+    weights: Optional[str] = typer.Option(None, help="B as nn.Linear stores it: FILE.npy or "
+                                                     "FILE.safetensors[:NAME], N x K"),
+    seed: int = typer.Option(0, help="seed of the generated inputs"),
+    macs_per_cycle: int = typer.Option(16384, help="MAC throughput of the cycles and of tiling auto"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write results.csv, plots and report.md here"),
+    output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
+    workers: Optional[int] = typer.Option(None, help="run the points on a new local Dask cluster"),
+    scheduler: Optional[str] = typer.Option(None, help="run the points on the Dask cluster at this address"),
+    timeout: float = typer.Option(10.0, help="seconds to wait for --scheduler"),
+) -> None:
+    """Sweep GEMM shapes or LLM layers x formats x modes x inputs: errors, cost, flags; CSV, plots, report."""
+    from .study.cli import study_command
+    try:
+        study_command(console, out=out, workers=workers, scheduler=scheduler, timeout=timeout, output=output,
+                      shapes=shape, models=model, tokens=tokens, layers=layer, fts=ft, bovfs=bovf, rnds=rnd,
+                      sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
+                      weights=weights, seed=seed, macs_per_cycle=macs_per_cycle)
     except TilesimError as e:
         _fail(e)
 
@@ -215,6 +261,24 @@ def check(
     except TilesimError as e:
         _fail(e)
     raise typer.Exit(code)
+
+
+@app.command()
+def compare(
+    op: str = typer.Argument(..., help="colmax, colargmax, elwmul or gemm"),
+    dtype: str = typer.Option("bf16", help="bf16, fp16, fp32 (uint16: colmax, colargmax)"),
+    shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul; 256x256) or MxNxK (gemm; 64x64x64)"),
+    seed: int = typer.Option(0, help="seed of the standard normal inputs"),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="write the table, every column, here"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG of the error distributions here"),
+    output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
+) -> None:
+    """Run one operation on Tensix, PTO and AME side by side, against the exact result."""
+    from .compare.cli import compare_command
+    try:
+        compare_command(console, op, dtype=dtype, shape=shape, seed=seed, csv=csv, plot=plot, output=output)
+    except TilesimError as e:
+        _fail(e)
 
 
 def main() -> None:

@@ -99,58 +99,72 @@ def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool 
     return {**result.outputs, "ame_tiles": result.core.tiles.copy()}
 
 
-def gemm_table(rows, macs_per_cycle: int | None = None) -> Table:
-    """One row per format: plan, work, modeled cycles, status and the errors against float64."""
-    points = (Throughput(macs_per_cycle),) if macs_per_cycle else THROUGHPUTS
-    first = rows[0].plan
-    t = Table(title=f"GEMM {first.m}x{first.n}x{first.k} (M x N x K), RND={first.rnd}, SAT={first.sat}, "
-                    f"bOVF={first.bovf}")
-    cycles = "cycles @" + "/".join(f"{p.macs_per_cycle / 1024:g}k" for p in points)
-    for col in ("Ft -> acc", "tiling", "MMACC.T", "MACs", "useful", "tiles ld/st", cycles, "err vs fp64",
-                "err accum.", "flags"):
-        t.add_column(col, justify="left" if col in ("Ft -> acc", "tiling", "flags") else "right", no_wrap=True)
-    for r in rows:
-        p, c = r.plan, r.plan.cost()
-        flags = ",".join(k for k, on in r.result.status.items() if on) or "-"
-        t.add_row(f"{r.ft.name}->{r.acc.name}", p.tiling.name + (" (fb)" if p.fallback else ""),
-                  f"{p.instructions:,}", f"{c.macs:,}", f"{p.useful_macs / c.macs:.0%}",
-                  f"{c.tiles_loaded:,}/{c.tiles_stored:,}", "/".join(f"{c.cycles(x.macs_per_cycle):,}" for x in points),
-                  f"{r.error_total:.3g}", f"{r.error_accumulation:.3g}", flags)
-    return t
-
-
 def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int = 0, rnd: str = "rne", sat: int = 0,
                  tiling: str = "auto", accumulation: str = "fused", macs_per_cycle: int | None = None, seed: int = 0,
-                 emit: Path | None = None) -> None:
-    """``tilesim gemm``: compare formats on one GEMM shape; optionally write the program and its inputs."""
+                 emit: Path | None = None, output: str = "table", csv: Path | None = None, plot: Path | None = None,
+                 workers: int | None = None, scheduler: str | None = None, timeout: float = 10.0,
+                 block: str | None = None) -> None:
+    """``tilesim gemm``: compare formats on one GEMM shape; optionally write CSV, a plot, the program.
+
+    The table is rich on a terminal and plain text when piped; ``output`` ``csv`` or ``json`` prints every
+    column of the records instead (the columns of a study's ``results.csv``).
+    """
     from rich.progress import Progress
 
-    from .gemm import plan_gemm
+    from ..study import cluster
+    from ..study.view import check_output, show, to_csv
+    from .gemm import DEFAULT_MACS_PER_CYCLE, plan_gemm
     from .study import compare, problem
 
-    if macs_per_cycle is not None and macs_per_cycle < 1:
-        raise TilesimError("the MAC throughput is a positive number of MACs per cycle", instruction="tilesim gemm",
-                           operand="--macs-per-cycle", rule="ame.cost.rate", value=macs_per_cycle)
+    rate = DEFAULT_MACS_PER_CYCLE if macs_per_cycle is None else macs_per_cycle
+    check_output(output, "tilesim gemm")
     if emit is not None and len(fts) != 1:
         raise TilesimError("--emit writes the program of one format; give exactly one --ft", instruction="tilesim gemm",
                            operand="--emit", rule="ame.gemm.emit", value=fts)
-    with Progress(transient=True, console=console) as bar:
+    shape = _block_shape(block)
+    with cluster.connect(workers, scheduler, timeout) as client, \
+            Progress(transient=True, console=console, disable=output != "table" or not console.is_terminal) as bar:
         task = bar.add_task("running", total=None)
+        step = "block of C" if client is not None or shape is not None else "K-slice"
 
-        def on_slice(name, done, total):
-            bar.update(task, description=f"{name}: K-slice", completed=done, total=total)
+        def on_progress(name, done, total):
+            bar.update(task, description=f"{name}: {step}", completed=done, total=total)
 
         rows = compare(m, n, k, fts, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
-                       seed=seed, on_slice=on_slice)
-    console.print(gemm_table(rows, macs_per_cycle))
-    console.print("err vs fp64: ||C - A B|| / ||A B|| with A, B ~ N(0, 1) in float64; err accum.: against the "
-                  "float64 product of the quantised inputs. Integer formats use a per-tensor scale. (fb): the 4x4 "
-                  "was asked for and 2x2 runs. Simulated in " + ", ".join(f"{r.ft.name} {r.seconds:.2f} s" for r in rows))
+                       seed=seed, macs_per_cycle=rate, client=client, block=shape, on_progress=on_progress)
+    records = [r.record for r in rows]
+    show(records, console, output, title=f"GEMM {m}x{n}x{k} (M x N x K), cycles at {rate:,} MACs/cycle")
+    if output == "table":
+        for r in records:
+            console.print(f"tiling {r['ft']}: {r['tiling_why']}", highlight=False)
+        console.print("err vs fp64: ||C - A B|| / ||A B|| with A, B ~ N(0, 1) (float32) and A B in float64; err accum.: against the "
+                      "float64 product of the quantised inputs; max ULP accum.: the largest error of that, in ULPs "
+                      "of the accumulator. Integer formats use a per-tensor scale. (fb): the 4x4 was asked for and "
+                      "2x2 runs. wrapped: results an integer accumulator wrapped. Simulated in "
+                      + ", ".join(f"{r.record['ft']} {r.seconds:.2f} s" for r in rows), highlight=False)
+    if csv is not None:
+        csv.write_text(to_csv(records))
+        console.print(f"wrote {csv}", highlight=False)
+    if plot is not None:
+        from ..study.plots import gemm_figure
+        gemm_figure(records, [r.histograms for r in rows], f"GEMM {m}x{n}x{k}").savefig(plot)
+        console.print(f"wrote {plot}", highlight=False)
     if emit is not None:
-        plan = plan_gemm(m, n, k, ft=fts[0], bovf=bovf, rnd=rnd, sat=sat, tiling=tiling)
+        plan = plan_gemm(m, n, k, ft=fts[0], bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, macs_per_cycle=rate)
         a, b = problem(m, n, k, seed)
         emit.write_text(plan.program())
         inputs = emit.with_suffix(".npz")
         np.savez(inputs, **plan.program_inputs(a, b))
         console.print(f"wrote {emit} ({plan.cost().instructions:,} instructions) and {inputs}; run it with "
                       f"`tilesim run {emit} -i {inputs}`")
+
+
+def _block_shape(text: str | None) -> tuple[int, int] | None:
+    """``--block ROWSxCOLS``."""
+    if text is None:
+        return None
+    rows, _, cols = text.lower().partition("x")
+    if not (rows.isdigit() and cols.isdigit() and int(rows) > 0 and int(cols) > 0):
+        raise TilesimError("--block is ROWSxCOLS of C, e.g. 256x512", instruction="tilesim gemm", operand="--block",
+                           rule="ame.gemm.shape", value=text)
+    return int(rows), int(cols)

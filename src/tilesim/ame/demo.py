@@ -99,11 +99,12 @@ def demo(console) -> None:
 
 def _gemm_study(console) -> None:
     """The runtime: one GEMM cut into MMACC.T instructions, in four formats, against float64."""
-    from .cli import gemm_table
+    from ..study.view import show
     from .study import compare
 
     console.rule("GEMM runtime: 256 x 256 x 512 in four formats (tilesim gemm)", style="dim")
     rows = compare(256, 256, 512, ["int8", "fp8_e4m3", "fp16", "bf16"], seed=0)
-    console.print(gemm_table(rows))
-    console.print("(fb): the 4x4 was asked for (tiling auto) and 2x2 runs. INT8 products summed over K = 512 overflow the INT16 accumulator (they wrap; try --sat 1); "
-                  "FP8 loses most to input rounding; FP16/BF16 -> FP32 lose almost nothing in accumulation.")
+    show([r.record for r in rows], console)
+    console.print("INT8 products summed over K = 512 overflow the INT16 accumulator: 'wrapped' counts the results "
+                  "that wrapped (try --sat 1); FP8 loses most to input rounding; FP16/BF16 -> FP32 lose almost "
+                  "nothing in accumulation.")

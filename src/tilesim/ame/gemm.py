@@ -18,8 +18,10 @@ choices the proposal leaves open written in docs/decisions.md (AME15-AME18):
   K-slice for all blocks at once (numpy batches of sub-products), bit for bit
   what :meth:`GemmPlan.program` does instruction by instruction on a
   :class:`~tilesim.ame.Core` (the tests hold the two equal).
-- Tiling ``auto`` follows §14.A: the guarded 4x4 when the accumulator is at
-  most 16 bits and the group's tiles fit, else 2x2 with ``guard_fallback``.
+- Tiling ``auto`` serves the shape: of the modes whose tiles fit (the 4x4
+  through GUARD4x4, when the accumulator is at most 16 bits), the one with the
+  fewest modelled cycles at ``macs_per_cycle``; ties go to fewer tile loads,
+  then to the wider mode. ``plan.why`` says why it chose.
 
 >>> import numpy as np
 >>> from tilesim.ame.gemm import gemm
@@ -33,13 +35,13 @@ choices the proposal leaves open written in docs/decisions.md (AME15-AME18):
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
 
 from .. import formats
-from ..errors import DtypeError, EncodingError, GeometryError, UnsupportedError
+from ..errors import DtypeError, EncodingError, GeometryError, TilesimError, UnsupportedError
 from ..formats import Format, Kind
 from . import engine, models, regfile
 from .accum import accumulator
@@ -49,10 +51,11 @@ from .mmacc import saturates
 from .lanes import whole_int_lane
 from .progress import bar
 
-__all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES"]
+__all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES", "DEFAULT_MACS_PER_CYCLE"]
 
 ROWS = regfile.ROWS
 TILING_CHOICES: tuple[str, ...] = ("auto", "4x4") + tuple(t.name for t in TILINGS)
+DEFAULT_MACS_PER_CYCLE = 16384  # the middle of the proposal's throughput points (64 cells): what ``auto`` plans for
 _SUBPRODUCTS_PER_BATCH = 2048  # sub-products computed per numpy batch (bounds the memory of one step)
 
 
@@ -72,6 +75,8 @@ class GemmPlan:
     tiling: Tiling
     guard4x4: bool  # the program sets GUARD4x4 (else TILING names the mode)
     with_c: bool
+    macs_per_cycle: int = DEFAULT_MACS_PER_CYCLE  # the throughput ``auto`` chose for
+    choice: tuple[tuple[str, int, int], ...] = ()  # ``auto``: (mode, cycles, tile loads) of every legal mode, best first
 
     # ---------------------------------------------------------------- shape
     @property
@@ -112,8 +117,8 @@ class GemmPlan:
 
     @property
     def fallback(self) -> bool:
-        """The 4x4 was asked for (``auto`` or ``4x4``) and 2x2 runs."""
-        return self.requested in ("auto", "4x4") and self.tiling is not TILING_4X4
+        """The 4x4 was asked for and 2x2 runs."""
+        return self.requested == "4x4" and self.tiling is not TILING_4X4
 
     @property
     def guard_fallback(self) -> bool:
@@ -128,6 +133,28 @@ class GemmPlan:
     @property
     def useful_macs(self) -> int:
         return self.m * self.n * self.k
+
+    @property
+    def mode_arg(self) -> str:
+        """The named ``tiling`` that plans this same mode and guard (for runs of parts of this GEMM)."""
+        return "4x4" if self.guard4x4 else self.tiling.name
+
+    @property
+    def why(self) -> str:
+        """Why this mode runs: ``auto``'s comparison of the legal modes, or what was asked for."""
+        if not self.choice:
+            return f"{self.requested} asked for" + (", 2x2 runs" if self.fallback else "")
+        (best, cycles, loads), rest = self.choice[0], self.choice[1:]
+        tied = [(m, ld) for m, c, ld in rest if c == cycles]
+        out = f"auto chose {best}: fewest cycles at {self.macs_per_cycle:,} MACs/cycle ({cycles:,})"
+        if tied:
+            names = ", ".join(m for m, _ in tied)
+            if all(ld > loads for _, ld in tied):
+                out += f"; {names} as few, but more tile loads ({loads:,} vs " + ", ".join(f"{ld:,}" for _, ld in tied) + ")"
+            else:
+                out += f"; {names} as few, and no fewer tile loads ({loads:,}): the wider mode"
+        others = [f"{m} {c:,}" for m, c, _ in rest if c != cycles]
+        return out + ("; " + ", ".join(others) if others else "") + ("" if rest else "; the only mode that fits")
 
     # ----------------------------------------------------------------- cost
     def cost(self) -> Cost:
@@ -240,28 +267,23 @@ def _pad(x: np.ndarray, rows: int, width: int, fmt: Format) -> np.ndarray:
     return out
 
 
-def _select(requested: str, acc: Format, single_slice: bool, with_c: bool) -> tuple[Tiling, bool]:
-    """(the mode that runs, whether the program sets GUARD4x4) for a requested tiling."""
-    if requested not in TILING_CHOICES:
-        raise UnsupportedError(f"unknown tiling {requested!r}; valid: " + ", ".join(TILING_CHOICES),
-                               instruction="gemm", operand="tiling", rule="ame.gemm.tiling", value=requested)
+def _fits(t: Tiling, per: int, single_slice: bool, with_c: bool) -> bool:
+    """C resident beside the operands, or one K-slice writing C over them."""
+    c = t.n_a * t.n_b * per
+    return c + t.n_a + t.n_b <= regfile.N_TILES or (single_slice and not with_c and c <= regfile.N_TILES)
+
+
+def _named(requested: str, acc: Format, single_slice: bool, with_c: bool) -> tuple[Tiling, bool]:
+    """(the mode that runs, whether the program sets GUARD4x4) for a named tiling."""
     per = regfile.span(ROWS, acc)
-
-    def fits(t: Tiling) -> bool:  # C resident beside the operands, or one slice writing over them
-        c = t.n_a * t.n_b * per
-        return c + t.n_a + t.n_b <= regfile.N_TILES or (single_slice and not with_c and c <= regfile.N_TILES)
-
-    if requested in ("auto", "4x4"):
-        if acc.lane_bits <= 16 and fits(TILING_4X4):
+    if requested == "4x4":
+        if acc.lane_bits <= 16 and _fits(TILING_4X4, per, single_slice, with_c):
             return TILING_4X4, True
-        mode = tiling_mode("2x2")
-        if requested == "auto" and not fits(mode):  # the widest of the other modes that fits
-            mode = next(t for t in (tiling_mode(x) for x in ("1x4", "4x1", "1x1")) if fits(t))
-        # a wide accumulator: the hardware guard falls back by itself; else the runtime names the mode
-        guard = acc.lane_bits > 16 and mode.name == "2x2"
+        # a wide accumulator: the hardware guard falls back by itself; else the runtime names 2x2
+        mode, guard = tiling_mode("2x2"), acc.lane_bits > 16
     else:
-        guard, mode = False, tiling_mode(requested)
-    if not fits(mode):
+        mode, guard = tiling_mode(requested), False
+    if not _fits(mode, per, single_slice, with_c):
         raise GeometryError(f"{mode.name} results of {acc.name} take {mode.n_a * mode.n_b * per} tiles, which with "
                             f"{mode.n_a + mode.n_b} operand tiles do not fit the {regfile.N_TILES} tiles across "
                             "K-slices; use 1x1, or K within one tile row", instruction="gemm", operand="tiling",
@@ -269,20 +291,42 @@ def _select(requested: str, acc: Format, single_slice: bool, with_c: bool) -> tu
     return mode, guard
 
 
+def _auto(plan: GemmPlan) -> GemmPlan:
+    """The legal mode with the fewest cycles at ``plan.macs_per_cycle``; ties: fewer tile loads, then the wider."""
+    per, single = regfile.span(ROWS, plan.acc), plan.k <= plan.k_step
+    modes = [(TILING_4X4, True)] if plan.acc.lane_bits <= 16 else []
+    modes += [(tiling_mode(x), False) for x in ("2x2", "1x4", "4x1", "1x1")]
+    scored = []
+    for order, (mode, guard) in enumerate(modes):
+        if _fits(mode, per, single, plan.with_c):
+            p = replace(plan, tiling=mode, guard4x4=guard)
+            c = p.cost()
+            scored.append((c.cycles(plan.macs_per_cycle), c.tiles_loaded, order, p))
+    scored.sort(key=lambda x: x[:3])
+    return replace(scored[0][3], choice=tuple((p.tiling.name, cyc, ld) for cyc, ld, _, p in scored))
+
+
 def plan_gemm(m: int, n: int, k: int, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int = 0,
-              tiling: str = "auto", with_c: bool = False) -> GemmPlan:
+              tiling: str = "auto", with_c: bool = False, macs_per_cycle: int = DEFAULT_MACS_PER_CYCLE) -> GemmPlan:
     """Plan ``C (M x N) = A (M x K) x B (K x N)``: formats, tiling, slices, cost.
+
+    ``auto`` picks the legal mode with the fewest cycles at ``macs_per_cycle``
+    (ties: fewer tile loads, then the wider mode); ``plan.why`` says why.
 
     Raises:
         GeometryError: a dimension below 1 (``ame.gemm.shape``), or a tiling
             whose tiles do not fit (``ame.gemm.capacity``).
         UnsupportedError: an unknown tiling, or a format that is not an AME Ft.
         FormatError: an unknown format or rounding mode.
+        TilesimError: a MAC throughput below 1 (``ame.cost.rate``).
     """
     for name, v in (("M", m), ("N", n), ("K", k)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise GeometryError(f"{name}={v!r}: GEMM dimensions are positive integers", instruction="gemm",
                                 operand=name, rule="ame.gemm.shape", value=v)
+    if isinstance(macs_per_cycle, bool) or not isinstance(macs_per_cycle, (int, np.integer)) or macs_per_cycle < 1:
+        raise TilesimError("the MAC throughput is a positive number of MACs per cycle", instruction="gemm",
+                           operand="macs_per_cycle", rule="ame.cost.rate", value=macs_per_cycle)
     fmt = formats.get(ft)
     if not fmt.ame_codes:
         raise UnsupportedError(f"{fmt.name} has no AME FormatType code", instruction="gemm", operand="ft",
@@ -290,11 +334,16 @@ def plan_gemm(m: int, n: int, k: int, *, ft="bf16", bovf: int = 0, rnd: str = "r
     if rnd not in ROUNDING:
         raise UnsupportedError(f"unknown rounding {rnd!r}; valid: " + ", ".join(ROUNDING), instruction="gemm",
                                operand="rnd", rule="ame.gemm.rnd", value=rnd)
+    if tiling not in TILING_CHOICES:
+        raise UnsupportedError(f"unknown tiling {tiling!r}; valid: " + ", ".join(TILING_CHOICES),
+                               instruction="gemm", operand="tiling", rule="ame.gemm.tiling", value=tiling)
     acc = accumulator(fmt, bovf)
-    single = k <= formats.elements_per_row(fmt)
-    mode, guard = _select(tiling, acc, single, with_c)
-    return GemmPlan(int(m), int(n), int(k), fmt, acc, int(bool(bovf)), rnd, int(bool(sat)), tiling, mode, guard,
-                    with_c)
+    plan = GemmPlan(int(m), int(n), int(k), fmt, acc, int(bool(bovf)), rnd, int(bool(sat)), tiling, TILING_4X4, True,
+                    with_c, int(macs_per_cycle))
+    if tiling == "auto":
+        return _auto(plan)
+    mode, guard = _named(tiling, acc, plan.k <= plan.k_step, with_c)
+    return replace(plan, tiling=mode, guard4x4=guard)
 
 
 def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int = 0, tiling: str = "auto",
@@ -306,7 +355,7 @@ def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int =
         a, b: values (M x K and K x N) of ``ft``.
         c: optional initial C (M x N) values of the accumulator format.
         ft, bovf, rnd, sat: the ``mxcfg`` fields.
-        tiling: ``auto`` (§14.A policy), ``4x4`` (guarded), ``2x2``, ``1x4``, ``4x1`` or ``1x1``.
+        tiling: ``auto`` (the fewest cycles), ``4x4`` (guarded), ``2x2``, ``1x4``, ``4x1`` or ``1x1``.
         accumulation: the core's accumulation model (``fused``, ``sequential``, ``chain_then_add``).
         quantize: round inputs that ``ft`` (C: the accumulator) cannot hold, with ``rnd`` and ``sat`` as
             ``mld`` does; without it such an input is an error (docs/decisions.md AME22).

@@ -1,0 +1,67 @@
+"""Exact references of ``tilesim compare``: what each operation is, rounded once to an output format.
+
+- Column max and argmax: numpy's, whose ties go to the first index (and a
+  NaN wins, at its first index).
+- Products of two bf16, fp16 or fp32 values are exact in float64 (at most
+  48 significant bits), so ``encode(a * b, fmt)`` rounds the exact product once.
+- GEMM sums are exact through :func:`math.fsum` (the correctly rounded
+  float64 sum) and a second fsum of the residual, which gives the sign of
+  the sum's rounding error: the float64 sum is moved toward zero when the
+  exact sum is smaller in magnitude and then rounded to odd, and rounding
+  to odd at 53 bits, then once to a format of at most 51 bits, equals
+  rounding the exact sum once (Boldo and Melquiond, "When double rounding
+  is odd", 2005).
+
+>>> a = np.array([[1.0, 2.0**-60, 2.0**-8]]); b = np.array([[1.0], [1.0], [1.0]])
+>>> float(round_once(gemm_exact(a, b), "bf16")[0, 0]) == 1 + 2.0**-7   # a tie in bf16, broken by 2**-60
+True
+>>> float(round_once(a @ b, "bf16")[0, 0])                             # float64 loses 2**-60: ties to even
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import formats
+
+__all__ = ["colmax", "colargmax", "product", "gemm_exact", "round_once"]
+
+
+def colmax(x: np.ndarray) -> np.ndarray:
+    return np.max(x, axis=0)
+
+
+def colargmax(x: np.ndarray) -> np.ndarray:
+    return np.argmax(x, axis=0)
+
+
+def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The exact element-wise product of values of at most 24 significant bits (float64 holds it)."""
+    return a * b
+
+
+def gemm_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` rounded to odd at float64's 53 bits: exact where float64 holds the sum, else the
+    truncated sum with its last bit set. Round this once to any narrower format."""
+    terms = a[:, :, None] * b[None, :, :]
+    out = np.empty((a.shape[0], b.shape[1]))
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            t = terms[i, :, j].tolist()
+            s = math.fsum(t)
+            r = math.fsum(t + [-s])  # the exact sum minus s, correctly rounded: its sign is exact
+            if r != 0 and math.isfinite(s):
+                if (r < 0) != (s < 0):  # s is above the exact sum in magnitude: step toward zero
+                    s = math.nextafter(s, 0.0)
+                bits = np.float64(s).view(np.int64) | 1
+                s = float(np.int64(bits).view(np.float64))
+            out[i, j] = s
+    return out
+
+
+def round_once(x: np.ndarray, fmt: str) -> np.ndarray:
+    """``x`` rounded to nearest-even in ``fmt`` (one rounding), as float64."""
+    return formats.quantize(x, fmt)

@@ -1,0 +1,169 @@
+"""The Tensix side of ``tilesim compare``: real instruction sequences on a :class:`~tilesim.tensix.Machine`.
+
+- :func:`gmpool`: column max and ArgMax by GMPOOL (ArgMax on, SrcB scale row
+  1.0) over 16x16 blocks. Each strip of 16 columns starts with ZEROACC; every
+  16-row block pools into its own 32-bit Dst row (4 apart), the rows are
+  packed, and the block maxima are reduced on the host, the lowest block
+  winning ties (decision C3). GMPOOL's index covers only rows 0..7 of a block.
+- :func:`elwmul`: ELWMUL over 8x16 blocks at a fidelity (LoFi = phase 0 ..
+  HiFi4 = phases 0..3), FP32 Dst; the phases step by AddrMod 1
+  (FidelityIncr) and the last one clears the fidelity by AddrMod 2.
+- :func:`mvmul`: ``C = A @ B`` as MVMUL over 16x16 tiles accumulating in FP32
+  Dst: for each strip of 16 columns of C and each K-slice of 16, SrcA holds
+  the 16x16 tile of B and SrcB 64 rows of A at a time; each 8-row MVMUL
+  (times the fidelity phases) adds into Dst, SrcB's row pointer stepping by
+  AddrMod 2.
+
+Each returns ``(values, codes, instructions)``: float64 results, their codes
+in the output format, and the instruction counts by mnemonic.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from .. import formats
+from ..errors import GeometryError, UnsupportedError
+from ..tensix import Machine, make
+from ..tensix.fpu.pool import argmax_rows
+from ..tensix.layouts import adj32
+
+__all__ = ["FIDELITIES", "SRC_FORMATS", "gmpool", "elwmul", "mvmul", "check_shape"]
+
+#: fidelity name -> phases run per multiply
+FIDELITIES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
+#: compare dtype -> (Tensix data format code, unpacker L1 format, its ``out=`` conversion)
+SRC_FORMATS = {"bf16": (5, "BF16", None), "fp16": (1, "FP16", None), "fp32": (4, "FP32", "TF32")}
+_DST32_ROWS = 512
+
+
+def check_shape(op: str, shape: tuple[int, ...]) -> None:
+    """Raise unless the Tensix kernels can take ``shape`` (rule ``compare.shape``, machine named)."""
+    def fail(why: str):
+        raise GeometryError(f"tensix cannot take {'x'.join(map(str, shape))} for {op}: {why}",
+                            instruction="compare", operand="--shape", rule="compare.shape", value=shape)
+    if op in ("colmax", "colargmax"):
+        r, c = shape
+        if r % 16 or c % 16:
+            fail("GMPOOL pools 16x16 blocks, so rows and columns must be multiples of 16")
+        if r // 16 * 4 > _DST32_ROWS:
+            fail(f"one 32-bit Dst row per 16-row block: at most {_DST32_ROWS // 4 * 16} rows")
+    elif op == "elwmul":
+        r, c = shape
+        if r % 8 or c % 16:
+            fail("ELWMUL multiplies 8x16 blocks, so rows must be a multiple of 8 and columns of 16")
+        if r > _DST32_ROWS:
+            fail(f"a strip of 16 columns stays in 32-bit Dst: at most {_DST32_ROWS} rows")
+    else:
+        m, n, k = shape
+        if m % 8 or n % 16 or k % 16:
+            fail("MVMUL multiplies 8x16 by 16x16, so M must be a multiple of 8 and N and K of 16")
+        if m > _DST32_ROWS:
+            fail(f"a strip of C stays in 32-bit Dst: M at most {_DST32_ROWS}")
+
+
+def _machine(dtype: str, rounding: str, **extra) -> Machine:
+    code = SRC_FORMATS[dtype][0]
+    return Machine(rounding).configure(ALU_FORMAT_SPEC_REG0_SrcA=code, ALU_FORMAT_SPEC_REG1_SrcB=code,
+                                       ALU_ACC_CTRL_Fp32_enabled=1, **extra)
+
+
+def _unpack(m: Machine, bank: str, values: np.ndarray, dtype: str) -> None:
+    _, fmt, out = SRC_FORMATS[dtype]
+    m.unpack(bank, values, fmt, **({"out": out} if out else {}))
+
+
+def gmpool(x: np.ndarray, dtype: str, rounding: str = "hardware") -> tuple[np.ndarray, np.ndarray, np.ndarray, Counter]:
+    """Column max and argmax of ``x`` (R x C) by GMPOOL; returns (max values, max codes, argmax, counts).
+
+    The argmax is 16 * block + the row GMPOOL reports (0..7), or -1 where no SrcA row was reported.
+    """
+    if dtype != "bf16":
+        why = ("keeps the maximum in a 32-bit Dst layout (the ArgMax style) that the packer has no conversion for"
+               if dtype in SRC_FORMATS else "takes float SrcA formats and INT8, not unsigned integers")
+        raise UnsupportedError(f"GMPOOL with ArgMax in {dtype} {why}; bf16 only", instruction="GMPOOL",
+                               operand="dtype", rule="compare.tensix.gmpool", value=dtype)
+    r, c = x.shape
+    blocks = r // 16
+    m = _machine(dtype, rounding)
+    count: Counter = Counter()
+    zeroacc = make("ZEROACC", Mode=3)
+    pools = [make("GMPOOL", DstRow=4 * b, ArgMax=1, FlipSrcA=1, FlipSrcB=1) for b in range(blocks)]
+    maxima = np.empty((blocks, c))
+    codes = np.empty((blocks, c), np.uint64)
+    index = np.empty((blocks, c), np.int64)
+    ones = np.ones((1, 16))
+    for s in range(0, c, 16):
+        m.run([zeroacc])
+        count["ZEROACC"] += 1
+        for b in range(blocks):
+            _unpack(m, "srca", x[16 * b:16 * b + 16, s:s + 16], dtype)
+            _unpack(m, "srcb", ones, dtype)
+            m.execute(pools[b])
+        count["GMPOOL"] += blocks
+        rows = 4 * np.arange(blocks)
+        packed = m.pack("BF16", row=0, rows=4 * blocks, rounding=False)
+        maxima[:, s:s + 16], codes[:, s:s + 16] = packed.values[rows], packed.codes[rows]
+        index[:, s:s + 16] = argmax_rows(m.dst[adj32(rows) + 8])
+    best = np.argmax(maxima, axis=0)  # first block of the largest maximum
+    cols = np.arange(c)
+    local = index[best, cols]
+    return maxima[best, cols], codes[best, cols], np.where(local >= 0, 16 * best + local, -1), count
+
+
+def elwmul(a: np.ndarray, b: np.ndarray, dtype: str, fidelity: str, rounding: str = "hardware"):
+    """``a * b`` element-wise by ELWMUL into FP32 Dst; returns (values, codes, counts)."""
+    r, c = a.shape
+    phases = FIDELITIES[fidelity]
+    m = _machine(dtype, rounding, ADDR_MOD_DST_SEC1_FidelityIncr=1, ADDR_MOD_DST_SEC2_FidelityClear=1)
+    # AddrMod 1: next fidelity phase; 2 (the last phase, which hands both banks back): phase 0
+    programs = [[make("ELWMUL", DstRow=8 * i, AddrMod=1)] * (phases - 1) +
+                [make("ELWMUL", DstRow=8 * i, AddrMod=2, FlipSrcA=1, FlipSrcB=1)] for i in range(r // 8)]
+    values, codes = np.empty((r, c)), np.empty((r, c), np.uint64)
+    count: Counter = Counter()
+    for s in range(0, c, 16):
+        m.execute(make("ZEROACC", Mode=3))
+        count["ZEROACC"] += 1
+        for i, program in enumerate(programs):
+            _unpack(m, "srca", a[8 * i:8 * i + 8, s:s + 16], dtype)
+            _unpack(m, "srcb", b[8 * i:8 * i + 8, s:s + 16], dtype)
+            m.run(program)
+            count["ELWMUL"] += len(program)
+        p = m.pack("FP32", row=0, rows=r)
+        values[:, s:s + 16], codes[:, s:s + 16] = p.values, p.codes
+    return values, codes, count
+
+
+def mvmul(a: np.ndarray, b: np.ndarray, dtype: str, fidelity: str = "HiFi4", rounding: str = "hardware"):
+    """``a @ b`` (M x K times K x N) by MVMUL over 16x16 tiles into FP32 Dst; returns (values, codes, counts)."""
+    (mm, k), n = a.shape, b.shape[1]
+    phases = FIDELITIES[fidelity]
+    # AddrMod 1: next fidelity phase; 2: phase 0 and the next 8 SrcB rows; 3: phase 0 and SrcB row 0
+    m = _machine(dtype, rounding, ADDR_MOD_DST_SEC1_FidelityIncr=1, ADDR_MOD_DST_SEC2_FidelityClear=1,
+                 ADDR_MOD_AB_SEC2_SrcBIncr=8, ADDR_MOD_DST_SEC3_FidelityClear=1, ADDR_MOD_AB_SEC3_SrcBClear=1)
+    chunks = [(r0, min(64, mm - r0)) for r0 in range(0, mm, 64)]  # SrcB holds 64 rows of A
+    programs = []
+    for ci, (r0, rows) in enumerate(chunks):
+        prog = []
+        for g in range(rows // 8):
+            end = g == rows // 8 - 1  # the chunk's last rows: hand SrcB back (and SrcA after the last chunk)
+            flips = {"FlipSrcB": int(end), "FlipSrcA": int(end and ci == len(chunks) - 1)}
+            prog += [make("MVMUL", DstRow=r0 + 8 * g, AddrMod=1)] * (phases - 1)
+            prog.append(make("MVMUL", DstRow=r0 + 8 * g, AddrMod=3 if end else 2, **flips))
+        programs.append(prog)
+    values, codes = np.empty((mm, n)), np.empty((mm, n), np.uint64)
+    count: Counter = Counter()
+    for s in range(0, n, 16):
+        m.execute(make("ZEROACC", Mode=3))
+        count["ZEROACC"] += 1
+        for k0 in range(0, k, 16):
+            _unpack(m, "srca", b[k0:k0 + 16, s:s + 16], dtype)
+            for (r0, rows), program in zip(chunks, programs):
+                _unpack(m, "srcb", a[r0:r0 + rows, k0:k0 + 16], dtype)
+                m.run(program)
+                count["MVMUL"] += len(program)
+        p = m.pack("FP32", row=0, rows=mm)
+        values[:, s:s + 16], codes[:, s:s + 16] = p.values, p.codes
+    return values, codes, count
