@@ -49,7 +49,7 @@ DEMOS: list[tuple[str, str]] = [
 RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
     ".tt": ("Tensix", "tilesim.tensix.cli:run_file", frozenset({"rounding_model"})),
     ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target"})),
-    ".s": ("AME", "tilesim.ame.cli:run_file", frozenset({"accumulation", "macs_per_cycle"})),
+    ".s": ("AME", "tilesim.ame.cli:run_file", frozenset({"accumulation", "macs_per_cycle", "quantize"})),
 }
 
 
@@ -175,11 +175,13 @@ def run(
     rounding_model: Optional[_choices(ROUNDING_MODELS)] = typer.Option(None, "--rounding-model",
                                                                         help="Tensix rounding model"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="AME cost model MAC throughput"),
+    quantize: bool = typer.Option(False, "--quantize", help="AME: mld rounds (RND) and clamps inputs that do not "
+                                                            "fit the format, instead of stopping (a flag, or 0/1)"),
     trace: bool = typer.Option(False, help="print each instruction as it runs (a flag, or 0/1)"),
 ) -> None:
     """Run a program file; the ISA is chosen by its suffix."""
     options = {"target": target, "accumulation": accumulation, "rounding_model": rounding_model,
-               "macs_per_cycle": macs_per_cycle}
+               "macs_per_cycle": macs_per_cycle, "quantize": quantize or None}
     entry = RUNNERS.get(program.suffix)
     if entry is None:
         raise TilesimError(f"unknown program type {program.suffix!r}; known: " + ", ".join(sorted(RUNNERS)),

@@ -52,15 +52,23 @@ range -128..127; pass quantize=True
     none = np.zeros(a.shape, bool)
     over = none if sat else (flags.overflow | flags.invalid) & ~invalid
     inexact = none if rounding is not None else flags.inexact & ~flags.overflow & ~flags.invalid
-    for mask, rule, why in ((invalid, "formats.fit.invalid", _no_code), (over, "formats.fit.range", _out_of_range),
-                            (inexact, "formats.fit.inexact", _between)):
-        if np.any(mask):
-            at = tuple(int(i) for i in np.argwhere(mask)[0])
-            x = a[at]
-            detail = f"{_shown(x)} at {list(at)} {why(x, fmt)}"
-            raise FormatError(detail + ("" if rule == "formats.fit.invalid" else f"; {ask}"), instruction=instruction,
-                              operand=operand, rule=rule, value=_shown(x))
+    where = {"instruction": instruction, "operand": operand}
+    _refuse(invalid, a, "has no {fmt} code ({fmt} holds {range}{specials})", "formats.fit.invalid", fmt, "", where)
+    _refuse(over, a, "is outside {fmt}'s range {range}", "formats.fit.range", fmt, ask, where)
+    _refuse(inexact, a, "is not a {fmt} value (the nearest are {nearest})", "formats.fit.inexact", fmt, ask, where)
     return codes
+
+
+def _refuse(mask, a, detail: str, rule: str, fmt, ask: str, where: dict) -> None:
+    """Raise ``rule`` for the first element under ``mask``, if any (``detail`` names it)."""
+    if not np.any(mask):
+        return
+    at = tuple(int(i) for i in np.argwhere(mask)[0])
+    x = a[at]
+    text = detail.format(fmt=fmt.name, range=_range(fmt), specials="" if fmt.is_integer else f"; {fmt.specials}",
+                         nearest=_nearest(x, fmt) if "{nearest}" in detail else "")
+    raise FormatError(f"{_shown(x)} at {list(at)} {text}" + (f"; {ask}" if ask else ""), rule=rule,
+                      value=_shown(x), **where)
 
 
 def _shown(x) -> str:
@@ -73,15 +81,6 @@ def _range(fmt) -> str:
     return f"{fmt.min:.9g}..{fmt.max:.9g}"
 
 
-def _no_code(x, fmt) -> str:
-    specials = "" if fmt.is_integer else f"; specials: {fmt.specials}"
-    return f"has no {fmt.name} code ({fmt.name} holds {_range(fmt)}{specials})"
-
-
-def _out_of_range(x, fmt) -> str:
-    return f"is outside {fmt.name}'s range {_range(fmt)}"
-
-
-def _between(x, fmt) -> str:
+def _nearest(x, fmt) -> str:
     lo, hi = (float(decode(encode(np.array([x]), fmt, m), fmt)[0]) for m in ("rdn", "rup"))
-    return f"is not a {fmt.name} value (the nearest are {lo!r} and {hi!r})"
+    return f"{lo!r} and {hi!r}"
