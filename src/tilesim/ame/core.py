@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import formats
-from ..errors import GeometryError
+from ..errors import EncodingError, GeometryError
 from ..formats import Format, Kind
 from ..formats.checks import flag, values_array
 from ..formats.fit import fit
@@ -57,6 +57,9 @@ class Core:
     def csrw(self, key: "str | int | Csr", value: int) -> None:
         """Write a CSR; bits outside its fields are dropped (WARL), so they read back as 0."""
         c = csr(key)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise EncodingError(f"a CSR value is an integer (an XLEN=64 register), not {value!r}", instruction="csrw",
+                                operand=c.name, rule="ame.csr.value", value=repr(value))
         self._csr[c.address] = (int(value) & _XLEN_MASK) & c.mask
 
     @property
@@ -126,7 +129,13 @@ class Core:
                    one_tile: bool = False) -> np.ndarray:
         """Lane codes of a (rows, cols) matrix of ``fmt`` from tile ``index`` (default: one whole tile)."""
         fmt = formats.get(fmt)
-        rows, cols = shape or (regfile.ROWS, formats.elements_per_row(fmt))
+        if shape is None:
+            shape = (regfile.ROWS, formats.elements_per_row(fmt))
+        if not (isinstance(shape, (tuple, list)) and len(shape) == 2 and all(
+                isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) for n in shape)):
+            raise GeometryError(f"shape is (rows, cols), two integers, not {shape!r}", instruction="read",
+                                operand="shape", rule="ame.tile.shape", value=repr(shape))
+        rows, cols = (int(n) for n in shape)
         self._span_check(index, cols, fmt, rows, "read", one_tile)
         return regfile.gather(self.tiles, [index], fmt, rows, cols)[0]
 
