@@ -147,3 +147,10 @@ def test_fuzz_commands_never_show_a_traceback(tmp_path, monkeypatch, argv):
     assert res.exit_code in (0, 2), (argv, res.exit_code, res.output)
     assert res.exception is None or isinstance(res.exception, SystemExit), (argv, repr(res.exception))
     assert "Traceback" not in res.output
+
+
+def test_a_program_that_is_not_text(tmp_path):
+    prog = tmp_path / "bin.s"
+    prog.write_bytes(b"\xff\xfe\x00li x1, 1")
+    res = _run("run", prog)
+    assert res.exit_code == 2 and "rule cli.text" in res.output

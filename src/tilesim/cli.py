@@ -192,6 +192,11 @@ def run(
         if k not in accepted:
             raise TilesimError(f"--{k.replace('_', '-')} does not apply to {isa} programs",
                                instruction="tilesim run", operand=k, rule="cli.option", value=given[k])
+    try:
+        program.read_text()
+    except UnicodeDecodeError as e:
+        raise TilesimError(f"{program} is not UTF-8 text ({e.reason} at byte {e.start})", instruction="tilesim run",
+                           operand="program", rule="cli.text", value=str(program)) from None
     results = _load(spec)(program, _read_inputs(input), console, trace=trace, **given)
     if output is not None:
         np.savez(output, **results)

@@ -145,3 +145,10 @@ def test_fuzz_core_api_raises_only_tilesim_errors_and_keeps_state(calls):
             if name != "mmacc_t" or e.rule != "ame.badgeom":  # a badgeom trap sets its status bit only
                 assert np.array_equal(core.tiles, before[0]), (name, args)
                 assert {k: core.csrr(k) for k in ("mxcfg", "mxtile")} == before[1]
+
+
+@pytest.mark.parametrize("inputs", [[1, 2], {"a": ["x"]}, {"a": [[1], [2, 3]]}, {1: np.zeros((2, 2))}])
+def test_run_program_checks_its_inputs(inputs):
+    with pytest.raises(TilesimError) as e:
+        run_program(assemble("li x1, 1"), inputs)
+    assert e.value.rule == "ame.run.input"

@@ -63,7 +63,7 @@ class _Run:
     def __init__(self, core: Core, inputs: dict[str, np.ndarray], quantize: bool = False) -> None:
         self.core = core
         self.quantize = quantize
-        self.arrays = {k: np.asarray(v) for k, v in inputs.items()}
+        self.arrays = _arrays(inputs)
         self.stored: list[str] = []
         self.x = [0] * 32
         self.cost = Cost()
@@ -138,6 +138,25 @@ class _Run:
         if sl.name not in self.stored:
             self.stored.append(sl.name)
         self.cost.tiles_stored += span(sl.shape[1], f)
+
+
+def _arrays(inputs) -> dict[str, np.ndarray]:
+    """The named input arrays, checked: a mapping of names to numeric arrays."""
+    if not hasattr(inputs, "items"):
+        raise TilesimError(f"inputs are a dict of name -> array, not {type(inputs).__name__}",
+                           instruction="run_program", operand="inputs", rule="ame.run.input", value=type(inputs).__name__)
+    out = {}
+    for k, v in inputs.items():
+        try:
+            a = np.asarray(v)
+        except (ValueError, TypeError):
+            a = None
+        if not isinstance(k, str) or a is None or a.dtype.kind not in "biuf":
+            raise TilesimError(f"input {k!r} must be a named array of numbers, not {type(v).__name__}"
+                               + (f" of {a.dtype}" if a is not None else ""), instruction="run_program",
+                               operand=str(k), rule="ame.run.input", value=type(v).__name__)
+        out[k] = a
+    return out
 
 
 _HANDLERS = {"li": "li", "csrw": "csrw", "csrr": "csrr", "mmacc.t": "mmacc", "mmacc": "mmacc", "mld": "mld",
