@@ -44,9 +44,10 @@ def test_flags_take_0_or_1(args, saturating):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["gemm", "8", "8", "8", "--sat", "2"], "--sat is a flag"),
-    (["gemm", "8", "8", "8", "--bovf", "5"], "--bovf is a flag"),
-    (["gemm", "8", "8", "8", "--bovf=yes"], "--bovf is a flag"),
+    (["gemm", "8", "8", "8", "--sat", "2"], "Invalid value for '--sat'"),
+    (["gemm", "8", "8", "8", "--bovf", "5"], "Invalid value for '--bovf'"),
+    (["run", AME / "int8_to_int8.s", "--trace=yes"], "--trace is a flag"),
+    (["run", AME / "int8_to_int8.s", "--quantize", "2"], "--quantize is a flag"),
     (["quantize", "1", "--saturate", "3"], "--saturate is a flag"),
     (["quantize", "1", "-r", "nearest"], "'rne', 'rtz', 'rup', 'rdn', 'rmm'"),
     (["gemm", "8", "8", "8", "--rnd", "rmm"], "'rne', 'rup', 'rdn', 'rtz'"),

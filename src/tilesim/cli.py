@@ -25,7 +25,6 @@ import typer
 from rich.console import Console
 
 from .ame.csr import ROUNDING as AME_ROUNDING
-from .ame.gemm import TILING_CHOICES
 from .ame.models import MODELS
 from .clikit import Group, output_path
 from .errors import TilesimError
@@ -209,11 +208,11 @@ def gemm(
     n: int = typer.Argument(..., help="columns of B and C"),
     k: int = typer.Argument(..., help="columns of A, rows of B"),
     ft: List[str] = typer.Option(["bf16"], "--ft", "-f", help="AME input format (repeat to compare)"),
-    bovf: bool = typer.Option(False, "--bovf", help="accumulate in the input format (a flag, or 0/1)"),
+    bovf: int = typer.Option(0, min=0, max=1, help="1: accumulate in the input format"),
     rnd: _choices(AME_ROUNDING) = typer.Option("rne", help="rounding mode (RND)"),
-    sat: bool = typer.Option(False, "--sat", help="saturate (a flag, or 0/1)"),
-    tiling: _choices(TILING_CHOICES) = typer.Option("auto", help="tiling mode; 4x4 is guarded"),
-    accumulation: _choices(MODELS) = typer.Option("fused", help="accumulation model"),
+    sat: int = typer.Option(0, min=0, max=1, help="1: saturate"),
+    tiling: str = typer.Option("auto", help="auto, 4x4 (guarded), 2x2, 1x4, 4x1, 1x1"),
+    accumulation: str = typer.Option("fused", help="fused, sequential, chain_then_add"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="MAC throughput (default: 4k, 16k and 32k)"),
     seed: int = typer.Option(0, help="seed of the random A and B"),
     emit: Optional[Path] = typer.Option(None, help="write the AME program (and its inputs as .npz) here",
@@ -221,8 +220,11 @@ def gemm(
 ) -> None:
     """AME: run a random GEMM through the runtime in each format; compare accuracy, MACs, tiles and cycles."""
     from .ame.cli import gemm_command
-    gemm_command(m, n, k, ft, console, bovf=int(bovf), rnd=rnd, sat=int(sat), tiling=tiling,
-                 accumulation=accumulation, macs_per_cycle=macs_per_cycle, seed=seed, emit=emit)
+    try:
+        gemm_command(m, n, k, ft, console, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
+                     macs_per_cycle=macs_per_cycle, seed=seed, emit=emit)
+    except TilesimError as e:
+        _fail(e)
 
 
 def main() -> None:

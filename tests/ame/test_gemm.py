@@ -196,7 +196,7 @@ def test_cli_gemm(tmp_path):
     a, b = problem(20, 20, 20, seed=0)
     want = gemm(a, b, ft="fp8_e4m3").values
     assert np.array_equal(np.load(tmp_path / "y.npz")["y"][:20, :20], want)
-    for args, words in ((["--tiling", "3x3"], "1x4"), (["-f", "nope"], "unknown format"),
+    for args, words in ((["--tiling", "3x3"], "ame.gemm.tiling"), (["-f", "nope"], "unknown format"),
                         (["-f", "int8", "-f", "bf16", "--emit", str(prog)], "exactly one --ft"),
                         (["--macs-per-cycle", "0"], "positive")):
         res = runner.invoke(app, ["gemm", "8", "8", "8", *args])
