@@ -174,19 +174,19 @@ def run(
     rounding_model: Optional[_choices(ROUNDING_MODELS)] = typer.Option(None, "--rounding-model",
                                                                         help="Tensix rounding model"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="AME cost model MAC throughput"),
+    trace: bool = typer.Option(False, help="print each instruction as it runs"),
     quantize: bool = typer.Option(False, "--quantize", help="AME: mld rounds (RND) and clamps inputs that do not "
                                                             "fit the format, instead of stopping (a flag, or 0/1)"),
-    trace: bool = typer.Option(False, help="print each instruction as it runs (a flag, or 0/1)"),
 ) -> None:
     """Run a program file; the ISA is chosen by its suffix."""
     options = {"target": target, "accumulation": accumulation, "rounding_model": rounding_model,
-               "macs_per_cycle": macs_per_cycle, "quantize": quantize or None}
+               "macs_per_cycle": macs_per_cycle}
     entry = RUNNERS.get(program.suffix)
     if entry is None:
         raise TilesimError(f"unknown program type {program.suffix!r}; known: " + ", ".join(sorted(RUNNERS)),
                            instruction="tilesim run", operand="program", rule="cli.suffix", value=str(program))
     isa, spec, accepted = entry
-    given = {k: v for k, v in options.items() if v is not None}
+    given = {k: v for k, v in {**options, "quantize": quantize or None}.items() if v is not None}
     for k in given:
         if k not in accepted:
             raise TilesimError(f"--{k.replace('_', '-')} does not apply to {isa} programs",
