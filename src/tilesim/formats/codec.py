@@ -211,8 +211,9 @@ def _int_parts(v: np.ndarray, exp: int) -> Parts:
     if v.dtype.kind == "u":
         return Parts.finite(np.zeros(v.shape, bool), v, exp)
     neg = v < 0
-    u = v.astype(U64)  # two's complement bits; the magnitude of a negative is its negation
-    return Parts.finite(neg, np.where(neg, ~u + U64(1), u), exp)
+    u = np.atleast_1d(v.astype(U64))  # two's complement bits; the magnitude of a negative is its negation
+    mag = np.where(np.atleast_1d(neg), ~u + U64(1), u).reshape(v.shape)  # arrays wrap silently, scalars warn
+    return Parts.finite(neg, mag, exp)
 
 
 # ----------------------------------------------------------------- encoding
