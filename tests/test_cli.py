@@ -155,3 +155,11 @@ def test_a_program_that_is_not_text(tmp_path):
     prog.write_bytes(b"\xff\xfe\x00li x1, 1")
     res = _run("run", prog)
     assert res.exit_code == 2 and "rule cli.text" in res.output
+
+
+def test_a_flag_with_an_off_switch_takes_0():
+    from tilesim.clikit import _fold_flag_values
+
+    cmd = typer.main.get_command(app).commands["run"]
+    assert _fold_flag_values(cmd, ["p.s", "--trace", "0", "--quantize", "1"]) == ["p.s", "--no-trace", "--quantize"]
+    assert _fold_flag_values(cmd, ["p.s", "--quantize=0", "--", "--trace", "2"]) == ["p.s", "--", "--trace", "2"]

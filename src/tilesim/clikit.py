@@ -73,7 +73,7 @@ def output_path(path: Path | None) -> Path | None:
 
 
 def _fold_flag_values(cmd, args: list[str]) -> list[str]:
-    """``--flag 1`` -> ``--flag``; ``--flag 0`` / ``--flag=0`` -> nothing (flags default to off)."""
+    """``--flag 1`` -> ``--flag``; ``--flag 0`` / ``--flag=0`` -> its off switch, or nothing when it has none."""
     flags = {o: p for p in cmd.params if getattr(p, "is_flag", False) and getattr(p, "is_bool_flag", False)
              for o in p.opts}
     out, i = [], 0
@@ -90,10 +90,10 @@ def _fold_flag_values(cmd, args: list[str]) -> list[str]:
                 raise UsageError(f"{name} is a flag: give it alone, or followed by 0 or 1 (not {val!r})")
             if val == "1":
                 out.append(name)
-            elif flags[name].default:
-                if not flags[name].secondary_opts:
-                    raise UsageError(f"{name} is on by default and has no off switch")
+            elif flags[name].secondary_opts:  # --x 0 is --no-x (or --dst32 0 is --dst16)
                 out.append(flags[name].secondary_opts[0])
+            elif flags[name].default:
+                raise UsageError(f"{name} is on by default and has no off switch")
         else:
             out.append(a)
         i += 1
