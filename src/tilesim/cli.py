@@ -47,7 +47,7 @@ DEMOS: list[tuple[str, str]] = [
 # file suffix -> (ISA, "module:function", options that ISA accepts)
 RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
     ".tt": ("Tensix", "tilesim.tensix.cli:run_file", frozenset({"rounding_model"})),
-    ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target"})),
+    ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target", "blocks", "entry"})),
     ".s": ("AME", "tilesim.ame.cli:run_file", frozenset({"accumulation", "macs_per_cycle", "quantize"})),
 }
 
@@ -175,17 +175,19 @@ def run(
                                                                         help="Tensix rounding model"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="AME cost model MAC throughput"),
     trace: bool = typer.Option(False, help="print each instruction as it runs"),
+    blocks: Optional[int] = typer.Option(None, min=1, help="PTO: run the kernel once per block (get_block_idx)"),
+    entry: Optional[str] = typer.Option(None, help="PTO: the function to run (default: pto.entry, else first)"),
     quantize: bool = typer.Option(False, "--quantize", help="AME: mld rounds (RND) and clamps inputs that do not "
                                                             "fit the format, instead of stopping (a flag, or 0/1)"),
 ) -> None:
     """Run a program file; the ISA is chosen by its suffix."""
     options = {"target": target, "accumulation": accumulation, "rounding_model": rounding_model,
-               "macs_per_cycle": macs_per_cycle}
-    entry = RUNNERS.get(program.suffix)
-    if entry is None:
+               "macs_per_cycle": macs_per_cycle, "blocks": blocks, "entry": entry}
+    runner = RUNNERS.get(program.suffix)
+    if runner is None:
         raise TilesimError(f"unknown program type {program.suffix!r}; known: " + ", ".join(sorted(RUNNERS)),
                            instruction="tilesim run", operand="program", rule="cli.suffix", value=str(program))
-    isa, spec, accepted = entry
+    isa, spec, accepted = runner
     given = {k: v for k, v in {**options, "quantize": quantize or None}.items() if v is not None}
     for k in given:
         if k not in accepted:
