@@ -1,5 +1,11 @@
 """The ``tilesim`` command: demo, formats, quantize, run, gemm, vectors, check, study, compare.
 
+Errors, ``--debug``, ``--version`` and flags that take ``0``/``1`` are handled
+once for every command by :class:`tilesim.clikit.Group`: a command body just
+raises :class:`~tilesim.errors.TilesimError`. Choices are ``Literal`` types
+built from the ISA tables, so ``--help`` lists them and a wrong one is refused
+with the list before any work starts.
+
 Each ISA package plugs in through two small tables: ``DEMOS`` (a section of
 ``tilesim demo``) and ``RUNNERS`` (``tilesim run`` by file suffix). A runner is
 ``run_file(path, inputs, console, **options) -> dict[str, np.ndarray]``; it
@@ -10,16 +16,23 @@ from __future__ import annotations
 
 import importlib
 import sys
+from importlib import metadata
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Literal, Optional
 
 import numpy as np
 import typer
 from rich.console import Console
 
+from .ame.csr import ROUNDING as AME_ROUNDING
+from .ame.models import MODELS
+from .clikit import Group, output_path
 from .errors import TilesimError
+from .formats import Rounding
+from .pto.targets import TARGETS
+from .tensix.state import ROUNDING_MODELS
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(cls=Group, add_completion=False, no_args_is_help=True,
                   help="Bit-exact simulator of AI-accelerator tile instructions.")
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 
@@ -36,7 +49,7 @@ DEMOS: list[tuple[str, str]] = [
 RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
     ".tt": ("Tensix", "tilesim.tensix.cli:run_file", frozenset({"rounding_model"})),
     ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target", "blocks", "entry"})),
-    ".s": ("AME", "tilesim.ame.cli:run_file", frozenset({"accumulation", "macs_per_cycle"})),
+    ".s": ("AME", "tilesim.ame.cli:run_file", frozenset({"accumulation", "macs_per_cycle", "quantize"})),
 }
 
 
@@ -45,9 +58,29 @@ def _load(spec: str):
     return getattr(importlib.import_module(module), func)
 
 
-def _fail(err: Exception) -> None:
-    console.print(f"[bold red]error:[/] {err}", soft_wrap=True)
-    raise typer.Exit(2)
+def _fail(err: TilesimError) -> None:
+    """Stop a command with ``err``; the group prints it (or its traceback with ``--debug``)."""
+    raise err
+
+
+def _choices(values) -> type:
+    """A ``Literal`` of ``values``: typer lists them in ``--help`` and refuses anything else."""
+    return Literal[tuple(values)]  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"tilesim {metadata.version('tilesim')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    debug: bool = typer.Option(False, "--debug", help="show the Python traceback of an error"),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="print the version and exit"),
+) -> None:
+    """Bit-exact simulator of AI-accelerator tile instructions."""
 
 
 @app.command()
@@ -69,72 +102,104 @@ def formats_cmd() -> None:
 def quantize(
     values: List[str] = typer.Argument(..., help="numbers (Python float syntax: 0.1, -3e4, inf, nan)"),
     format: str = typer.Option("fp8_e4m3", "--format", "-f", help="format name, alias or AME code (0x11)"),
-    rounding: str = typer.Option("rne", "--rounding", "-r", help="rne, rtz, rup, rdn or rmm"),
-    saturate: bool = typer.Option(False, "--saturate", help="clamp overflow to ±max"),
-    flush: bool = typer.Option(False, "--flush-subnormals", help="flush subnormal results to zero"),
+    rounding: _choices(m.value for m in Rounding) = typer.Option("rne", "--rounding", "-r", help="rounding mode"),
+    saturate: bool = typer.Option(False, "--saturate", help="clamp overflow to ±max (a flag, or 0/1)"),
+    flush: bool = typer.Option(False, "--flush-subnormals", help="flush subnormal results to zero (a flag, or 0/1)"),
 ) -> None:
     """Round numbers to a format: print codes, values and flags."""
     from .formats.demo import quantize_table
+    x = np.array([_number(v) for v in values])
+    console.print(quantize_table(x, _format_key(format), rounding, saturate, flush))
+
+
+def _number(text: str) -> float:
     try:
-        x = np.array([float(v) for v in values])
-    except ValueError as e:
-        _fail(TilesimError(f"not a number: {e}", instruction="tilesim quantize", operand="values"))
-    key: str | int = int(format, 0) if format.lower().startswith("0x") else format
+        return float(text)
+    except ValueError:
+        raise TilesimError(f"{text!r} is not a number (Python float syntax: 0.1, -3e4, inf, nan)",
+                           instruction="tilesim quantize", operand="values", rule="cli.number", value=text) from None
+
+
+def _format_key(text: str) -> str | int:
+    """A format name, or an AME code written ``0x..``."""
+    if not text.lower().startswith("0x"):
+        return text
     try:
-        console.print(quantize_table(x, key, rounding, saturate, flush))
-    except TilesimError as e:
-        _fail(e)
+        return int(text, 16)
+    except ValueError:
+        raise TilesimError(f"{text!r} is not a hexadecimal AME code (e.g. 0x11)", instruction="tilesim quantize",
+                           operand="--format", rule="cli.number", value=text) from None
 
 
 def _read_inputs(specs: list[str]) -> dict[str, np.ndarray]:
-    """``name=file.npy``, or ``file.npz`` (every array in it by its own name)."""
+    """``name=file.npy``, ``name=file.npz`` (its one array), or ``file.npz`` (every array by its own name)."""
     out: dict[str, np.ndarray] = {}
     for spec in specs:
         name, _, path = spec.rpartition("=")
-        p = Path(path)
-        if not p.exists():
-            raise TilesimError(f"no such file {path!r}", instruction="tilesim run", operand="--input", value=spec)
-        if p.suffix == ".npz":
-            with np.load(p) as z:
-                out.update({k: z[k] for k in z.files} if not name else {name: z[z.files[0]]})
-        elif p.suffix == ".npy":
-            out[name or p.stem] = np.load(p)
-        else:
-            raise TilesimError("inputs are .npy or .npz files", instruction="tilesim run", operand="--input",
-                               value=spec)
+        arrays = _load_arrays(Path(path), spec)
+        if name and len(arrays) != 1:
+            raise TilesimError(f"{path} holds {len(arrays)} arrays ({', '.join(arrays) or 'none'}); "
+                               f"name=file takes a file with one array, or pass {path} alone to use their names",
+                               instruction="tilesim run", operand="--input", rule="cli.input", value=spec)
+        out.update({name: next(iter(arrays.values()))} if name else arrays)
     return out
+
+
+def _load_arrays(p: Path, spec: str) -> dict[str, np.ndarray]:
+    """The arrays of a .npy (named by its stem) or .npz file."""
+    def bad(why: str) -> TilesimError:
+        return TilesimError(f"{why}; --input takes name=array.npy or arrays.npz", instruction="tilesim run",
+                            operand="--input", rule="cli.input", value=spec)
+
+    if p.suffix not in (".npy", ".npz"):
+        raise bad(f"{str(p)!r} is not a .npy or .npz file")
+    if not p.is_file():
+        raise bad(f"no such file {str(p)!r}")
+    try:
+        if p.suffix == ".npy":
+            return {p.stem: np.load(p)}
+        with np.load(p) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError) as e:  # not numpy's format, or object arrays (pickles are refused)
+        raise bad(f"cannot read {str(p)!r} ({e})") from None
 
 
 @app.command()
 def run(
     program: Path = typer.Argument(..., exists=True, dir_okay=False, help="program text"),
     input: List[str] = typer.Option([], "--input", "-i", help="name=array.npy, or arrays.npz"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="save results to this .npz"),
-    target: Optional[str] = typer.Option(None, help="PTO target: cpu, a2a3, a5"),
-    accumulation: Optional[str] = typer.Option(None, help="AME: fused, sequential, chain_then_add"),
-    rounding_model: Optional[str] = typer.Option(None, "--rounding-model", help="Tensix: hardware or doc"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="save results to this .npz",
+                                          callback=output_path),
+    target: Optional[_choices(TARGETS)] = typer.Option(None, help="PTO target"),
+    accumulation: Optional[_choices(MODELS)] = typer.Option(None, help="AME accumulation model"),
+    rounding_model: Optional[_choices(ROUNDING_MODELS)] = typer.Option(None, "--rounding-model",
+                                                                        help="Tensix rounding model"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="AME cost model MAC throughput"),
     trace: bool = typer.Option(False, help="print each instruction as it runs"),
     blocks: Optional[int] = typer.Option(None, min=1, help="PTO: run the kernel once per block (get_block_idx)"),
     entry: Optional[str] = typer.Option(None, help="PTO: the function to run (default: pto.entry, else first)"),
+    quantize: bool = typer.Option(False, "--quantize", help="AME: mld rounds (RND) and clamps inputs that do not "
+                                                            "fit the format, instead of stopping (a flag, or 0/1)"),
 ) -> None:
     """Run a program file; the ISA is chosen by its suffix."""
     options = {"target": target, "accumulation": accumulation, "rounding_model": rounding_model,
                "macs_per_cycle": macs_per_cycle, "blocks": blocks, "entry": entry}
+    runner = RUNNERS.get(program.suffix)
+    if runner is None:
+        raise TilesimError(f"unknown program type {program.suffix!r}; known: " + ", ".join(sorted(RUNNERS)),
+                           instruction="tilesim run", operand="program", rule="cli.suffix", value=str(program))
+    isa, spec, accepted = runner
+    given = {k: v for k, v in {**options, "quantize": quantize or None}.items() if v is not None}
+    for k in given:
+        if k not in accepted:
+            raise TilesimError(f"--{k.replace('_', '-')} does not apply to {isa} programs",
+                               instruction="tilesim run", operand=k, rule="cli.option", value=given[k])
     try:
-        entry = RUNNERS.get(program.suffix)
-        if entry is None:
-            raise TilesimError(f"unknown program type {program.suffix!r}; known: " + ", ".join(sorted(RUNNERS)),
-                               instruction="tilesim run", operand="program", value=str(program))
-        isa, spec, accepted = entry
-        given = {k: v for k, v in options.items() if v is not None}
-        for k in given:
-            if k not in accepted:
-                raise TilesimError(f"--{k.replace('_', '-')} does not apply to {isa} programs",
-                                   instruction="tilesim run", operand=k, value=given[k])
-        results = _load(spec)(program, _read_inputs(input), console, trace=trace, **given)
-    except TilesimError as e:
-        _fail(e)
+        program.read_text()
+    except UnicodeDecodeError as e:
+        raise TilesimError(f"{program} is not UTF-8 text ({e.reason} at byte {e.start})", instruction="tilesim run",
+                           operand="program", rule="cli.text", value=str(program)) from None
+    results = _load(spec)(program, _read_inputs(input), console, trace=trace, **given)
     if output is not None:
         np.savez(output, **results)
         console.print(f"saved {', '.join(results)} to {output}")
@@ -146,17 +211,20 @@ def gemm(
     n: int = typer.Argument(..., help="columns of B and C"),
     k: int = typer.Argument(..., help="columns of A, rows of B"),
     ft: List[str] = typer.Option(["bf16"], "--ft", "-f", help="AME input format (repeat to compare)"),
-    bovf: int = typer.Option(0, help="1: accumulate in the input format"),
-    rnd: str = typer.Option("rne", help="rne, rup, rdn, rtz"),
-    sat: int = typer.Option(0, help="1: saturate"),
+    bovf: int = typer.Option(0, min=0, max=1, help="1: accumulate in the input format"),
+    rnd: _choices(AME_ROUNDING) = typer.Option("rne", help="rounding mode (RND)"),
+    sat: int = typer.Option(0, min=0, max=1, help="1: saturate"),
     tiling: str = typer.Option("auto", help="auto (fewest cycles), 4x4 (guarded), 2x2, 1x4, 4x1, 1x1"),
     accumulation: str = typer.Option("fused", help="fused, sequential, chain_then_add"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="MAC throughput of the cycles and of auto (16384)"),
     seed: int = typer.Option(0, help="seed of the random A and B"),
-    emit: Optional[Path] = typer.Option(None, help="write the AME program (and its inputs as .npz) here"),
+    emit: Optional[Path] = typer.Option(None, help="write the AME program (and its inputs as .npz) here",
+                                        callback=output_path),
     output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="write every column of every format here"),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: errors by format, ULP histogram"),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="write every column of every format here",
+                                       callback=output_path),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: errors by format, ULP histogram",
+                                        callback=output_path),
     workers: Optional[int] = typer.Option(None, help="split C by blocks across a new local Dask cluster"),
     scheduler: Optional[str] = typer.Option(None, help="split C by blocks on the Dask cluster at this address"),
     block: Optional[str] = typer.Option(None, help="ROWSxCOLS of C per block (default: ~4 per worker)"),
@@ -269,8 +337,10 @@ def compare(
     dtype: str = typer.Option("bf16", help="bf16, fp16, fp32 (uint16: colmax, colargmax)"),
     shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul; 256x256) or MxNxK (gemm; 64x64x64)"),
     seed: int = typer.Option(0, help="seed of the standard normal inputs"),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="write the table, every column, here"),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG of the error distributions here"),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="write the table, every column, here",
+                                        callback=output_path),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG of the error distributions here",
+                                        callback=output_path),
     output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
 ) -> None:
     """Run one operation on Tensix, PTO and AME side by side, against the exact result."""

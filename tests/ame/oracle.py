@@ -1,5 +1,5 @@
-"""A slow, scalar oracle of MMACC, written from the proposal (seed 004) and
-``shared/spec/ame_decisions.md`` alone, with docs/decisions.md F4-F6 (the
+"""A slow, scalar oracle of MMACC, written from the proposal (v0.14_1)
+alone, with docs/decisions.md F1-F8 (the
 format overflow policies) and AME1-AME14 for the gaps.
 
 It shares no code with ``tilesim.ame``. From ``tilesim.formats`` it reads only

@@ -81,7 +81,7 @@ def test_reset_warl_and_names():
 
 # ------------------------------------------------------------ accumulator table
 @pytest.mark.parametrize("ft,full", [
-    # shared/spec/ame_decisions.md, "Accumulator format"
+    # the proposal's accumulator rule (v0.14_1 §4) and docs/decisions.md AME2
     ("int4", "int8"), ("int8", "int16"), ("int16", "int32"), ("int32", "int64"), ("fp4_e2m1", "fp16"),
     ("fp4_e1m2", "fp16"), ("fp6_e3m2", "fp16"), ("fp6_e2m3", "fp16"), ("fp6_e4m1", "fp16"),
     ("fp8_e4m3", "fp16"), ("fp8_e5m2", "fp16"), ("fp16", "fp32"), ("bf16", "fp32"), ("tf32", "fp32"),

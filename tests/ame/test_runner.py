@@ -128,7 +128,7 @@ def test_cli_options_and_trace():
 @pytest.mark.parametrize("args,words", [
     (["--target", "a5"], "--target does not apply to AME programs"),
     (["--macs-per-cycle", "0"], "rule ame.cost.rate"),
-    (["--accumulation", "pairwise"], "rule ame.model"),
+    (["--accumulation", "pairwise"], "chain_then_add"),  # refused with the choices listed
 ])
 def test_cli_bad_options(args, words):
     ex = EXAMPLES[0]

@@ -1,5 +1,5 @@
 """Cross-check against ml_dtypes from float32 inputs (ml_dtypes rounds f32 correctly;
-from float64 it double-rounds through f32, see shared/spec/ame_formats.md)."""
+from float64 it double-rounds through f32, jax-ml/ml_dtypes casts float64 via float32)."""
 
 import numpy as np
 import pytest

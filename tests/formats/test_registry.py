@@ -8,7 +8,7 @@ import pytest
 from tilesim import formats
 from tilesim.errors import FormatError
 
-# (code, name) from shared/spec/ame_decisions.md, Formats table
+# (code, name) from the AME proposal's FormatType table (docs/decisions.md F1)
 AME_TABLE = {
     0x00: "int8", 0x10: "int8", 0x01: "int4", 0x02: "fp4_e2m1", 0x03: "fp4_e1m2", 0x04: "uf4_e2m2",
     0x05: "uf4_e1m3", 0x06: "fp6_e3m2", 0x07: "fp6_e2m3", 0x08: "fp6_e4m1", 0x09: "uf6_e4m2",
@@ -18,7 +18,7 @@ AME_TABLE = {
     0x4A: "q16_16", 0x80: "int64", 0x88: "fp64", 0x8A: "q32_32",
 }
 
-# (name, max, min subnormal or step) from shared/spec/ame_formats.md per-code table and OCP tables
+# (name, max, min subnormal or step) from the AME proposal's per-code table and the OCP OFP8/MX tables
 LIMITS = [
     ("fp4_e2m1", 6, Fraction(1, 2)), ("fp4_e1m2", Fraction(7, 2), Fraction(1, 2)),
     ("uf4_e2m2", 7, Fraction(1, 4)), ("uf4_e1m3", Fraction(15, 4), Fraction(1, 4)),

@@ -1,4 +1,4 @@
-"""Test data and the target facts the tests expect (taken from shared/spec/pto.md, not from the profiles)."""
+"""Test data and the target facts the tests expect (taken from pto-isa's buffer_limits.hpp and per-op pages, not from the profiles)."""
 
 from __future__ import annotations
 

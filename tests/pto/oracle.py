@@ -1,4 +1,4 @@
-"""A slow, scalar reference for the PTO ops, written from shared/spec/pto.md alone.
+"""A slow, scalar reference for the PTO ops, written from pto-isa's per-op pages (docs/isa/) alone.
 
 Nothing here imports the code under test or tilesim.formats: values are
 decoded from bits by hand (struct for f32, field arithmetic for f16/bf16),

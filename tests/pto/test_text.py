@@ -19,7 +19,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "pto"
 KEYED = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=128, v_row=16, v_col=128, blayout=row_major, "
          "slayout=none_box, fractal=512, pad=0>")
 
-# Lines quoted in shared/spec/pto.md §3 and in the seeds (001 TCOLARGMAX, 003 TROWMAX), verbatim.
+# Lines in the forms of the pto-isa pages (TCOLARGMAX, TROWMAX) and the PTOAS syntax.
 SPEC_LINES = [
     "%7 = pto.make_tensor_view %arg0, shape = [%c16, %c128], strides = [%c128, %c1] : !pto.tensor_view<?x?xf32>",
     f"%0 = pto.alloc_tile : {KEYED}",

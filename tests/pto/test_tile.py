@@ -63,7 +63,7 @@ def test_inner_box_1024_and_mx():
     assert (lambda t: (t.inner_rows, t.inner_cols))(Tile("mat", "u8", 16, 32, slayout="row_major", fractal=32)) == (16, 2)
 
 
-# offsets derived by hand from the formulas in shared/spec/pto.md §2 (pto-isa cpu/tile_offsets.hpp)
+# offsets derived by hand from the formulas of pto-isa include/pto/cpu/tile_offsets.hpp
 def test_plain_offsets():
     nd = Tile("vec", "f32", 4, 8)
     assert nd.offsets(1, 2) == 10 and nd.layout == "ND"

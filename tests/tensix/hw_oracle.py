@@ -1,4 +1,4 @@
-"""Scalar transcription of the hardware rounding rules of ``shared/spec/tensix.md`` §6 and §10.
+"""Scalar transcription of the hardware rounding rules of tenstorrent/ttsim's FPU model.
 
 One element at a time with Python ints, written from the spec's prose: terms are
 (sign, exponent, significand with 23 fraction bits); alignment to the largest exponent rounds

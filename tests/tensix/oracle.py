@@ -1,8 +1,8 @@
 """Slow scalar oracle: the seed pages' functional models, transcribed line by line.
 
-Written from ``shared/seeds/000_*.txt`` (GMPOOL), ``shared/seeds/002_*.txt`` (ELWMUL), the
+Written from the ``GMPOOL.md`` and ``ELWMUL.md`` pages of tenstorrent/tt-isa-documentation, the
 ELWADD/ELWSUB/MVMUL pages of the same doc version, ``RWCs.md`` (``ApplyAddrMod``) and the helper
-definitions of ``shared/spec/tensix.md`` §6 -- not from ``src/``. One datum at a time, Python
+definitions of those pages -- not from ``src/``. One datum at a time, Python
 ints and numpy float32 *scalars* (IEEE binary32, what the pages' ``float`` is).
 
 The doc-model decisions it shares with ``src`` (docs/decisions.md TT5, TT6): readers give a

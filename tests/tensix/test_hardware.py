@@ -1,5 +1,5 @@
 """The ``hardware`` rounding model against results derived by hand from the rules of
-``shared/spec/tensix.md`` §6, §9, §10 (and the worked examples of §11), and against the ``doc``
+tenstorrent/ttsim's FPU model (and worked examples derived from it), and against the ``doc``
 model wherever both must agree (results that are exact).
 
 Expected values are IEEE bit patterns of the result (FP32 for 32-bit Dst, BF16 / FP16 for 16-bit

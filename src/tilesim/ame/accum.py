@@ -1,7 +1,7 @@
 """Which accumulator (result) format each input FormatType uses, from ``Ft`` and ``bOVF``.
 
-One row per input format, transcribed from ``shared/spec/ame_decisions.md``
-(the proposal's resolution rule, §4) with tilesim's choices for the rows the
+One row per input format, transcribed from the proposal's
+resolution rule (v0.14_1 §4) with tilesim's choices for the rows the
 decisions leave out (docs/decisions.md AME2). The table is checked at import:
 every AME FormatType has exactly one row, integer inputs accumulate in integer
 or fixed-point formats and float inputs in floats, and a fixed-point

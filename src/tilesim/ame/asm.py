@@ -8,13 +8,17 @@ all come from it. Operand kinds:
 - ``xreg``: a scalar register, ``x0``..``x31`` or an ABI name (``t0``, ``a1``...).
 - ``tile``: a tile register, ``tr0``..``tr31``.
 - ``csr``: ``mxcfg``, ``mxtile``, ``mxstatus`` (alias ``mx.status``) or an address.
-- ``value``: an integer (``42``, ``0x7C0``, ``0b101``, ``-1``), a scalar
+- ``value``: an integer (``42``, ``0x7C0``, ``0b101``, ``-1``, ``1_000``), a scalar
   register (``csrw`` only), or a field expression ``Ft=fp8_e4m3 | RND=rtz``
   (fields of one CSR; values are numbers, format names, ``rne rup rdn rtz``,
   ``1x1 2x2 1x4 4x1``).
 - ``imm``: an integer.
 - ``array``: ``name[r0:r1, c0:c1]``, a block of a named 2-D array.
 - ``format`` (optional last operand of ``mld``/``mst``): a format name or code.
+
+Integers are decimal, ``0x`` hex or ``0b`` binary, with ``_`` between digits;
+a decimal with a leading zero (``02``) is refused, since assemblers differ on
+whether it is octal (docs/decisions.md E9).
 
 Errors are :class:`~tilesim.errors.ParseError` with the line, the column and
 what was expected.
@@ -133,6 +137,23 @@ class Program:
         return len(self.instructions)
 
 
+def _literal(text: str, fail=None) -> int:
+    """The value of an integer token; ``fail(why)`` builds the error for a malformed one."""
+    digits = text.lstrip("-")
+    why = None
+    if re.match(r"0\d", digits):
+        why = f"leading zeros are not allowed in {text!r}: write {text[:-len(digits)] + digits.lstrip('0_') or '0'}" \
+              " (decimal), or 0x/0b for hex/binary"
+    elif "__" in digits or digits.endswith("_") or digits[2:3] == "_" and digits[:2].lower() in ("0x", "0b"):
+        why = f"malformed number {text!r}: '_' goes only between digits"
+    if why is None:
+        try:
+            return int(text, 0)
+        except ValueError:
+            why = f"malformed number {text!r}"
+    raise (fail or ValueError)(why)
+
+
 class _Line:
     """Tokens of one line and a cursor, with error helpers."""
 
@@ -145,6 +166,8 @@ class _Line:
                 raise self.error(pos + 1, f"unexpected character {text[pos]!r}", "ame.asm.char", text[pos])
             if m.lastgroup == "bad":
                 raise self.error(pos + 1, f"malformed number {m.group()!r}", "ame.asm.number", m.group())
+            if m.lastgroup in ("num", "dec"):
+                _literal(m.group(), lambda why: self.error(pos + 1, why, "ame.asm.literal", m.group()))
             if m.lastgroup not in ("ws", "comment"):
                 kind = "num" if m.lastgroup == "dec" else m.lastgroup
                 self.toks.append(_Tok(kind, m.group(), pos + 1))
@@ -174,7 +197,7 @@ class _Line:
         t = self.take()
         if t.kind != "num":
             raise self.error(t.col, f"expected {what}, found {t.shown()}", "ame.asm.number", t.text)
-        return int(t.text.replace("_", ""), 0), t.col
+        return _literal(t.text), t.col
 
 
 def _xreg(ln: _Line) -> int:
@@ -202,7 +225,7 @@ def _tile(ln: _Line) -> int:
 
 def _csr(ln: _Line) -> str:
     t = ln.take()
-    key: str | int = t.text if t.kind == "name" else (int(t.text, 0) if t.kind == "num" else t.text)
+    key: str | int = t.text if t.kind == "name" else (_literal(t.text) if t.kind == "num" else t.text)
     try:
         return find_csr(key).name
     except TilesimError:
@@ -226,7 +249,7 @@ def _field_value(ln: _Line, c: Csr, fname: str, t: _Tok) -> int:
         if fname == "tiling" and t.kind in ("dim", "name"):
             return tiling_mode(t.text).code
         if t.kind == "num":
-            v = int(t.text.replace("_", ""), 0)
+            v = _literal(t.text)
             c.pack(**{fname: v})  # checks the width
             return v
         raise ValueError("not a value")
@@ -296,7 +319,7 @@ def _array(ln: _Line) -> Slice:
 def _format(ln: _Line) -> str:
     t = ln.take()
     try:
-        return formats.get(int(t.text, 0) if t.kind == "num" else t.text).name
+        return formats.get(_literal(t.text) if t.kind == "num" else t.text).name
     except (TilesimError, ValueError):
         raise ln.error(t.col, f"expected a format name or code, found {t.shown()}", "ame.asm.format",
                        t.text) from None

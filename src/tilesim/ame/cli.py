@@ -82,7 +82,8 @@ def print_summary(console, result: RunResult, macs_per_cycle: int | None = None)
 
 
 def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool = False,
-             accumulation: str | None = None, macs_per_cycle: int | None = None) -> dict[str, np.ndarray]:
+             accumulation: str | None = None, macs_per_cycle: int | None = None,
+             quantize: bool = False) -> dict[str, np.ndarray]:
     """Run an AME assembly file: print configuration, status and cost; return the stored arrays.
 
     The result also holds ``ame_tiles``, the final register file (uint8 32 x 256).
@@ -92,7 +93,7 @@ def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool 
                            operand="--macs-per-cycle", rule="ame.cost.rate", value=macs_per_cycle)
     program = assemble(Path(path).read_text(), source=str(path))
     on_step = (lambda ins, ex, core: console.print(step_text(ins, ex), highlight=False)) if trace else None
-    result = run_program(program, inputs, accumulation=accumulation or "fused", on_step=on_step)
+    result = run_program(program, inputs, accumulation=accumulation or "fused", quantize=quantize, on_step=on_step)
     print_summary(console, result, macs_per_cycle)
     for name, a in result.outputs.items():
         console.print(f"{name}: {a.shape[0]}x{a.shape[1]} {a.dtype}")

@@ -17,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import formats
-from ..errors import GeometryError
+from ..errors import EncodingError, GeometryError
 from ..formats import Format, Kind
+from ..formats.checks import flag, values_array
+from ..formats.fit import fit
 from . import regfile
 from .csr import CSRS, MXCFG, MXSTATUS, MXTILE, Csr, csr
 from .models import check_model
@@ -55,6 +57,9 @@ class Core:
     def csrw(self, key: "str | int | Csr", value: int) -> None:
         """Write a CSR; bits outside its fields are dropped (WARL), so they read back as 0."""
         c = csr(key)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise EncodingError(f"a CSR value is an integer (an XLEN=64 register), not {value!r}", instruction="csrw",
+                                operand=c.name, rule="ame.csr.value", value=repr(value))
         self._csr[c.address] = (int(value) & _XLEN_MASK) & c.mask
 
     @property
@@ -124,34 +129,56 @@ class Core:
                    one_tile: bool = False) -> np.ndarray:
         """Lane codes of a (rows, cols) matrix of ``fmt`` from tile ``index`` (default: one whole tile)."""
         fmt = formats.get(fmt)
-        rows, cols = shape or (regfile.ROWS, formats.elements_per_row(fmt))
+        if shape is None:
+            shape = (regfile.ROWS, formats.elements_per_row(fmt))
+        if not (isinstance(shape, (tuple, list)) and len(shape) == 2 and all(
+                isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) for n in shape)):
+            raise GeometryError(f"shape is (rows, cols), two integers, not {shape!r}", instruction="read",
+                                operand="shape", rule="ame.tile.shape", value=repr(shape))
+        rows, cols = (int(n) for n in shape)
         self._span_check(index, cols, fmt, rows, "read", one_tile)
         return regfile.gather(self.tiles, [index], fmt, rows, cols)[0]
 
-    def write_tile(self, index: int, values, fmt, *, rounding: str = "rne", saturate: bool = False) -> None:
+    def write_tile(self, index: int, values, fmt, *, rounding: str | None = None, saturate: bool = False,
+                   quantize: bool = False) -> None:
         """Encode ``values`` (rows <= 16, cols <= elements per row) into the leading part of one tile.
 
-        Values are rounded once by :func:`tilesim.formats.encode`; the rest of the tile is unchanged.
+        Every value must be one ``fmt`` holds (docs/decisions.md E2): a value between two codes is
+        rounded only with ``rounding`` given (``rne``, ``rtz``...), one beyond the range is clamped
+        only with ``saturate=True``, and ``quantize=True`` asks for both (``rounding`` default
+        ``rne``). Otherwise it is a :class:`~tilesim.errors.FormatError` (``formats.fit.*``) naming
+        the element. The rest of the tile is unchanged.
+
+        >>> Core().write_tile(0, np.full((2, 2), 300), "int8")
+        Traceback (most recent call last):
+        ...
+        tilesim.errors.FormatError: write_tile: operand values: rule formats.fit.range: 300 at [0, 0] is outside \
+int8's range -128..127; pass quantize=True to round and clamp (or rounding=... / saturate=True)
         """
-        fmt = formats.get(fmt)
-        self.write_codes(index, formats.encode(np.atleast_2d(values), fmt, rounding=rounding, saturate=saturate),
-                         fmt, one_tile=True)
+        self.write_codes(index, _fit(values, fmt, rounding, saturate, quantize, "write_tile"), fmt, one_tile=True)
 
     def read_tile(self, index: int, fmt, shape: tuple[int, int] | None = None) -> np.ndarray:
         """Decode one tile (or its leading ``shape``): int64 for integer formats, else float64."""
         fmt = formats.get(fmt)
         return _values(self.read_codes(index, fmt, shape, one_tile=True), fmt)
 
-    def write_matrix(self, index: int, values, fmt, *, rounding: str = "rne", saturate: bool = False) -> None:
+    def write_matrix(self, index: int, values, fmt, *, rounding: str | None = None, saturate: bool = False,
+                     quantize: bool = False) -> None:
         """Like :meth:`write_tile`, for matrices wider than a tile row: they continue in the next tiles."""
-        fmt = formats.get(fmt)
-        self.write_codes(index, formats.encode(np.atleast_2d(values), fmt, rounding=rounding, saturate=saturate),
-                         fmt)
+        self.write_codes(index, _fit(values, fmt, rounding, saturate, quantize, "write_matrix"), fmt)
 
     def read_matrix(self, index: int, fmt, shape: tuple[int, int]) -> np.ndarray:
         """Decode a (rows, cols) matrix laid over tiles from ``index`` (as MMACC lays out its results)."""
         fmt = formats.get(fmt)
         return _values(self.read_codes(index, fmt, shape), fmt)
+
+
+def _fit(values, fmt, rounding, saturate, quantize, what: str) -> np.ndarray:
+    """Codes of ``values`` as :meth:`Core.write_tile` defines them (nothing rounded or clamped unless asked)."""
+    q = flag(quantize, "quantize", what)
+    v = np.atleast_2d(values_array(values, what))
+    return fit(v, fmt, rounding=rounding if rounding is not None or not q else "rne", saturate=saturate or q,
+               instruction=what, ask="pass quantize=True to round and clamp (or rounding=... / saturate=True)")
 
 
 def _values(codes: np.ndarray, fmt: Format) -> np.ndarray:

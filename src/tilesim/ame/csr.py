@@ -2,7 +2,7 @@
 
 Layouts are the proposal's (v0.14_1 §6): ``mxcfg`` 0x7C0 and ``mxtile`` 0x7C1.
 The status flags, which the proposal names but does not place, live in
-``mxstatus`` 0x7C2, bits 0..3 (``shared/spec/ame_decisions.md``). Every field
+``mxstatus`` 0x7C2, bits 0..3 (docs/decisions.md, AME section). Every field
 is a :class:`Field` row; the tables are checked at import (fields inside 32
 bits, no overlaps, unique names and addresses). Builders, decoders, the
 assembler's field expressions and the docs all read these rows.

@@ -1,6 +1,6 @@
 """MMACC.T and MMACC: geometry, tiling modes, the guarded 4x4, the precise ``badgeom`` trap.
 
-Semantics (proposal v0.14_1 §7, §11; ``shared/spec/ame_decisions.md``):
+Semantics (proposal v0.14_1 §7, §11; docs/decisions.md AME section):
 
 - ``C (+)= op(A) x op(B)`` for every sub-product of the tiling mode, with
   ``A`` and ``B`` tiles of M rows and K elements of format ``Ft`` and a result

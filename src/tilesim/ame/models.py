@@ -3,7 +3,7 @@
 Every product and every sum is exact (:mod:`tilesim.ame.exact`); the only
 roundings are the ones a model names, each done once by
 :func:`tilesim.formats.encode` (floats) or by an exact integer shift (fixed
-point). The models (``shared/spec/ame_decisions.md``):
+point). The models (docs/decisions.md AME section):
 
 - ``fused``: ``round(C + sum_k a_k b_k)``, one rounding per result;
 - ``sequential``: ``acc = C``, then ``acc = round(acc + a_k b_k)`` for k ascending;

@@ -2,8 +2,10 @@
 
 Arrays share one namespace: the inputs, and every array an ``mst`` writes
 (created on first store, grown to fit, zero elsewhere). ``mld`` encodes a
-block with the current ``Ft`` (or the format it names), rounding with RND and
-saturating when SAT = 1; ``mst`` decodes with the accumulator format of
+block with the current ``Ft`` (or the format it names): a float format rounds
+with RND; a value beyond the format's range is clamped when SAT = 1 and an
+error otherwise; a non-integer into an integer format is an error. Run with
+``quantize=True`` to round (RND) and clamp everything (decision E3). ``mst`` decodes with the accumulator format of
 ``Ft``/``bOVF`` (or the format it names): int64 for integer formats, float64
 otherwise (docs/decisions.md AME11). An error names the line and column.
 
@@ -31,6 +33,8 @@ import numpy as np
 
 from .. import formats
 from ..errors import GeometryError, TilesimError
+from ..formats.checks import flag
+from ..formats.fit import fit
 from .accum import accumulator
 from .asm import Instruction, Program, Slice
 from .core import Core
@@ -56,9 +60,10 @@ class RunResult:
 
 
 class _Run:
-    def __init__(self, core: Core, inputs: dict[str, np.ndarray]) -> None:
+    def __init__(self, core: Core, inputs: dict[str, np.ndarray], quantize: bool = False) -> None:
         self.core = core
-        self.arrays = {k: np.asarray(v) for k, v in inputs.items()}
+        self.quantize = quantize
+        self.arrays = _arrays(inputs)
         self.stored: list[str] = []
         self.x = [0] * 32
         self.cost = Cost()
@@ -110,8 +115,12 @@ class _Run:
         if cfg["rnd"] >= len(ROUNDING):
             raise TilesimError(f"RND={cfg['rnd']} is reserved", instruction=ins.mnemonic, operand="RND",
                                rule="ame.run.rnd", value=cfg["rnd"])
-        self.core.write_matrix(tile, a[sl.r0:sl.r1, sl.c0:sl.c1], f, rounding=ROUNDING[cfg["rnd"]],
-                               saturate=bool(cfg["sat"]))
+        rounds = self.quantize or not f.is_integer
+        codes = fit(a[sl.r0:sl.r1, sl.c0:sl.c1], f, rounding=ROUNDING[cfg["rnd"]] if rounds else None,
+                    saturate=bool(cfg["sat"]) or self.quantize, instruction=ins.mnemonic, operand=sl.name,
+                    ask="set SAT=1 in mxcfg to clamp, or run with quantize=True (tilesim run --quantize) to round "
+                        "with RND and clamp")
+        self.core.write_codes(tile, codes, f)
         self.cost.tiles_loaded += span(sl.shape[1], f)
 
     def mst(self, ins, tile, sl: Slice, fmt=None):
@@ -131,16 +140,37 @@ class _Run:
         self.cost.tiles_stored += span(sl.shape[1], f)
 
 
+def _arrays(inputs) -> dict[str, np.ndarray]:
+    """The named input arrays, checked: a mapping of names to numeric arrays."""
+    if not hasattr(inputs, "items"):
+        raise TilesimError(f"inputs are a dict of name -> array, not {type(inputs).__name__}",
+                           instruction="run_program", operand="inputs", rule="ame.run.input", value=type(inputs).__name__)
+    out = {}
+    for k, v in inputs.items():
+        try:
+            a = np.asarray(v)
+        except (ValueError, TypeError):
+            a = None
+        if not isinstance(k, str) or a is None or a.dtype.kind not in "biuf":
+            raise TilesimError(f"input {k!r} must be a named array of numbers, not {type(v).__name__}"
+                               + (f" of {a.dtype}" if a is not None else ""), instruction="run_program",
+                               operand=str(k), rule="ame.run.input", value=type(v).__name__)
+        out[k] = a
+    return out
+
+
 _HANDLERS = {"li": "li", "csrw": "csrw", "csrr": "csrr", "mmacc.t": "mmacc", "mmacc": "mmacc", "mld": "mld",
              "mst": "mst"}
 
 
 def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *, core: Core | None = None,
-                accumulation: str = "fused",
+                accumulation: str = "fused", quantize: bool = False,
                 on_step: Callable[[Instruction, "Executed | None", Core], None] | None = None) -> RunResult:
     """Run ``program`` from a fresh :class:`Core` (or ``core``) with the named input arrays.
 
     Args:
+        quantize: let ``mld`` round integer-format inputs with RND and clamp values beyond the range
+            even when SAT = 0 (otherwise those are errors).
         on_step: called after each instruction with it, its :class:`Executed`
             record (MMACC only, else ``None``) and the core (for traces).
 
@@ -148,7 +178,8 @@ def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *
         TilesimError: any error of an instruction, located at its line and column;
             a ``badgeom`` trap is a :class:`~tilesim.ame.BadGeom` and stops the run.
     """
-    run = _Run(core if core is not None else Core(accumulation), inputs or {})
+    run = _Run(core if core is not None else Core(accumulation), inputs or {},
+               flag(quantize, "quantize", "run_program"))
     for ins in program:
         try:
             ex = getattr(run, _HANDLERS[ins.mnemonic])(ins, *ins.args)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import FormatError
 from . import tables
+from .checks import codes_array, flag, values_array
 from .format import Domain, Format, Kind
 from .registry import get
 from .rounding import FINITE, INF, NAN, U64, Parts, Rounding, bit_length, round_at, shr
@@ -63,29 +64,38 @@ class Flags:
 
 
 # ----------------------------------------------------------------- decoding
-def _as_codes(codes, fmt: Format) -> np.ndarray:
-    """Codes as uint64, checked to be canonical lane codes of ``fmt``."""
-    a = np.asarray(codes)
-    if a.dtype.kind not in "iu":
-        if a.dtype == object or a.dtype.kind == "b":
-            a = a.astype(np.int64)
-        else:
-            raise FormatError(f"codes must be integers, not {a.dtype}", instruction="formats.decode",
-                              operand="codes", value=str(a.dtype))
+def _as_codes(codes, fmt: Format, fn: str = "formats.decode") -> np.ndarray:
+    """Codes as uint64, checked to be canonical lane codes of ``fmt`` (errors blame ``fn``)."""
+    a = codes_array(codes, fn)
+    lo = 0
     if a.dtype.kind == "i":
         if a.dtype.itemsize * 8 == fmt.lane_bits:
-            a = a.view(np.dtype(f"u{a.dtype.itemsize}"))
+            a = a.view(np.dtype(f"u{a.dtype.itemsize}"))  # a signed view of the lane's bits
+            lo = None
         elif a.size and a.min() < 0:
-            raise FormatError(f"negative code {int(a.min())} for {fmt.name}", instruction="formats.decode",
-                              operand="codes", value=int(a.min()))
+            lo = int(a.min())
+    if lo is not None and lo < 0:
+        raise FormatError(f"negative code {lo} for {fmt.name}; {_valid_codes(fmt)}", instruction=fn,
+                          operand="codes", rule="formats.codes", value=lo)
     a = a.astype(U64, copy=False)
     bad = canonical(a, fmt) != a
     if np.any(bad):
+        at = [int(i) for i in np.argwhere(bad)[0]] if a.ndim else []
         first = int(a[bad].flat[0])
-        raise FormatError(f"{first:#x} is not a {fmt.lane_bits}-bit lane code of {fmt.name}"
-                          + (" (the padding bits must be the canonical fill)" if first <= fmt.lane_mask else ""),
-                          instruction="formats.decode", operand="codes", value=first)
+        why = ("the padding bits must be the canonical fill" if first <= fmt.lane_mask else _valid_codes(fmt))
+        raise FormatError(f"{first} ({first:#x}) at {at} is not a {fmt.lane_bits}-bit lane code of {fmt.name}; {why}",
+                          instruction=fn, operand="codes", rule="formats.codes", value=first)
     return a
+
+
+def _valid_codes(fmt: Format) -> str:
+    """What codes of ``fmt`` look like, and how values become codes."""
+    hint = f"codes are 0x0..{fmt.lane_mask:#x}"
+    if fmt.is_integer and not fmt.frac_bits:
+        hint += f" (the values {fmt.int_min}..{fmt.int_max} become codes through formats.encode)"
+    else:
+        hint += " (values become codes through formats.encode)"
+    return hint
 
 
 def canonical(lanes: np.ndarray, fmt: Format) -> np.ndarray:
@@ -95,7 +105,7 @@ def canonical(lanes: np.ndarray, fmt: Format) -> np.ndarray:
     bits); everything else has zero padding (TF32's low 13 bits, FP6's top 2).
     """
     fmt = get(fmt)
-    a = np.asarray(lanes).astype(U64, copy=False)
+    a = codes_array(lanes, "formats.canonical", "lanes").astype(U64, copy=False)
     if fmt.is_integer and fmt.signed and fmt.bits < fmt.lane_bits:
         field_ = a & U64(fmt.code_mask)
         neg = (field_ >> U64(fmt.bits - 1)) & U64(1)
@@ -137,9 +147,9 @@ def decode_int(codes, fmt) -> np.ndarray:
     """
     fmt = get(fmt)
     if not fmt.is_integer:
-        raise FormatError(f"{fmt.name} is not an integer or fixed-point format", instruction="formats.decode_int",
-                          operand="fmt", value=fmt.name)
-    c = _as_codes(codes, fmt) & U64(fmt.code_mask)
+        raise FormatError(f"{fmt.name} is not an integer or fixed-point format; use formats.decode",
+                          instruction="formats.decode_int", operand="fmt", rule="formats.integer", value=fmt.name)
+    c = _as_codes(codes, fmt, "formats.decode_int") & U64(fmt.code_mask)
     if not fmt.signed:
         return c if fmt.bits == 64 else c.astype(np.int64)
     if fmt.bits == 64:
@@ -170,7 +180,7 @@ def decode(codes, fmt) -> np.ndarray:
         FormatError: a code that is not a canonical lane code of the format.
     """
     fmt = get(fmt)
-    a = np.asarray(codes)
+    a = codes_array(codes, "formats.decode")
     if fmt.lane_bits <= 16 and a.dtype.kind in "ui" and a.dtype.itemsize == fmt.dtype.itemsize:
         idx = a.view(fmt.dtype)  # the lane's own dtype: index the table directly
         ok = tables.valid_table(fmt)
@@ -190,7 +200,7 @@ def decode(codes, fmt) -> np.ndarray:
 def decode_exact(codes, fmt) -> Parts:
     """Every code as exact :class:`Parts` (for any format, int64 and q32_32 included)."""
     fmt = get(fmt)
-    c = _as_codes(codes, fmt)
+    c = _as_codes(codes, fmt, "formats.decode_exact")
     if fmt.is_integer:
         return _int_parts(decode_int(c, fmt), -fmt.frac_bits)
     return _float_parts(c, fmt)
@@ -201,28 +211,23 @@ def _int_parts(v: np.ndarray, exp: int) -> Parts:
     if v.dtype.kind == "u":
         return Parts.finite(np.zeros(v.shape, bool), v, exp)
     neg = v < 0
-    u = v.astype(U64)  # two's complement bits; the magnitude of a negative is its negation
-    return Parts.finite(neg, np.where(neg, ~u + U64(1), u), exp)
+    u = np.atleast_1d(v.astype(U64))  # two's complement bits; the magnitude of a negative is its negation
+    mag = np.where(np.atleast_1d(neg), ~u + U64(1), u).reshape(v.shape)  # arrays wrap silently, scalars warn
+    return Parts.finite(neg, mag, exp)
 
 
 # ----------------------------------------------------------------- encoding
 def to_parts(values) -> Parts:
     """Exact Parts of float (16/32/64-bit IEEE) or integer numpy input.
 
-    Other floating dtypes (ml_dtypes types, float128) are first converted to
-    float64; that conversion is exact for every ml_dtypes type.
+    Other floating dtypes (ml_dtypes types, longdouble) are first converted to
+    float64, which must hold them exactly.
     """
     if isinstance(values, Parts):
         return values
-    a = np.asarray(values)
+    a = values_array(values, "formats.to_parts")
     if a.dtype.kind in "iub":
         return _int_parts(a.astype(np.int64) if a.dtype.kind in "ib" else a.astype(U64), 0)
-    if a.dtype.kind != "f" or a.dtype not in (np.float16, np.float32, np.float64):
-        try:
-            a = a.astype(np.float64)
-        except (TypeError, ValueError):
-            raise FormatError(f"cannot encode values of dtype {a.dtype}", instruction="formats.encode",
-                              operand="values", value=str(a.dtype)) from None
     nbits = a.dtype.itemsize * 8
     e_bits, m_bits = {16: (5, 10), 32: (8, 23), 64: (11, 52)}[nbits]
     bits = a.view(np.dtype(f"u{nbits // 8}")).astype(U64)
@@ -405,19 +410,18 @@ def encode(values, fmt, rounding="rne", saturate=False, flush_subnormals=False, 
     [28, 121, 126]
 
     Raises:
-        FormatError: unknown format or rounding mode, or an unusable input dtype.
+        FormatError: unknown format or rounding mode, flags that are not booleans, or values that
+            are not numbers (strings, complex, objects) or do not convert exactly.
     """
     fmt = get(fmt)
     mode = Rounding.of(rounding)
-    opts = (fmt, mode, bool(saturate), bool(flush_subnormals))
+    opts = (fmt, mode, flag(saturate, "saturate", "formats.encode"),
+            flag(flush_subnormals, "flush_subnormals", "formats.encode"))
+    return_flags = flag(return_flags, "return_flags", "formats.encode")
     if isinstance(values, Parts):
         codes, flags = _encode_parts(values, *opts, return_flags)
         return (codes, flags) if return_flags else codes
-    a = np.asarray(values)
-    if a.dtype.kind not in "iubf":
-        a = a.astype(np.float64) if a.dtype.kind != "O" else _object_to_array(a)
-    elif a.dtype.kind == "f" and a.dtype not in (np.float16, np.float32, np.float64):
-        a = a.astype(np.float64)  # exact for every ml_dtypes type
+    a = values_array(values, "formats.encode")
     flat = np.ascontiguousarray(a).reshape(-1)
     if tables.via_float32(flat.dtype, fmt):
         flat = tables.round_to_odd_float32(flat)
@@ -440,18 +444,6 @@ def encode(values, fmt, rounding="rne", saturate=False, flush_subnormals=False, 
     if not return_flags:
         return out
     return out, Flags.from_bits(bits.reshape(a.shape))
-
-
-def _object_to_array(a: np.ndarray) -> np.ndarray:
-    """Python ints within int64/uint64 become integer arrays; anything else float64."""
-    if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in a.flat):
-        if all(-(1 << 63) <= int(x) < (1 << 63) for x in a.flat):
-            return a.astype(np.int64)
-        if all(0 <= int(x) < (1 << 64) for x in a.flat):
-            return a.astype(np.uint64)
-        raise FormatError("integers beyond 64 bits cannot be encoded exactly; pass Parts",
-                          instruction="formats.encode", operand="values")
-    return a.astype(np.float64)
 
 
 def quantize(values, fmt, rounding="rne", saturate=False, flush_subnormals=False):

@@ -15,6 +15,8 @@ from functools import cached_property
 
 import numpy as np
 
+from ..errors import FormatError
+
 __all__ = ["Kind", "Domain", "Format"]
 
 
@@ -80,17 +82,20 @@ class Format:
     note: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        problem = None
         if self.lane_bits not in _LANE_DTYPES:
-            raise ValueError(f"{self.name}: lane_bits {self.lane_bits} not in {sorted(_LANE_DTYPES)}")
-        if self.bits + self.lane_shift > self.lane_bits:
-            raise ValueError(f"{self.name}: {self.bits}+{self.lane_shift} bits do not fit a {self.lane_bits}-bit lane")
-        if self.kind is Kind.FLOAT:
-            if self.domain is None:
-                raise ValueError(f"{self.name}: a float needs a domain")
-            if self.bits != int(self.signed) + self.exp_bits + self.man_bits:
-                raise ValueError(f"{self.name}: sign+exponent+mantissa != bits")
-        elif self.domain is not None or self.exp_bits or self.man_bits:
-            raise ValueError(f"{self.name}: integer formats have no float fields")
+            problem = f"lane_bits {self.lane_bits} not in {sorted(_LANE_DTYPES)}"
+        elif self.bits + self.lane_shift > self.lane_bits:
+            problem = f"{self.bits}+{self.lane_shift} bits do not fit a {self.lane_bits}-bit lane"
+        elif self.kind is Kind.FLOAT and self.domain is None:
+            problem = "a float needs a domain"
+        elif self.kind is Kind.FLOAT and self.bits != int(self.signed) + self.exp_bits + self.man_bits:
+            problem = "sign+exponent+mantissa != bits"
+        elif self.kind is not Kind.FLOAT and (self.domain is not None or self.exp_bits or self.man_bits):
+            problem = "integer formats have no float fields"
+        if problem:
+            raise FormatError(f"{self.name}: {problem}", instruction="formats.Format", rule="formats.definition",
+                              value=self.name)
 
     def __repr__(self) -> str:
         return f"Format({self.name!r})"

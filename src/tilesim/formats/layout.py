@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import FormatError
+from .checks import codes_array, count as _count
 from .codec import _as_codes, canonical
 from .registry import get
 
@@ -23,7 +24,9 @@ def elements_per_row(fmt, row_bytes: int = 16) -> int:
     >>> [elements_per_row(f) for f in ("int4", "fp6_e3m2", "int8", "int12", "fp16", "fp32", "fp64")]
     [32, 16, 16, 8, 8, 4, 2]
     """
-    return row_bytes * 8 // get(fmt).lane_bits
+    fmt = get(fmt)
+    row_bytes = _count(row_bytes, "row_bytes", "formats.elements_per_row", 1)
+    return row_bytes * 8 // fmt.lane_bits
 
 
 def pack(codes, fmt) -> np.ndarray:
@@ -33,13 +36,13 @@ def pack(codes, fmt) -> np.ndarray:
         FormatError: a code that is not a canonical lane code, or an odd count of 4-bit codes.
     """
     fmt = get(fmt)
-    c = _as_codes(codes, fmt)
+    c = _as_codes(codes, fmt, "formats.pack")
     if c.ndim == 0:
         c = c.reshape(1)
     if fmt.lane_bits == 4:
         if c.shape[-1] % 2:
             raise FormatError(f"4-bit elements pack in pairs; got {c.shape[-1]}", instruction="formats.pack",
-                              operand="codes", value=c.shape[-1])
+                              operand="codes", rule="formats.pairs", value=c.shape[-1])
         lo, hi = c[..., 0::2], c[..., 1::2]
         return (lo | (hi << np.uint64(4))).astype(np.uint8)
     lanes = c.astype(fmt.dtype).astype(fmt.dtype.newbyteorder("<"))
@@ -53,16 +56,21 @@ def unpack(data, fmt, count: int | None = None) -> np.ndarray:
     (sign extension for INT12, zeros elsewhere), as a reader of the tile would.
 
     Raises:
-        FormatError: ``count`` is more than the bytes hold.
+        FormatError: ``data`` that is not bytes (integers 0..255, at least 1-D), or ``count``
+            more than the bytes hold.
     """
     fmt = get(fmt)
-    d = np.asarray(data, dtype=np.uint8)
-    per_byte = 8 / fmt.lane_bits
-    avail = int(d.shape[-1] * per_byte)
-    count = avail if count is None else count
-    if not 0 <= count <= avail:
+    d = codes_array(data, "formats.unpack", "data", "data is bytes (uint8)")
+    if d.ndim == 0 or (d.size and (d.min() < 0 or d.max() > 255)):
+        raise FormatError("data is bytes: a 1-D or wider array of integers 0..255 (uint8)",
+                          instruction="formats.unpack", operand="data", rule="formats.bytes",
+                          value=f"{d.dtype}{list(d.shape)}")
+    d = d.astype(np.uint8)
+    avail = d.shape[-1] * 8 // fmt.lane_bits
+    count = avail if count is None else _count(count, "count", "formats.unpack")
+    if count > avail:
         raise FormatError(f"{count} {fmt.name} elements do not fit in {d.shape[-1]} bytes (at most {avail})",
-                          instruction="formats.unpack", operand="count", value=count)
+                          instruction="formats.unpack", operand="count", rule="formats.count", value=count)
     if fmt.lane_bits == 4:
         lanes = np.stack([d & 0xF, d >> 4], axis=-1).reshape(*d.shape[:-1], -1)
     else:

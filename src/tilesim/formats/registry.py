@@ -1,8 +1,9 @@
 """The catalogue: every format tilesim knows, found by name, alias or AME code.
 
 The table below is the single source of truth. Sources for each definition are
-in ``docs/decisions.md`` (AME readings follow ``shared/spec/ame_decisions.md``;
-OCP formats follow OCP OFP8 v1.0 and MX v1.0).
+in ``docs/decisions.md`` (AME readings: decisions F1-F8 and AME1-AME4, from the
+trustfarm "AME MAC Dataformat and MAC workloads profile v0.14_1"; OCP formats
+follow OCP OFP8 v1.0 and MX v1.0).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import FormatError
+from .checks import count
 from .format import Domain, Format, Kind
 
 __all__ = ["get", "all_formats", "fixed", "AME_CODES"]
@@ -131,13 +133,12 @@ def fixed(width: int, frac: int) -> Format:
     >>> fixed(16, 8) is get("q8_8")
     True
     """
+    width = count(width, "width", "formats.fixed", 2, 64)
+    frac = count(frac, "frac", "formats.fixed", 0, 64)
     name = f"fix{width}_{frac}"
     fmt = _BY_NAME.get(name)
     if fmt is None:
-        lane = next((b for b in (8, 16, 32, 64) if b >= width), None)
-        if lane is None or not 0 <= frac <= 64 or width < 2:
-            raise FormatError(f"no fixed-point format of width {width} with {frac} fraction bits",
-                              instruction="formats.fixed", operand="width", value=width)
+        lane = next(b for b in (8, 16, 32, 64) if b >= width)
         fmt = _fix(name, width, frac, lane, note="fixed point (created on demand)")
         _register(fmt)
     return fmt
@@ -168,7 +169,10 @@ def get(key: "str | int | Format | np.dtype | type") -> Format:
     """
     if isinstance(key, Format):
         return key
-    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+    if key is None:  # numpy reads None as float64: refuse rather than guess
+        raise FormatError("no format given (None); valid: " + ", ".join(names()), instruction="formats.get",
+                          operand="name", rule="formats.name", value=None)
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
         fmt = AME_CODES.get(int(key))
         if fmt is None:
             raise FormatError(
@@ -180,14 +184,16 @@ def get(key: "str | int | Format | np.dtype | type") -> Format:
         fmt = _BY_NAME.get(_norm(key))
         if fmt is None:
             raise FormatError(f"unknown format {key!r}; valid: " + ", ".join(names()),
-                              instruction="formats.get", operand="name", value=key)
+                              instruction="formats.get", operand="name", rule="formats.name", value=key)
         return fmt
     try:
         dt = np.dtype(key)
-    except TypeError:
-        raise FormatError(f"cannot find a format for {key!r}", instruction="formats.get", value=key) from None
+    except (TypeError, ValueError):
+        raise FormatError(f"cannot find a format for {key!r}: give a format name, an AME code or a numpy dtype",
+                          instruction="formats.get", operand="name", rule="formats.name", value=repr(key)) from None
     fmt = _BY_NAME.get(_norm(dt.name))
     if fmt is None:
-        raise FormatError(f"no tilesim format for numpy dtype {dt.name}", instruction="formats.get", value=dt.name)
+        raise FormatError(f"no tilesim format for numpy dtype {dt.name}; valid: " + ", ".join(names()),
+                          instruction="formats.get", operand="name", rule="formats.name", value=dt.name)
     return fmt
 

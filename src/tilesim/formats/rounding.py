@@ -45,7 +45,7 @@ class Rounding(enum.Enum):
         except ValueError:
             raise FormatError(
                 f"unknown rounding mode {mode!r}; valid: " + ", ".join(m.value for m in cls),
-                instruction="formats.encode", operand="rounding", value=mode) from None
+                instruction="formats.encode", operand="rounding", rule="formats.rounding", value=mode) from None
 
 
 class Parts(NamedTuple):

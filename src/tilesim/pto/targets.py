@@ -3,8 +3,9 @@
 A :class:`Profile` holds everything that differs between targets: buffer
 capacities, which NaN rule max/min use, whether denormals are flushed, the
 A2A3 quirks, what ``tmp`` is, and the per-op dtype tables. Ops read the
-profile; no op tests a target's *name*. Facts: ``shared/spec/pto.md`` §1a,
-§2, §4, §6, §9 and the pto-isa per-op pages (docs/isa/*.md); choices where
+profile; no op tests a target's *name*. Facts: hw-native-sys/pto-isa
+(``include/pto/common/buffer_limits.hpp``, ``pto_tile.hpp``, ``include/pto/npu/*/``) and its
+per-op pages (docs/isa/*.md); choices where
 those are silent are in ``docs/decisions.md`` (PTO section).
 
 A profile is frozen; :meth:`Profile.with_` derives a variant, e.g.

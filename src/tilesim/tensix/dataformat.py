@@ -1,7 +1,7 @@
 """The 4-bit data format codes that Tensix configuration registers, unpackers and packers use.
 
-One row per code (``UNPACR_Regular.md``, ``Packers/FormatConversion.md``;
-``shared/spec/tensix.md`` §3.4). Naming trap: the doc's ``BFP8`` (8-bit shared
+One row per code (``UNPACR_Regular.md``, ``Packers/FormatConversion.md`` of
+tenstorrent/tt-isa-documentation). Naming trap: the doc's ``BFP8`` (8-bit shared
 exponent) is tt-metal's ``Bfp8_b``; the doc's ``BFP8a`` is tt-metal's ``Bfp8``.
 Both spellings of the tt-metal names are accepted as aliases.
 """

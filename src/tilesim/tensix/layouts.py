@@ -1,6 +1,6 @@
 """Bit layouts of datums in SrcA/SrcB (19 bits) and Dst (16 or 32 bits), vectorised.
 
-Facts (``SrcASrcB.md``, ``Dst.md``, ``UNPACR_Regular.md``; ``shared/spec/tensix.md`` §3, §6):
+Facts (``SrcASrcB.md``, ``Dst.md``, ``UNPACR_Regular.md`` of tenstorrent/tt-isa-documentation):
 
 - Src datum: sign [18], mantissa or magnitude [17:8], exponent [7:0].
   TF32 uses all of it; BF16 keeps mantissa [10:8] zero; FP16 keeps exponent

@@ -4,7 +4,7 @@
 ``CFG_STATE_ID_StateID``); ``ThreadConfig`` has one copy of 16-bit words per
 thread (``BackendConfiguration.md``). A field is ``(word[addr] >> shift) &
 (2**width - 1)``. Positions are the Wormhole B0 ones (tt-metal ``cfg_defines.h``
-as listed by ttsim ``data/wh/tensix_regs.json``; ``shared/spec/tensix.md`` §4.1).
+as listed by ttsim ``data/wh/tensix_regs.json``).
 Only the fields that the Matrix Unit, the unpack/pack helpers and the RWCs use
 are listed. Everything is 0 at reset (decision TT3).
 """

@@ -8,8 +8,7 @@ pages: "denormals will be flushed to zero"); ``RoundToBF16`` / ``RoundToFP16`` a
 IEEE round-to-nearest-even conversions done by :func:`tilesim.formats.encode`;
 every NaN result is stored as the canonical ``0x7FC00000`` (decisions TT5, TT6).
 
-``hardware``: what the FPU does (``shared/spec/tensix.md`` §6, §9, §10, from
-ttsim's ``fpu_accum_normalize_encode``, said to be bit-exact with silicon). Each
+``hardware``: what the FPU does (from tenstorrent/ttsim's ``fpu_accum_normalize_encode``, said to be bit-exact with silicon). Each
 term is (sign, exponent, integer significand) with the significand's binary
 point 23 bits up, as an FP32 significand; terms are aligned to the largest
 exponent with round-half-up of the shifted-out bits (product terms subtract

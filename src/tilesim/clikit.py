@@ -1,0 +1,131 @@
+"""The command line's core behaviour: how errors print, ``--debug``, flags that take ``0``/``1``, checked paths.
+
+:class:`Group` is the ``tilesim`` command group. Every command runs inside it,
+so a command body only raises :class:`~tilesim.errors.TilesimError`:
+
+- the error prints as one line (``error: prog.s:3:9: MMACC.T: operand K: ...``)
+  and, for text input, the source line with a caret under the column; the exit
+  status is 2. ``tilesim --debug CMD`` re-raises it for the traceback.
+- any other exception is a bug in tilesim: one line that says so (exit status 3),
+  never a traceback unless ``--debug`` (docs/decisions.md E6).
+- a boolean flag also takes ``0`` or ``1`` after it (``--saturate 1``,
+  ``--sat=0``); any other integer after a flag is a usage error rather than a
+  stray argument (E5).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperGroup
+
+from .errors import TilesimError
+
+__all__ = ["Group", "report", "output_path", "err_console"]
+
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+_INT = re.compile(r"[+-]?\d+$")
+UsageError = typer.BadParameter.__mro__[1]  # click's (or typer's own click's) UsageError
+_CLICK_ENDS = (typer.Exit, typer.Abort, UsageError.__mro__[1])  # exits, aborts and ClickExceptions pass through
+
+
+def report(err: TilesimError, console: Console = err_console) -> None:
+    """Print ``err`` as one line, plus the source line and a caret when it comes from a text file."""
+    console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
+    text = _source_line(err)
+    if text is not None:
+        gutter = f"{err.line} | "
+        console.print(escape(gutter + text), soft_wrap=True)
+        caret = " " * (len(gutter) - 2) + "| " + " " * (max(err.column or 1, 1) - 1) + "^"
+        console.print(f"[bold red]{caret}[/]", soft_wrap=True)
+
+
+def _source_line(err: TilesimError) -> str | None:
+    """The line ``err`` points at, tabs expanded to one space so the caret lines up; None without a file."""
+    if not err.source or err.line is None or not os.path.isfile(err.source):
+        return None
+    try:
+        lines = Path(err.source).read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    if not 1 <= err.line <= len(lines):
+        return None
+    return lines[err.line - 1].replace("\t", " ")
+
+
+def output_path(path: Path | None) -> Path | None:
+    """Typer callback: an output file's folder must exist and be writable before the run starts."""
+    if path is None:
+        return None
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise typer.BadParameter(f"{str(path)!r} is a folder; give a file name")
+    if not folder.is_dir():
+        raise typer.BadParameter(f"folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise typer.BadParameter(f"cannot write to {str(path)!r} (permission denied)")
+    return path
+
+
+def _fold_flag_values(cmd, args: list[str]) -> list[str]:
+    """``--flag 1`` -> ``--flag``; ``--flag 0`` / ``--flag=0`` -> its off switch, or nothing when it has none."""
+    flags = {o: p for p in cmd.params if getattr(p, "is_flag", False) and getattr(p, "is_bool_flag", False)
+             for o in p.opts}
+    out, i = [], 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            out += args[i:]
+            break
+        name, eq, val = a.partition("=")
+        if name in flags and (eq or (i + 1 < len(args) and _INT.match(args[i + 1]))):
+            if not eq:
+                val, i = args[i + 1], i + 1
+            if val not in ("0", "1"):
+                raise UsageError(f"{name} is a flag: give it alone, or followed by 0 or 1 (not {val!r})")
+            if val == "1":
+                out.append(name)
+            elif flags[name].secondary_opts:  # --x 0 is --no-x (or --dst32 0 is --dst16)
+                out.append(flags[name].secondary_opts[0])
+            elif flags[name].default:
+                raise UsageError(f"{name} is on by default and has no off switch")
+        else:
+            out.append(a)
+        i += 1
+    return out
+
+
+class Group(TyperGroup):
+    """The ``tilesim`` group: folds ``--flag 0/1`` and turns every error into a short message."""
+
+    def resolve_command(self, ctx, args):
+        name, cmd, rest = super().resolve_command(ctx, args)
+        return name, cmd, _fold_flag_values(cmd, rest) if cmd is not None else rest
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except _CLICK_ENDS:
+            raise
+        except TilesimError as e:
+            if ctx.params.get("debug"):
+                raise
+            report(e)
+            raise typer.Exit(2) from None
+        except OSError as e:  # the file system said no (a full disk, a file vanished): not a bug
+            if ctx.params.get("debug"):
+                raise
+            err_console.print(f"[bold red]error:[/] {escape(str(e))}", soft_wrap=True)
+            raise typer.Exit(2) from None
+        except Exception as e:
+            if ctx.params.get("debug"):
+                raise
+            err_console.print(f"[bold red]internal error:[/] {type(e).__name__}: {escape(str(e))}\n"
+                              "This is a bug in tilesim; rerun with --debug for the traceback and report it.",
+                              soft_wrap=True)
+            raise typer.Exit(3) from None
