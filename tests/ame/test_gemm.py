@@ -27,7 +27,7 @@ def _program_result(plan, a, b, c, accumulation):
     """The program's ``y`` as codes. ``mst`` gives float64 for q32_32, which cannot hold every code:
     then the runtime's codes are compared through the same decoding."""
     prog = assemble(plan.program())
-    out = run_program(prog, plan.program_inputs(a, b, c), accumulation=accumulation)
+    out = run_program(prog, plan.program_inputs(a, b, c), accumulation=accumulation, quantize=True)
     return out.outputs["y"][: plan.m, : plan.n], out
 
 

@@ -357,8 +357,8 @@ def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int =
         ft, bovf, rnd, sat: the ``mxcfg`` fields.
         tiling: ``auto`` (the fewest cycles), ``4x4`` (guarded), ``2x2``, ``1x4``, ``4x1`` or ``1x1``.
         accumulation: the core's accumulation model (``fused``, ``sequential``, ``chain_then_add``).
-        quantize: round inputs that ``ft`` (C: the accumulator) cannot hold, with ``rnd`` and ``sat`` as
-            ``mld`` does; without it such an input is an error (docs/decisions.md AME22).
+        quantize: round inputs that ``ft`` (C: the accumulator) cannot hold with ``rnd`` and clamp them to
+            its range, as ``run_program(quantize=True)`` does; without it such an input is an error (AME22).
         progress: a rich progress bar on stderr once the GEMM has run for a second (``None``: when
             stderr is a terminal).
         on_slice: called as results complete with (done, total), for progress bars of callers.
@@ -420,7 +420,7 @@ def _encode(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: b
             xi = x.astype(np.int64)
         if ((xi == x) & (xi >= fmt.int_min) & (xi <= fmt.int_max)).all():
             return xi.astype(whole).view(fmt.dtype)
-    codes = formats.encode(x, fmt, rounding=rounding, saturate=saturate)
+    codes = formats.encode(x, fmt, rounding=rounding, saturate=saturate or quantize)  # quantize clamps, as mld's (E3)
     if quantize:
         return codes
     back = formats.decode_int(codes, fmt) if fmt.kind is Kind.INT and x.dtype.kind in "biu" else formats.decode(
@@ -431,7 +431,7 @@ def _encode(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: b
         v = x[i].item()
         raise EncodingError(f"{name}{list(i)} = {v!r} is not a {fmt.name} value (it would be stored as "
                             f"{back[i].item()!r}); pass values of the format, or quantize=True to round them with "
-                            "RND and SAT as mld does", instruction="gemm", operand=name, rule="ame.gemm.quantize",
+                            "RND and clamp them as mld does", instruction="gemm", operand=name, rule="ame.gemm.quantize",
                             value=v)
     return codes
 
