@@ -208,6 +208,7 @@ class Profile:
         zero_size_noop: ops that return silently when a valid size is zero.
         vec_tload_max_rows: TLOAD into a Vec tile allows at most this many rows (A2A3: 4095).
         left_blayout: the block layout a Left (L0A) tile must have for TMATMUL, or None for either.
+        tmov_paths: the (src loc, dst loc) pairs TMOV accepts, or None for every pair (the CPU reference).
         dtypes: op -> accepted dtype signatures (see :data:`OP_TYPES`).
     """
 
@@ -228,6 +229,7 @@ class Profile:
     tmp_same_dtype: frozenset = frozenset()
     cvt_wrap_pairs: frozenset = frozenset()
     zero_size_noop: frozenset = frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod"})
+    tmov_paths: frozenset | None = None
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -265,6 +267,10 @@ class Profile:
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
+# TMOV location pairs: pto-isa docs/isa/TMOV.md, "A2A3/A5 implementation checks"
+_TMOV_A2A3 = frozenset({("mat", "left"), ("mat", "right"), ("mat", "bias"), ("mat", "scaling"), ("vec", "vec"),
+                        ("acc", "mat")})
+_TMOV_A5 = _TMOV_A2A3 | {("vec", "mat"), ("acc", "vec")}
 _CAP_A5 = {"vec": 256 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 256 * _K,
            "bias": 4 * _K, "scaling": 4 * _K}
 
@@ -281,11 +287,13 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         vec_tload_max_rows=4095,
         tmp_same_dtype=frozenset({"tcolargmax", "tcolargmin", "trowprod", "tcolsum"}),
         cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
-        zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"})),
+        zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
+        tmov_paths=_TMOV_A2A3),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
-        cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major"),
+        cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major",
+        tmov_paths=_TMOV_A5),
 })
 
 

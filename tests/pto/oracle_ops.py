@@ -1,0 +1,102 @@
+"""Scalar references for the data-movement and misc PTO ops (TMOV ... TRANDOM), written from the pto-isa
+headers' descriptions. Like :mod:`tests.pto.oracle` (whose decoders and rounding it reuses) it imports
+nothing from tilesim: every element is a Python loop step on ints, Fractions and struct-packed floats.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from fractions import Fraction
+
+from .oracle import FLOATS, INTS, canon_nan, dec, int_bits, round_bits, to_integral
+
+
+def f32_bits(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def value(bits: int, dt: str):
+    return dec(bits, dt)
+
+
+def encode(v, dt: str) -> int:
+    """A value (float/Fraction/int) rounded once to ``dt`` (floats) or wrapped (ints)."""
+    if dt in INTS:
+        return int_bits(int(v), dt)
+    return round_bits(v, dt)
+
+
+# ------------------------------------------------------------------ moves
+def cast(bits: int, src: str, dst: str) -> int:
+    """A C++ value conversion between lanes (same dtype: the bits)."""
+    if src == dst:
+        return bits
+    if dst == "f32" and src in ("f16", "bf16"):
+        e_bits, m_bits = FLOATS[src]
+        if math.isnan(dec(bits, src)):  # widening keeps the payload, left-aligned
+            sign = bits >> (e_bits + m_bits)
+            return (sign << 31) | 0x7F800000 | ((bits & ((1 << m_bits) - 1)) << (23 - m_bits))
+        return f32_bits(dec(bits, src))
+    return round_bits(dec(bits, src), dst)
+
+
+def relu_after(bits: int, dt: str) -> int:
+    v = dec(bits, dt)
+    return 0 if (not (isinstance(v, float) and math.isnan(v))) and v < 0 else bits
+
+
+def relu_before(bits: int, dt: str) -> int:
+    v = dec(bits, dt)
+    return bits if (not (isinstance(v, float) and math.isnan(v))) and v > 0 else 0
+
+
+# --------------------------------------------------------------- quant
+def _f32(x) -> float:
+    """Round an exact value to float32 (as a Python float)."""
+    b = round_bits(x, "f32")
+    return dec(b, "f32")
+
+
+def quant_scale(word: int, vector: bool) -> float:
+    if not vector:
+        return dec(word & 0xFFFFFFFF, "f32")
+    m1 = (word >> 13) & 0x7FFFF
+    sign, e, m = (m1 >> 18) & 1, (m1 >> 10) & 0xFF, m1 & 0x3FF
+    if e == 0 and m == 0:
+        return 0.0
+    return _f32(Fraction(-1 if sign else 1) * (1 + Fraction(m, 1024)) * Fraction(2) ** (e - 127))
+
+
+def quantize(bits: int, src: str, dst: str, word: int, vector: bool, relu: bool) -> int:
+    """One element of the fixpipe pre-quantisation (see src's fixpipe module docstring for the modes)."""
+    if src == "i32" and dst == "i16":
+        shift = ((word >> 32) & 0xF) + 1
+        t = int_bits(dec(bits, "i32") >> shift, "i16")
+        x = float(t - 65536 if t >= 32768 else t)
+    else:
+        v = dec(bits, src)
+        v = _f32(v) if src == "i32" else v
+        s = quant_scale(word, vector)
+        if not (math.isfinite(v) and math.isfinite(s)) or v == 0 or s == 0:
+            x = float(v) * s  # IEEE special cases (inf * 0 = NaN, signed zeros) are exact in Python floats
+        else:
+            x = _f32(Fraction(v) * Fraction(s))
+        if dst in ("i8", "u8"):
+            off = (word >> 37) & 0x1FF
+            signed = (word >> 46) & 1
+            if math.isnan(x):
+                pass
+            else:
+                y = x + off if math.isinf(x) else _f32(Fraction(x) + off)
+                r = y if math.isinf(y) else float(to_integral(Fraction(y), "RINT"))
+                lo, hi = (-128, 127) if signed else (0, 255)
+                x = min(max(r, lo), hi)
+        elif dst == "f16" and (src == "i32" or not (math.isnan(x) or math.isinf(x))):
+            if not math.isnan(x):
+                x = min(max(x, -65504.0), 65504.0)
+    if relu:
+        x = x if (not math.isnan(x)) and x > 0 else 0.0
+    if dst in FLOATS:
+        return round_bits(x, dst)
+    return int_bits(0 if math.isnan(x) else int(x), dst)
