@@ -100,3 +100,39 @@ def quantize(bits: int, src: str, dst: str, word: int, vector: bool, relu: bool)
     if dst in FLOATS:
         return round_bits(x, dst)
     return int_bits(0 if math.isnan(x) else int(x), dst)
+
+
+# ---------------------------------------------------------------- layout
+#: PadValue lane codes from the formats' definitions: +-Inf for floats that have one, else the C++ limits
+PAD_NO_INF = {"f8e4m3": {"max": 0x7E, "min": 0x08}, "f8e8m0": {"max": 0xFE, "min": 0x00}}
+
+
+def pad_code(dt: str, pad: str) -> int:
+    if pad == "zero":
+        return 0
+    if dt in INTS:
+        n, signed = INTS[dt]
+        v = ((1 << (n - 1)) - 1 if signed else (1 << n) - 1) if pad == "max" else (-(1 << (n - 1)) if signed else 0)
+        return int_bits(v, dt)
+    if dt in PAD_NO_INF:
+        return PAD_NO_INF[dt][pad]
+    if dt == "f8e5m2":
+        return 0x7C if pad == "max" else 0xFC
+    e, m = FLOATS[dt]
+    inf = ((1 << e) - 1) << m
+    return inf if pad == "max" else inf | (1 << (e + m))
+
+
+def print_cell(bits: int, dt: str, width: int = 8, prec: int = 4) -> str:
+    v = dec(bits, dt)
+    if dt in INTS:
+        return str(v).rjust(width)
+    if math.isnan(v):
+        return "nan".rjust(width)
+    if math.isinf(v):
+        return ("-inf" if v < 0 else "inf").rjust(width)
+    # fixed notation from the exact value, ties to even (what printf does with an exact binary value)
+    q = Fraction(v) * 10 ** prec
+    n = to_integral(abs(q), "RINT")
+    s = f"{n // 10 ** prec}.{n % 10 ** prec:0{prec}d}"
+    return (("-" if math.copysign(1, v) < 0 else "") + s).rjust(width)
