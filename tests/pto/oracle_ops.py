@@ -136,3 +136,42 @@ def print_cell(bits: int, dt: str, width: int = 8, prec: int = 4) -> str:
     n = to_integral(abs(q), "RINT")
     s = f"{n // 10 ** prec}.{n % 10 ** prec:0{prec}d}"
     return (("-" if math.copysign(1, v) < 0 else "") + s).rjust(width)
+
+
+# ------------------------------------------------------------ gather / sort
+def gather_index(src_rows: list[list[int]], k: int) -> int:
+    rows, cols = len(src_rows), len(src_rows[0])
+    if not 0 <= k < rows * cols:
+        return 0
+    return src_rows[k // cols][k % cols]
+
+
+MASKS = {"P0101": lambda i: i % 2 == 0, "P1010": lambda i: i % 2 == 1, "P0001": lambda i: i % 4 == 0,
+         "P0010": lambda i: i % 4 == 1, "P0100": lambda i: i % 4 == 2, "P1000": lambda i: i % 4 == 3,
+         "P1111": lambda i: True}
+
+
+def sort32_block(scores: list[int], ids: list[int], dt: str) -> list[int]:
+    """Records (lanes) of one sorted block: descending score, ties by index, NaN last."""
+    def key(p):
+        v = dec(p[0], dt)
+        nan = isinstance(v, float) and math.isnan(v)
+        return (1 if nan else 0, 0 if nan else -v, p[1])
+    recs = []
+    for s, i in sorted(zip(scores, ids), key=key):
+        recs += [s, i] if dt in ("f32", "i32") else [s, 0, i & 0xFFFF, i >> 16]
+    return recs
+
+
+def histogram_row(values: list[int], nbytes: int, byte: int, filters: list[int]) -> list[int]:
+    """Cumulative counts of byte ``byte`` over values whose bytes above it (from the top) equal ``filters``."""
+    counts = [0] * 256
+    top = nbytes - 1
+    for v in values:
+        if all((v >> (8 * (top - k))) & 0xFF == f for k, f in enumerate(filters)):
+            counts[(v >> (8 * byte)) & 0xFF] += 1
+    out, acc = [], 0
+    for c in counts:
+        acc += c
+        out.append(acc)
+    return out
