@@ -9,7 +9,7 @@ import math
 import struct
 from fractions import Fraction
 
-from .oracle import FLOATS, INTS, canon_nan, dec, int_bits, round_bits, to_integral
+from .oracle import FLOATS, INTS, binary, dec, flush, int_bits, round_bits, to_integral
 
 
 def f32_bits(x: float) -> int:
@@ -175,3 +175,23 @@ def histogram_row(values: list[int], nbytes: int, byte: int, filters: list[int])
         acc += c
         out.append(acc)
     return out
+
+
+# ------------------------------------------------------------------ arith
+def rem(x: int, y: int, dt: str, ftz: bool) -> int:
+    """One TREM element: fmod, then + the divisor when the signs differ and the remainder is not 0."""
+    if dt in INTS:
+        a, b = dec(x, dt), dec(y, dt)
+        r = abs(a) % abs(b) * (1 if a >= 0 else -1)   # C's truncating %
+        if (a >= 0) != (b >= 0) and r != 0:
+            r += b
+        return int_bits(r, dt)
+    if ftz:
+        x, y = flush(x, dt), flush(y, dt)
+    a, b = dec(x, dt), dec(y, dt)
+    r = math.fmod(a, b) if not (math.isnan(a) or math.isnan(b) or math.isinf(a)) else math.nan
+    out = round_bits(r, dt)
+    if (a >= 0) != (b >= 0) and r != 0:
+        return binary("add", flush(out, dt) if ftz else out, y, dt, ftz)
+    return flush(out, dt) if ftz else out
+

@@ -95,6 +95,11 @@ def _cvt(table: Mapping[str, tuple[str, ...]]) -> frozenset:
 _MATMUL = frozenset({("i32", "i8", "i8"), ("f32", "f16", "f16"), ("f32", "f32", "f32"), ("f32", "bf16", "bf16")})
 
 
+_REM_A5 = ("f16", "f32", "i16", "u16", "i32", "u32", "i64", "u64")
+_PART_A5 = ("u8", "i8", "u16", "i16", "u32", "i32", "f16", "f32", "bf16")
+_AXPY = frozenset({("f16", "f16"), ("f32", "f32"), ("f16", "f32")})
+
+
 def _row(op, roles, a2a3, a5, cpu) -> OpTypes:
     return OpTypes(op, tuple(roles), frozenset(a2a3), frozenset(a5), frozenset(cpu))
 
@@ -159,6 +164,12 @@ _ROWS = [
     _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _cvt(_CVT_A2A3) | _cvt(_CVT_A5)),
     _ew("tload", ALL, ALL), _ew("tstore", ALL, ALL),
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
+    # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
+    _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
+    *[_ew(op, ("i32", "i16", "f16", "f32"), _PART_A5, ("i32", "i16", "f16", "bf16", "f32", "i8", "u8"))
+      for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
+    _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY),
+    _ew("taddc", NARROW, ALL),
 ]
 
 OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})
