@@ -195,3 +195,32 @@ def rem(x: int, y: int, dt: str, ftz: bool) -> int:
         return binary("add", flush(out, dt) if ftz else out, y, dt, ftz)
     return flush(out, dt) if ftz else out
 
+
+
+# ------------------------------------------------------------- quant / random
+def tquant(x_bits: int, scale: float, zero: float | None) -> int:
+    """One TQUANT element (f32 in): rint(x * s [+ z]) clamped to i8 (SYM) or u8 (ASYM); NaN -> 0; float32 steps."""
+    x = dec(x_bits, "f32")
+    def f32(v):
+        return v if (isinstance(v, float) and not math.isfinite(v)) else dec(round_bits(v, "f32"), "f32")
+    p = f32(x * scale if not (math.isfinite(x) and math.isfinite(scale)) or x == 0 or scale == 0
+            else Fraction(x) * Fraction(scale))
+    if zero is not None:
+        p = f32(p + zero if not math.isfinite(p) or p == 0 and zero == 0 else Fraction(p) + Fraction(zero))
+    if math.isnan(p):
+        return 0
+    lo, hi = (0, 255) if zero is not None else (-128, 127)
+    r = p if math.isinf(p) else to_integral(Fraction(p), "RINT")
+    v = int(min(max(r, lo), hi))
+    return v & 0xFF
+
+
+def philox(counter: int, key: tuple[int, int], rounds: int) -> list[int]:
+    """Philox-4x32 (Salmon et al., SC'11) on a 128-bit counter: the four 32-bit output words."""
+    c = [(counter >> (32 * i)) & 0xFFFFFFFF for i in range(4)]
+    k0, k1 = key
+    for _ in range(rounds):
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k0, p1 & 0xFFFFFFFF, (p0 >> 32) ^ c[3] ^ k1, p0 & 0xFFFFFFFF]
+        k0, k1 = (k0 + 0x9E3779B9) & 0xFFFFFFFF, (k1 + 0xBB67AE85) & 0xFFFFFFFF
+    return c
