@@ -1,0 +1,139 @@
+"""TMATMUL_MX (+ _ACC, _BIAS): the microscaled fp8 matmul, as the pto-isa CPU reference computes it.
+
+``c[i, j] = sum_k a[i, k] * b[k, j] * (sa[i, k // 32] * sb[k // 32, j])``
+(include/pto/cpu/TMatmul.hpp ``TMatmulMX``): the product of the two fp8
+values and the two scales is exact in float64; each step adds it to a float32
+accumulator in float64 and rounds the sum to float32 (two roundings, as the
+C++ ``float += double`` does). ``_acc`` then adds ``c_in`` and ``_bias`` adds
+``bias[0, j]``, each one float32 addition.
+
+The reference's fp8 type (include/pto/cpu/MXTypes.hpp) reads every code as
+a finite number: E4M3 0x7F/0xFF are +-480, E5M2's top exponent is an
+ordinary binade, E8M0 0xFF is 2**128, and -0 reads as +0. tilesim decodes
+the operands the same way on every target (decision PTO62). Scales may be
+E8M0 (decoded likewise) or f16/bf16/f32 values.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ...errors import DtypeError
+from .. import numerics as nx
+from ..dtypes import DType
+from ..tile import Tile
+from ._common import Op
+from .matmul import _MAX
+
+__all__ = ["tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"]
+
+#: (exponent bits, mantissa bits, bias) of the MX element and scale types
+_MX = {"f8e4m3": (4, 3, 7), "f8e5m2": (5, 2, 15), "f8e8m0": (8, 0, 127)}
+_GROUP = 32
+
+
+@lru_cache(maxsize=None)
+def decode_table(name: str) -> np.ndarray:
+    """float64 value of each of the 256 codes, by the reference's MXType decoding."""
+    e_bits, m_bits, bias = _MX[name]
+    code = np.arange(256, dtype=np.int64)
+    m = code & ((1 << m_bits) - 1)
+    e = (code >> m_bits) & ((1 << e_bits) - 1)
+    s = np.where((code >> (m_bits + e_bits)) & 1, -1.0, 1.0) if e_bits + m_bits < 8 else np.ones(256)
+    normal = np.ldexp(1.0 + m / (1 << m_bits), e - bias)
+    sub = np.ldexp(m / (1 << m_bits), 1 - bias)
+    v = s * np.where((e > 0) | (m_bits == 0), normal, sub)
+    return np.where(v == 0, 0.0, v)  # -0 reads as +0
+
+
+def _values(bits: np.ndarray, dt: DType) -> np.ndarray:
+    if dt.name in _MX:
+        return decode_table(dt.name)[bits.astype(np.int64)]
+    return nx.as_f32(bits, dt).astype(np.float64)
+
+
+def _mx(op: Op, c: Tile, a: Tile, sa: Tile, b: Tile, sb: Tile) -> tuple[np.ndarray, int, int]:
+    op.tile(c, "c", "acc")
+    op.tile(a, "a", "left")
+    op.tile(b, "b", "right")
+    op.tile(sa, "a_scale", None)
+    op.tile(sb, "b_scale", None)
+    if not (a.blayout == "col_major" and a.slayout == "row_major"):
+        op.fail(f"left tile needs blayout col_major and slayout row_major, not {a.blayout}/{a.slayout}", "a",
+                "pto.op.layout", a.layout)
+    if not (b.blayout == "row_major" and b.slayout == "col_major"):
+        op.fail(f"right tile needs blayout row_major and slayout col_major, not {b.blayout}/{b.slayout}", "b",
+                "pto.op.layout", b.layout)
+    if not (c.blayout == "col_major" and c.slayout == "row_major"):
+        op.fail(f"acc tile needs blayout col_major and slayout row_major, not {c.blayout}/{c.slayout}", "c",
+                "pto.op.layout", c.layout)
+    for t, n, ok in ((a, "a", ("f8e4m3", "f8e5m2")), (b, "b", ("f8e4m3", "f8e5m2")), (c, "c", ("f32",)),
+                     (sa, "a_scale", ("f8e8m0", "f16", "bf16", "f32")), (sb, "b_scale", ("f8e8m0", "f16", "bf16", "f32"))):
+        if t.dtype.name not in ok:
+            op.fail(f"{n} must be {' or '.join(ok)}, not {t.dtype}", n, "pto.op.dtype", str(t.dtype), DtypeError)
+    if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:
+        op.fail(f"shapes a {a.rows}x{a.cols}, b {b.rows}x{b.cols}, c {c.rows}x{c.cols} do not chain", "a,b,c",
+                "pto.tmatmul.shape", ((a.rows, a.cols), (b.rows, b.cols), (c.rows, c.cols)))
+    M, K, N = a.valid_rows, a.valid_cols, b.valid_cols
+    for name, v in (("M", M), ("K", K), ("N", N)):
+        if not 1 <= v <= _MAX:
+            op.fail(f"{name} = {v} is outside 1..{_MAX}", "a" if name != "N" else "b", "pto.op.range", v)
+    G = -(-K // _GROUP)
+    if sa.valid_rows < M or sa.valid_cols < G:
+        op.fail(f"a_scale needs {M}x{G} valid scales (one per row and 32 columns of a)", "a_scale",
+                "pto.tmatmul_mx.scale", sa.valid)
+    if sb.valid_rows < G or sb.valid_cols < N:
+        op.fail(f"b_scale needs {G}x{N} valid scales (one per 32 rows and column of b)", "b_scale",
+                "pto.tmatmul_mx.scale", sb.valid)
+    x, y = _values(a.bits[:M, :K], a.dtype), _values(b.bits[:K, :N], b.dtype)
+    s0, s1 = _values(sa.bits[:M, :G], sa.dtype), _values(sb.bits[:G, :N], sb.dtype)
+    acc = np.zeros((M, N), np.float32)
+    with np.errstate(all="ignore"):
+        for k in range(K):
+            g = k // _GROUP
+            p = x[:, k:k + 1] * y[k:k + 1, :] * (s0[:, g:g + 1] * s1[g:g + 1, :])
+            acc = (acc.astype(np.float64) + p).astype(np.float32)
+    return acc, M, N
+
+
+def _finish(c: Tile, acc: np.ndarray, M: int, N: int, other: np.ndarray | None = None) -> Tile:
+    if other is not None:
+        with np.errstate(all="ignore"):
+            acc = (acc + nx.as_f32(other, c.dtype)).astype(np.float32)
+    c.bits[:M, :N] = nx.from_f32(acc, c.dtype, flush=False)
+    return c
+
+
+def tmatmul_mx(c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, target=None) -> Tile:
+    """TMATMUL_MX (``pto.tmatmul.mx``): ``c = (a * a_scale) @ (b * b_scale)`` with one scale per 32 along K.
+
+    a, b: f8E4M3/f8E5M2 left/right tiles; c: f32 acc; scales E8M0 (or f16/bf16/f32).
+    Rules: ``pto.op.loc``, ``pto.op.layout``, ``pto.op.dtype``, ``pto.tmatmul.shape``,
+    ``pto.op.range``, ``pto.tmatmul_mx.scale`` (a scale tile too small).
+    """
+    op = Op("tmatmul_mx", target)
+    return _finish(c, *_mx(op, c, a, a_scale, b, b_scale))
+
+
+def tmatmul_mx_acc(c: Tile, c_in: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, target=None) -> Tile:
+    """TMATMUL_MX_ACC (``pto.tmatmul.mx.acc``): ``c = c_in + tmatmul_mx(...)`` (one float32 addition)."""
+    op = Op("tmatmul_mx_acc", target)
+    op.tile(c_in, "c_in", "acc")
+    op.same_dtype(c, c_in, "c_in", "c")
+    acc, M, N = _mx(op, c, a, a_scale, b, b_scale)
+    if c_in.valid_rows < M or c_in.valid_cols < N:
+        op.fail(f"c_in needs {M}x{N} valid elements", "c_in", "pto.tmatmul.acc_in", c_in.valid)
+    return _finish(c, acc, M, N, c_in.bits[:M, :N])
+
+
+def tmatmul_mx_bias(c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, bias: Tile, *, target=None) -> Tile:
+    """TMATMUL_MX_BIAS (``pto.tmatmul.mx.bias``): ``tmatmul_mx(...)[i, j] + bias[0, j]`` (f32 bias tile, one row)."""
+    op = Op("tmatmul_mx_bias", target)
+    op.tile(bias, "bias", "bias")
+    op.same_dtype(c, bias, "bias", "c")
+    acc, M, N = _mx(op, c, a, a_scale, b, b_scale)
+    if bias.rows != 1 or bias.valid_cols < N:
+        op.fail(f"bias must be one row with {N} valid columns", "bias", "pto.tmatmul.bias", bias.describe())
+    return _finish(c, acc, M, N, np.broadcast_to(bias.bits[:1, :N], (M, N)))
