@@ -227,25 +227,10 @@ def philox(counter: int, key: tuple[int, int], rounds: int) -> list[int]:
 
 
 # ------------------------------------------------------------------ MX matmul
-MX_FORMATS = {"f8e4m3": (4, 3, 7), "f8e5m2": (5, 2, 15), "f8e8m0": (8, 0, 127)}
-
-
-def mx_value(code: int, dt: str) -> float:
-    """The pto-isa CPU MXType reading of an 8-bit code: every code finite, -0 read as +0."""
-    e_bits, m_bits, bias = MX_FORMATS[dt]
-    sign = -1.0 if e_bits + m_bits < 8 and code >> 7 else 1.0
-    e, m = (code >> m_bits) & ((1 << e_bits) - 1), code & ((1 << m_bits) - 1)
-    if e > 0 or m_bits == 0:
-        return sign * math.ldexp(1 + m / (1 << m_bits), e - bias)
-    if m == 0:
-        return 0.0
-    return sign * math.ldexp(m / (1 << m_bits), 1 - bias)
-
-
 def mx_dot(a: list[float], b: list[float], sa: list[float], sb: list[float]) -> int:
     """f32 bits of ``sum a[k] b[k] sa[k//32] sb[k//32]``: each step summed in double, then rounded to float."""
     acc = 0.0
     for k, (x, y) in enumerate(zip(a, b)):
-        p = x * y * (sa[k // 32] * sb[k // 32])          # exact in double
+        p = x * y * (sa[k // 32] * sb[k // 32])          # exact in double (NaN/Inf as IEEE says)
         acc = dec(round_bits(acc + p, "f32"), "f32")       # Python float add = double RNE, then to float
     return round_bits(acc, "f32")

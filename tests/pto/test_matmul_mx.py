@@ -32,7 +32,7 @@ def _tiles(rng, M, K, N, adt, bdt, sdt):
 
 
 def _val(t, r, c):
-    return oo.mx_value(int(t.bits[r, c]), t.dtype.name) if t.dtype.name.startswith("f8") else float(t.values[r, c])
+    return o.dec_fp8(int(t.bits[r, c]), t.dtype.name) if t.dtype.name.startswith("f8") else float(t.values[r, c])
 
 
 @pytest.mark.parametrize("adt,bdt", [("f8e4m3", "f8e4m3"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2")])
@@ -68,12 +68,14 @@ def test_tmatmul_mx(adt, bdt, sdt, form):
             assert got == exp or (o.is_nan_bits(got, "f32") and o.is_nan_bits(exp, "f32")), (i, j)
 
 
-def test_mx_reads_nan_codes_as_numbers():
-    from tilesim.pto.ops.matmul_mx import decode_table
-    assert [oo.mx_value(c, "f8e4m3") for c in range(256)] == decode_table("f8e4m3").tolist()
-    assert [oo.mx_value(c, "f8e5m2") for c in range(256)] == decode_table("f8e5m2").tolist()
-    assert [oo.mx_value(c, "f8e8m0") for c in range(256)] == decode_table("f8e8m0").tolist()
-    assert oo.mx_value(0x7F, "f8e4m3") == 480.0
+def test_mx_nan_code_gives_nan():
+    rng = np.random.default_rng(1)
+    a, b, c, sa, sb = _tiles(rng, 2, 64, 2, "f8e4m3", "f8e4m3", "f8e8m0")
+    a.bits[...], b.bits[...] = 0x38, 0x38  # 1.0
+    a.bits[0, 5] = 0x7F  # OCP E4M3 NaN
+    pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+    assert np.isnan(c.values[0, :2]).all() and not np.isnan(c.values[1, :2]).any()
+    assert oo.mx_dot([1.0, 2.0], [3.0, 0.5], [2.0], [0.25]) == 0x40200000  # (3 + 1) * 0.5 = 2.5
 
 
 def test_mx_checks():

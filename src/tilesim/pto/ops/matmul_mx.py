@@ -7,16 +7,14 @@ accumulator in float64 and rounds the sum to float32 (two roundings, as the
 C++ ``float += double`` does). ``_acc`` then adds ``c_in`` and ``_bias`` adds
 ``bias[0, j]``, each one float32 addition.
 
-The reference's fp8 type (include/pto/cpu/MXTypes.hpp) reads every code as
-a finite number: E4M3 0x7F/0xFF are +-480, E5M2's top exponent is an
-ordinary binade, E8M0 0xFF is 2**128, and -0 reads as +0. tilesim decodes
-the operands the same way on every target (decision PTO62). Scales may be
-E8M0 (decoded likewise) or f16/bf16/f32 values.
+Operands are read as their formats define them (OCP E4M3 and E5M2, E8M0;
+decision PTO50), so a NaN code makes the sum NaN. (The reference's own fp8
+class, include/pto/cpu/MXTypes.hpp, reads every code as a finite number; a
+golden computed with it differs only where an operand holds a NaN/Inf code;
+decision PTO62.) Scales may be E8M0 or f16/bf16/f32 values.
 """
 
 from __future__ import annotations
-
-from functools import lru_cache
 
 import numpy as np
 
@@ -29,29 +27,12 @@ from .matmul import _MAX
 
 __all__ = ["tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"]
 
-#: (exponent bits, mantissa bits, bias) of the MX element and scale types
-_MX = {"f8e4m3": (4, 3, 7), "f8e5m2": (5, 2, 15), "f8e8m0": (8, 0, 127)}
 _GROUP = 32
 
 
-@lru_cache(maxsize=None)
-def decode_table(name: str) -> np.ndarray:
-    """float64 value of each of the 256 codes, by the reference's MXType decoding."""
-    e_bits, m_bits, bias = _MX[name]
-    code = np.arange(256, dtype=np.int64)
-    m = code & ((1 << m_bits) - 1)
-    e = (code >> m_bits) & ((1 << e_bits) - 1)
-    s = np.where((code >> (m_bits + e_bits)) & 1, -1.0, 1.0) if e_bits + m_bits < 8 else np.ones(256)
-    normal = np.ldexp(1.0 + m / (1 << m_bits), e - bias)
-    sub = np.ldexp(m / (1 << m_bits), 1 - bias)
-    v = s * np.where((e > 0) | (m_bits == 0), normal, sub)
-    return np.where(v == 0, 0.0, v)  # -0 reads as +0
-
-
 def _values(bits: np.ndarray, dt: DType) -> np.ndarray:
-    if dt.name in _MX:
-        return decode_table(dt.name)[bits.astype(np.int64)]
-    return nx.as_f32(bits, dt).astype(np.float64)
+    """Exact float64 values of fp8 / f16 / bf16 / f32 lanes."""
+    return bits.view(dt.np).astype(np.float64)
 
 
 def _mx(op: Op, c: Tile, a: Tile, sa: Tile, b: Tile, sb: Tile) -> tuple[np.ndarray, int, int]:
