@@ -75,7 +75,7 @@ def test_mx_nan_code_gives_nan():
     a.bits[0, 5] = 0x7F  # OCP E4M3 NaN
     pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
     assert np.isnan(c.values[0, :2]).all() and not np.isnan(c.values[1, :2]).any()
-    assert oo.mx_dot([1.0, 2.0], [3.0, 0.5], [2.0], [0.25]) == 0x40200000  # (3 + 1) * 0.5 = 2.5
+    assert oo.mx_dot([1.0, 2.0], [3.0, 0.5], [2.0], [0.25]) == 0x40000000  # (3 + 1) * 0.5 = 2.0
 
 
 def test_mx_checks():
