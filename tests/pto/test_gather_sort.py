@@ -124,7 +124,7 @@ def test_thistogram(sdt, byte):
     idx.bits[:, 0] = rng.integers(0, 3, size=32)
     dst = Tile("vec", "u32", 8, 256, valid=(5, 256))
     if sdt == "u16":
-        pto.thistogram(dst, src, idx, is_msb=(byte == 1))
+        pto.thistogram(dst, src, idx, is_msb="true" if byte == 1 else False)
     else:
         pto.thistogram(dst, src, idx, byte=byte)
     for r in range(5):

@@ -43,7 +43,7 @@ def test_tmov_acc_to_mat(target, s, d, relu):
     src = _acc(s, 16, 13, rng)
     dst = Tile("mat", d, 16, 16, valid=(16, 13), **NZ)
     before = sentinel(dst)
-    pto.tmov(dst, src, relu="normal_relu" if relu else "no_relu", target=target)
+    pto.tmov(dst, src, relu_pre_mode="normal_relu" if relu else "no_relu", target=target)
     exp = _expect_cast(src.bits[:, :13], s, d, "after" if relu else None)
     assert (dst.bits[:, :13].astype(np.uint64) == exp).all()
     assert (dst.bits[:, 13:] == before[:, 13:]).all()
@@ -83,8 +83,8 @@ def test_tmov_checks():
         pto.tmov(Tile("mat", "i8", 16, 32, valid=(16, 16), **NZ), src, target="cpu")
     assert e.value.rule == "pto.op.dtype" and "f32->f16" in str(e.value)
     with pytest.raises(TilesimError) as e:
-        pto.tmov(Tile("mat", "f32", 16, 16, **NZ), src, relu="sometimes")
-    assert e.value.rule == "pto.tmov.relu"
+        pto.tmov(Tile("mat", "f32", 16, 16, **NZ), src, relu_pre_mode="sometimes")
+    assert e.value.rule == "pto.tmov.relu_pre_mode"
     with pytest.raises(TilesimError) as e:
         pto.tmov(Tile("mat", "f32", 16, 16, **NZ), "src")
     assert e.value.rule == "pto.op.operand"
@@ -106,10 +106,10 @@ def test_textract_tinsert_windows(r0, c0, vr, vc, relu, dt):
     before = sentinel(dst)
     if r0 + vr > 16 or c0 + vc > 64:
         with pytest.raises(GeometryError) as e:
-            pto.textract(dst, src, r0, c0, relu=relu)
+            pto.textract(dst, src, r0, c0, relu_pre_mode=relu)
         assert e.value.rule == "pto.op.window" and (dst.bits == before).all()
         return
-    pto.textract(dst, src, r0, c0, relu=relu)
+    pto.textract(dst, src, r0, c0, relu_pre_mode=relu)
     exp = _expect_cast(src.bits[r0:r0 + vr, c0:c0 + vc], dt, dt, "before" if relu else None)
     assert (dst.bits[:vr, :vc].astype(np.uint64) == exp).all()
     assert (dst.bits[vr:] == before[vr:]).all() and (dst.bits[:, vc:] == before[:, vc:]).all()
@@ -156,10 +156,10 @@ def test_quant_forms(vector, s, d, relu):
         words = _words(rng, 16, True)
         fp = Tile("scaling", "u64", 1, 16)
         fp.bits[0] = words
-        pto.textract_fp(dst, src, fp, 0, 0, relu=relu, target="cpu")
+        pto.textract_fp(dst, src, fp, 0, 0, relu_pre_mode=relu, target="cpu")
     else:
         words = _words(rng, 1, False)
-        pto.textract(dst, src, 0, 0, int(words[0]), relu=relu, target="cpu")
+        pto.textract(dst, src, 0, 0, int(words[0]), relu_pre_mode=relu, target="cpu")
         words = np.repeat(words, 16)
     exp = [[oo.quantize(int(src.bits[i, j]), s, d, int(words[j]), vector, relu) for j in range(16)]
            for i in range(16)]

@@ -1,6 +1,7 @@
 """PTO ops, one module per family; every op is re-exported by :mod:`tilesim.pto`."""
 
-from . import arith, convert, debug, elementwise, expand, gather, layout, matmul, matmul_mx, memory, move, quant, reduce, sort
+from . import (arith, convert, debug, elementwise, expand, gather, layout, matmul, matmul_mx, memory, move, quant,
+               reduce, sort)
 from .arith import *  # noqa: F401,F403
 from .convert import *  # noqa: F401,F403
 from .debug import *  # noqa: F401,F403

@@ -40,6 +40,7 @@ def word(op: Op, value, operand: str, allowed: dict) -> object:
     return allowed[key]
 
 
+#: on/off attributes: ReluPreMode words, booleans (isMSB) and their 0/1 codes
 RELU = {"norelu": False, "normalrelu": True, "false": False, "true": True, "0": False, "1": True}
 
 

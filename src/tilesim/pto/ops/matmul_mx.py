@@ -50,8 +50,9 @@ def _mx(op: Op, c: Tile, a: Tile, sa: Tile, b: Tile, sb: Tile) -> tuple[np.ndarr
     if not (c.blayout == "col_major" and c.slayout == "row_major"):
         op.fail(f"acc tile needs blayout col_major and slayout row_major, not {c.blayout}/{c.slayout}", "c",
                 "pto.op.layout", c.layout)
+    scales = ("f8e8m0", "f16", "bf16", "f32")
     for t, n, ok in ((a, "a", ("f8e4m3", "f8e5m2")), (b, "b", ("f8e4m3", "f8e5m2")), (c, "c", ("f32",)),
-                     (sa, "a_scale", ("f8e8m0", "f16", "bf16", "f32")), (sb, "b_scale", ("f8e8m0", "f16", "bf16", "f32"))):
+                     (sa, "a_scale", scales), (sb, "b_scale", scales)):
         if t.dtype.name not in ok:
             op.fail(f"{n} must be {' or '.join(ok)}, not {t.dtype}", n, "pto.op.dtype", str(t.dtype), DtypeError)
     if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:

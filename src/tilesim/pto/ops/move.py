@@ -6,7 +6,7 @@ sit (:meth:`Tile.offsets`). Semantics follow the pto-isa CPU reference
 (include/pto/cpu/TMov.hpp, TExtract.hpp, TInsert.hpp):
 
 * ``tmov(dst, src)``: ``dst[i, j] = src[i, j]`` over the (equal) valid
-  shapes; ``relu`` zeroes negative results; dtype changes convert by value
+  shapes; ``relu_pre_mode`` zeroes negative results; dtype changes convert by value
   (:data:`~tilesim.pto.ops._cast.CASTS`, e.g. an f32 accumulator to f16).
 * ``textract(dst, src, r0, c0)``: ``dst[i, j] = src[r0 + i, c0 + j]`` over
   dst's valid shape, which must fit inside src's valid region.
@@ -69,12 +69,12 @@ def _convert(op: Op, bits: np.ndarray, src: Tile, dst: Tile, words, vector: bool
     return relu_after(out, dst.dtype) if relu and relu_kind == "after" else out
 
 
-def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu=False, acc_to_vec_mode=None,
+def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=False, acc_to_vec_mode=None,
          target=None) -> Tile:
     """TMOV: copy src's valid region to dst (equal valid shapes), converting or quantising by dtype.
 
     fp: a scaling tile (vector quant, as TMOV_FP); a number in its place is the
-    pre-quant scalar (the .pto operand order). relu: ``NoRelu``/``NormalRelu``
+    pre-quant scalar (the .pto operand order). relu_pre_mode: ``NoRelu``/``NormalRelu``
     (or a bool). acc_to_vec_mode: accepted and checked; one destination tile
     receives the whole result. Raises ``pto.op.loc`` (a location pair the
     target lacks), ``pto.op.valid_match``, ``pto.op.dtype``.
@@ -84,7 +84,7 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu=False, ac
         fp, pre_quant_scalar = None, fp
     op.tile(dst, "dst", None)
     op.tile(src, "src", None)
-    use_relu = word(op, relu, "relu", RELU)
+    use_relu = word(op, relu_pre_mode, "relu_pre_mode", RELU)
     if acc_to_vec_mode is not None:
         word(op, acc_to_vec_mode, "acc_to_vec_mode", ACC_TO_VEC_MODES)
         if src.loc != "acc" or dst.loc != "vec":
@@ -96,78 +96,66 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu=False, ac
                 + ", ".join(f"{a}->{b}" for a, b in sorted(paths)), "dst", "pto.op.loc", f"{src.loc}->{dst.loc}")
     op.valid_match(src, dst, "dst", "src")
     if fp is not None:
-        return textract_fp(dst, src, fp, 0, 0, relu=use_relu, target=op.prof)
+        return textract_fp(dst, src, fp, 0, 0, relu_pre_mode=use_relu, target=op.prof)
     R, C = src.valid
     words = None if pre_quant_scalar is None else _scalar_word(op, pre_quant_scalar)
     dst.bits[:R, :C] = _convert(op, src.bits[:R, :C], src, dst, words, False, use_relu, "after")
     return dst
 
 
-def _extract(name: str, dst: Tile, src: Tile, index_row, index_col, fp, scalar, relu, target) -> Tile:
+def _window(name: str, dst: Tile, src: Tile, index_row, index_col, fp, scalar, relu_pre_mode, target,
+            insert: bool) -> Tile:
+    """TEXTRACT (a dst-sized window of src) or TINSERT (src into a window of dst) at (index_row, index_col)."""
     op = Op(name, target)
     op.tile(dst, "dst", None)
     op.tile(src, "src", None)
     r0, c0 = _index(op, index_row, "index_row"), _index(op, index_col, "index_col")
-    use_relu = word(op, relu, "relu", RELU)
-    R, C = dst.valid
-    if r0 + R > src.valid_rows or c0 + C > src.valid_cols:
-        op.fail(f"window [{r0}:{r0 + R}, {c0}:{c0 + C}] leaves src's valid {src.valid_rows}x{src.valid_cols}",
+    use_relu = word(op, relu_pre_mode, "relu_pre_mode", RELU)
+    small, big, where = (src, dst, "dst") if insert else (dst, src, "src")
+    R, C = small.valid
+    if r0 + R > big.valid_rows or c0 + C > big.valid_cols:
+        op.fail(f"window [{r0}:{r0 + R}, {c0}:{c0 + C}] leaves {where}'s valid {big.valid_rows}x{big.valid_cols}",
                 "index_row,index_col", "pto.op.window", (r0, c0, R, C))
+    win = (slice(r0, r0 + R), slice(c0, c0 + C))
+    whole = (slice(0, R), slice(0, C))
+    src_win, dst_win = (whole, win) if insert else (win, whole)
     words = None
-    if fp is not None:
-        words = fixpipe.quant_words(op, fp, c0 + C)[c0:c0 + C][None, :]
+    if fp is not None:  # one quant word per source column
+        first = 0 if insert else c0
+        words = fixpipe.quant_words(op, fp, first + C)[first:first + C][None, :]
     elif scalar is not None:
         words = _scalar_word(op, scalar)
-    dst.bits[:R, :C] = _convert(op, src.bits[r0:r0 + R, c0:c0 + C], src, dst, words, fp is not None, use_relu,
-                                "before")
+    dst.bits[dst_win] = _convert(op, src.bits[src_win], src, dst, words, fp is not None, use_relu, "before")
     return dst
 
 
-def textract(dst: Tile, src: Tile, index_row=0, index_col=0, pre_quant_scalar=None, *, relu=False,
+def textract(dst: Tile, src: Tile, index_row=0, index_col=0, pre_quant_scalar=None, *, relu_pre_mode=False,
              target=None) -> Tile:
     """TEXTRACT: ``dst[i, j] = src[index_row + i, index_col + j]`` over dst's valid shape.
 
-    relu is ``v > 0 ? v : 0`` on the source value. A pre-quant scalar selects
-    the scalar quant form. Raises ``pto.op.window`` when the window leaves src's
-    valid region, ``pto.op.index``, ``pto.op.dtype``.
+    relu_pre_mode (``NormalRelu`` or True) is ``v > 0 ? v : 0`` on the source value.
+    A pre-quant scalar selects the scalar quant form. Raises ``pto.op.window``
+    when the window leaves src's valid region, ``pto.op.index``, ``pto.op.dtype``.
     """
-    return _extract("textract", dst, src, index_row, index_col, None, pre_quant_scalar, relu, target)
+    return _window("textract", dst, src, index_row, index_col, None, pre_quant_scalar, relu_pre_mode, target, False)
 
 
-def textract_fp(dst: Tile, src: Tile, fp: Tile, index_row=0, index_col=0, *, relu=False, target=None) -> Tile:
+def textract_fp(dst: Tile, src: Tile, fp: Tile, index_row=0, index_col=0, *, relu_pre_mode=False,
+                target=None) -> Tile:
     """TEXTRACT_FP: TEXTRACT with vector quantisation; fp row 0 holds one quant word per src column."""
-    return _extract("textract_fp", dst, src, index_row, index_col, fp, None, relu, target)
+    return _window("textract_fp", dst, src, index_row, index_col, fp, None, relu_pre_mode, target, False)
 
 
-def _insert(name: str, dst: Tile, src: Tile, index_row, index_col, fp, scalar, relu, target) -> Tile:
-    op = Op(name, target)
-    op.tile(dst, "dst", None)
-    op.tile(src, "src", None)
-    r0, c0 = _index(op, index_row, "index_row"), _index(op, index_col, "index_col")
-    use_relu = word(op, relu, "relu", RELU)
-    R, C = src.valid
-    if r0 + R > dst.valid_rows or c0 + C > dst.valid_cols:
-        op.fail(f"window [{r0}:{r0 + R}, {c0}:{c0 + C}] leaves dst's valid {dst.valid_rows}x{dst.valid_cols}",
-                "index_row,index_col", "pto.op.window", (r0, c0, R, C))
-    words = None
-    if fp is not None:
-        words = fixpipe.quant_words(op, fp, C)[None, :]
-    elif scalar is not None:
-        words = _scalar_word(op, scalar)
-    dst.bits[r0:r0 + R, c0:c0 + C] = _convert(op, src.bits[:R, :C], src, dst, words, fp is not None, use_relu,
-                                              "before")
-    return dst
-
-
-def tinsert(dst: Tile, src: Tile, index_row=0, index_col=0, pre_quant_scalar=None, *, relu=False,
+def tinsert(dst: Tile, src: Tile, index_row=0, index_col=0, pre_quant_scalar=None, *, relu_pre_mode=False,
             target=None) -> Tile:
     """TINSERT: ``dst[index_row + i, index_col + j] = src[i, j]`` over src's valid shape.
 
     Raises ``pto.op.window`` when the window leaves dst's valid region.
     """
-    return _insert("tinsert", dst, src, index_row, index_col, None, pre_quant_scalar, relu, target)
+    return _window("tinsert", dst, src, index_row, index_col, None, pre_quant_scalar, relu_pre_mode, target, True)
 
 
-def tinsert_fp(dst: Tile, src: Tile, fp: Tile, index_row=0, index_col=0, *, relu=False, target=None) -> Tile:
+def tinsert_fp(dst: Tile, src: Tile, fp: Tile, index_row=0, index_col=0, *, relu_pre_mode=False,
+               target=None) -> Tile:
     """TINSERT_FP: TINSERT with vector quantisation; fp row 0 holds one quant word per src column."""
-    return _insert("tinsert_fp", dst, src, index_row, index_col, fp, None, relu, target)
+    return _window("tinsert_fp", dst, src, index_row, index_col, fp, None, relu_pre_mode, target, True)

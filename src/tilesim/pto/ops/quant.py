@@ -107,10 +107,11 @@ def trandom(dst: Tile, key0, key1, counter0, counter1, counter2, counter3, *, ro
     if dst.dtype.name not in ("i32", "u32"):
         op.fail(f"dst must be i32 or u32, not {dst.dtype}", "dst", "pto.op.dtype", str(dst.dtype), DtypeError)
     op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
-    if rounds not in (7, 10):
+    if str(rounds).strip() not in ("7", "10"):
         op.fail("rounds must be 7 or 10", "rounds", "pto.trandom.rounds", rounds, TilesimError)
     key = (_word(op, key0, "key0"), _word(op, key1, "key1"))
     ctr = [_word(op, c, f"counter{i}") for i, c in enumerate((counter0, counter1, counter2, counter3))]
+    rounds = int(str(rounds).strip())
     base = sum(c << (32 * i) for i, c in enumerate(ctr))
     R, C = dst.valid
     chunks = -(-C // 256)

@@ -22,6 +22,7 @@ import numpy as np
 from ...errors import DtypeError
 from .. import numerics as nx
 from ..tile import Tile
+from ._cast import RELU, word
 from ._common import Op
 
 __all__ = ["tsort32", "thistogram"]
@@ -93,7 +94,7 @@ def thistogram(dst: Tile, src: Tile, idx: Tile, *, is_msb=True, byte: int | None
             op.fail(f"{n} must be {' or '.join(want)}, not {t.dtype}", n, "pto.op.dtype", str(t.dtype), DtypeError)
     wide = src.dtype.name == "u32"
     top = 3 if wide else 1
-    b = byte if byte is not None else (top if bool(is_msb) else 0)
+    b = byte if byte is not None else (top if word(op, is_msb, "is_msb", RELU) else 0)
     if not isinstance(b, (int, np.integer)) or not 0 <= b <= top:
         op.fail(f"byte must be 0..{top} for a {src.dtype} source", "byte", "pto.thistogram.byte", b)
     R, C = src.valid
