@@ -23,7 +23,7 @@ from ...errors import SpecGapError
 from .. import numerics as nx
 from ..tile import Tile
 from ._common import Op
-from .elementwise import _scalar, _vec_tiles
+from .elementwise import _scalar, _tile_tile, _vec_tiles
 
 __all__ = ["trem", "trems", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
 
@@ -54,14 +54,7 @@ def _rem(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
 def trem(dst: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
     """TREM: ``dst = src0 rem src1`` (the result takes the divisor's sign); tmp accepted, unused."""
     op = Op("trem", target)
-    _vec_tiles(op, [(dst, "dst"), (src0, "src0"), (src1, "src1")])
-    op.same_dtype(dst, src0, "src0", "dst")
-    op.same_dtype(dst, src1, "src1", "dst")
-    op.dtypes("trem", (dst.dtype,), ("dst",))
-    if tmp is not None:
-        op.tile(tmp, "tmp", None)
-    op.valid_match(dst, src0, "src0", "dst")
-    op.valid_match(dst, src1, "src1", "dst")
+    _tile_tile(op, dst, src0, src1, tmp)
     R, C = dst.valid
     dst.bits[:R, :C] = _rem(op, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype)
     return dst

@@ -44,12 +44,15 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return bits.view(np.float64).astype(np.float32)
 
 
-def _product(op: Op, c: Tile, a: Tile, b: Tile) -> tuple[np.ndarray, int, int]:
-    """Check c, a, b for TMATMUL-family op ``op``; return (the product's lanes as int64 or float32, M, N)."""
+def cube_operands(op: Op, c: Tile, a: Tile, b: Tile, left_blayout: str | None) -> tuple[int, int, int]:
+    """Check the acc/left/right tiles of a cube op (locations, layouts, chained shapes, sizes); return M, K, N.
+
+    left_blayout: the Left tile's required block layout, or None for either.
+    """
     op.tile(c, "c", "acc")
     op.tile(a, "a", "left")
     op.tile(b, "b", "right")
-    lb = op.prof.left_blayout
+    lb = left_blayout
     if a.slayout != "row_major" or (lb is not None and a.blayout != lb):
         op.fail(f"left tile needs blayout {lb or 'row_major or col_major'} and slayout row_major, not "
                 f"{a.blayout}/{a.slayout}", "a", "pto.op.layout", a.layout)
@@ -62,11 +65,17 @@ def _product(op: Op, c: Tile, a: Tile, b: Tile) -> tuple[np.ndarray, int, int]:
     if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:
         op.fail(f"shapes a {a.rows}x{a.cols}, b {b.rows}x{b.cols}, c {c.rows}x{c.cols} do not chain", "a,b,c",
                 "pto.tmatmul.shape", ((a.rows, a.cols), (b.rows, b.cols), (c.rows, c.cols)))
-    op.dtypes("tmatmul", (c.dtype, a.dtype, b.dtype), ("c", "a", "b"))
     M, K, N = a.valid_rows, a.valid_cols, b.valid_cols
     for name, v in (("M", M), ("K", K), ("N", N)):
         if not 1 <= v <= _MAX:
             op.fail(f"{name} = {v} is outside 1..{_MAX}", "a" if name != "N" else "b", "pto.op.range", v)
+    return M, K, N
+
+
+def _product(op: Op, c: Tile, a: Tile, b: Tile) -> tuple[np.ndarray, int, int]:
+    """Check c, a, b for TMATMUL-family op ``op``; return (the product's lanes as int64 or float32, M, N)."""
+    M, K, N = cube_operands(op, c, a, b, op.prof.left_blayout)
+    op.dtypes("tmatmul", (c.dtype, a.dtype, b.dtype), ("c", "a", "b"))
     A, B = a.bits[:M, :K], b.bits[:K, :N]
     if c.dtype.name == "i32":
         return nx.int_view(A, a.dtype) @ nx.int_view(B, b.dtype), M, N

@@ -23,7 +23,7 @@ from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile
 from ._common import Op
-from .matmul import _MAX
+from .matmul import cube_operands
 
 __all__ = ["tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"]
 
@@ -36,32 +36,14 @@ def _values(bits: np.ndarray, dt: DType) -> np.ndarray:
 
 
 def _mx(op: Op, c: Tile, a: Tile, sa: Tile, b: Tile, sb: Tile) -> tuple[np.ndarray, int, int]:
-    op.tile(c, "c", "acc")
-    op.tile(a, "a", "left")
-    op.tile(b, "b", "right")
     op.tile(sa, "a_scale", None)
     op.tile(sb, "b_scale", None)
-    if not (a.blayout == "col_major" and a.slayout == "row_major"):
-        op.fail(f"left tile needs blayout col_major and slayout row_major, not {a.blayout}/{a.slayout}", "a",
-                "pto.op.layout", a.layout)
-    if not (b.blayout == "row_major" and b.slayout == "col_major"):
-        op.fail(f"right tile needs blayout row_major and slayout col_major, not {b.blayout}/{b.slayout}", "b",
-                "pto.op.layout", b.layout)
-    if not (c.blayout == "col_major" and c.slayout == "row_major"):
-        op.fail(f"acc tile needs blayout col_major and slayout row_major, not {c.blayout}/{c.slayout}", "c",
-                "pto.op.layout", c.layout)
+    M, K, N = cube_operands(op, c, a, b, "col_major")
     scales = ("f8e8m0", "f16", "bf16", "f32")
     for t, n, ok in ((a, "a", ("f8e4m3", "f8e5m2")), (b, "b", ("f8e4m3", "f8e5m2")), (c, "c", ("f32",)),
                      (sa, "a_scale", scales), (sb, "b_scale", scales)):
         if t.dtype.name not in ok:
             op.fail(f"{n} must be {' or '.join(ok)}, not {t.dtype}", n, "pto.op.dtype", str(t.dtype), DtypeError)
-    if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:
-        op.fail(f"shapes a {a.rows}x{a.cols}, b {b.rows}x{b.cols}, c {c.rows}x{c.cols} do not chain", "a,b,c",
-                "pto.tmatmul.shape", ((a.rows, a.cols), (b.rows, b.cols), (c.rows, c.cols)))
-    M, K, N = a.valid_rows, a.valid_cols, b.valid_cols
-    for name, v in (("M", M), ("K", K), ("N", N)):
-        if not 1 <= v <= _MAX:
-            op.fail(f"{name} = {v} is outside 1..{_MAX}", "a" if name != "N" else "b", "pto.op.range", v)
     G = -(-K // _GROUP)
     if sa.valid_rows < M or sa.valid_cols < G:
         op.fail(f"a_scale needs {M}x{G} valid scales (one per row and 32 columns of a)", "a_scale",
