@@ -30,7 +30,7 @@ CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
-    if isinstance(value, Tile) or np.ndim(value) != 0 or np.asarray(value).dtype.kind not in "biuf":
+    if isinstance(value, Tile) or np.ndim(value) != 0 or np.asarray(value).dtype.kind in "SUOa":
         op.fail("expected a scalar number", operand, "pto.op.operand", type(value).__name__, TilesimError)
     try:
         return to_bits(np.asarray(value), dt, what=op.inst)
