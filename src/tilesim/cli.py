@@ -1,4 +1,4 @@
-"""The ``tilesim`` command: demo, formats, quantize, run, gemm.
+"""The ``tilesim`` command: demo, formats, quantize, run, gemm, vectors, check.
 
 Each ISA package plugs in through two small tables: ``DEMOS`` (a section of
 ``tilesim demo``) and ``RUNNERS`` (``tilesim run`` by file suffix). A runner is
@@ -159,6 +159,60 @@ def gemm(
                      macs_per_cycle=macs_per_cycle, seed=seed, emit=emit)
     except TilesimError as e:
         _fail(e)
+
+
+@app.command()
+def vectors(
+    isa: str = typer.Argument(..., help="tensix, pto, ame or formats"),
+    op: str = typer.Argument(..., help="the instruction or op (e.g. gmpool, trowmax, mmacc, encode)"),
+    n: int = typer.Option(64, "--n", help="vectors (raised to classes x --min-per-class if smaller)"),
+    seed: int = typer.Option(0, "--seed", help="random seed (same seed, same vectors)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="output directory (default vectors-ISA-OP)"),
+    min_per_class: int = typer.Option(1, "--min-per-class", help="at least this many vectors per class"),
+    rounding_model: Optional[str] = typer.Option(None, "--rounding-model", help="Tensix: hardware or doc"),
+    srca: Optional[str] = typer.Option(None, "--srca", help="Tensix: SrcA data format (BF16, FP16, TF32, BFP8 ...)"),
+    srcb: Optional[str] = typer.Option(None, "--srcb", help="Tensix: SrcB data format"),
+    dst32: Optional[bool] = typer.Option(None, "--dst32/--dst16", help="Tensix: 32-bit or 16-bit Dst"),
+    argmax: Optional[bool] = typer.Option(None, "--argmax/--no-argmax", help="Tensix GMPOOL: ArgMax on or off"),
+    dtype: Optional[str] = typer.Option(None, "--dtype", help="PTO: element type, or the op's signature (f16,i32)"),
+    target: Optional[str] = typer.Option(None, "--target", help="PTO: cpu, a2a3, a5"),
+    ft: Optional[str] = typer.Option(None, "--ft", help="AME: input format (int8, fp8_e4m3, 0x11 ...)"),
+    bovf: Optional[int] = typer.Option(None, "--bovf", help="AME: 1 accumulates in the input format"),
+    sat: Optional[int] = typer.Option(None, "--sat", help="AME: 1 saturates"),
+    rnd: Optional[str] = typer.Option(None, "--rnd", help="AME: rne, rup, rdn, rtz"),
+    tiling: Optional[str] = typer.Option(None, "--tiling", help="AME: 1x1, 2x2, 1x4, 4x1, 4x4 (guarded)"),
+    accumulation: Optional[str] = typer.Option(None, "--accumulation", help="AME: fused, sequential, chain_then_add"),
+    k: Optional[int] = typer.Option(None, "--k", help="AME: K, elements per row"),
+    m: Optional[int] = typer.Option(None, "--m", help="AME: M, rows"),
+    format: Optional[str] = typer.Option(None, "--format", help="formats: format name, alias or AME code"),
+    rounding: Optional[str] = typer.Option(None, "--rounding", help="formats encode: rne, rtz, rup, rdn, rmm"),
+    saturate: Optional[bool] = typer.Option(None, "--saturate/--no-saturate", help="formats encode: clamp overflow"),
+) -> None:
+    """Write golden vectors for one instruction: manifest, npz, $readmemh hex files, coverage."""
+    from .verify.commands import vectors_command
+    try:
+        vectors_command(isa, op, out, console, n=n, seed=seed, min_per_class=min_per_class,
+                        rounding_model=rounding_model, srca=srca, srcb=srcb, dst32=dst32, argmax=argmax, dtype=dtype,
+                        target=target, ft=ft, bovf=bovf, sat=sat, rnd=rnd, tiling=tiling, accumulation=accumulation,
+                        k=k, m=m, format=format, rounding=rounding, saturate=saturate)
+    except TilesimError as e:
+        _fail(e)
+
+
+@app.command()
+def check(
+    golden: Path = typer.Argument(..., help="a directory written by tilesim vectors"),
+    dump: Path = typer.Argument(..., help="the device's outputs: a directory of hex or npz files, or an .npz"),
+    junit: Optional[Path] = typer.Option(None, "--junit", help="also write JUnit XML, one test case per vector"),
+    max_report: int = typer.Option(20, "--max-report", help="mismatches to list"),
+) -> None:
+    """Compare a device dump with golden vectors bit for bit; exit 1 on any mismatch."""
+    from .verify.commands import check_command
+    try:
+        code = check_command(golden, dump, console, junit=junit, max_report=max_report)
+    except TilesimError as e:
+        _fail(e)
+    raise typer.Exit(code)
 
 
 def main() -> None:

@@ -110,3 +110,12 @@ def seed(*parts) -> int:
     import os
     import zlib
     return zlib.crc32(repr((os.environ.get("TILESIM_SEED_SALT", ""), *parts)).encode())
+
+
+def nan_blind(rows, dt: str, target: str):
+    """Lane rows with every NaN made canonical on ``cpu``, whose NaN payloads follow x86-64 (decision PTO91;
+    checked against the CPU simulator's golden vectors in test_ptoisa_golden.py); unchanged elsewhere."""
+    from . import oracle as o
+    if target != "cpu" or dt not in o.FLOATS:
+        return [list(r) for r in rows]
+    return [[o.canon_nan(dt) if o.is_nan_bits(int(v), dt) else int(v) for v in r] for r in rows]

@@ -295,8 +295,13 @@ def unary(op: str, x: int, dt: str, ftz: bool = False, nan_mode: str = "first") 
 
 # ---------------------------------------------------------------- reductions
 def widen(bits: int, src: str, dst: str) -> int:
-    """Exact f16/bf16 -> f32 (CPU mixed-dtype reduces); identity when equal."""
-    return bits if src == dst else round_bits(dec(bits, src), dst)
+    """An exact widening (CPU mixed-dtype reduces): float -> float, int -> int or int -> float."""
+    if src == dst:
+        return bits
+    if dst in INTS:
+        return int_bits(dec(bits, src), dst)
+    v = dec(bits, src)
+    return round_bits(Fraction(v) if src in INTS else v, dst) if v != 0 else 0
 
 
 def seq_sum(line: list[int], src: str, dst: str, ftz: bool, acc_f32: bool) -> int:
@@ -312,6 +317,8 @@ def seq_sum(line: list[int], src: str, dst: str, ftz: bool, acc_f32: bool) -> in
 
 
 def seq_prod(line: list[int], src: str, dst: str, ftz: bool) -> int:
+    if src in INTS and dst in FLOATS:  # each element cast to dst first (exact), then float products
+        return seq_prod([widen(v, src, dst) for v in line], dst, dst, ftz)
     if src in INTS:
         p = 1
         for v in line:
@@ -320,6 +327,25 @@ def seq_prod(line: list[int], src: str, dst: str, ftz: bool) -> int:
     acc = round_bits(Fraction(1), dst)
     for v in line:
         acc = binary("mul", acc, round_bits(_exact(v, src, ftz), dst), dst, ftz)
+    return acc
+
+
+def vector_rowsum(line: list[int]) -> int:
+    """The CPU simulator's vectorised f32 TROWSUM (x86-64 clang -O2): two 4-lane partial sums over each 8
+    elements, added lane by lane, the 4 lanes summed in order, then the rest one by one."""
+    m = len(line) // 8 * 8
+    parts = [[0] * 4, [0] * 4]
+    for j in range(0, m, 8):
+        for u in range(2):
+            parts[u] = [binary("add", parts[u][k], line[j + 4 * u + k], "f32") for k in range(4)]
+    v = [binary("add", parts[0][k], parts[1][k], "f32") for k in range(4)]
+    acc = v[0]
+    for k in range(1, 4):
+        acc = binary("add", acc, v[k], "f32")
+    if not m:
+        acc = 0
+    for x in line[m:]:
+        acc = binary("add", acc, x, "f32")
     return acc
 
 
@@ -433,3 +459,91 @@ def dec_fp8(bits: int, dt: str) -> float:
     if e == 0:
         return sign * math.ldexp(m, 1 - bias - m_bits)
     return sign * math.ldexp(m | (1 << m_bits), e - bias - m_bits)
+
+
+# ------------------------------------------------- the CPU simulator's TCVT
+def _cvtt(x: float, width: int) -> int:
+    """x86-64 cvttsd2si of ``width`` bits: truncate; NaN or out of range -> the lowest value."""
+    lo = -(1 << (width - 1))
+    if math.isnan(x) or math.isinf(x):
+        return lo
+    t = math.trunc(x)
+    return t if lo <= t < -lo else lo
+
+
+def x86_cast(x: float, dt: str) -> tuple[int, bool]:
+    """(bits of static_cast<dt>(double x) as clang x86-64 code computes it, undefined?)."""
+    n, signed = INTS[dt]
+    lo, hi = (-(1 << (n - 1)), (1 << (n - 1)) - 1) if signed else (0, (1 << n) - 1)
+    ub = math.isnan(x) or math.isinf(x) or not lo <= math.trunc(x) <= hi
+    if dt == "u64":
+        r1 = _cvtt(x, 64)
+        r2 = _cvtt(x - 2.0 ** 63, 64)
+        r = r1 | (r2 & (-1 if r1 < 0 else 0))
+    else:
+        r = _cvtt(x, 64 if dt in ("u32", "i64") else 32)
+    return int_bits(r, dt), ub
+
+
+def _safe_limits(dt: str) -> tuple[float, float]:
+    if dt == "f16":
+        return -65504.0, 65504.0
+    if dt in FLOATS:
+        e, m = FLOATS[dt]
+        top = (2 - 2.0 ** -m) * 2.0 ** ((1 << (e - 1)) - 1)  # the largest finite value
+        return -top, top
+    n, signed = INTS[dt]
+    return (float(-(1 << (n - 1))), float((1 << (n - 1)) - 1)) if signed else (0.0, float((1 << n) - 1))
+
+
+def _to_integral_f(x: float, mode: str) -> float:
+    if math.isnan(x) or math.isinf(x) or mode == "NONE":
+        return x
+    return float(to_integral(Fraction(x), mode))
+
+
+def cpu_tcvt(bits: int, s: str, d: str, mode: str, sat: bool) -> tuple[int, bool]:
+    """(destination bits, undefined?) of one element of pto-isa's CPU TCVT (cpu/TCvt.hpp, transcribed)."""
+    ub = False
+    if s in INTS and d in INTS and not sat:
+        return int_bits(dec(bits, s), d), False
+    v = dec(bits, s)
+    x = float(v)
+    if sat:
+        lo = max(_safe_limits(s)[0], _safe_limits(d)[0])
+        hi = min(_safe_limits(s)[1], _safe_limits(d)[1])
+        x = x if x < hi else hi            # std::min(hi, x): NaN -> hi
+        x = x if lo < x else lo            # std::max(lo, x)
+        if s in FLOATS:                    # back to the source type
+            x = dec(round_bits(Fraction(x), s), s) if x != 0 else x
+        else:
+            sb, ub = x86_cast(x, s)
+            v = dec(sb, s)
+            x = float(v)
+            if d in INTS:
+                return int_bits(v, d), ub
+    if d in FLOATS:
+        if s in FLOATS and not sat and math.isnan(x):
+            return _nan_cast(bits, s, d), ub
+        if s in FLOATS and s == d and not sat:
+            return bits, ub
+        if math.isnan(x):
+            return canon_nan(d), ub
+        if x == 0:
+            return (sign_bit(d) if math.copysign(1.0, x) < 0 else 0), ub
+        return round_bits(x if math.isinf(x) else Fraction(x), d), ub
+    x = _to_integral_f(x, mode) if s in FLOATS else x
+    if d == "u8":
+        r, bad = x86_cast(x, "i64")
+        return r % 256, ub or bad
+    r, bad = x86_cast(x, d)
+    return r, ub or bad
+
+
+def _nan_cast(bits: int, s: str, d: str) -> int:
+    """A float cast of a NaN: sign and the payload's top bits kept, quiet bit set."""
+    (es, ms), (ed, md) = FLOATS[s], FLOATS[d]
+    payload = bits & ((1 << ms) - 1)
+    payload = payload >> (ms - md) if ms >= md else payload << (md - ms)
+    sign = (bits >> (es + ms)) << (ed + md)
+    return sign | (((1 << ed) - 1) << md) | (1 << (md - 1)) | payload

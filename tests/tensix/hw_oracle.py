@@ -5,7 +5,8 @@ One element at a time with Python ints, written from the spec's prose: terms are
 half up (product terms subtract their sign first); 16-bit Dst modes pre-round every aligned term
 to a multiple of 2**13; the sum is normalised and rounded half away from zero to 24 (FP32),
 8 (BF16) or 11 (FP16) significant bits; exponent <= 0 or a zero sum give +0; exponent >= 255
-gives sign | 0x7F800000; FP16 in Dst16 saturates at exponent 31, mantissa 0x3FF.
+gives sign | 0x7F800000; FP16 in Dst16 saturates at exponent 31, mantissa 0x3FF. Significands
+are 32-bit unsigned registers and the sum a 32-bit signed one (decision TT22).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def elwadd_term(a, b, exp8, dst32, a_man, b_man, flush_b, subtract):
     d = ea - eb
     if d > 0:
         mb = (mb + (1 << (d - 1))) >> d if d < 12 else 0
-    man = (ma + mb if sa == sb else ma - mb) << 13
+    man = ((ma + mb if sa == sb else ma - mb) << 13) % (1 << 32)   # an unsigned 32-bit register
     if dst32 and not exp8:
         ea = ea + 112 if ea else 97
     return sa, ea, man
@@ -98,15 +99,19 @@ def accumulate(terms, dst: int, dst32: bool, exp8: bool) -> int:
         d = top - e
         if d <= 0:
             return m
-        return (m + (1 << (d - 1)) - s) >> d if d < 31 else 0
+        return ((m + (1 << (d - 1)) - s) % (1 << 32)) >> d if d < 31 else 0
 
     def pre(v, s):
-        return v if dst32 else (v + 4096 - s) & ~0x1FFF
+        return v if dst32 else ((v + 4096 - s) % (1 << 32)) & ~0x1FFF
+
+    def int32(v):
+        return (v + (1 << 31)) % (1 << 32) - (1 << 31)
 
     total = -pre(align(md, ed, 0), 0) if sd else pre(align(md, ed, 0), 0)
     for s, e, m in terms:
         v = pre(align(m, e, s), s)
         total += -v if s else v
+    total = int32(total)
     if total == 0:
         return 0
     sign, mag = int(total < 0), abs(total)
@@ -116,9 +121,9 @@ def accumulate(terms, dst: int, dst32: bool, exp8: bool) -> int:
     exp = top - shift
     keep = 24 if dst32 else (8 if exp8 else 11)
     s2 = shift - (24 - keep)
-    mag = (mag + (1 << (-s2 - 1))) >> -s2 if s2 < 0 else mag << s2
+    mag = int32(mag + (1 << (-s2 - 1))) >> -s2 if s2 < 0 else mag << s2
     mag <<= 24 - keep
-    if mag >> 24:
+    if mag & (1 << 24):
         exp += 1
     man = mag & 0x7FFFFF
     if exp <= 0:

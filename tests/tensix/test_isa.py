@@ -47,16 +47,18 @@ UPSTREAM = {
     "SHIFTXA": (0x17, {"Direction": (1, 0)}),
     "SHIFTXB": (0x18, {"SrcRow": (5, 0), "ShiftInZero": (10, 10), "AddrMod": (16, 15)}),
     "CLREXPHIST": (0x21, {}),
-    "GATESRCRST": (0x35, {"InvalidateSrcBCache": (1, 1)}),
+    # Bit 0: tt-llk's reset_srca_gate_control (ckernel_ops.h TT_OP_GATESRCRST), TT26.
+    "GATESRCRST": (0x35, {"ResetSrcAGate": (0, 0), "InvalidateSrcBCache": (1, 1)}),
     "CLEARDVALID": (0x36, {"Reset": (0, 0), "KeepReadingSameSrc": (1, 1), "FlipSrcA": (22, 22), "FlipSrcB": (23, 23)}),
     "SETRWC": (0x37, {"SrcA": (0, 0), "SrcB": (1, 1), "Dst": (2, 2), "Fidelity": (3, 3), "SrcAVal": (9, 6),
                       "SrcBVal": (13, 10), "DstVal": (17, 14), "SrcACr": (18, 18), "SrcBCr": (19, 19), "DstCr": (20, 20),
                       "DstCtoCr": (21, 21), "FlipSrcA": (22, 22), "FlipSrcB": (23, 23)}),
     "INCRWC": (0x38, {"SrcAInc": (9, 6), "SrcBInc": (13, 10), "DstInc": (17, 14), "SrcACr": (18, 18),
-                      "SrcBCr": (19, 19), "DstCr": (20, 20)}),
+                      "SrcBCr": (19, 19), "DstCr": (20, 20), "DstCtoCr": (21, 21)}),   # bit 21: TT26
     "SETDVALID": (0x57, {"FlipSrcA": (0, 0), "FlipSrcB": (1, 1)}),
-    # ttsim data/wh/tensix_isa.json (no doc page): srcb 5:0, instr_mod 13:12, addr_mode 16:15, srca 22:17
-    "MOVB2A": (0x0B, {"SrcBRow": (5, 0), "InstrMod": (13, 12), "AddrMod": (16, 15), "SrcARow": (22, 17)}),
+    # ttsim data/wh/tensix_isa.json (no doc page): srcb 5:0, instr_mod 13:12, addr_mode 16:15, srca 22:17;
+    # instr_mod bit 1 (13) is tt-llk's p_movb2a::MOV_4_ROWS, bit 0 is not used (decodes as an error, TT23).
+    "MOVB2A": (0x0B, {"SrcBRow": (5, 0), "Move4Rows": (13, 13), "AddrMod": (16, 15), "SrcARow": (22, 17)}),
 }
 
 
@@ -97,10 +99,15 @@ def test_every_row_round_trips(spec, data):
     assert parse(back.text()).word() == word
 
 
-def test_revert_has_no_syntax_and_prints_as_raw_word():
-    insn = make("ZEROACC", Revert=1, Mode=1, Imm10=5)
-    assert insn.text() == "TT_OP(0x10, 0xc0005)"    # Mode 1 << 19 | Revert 1 << 18 | Imm10 5
-    assert parse(insn.text()) == insn
+def test_revert_is_tt_llk_addr_mode_bit_3():
+    """tt-llk's ZEROACC AddrMode argument is 4 bits (18:15): bit 3 is Revert, bit 2 is no field (TT26)."""
+    insn = make("ZEROACC", Revert=1, Mode=1, Imm10=5, AddrMod=2)
+    assert insn.text() == "TT_ZEROACC(1, 10, 5)"
+    assert parse("TTI_ZEROACC(p_zeroacc::CLR_16, 8 | ADDR_MOD_2, 5)") == insn
+    assert parse("TT_OP(0x10, 0xd0005)") == insn    # Mode 1 << 19 | Revert 1 << 18 | AddrMod 2 << 15 | Imm10 5
+    with pytest.raises(ParseError) as e:
+        parse("TTI_ZEROACC(0, 4, 0)")
+    assert e.value.rule == "tt.text.value"
 
 
 def test_comments_and_spacing_are_accepted():
@@ -158,7 +165,8 @@ def test_make_errors(kwargs, rule):
     ("elwmul 1 2", "tt.text.syntax", 1),
     ("TT_OP(0x27)", "tt.text.args", 1),
     ("TT_OP(0x100, 0)", "tt.text.value", 1),
-    ("TT_GATESRCRST(1, 1)", "tt.text.value", 18),            # the second argument is reserved
+    ("TT_GATESRCRST(1, 2)", "tt.text.value", 18),            # the second argument is one bit
+    ("TT_SETRWC(0, 0, 0, 0, 0, p_setrwc::CLR_X)", "tt.text.syntax", 26),  # unknown tt-llk name
 ])
 def test_parse_errors_carry_rule_line_and_column(text, rule, column):
     with pytest.raises(ParseError) as e:

@@ -94,7 +94,7 @@ def test_unpack_errors():
         m.unpack("dst", np.ones(16), "BF16")               # unpacker 0 waits on its SrcA bank
     m = Machine()
     for args, err, rule in ((("srca", np.ones(16), "INT32"), FormatError, "tt.unpack.conversion"),
-                            (("srcb", np.ones(16 * 65), "BF16"), GeometryError, "tt.unpack.rows"),
+                            (("srcb", np.ones((65, 16)), "BF16"), GeometryError, "tt.unpack.rows"),
                             (("srcb", np.ones(15), "BF16"), GeometryError, "tt.unpack.shape"),
                             (("src", np.ones(16), "BF16"), GeometryError, "tt.unpack.target")):
         before = (m.srca.copy(), m.srcb.copy(), list(m.unpacker_bank))

@@ -36,11 +36,13 @@ def test_zeroacc_16_rows():
     m = Machine()
     m.execute(make("ZEROACC", Mode=1, Imm10=3, UseDst32b=1))   # Dst32b rows 48..63
     assert np.flatnonzero(~m.dst_valid).tolist() == sorted(adj32(np.arange(48, 64)).tolist())
-    for imm, wide in ((64, 0), (32, 1), (0xFF, 0)):          # out of range: no-op (0xFF: only the AddrMod)
+    for imm, wide in ((64, 0), (32, 1), (0xFF, 0)):          # out of range: outside the contract (TT24), no change
         m = Machine()
         m.configure(ADDR_MOD_AB_SEC0_SrcAIncr=1)
-        m.execute(make("ZEROACC", Mode=1, Imm10=imm, UseDst32b=wide))
-        assert m.dst_valid.all() and m.rwc[0].srca == 1
+        with pytest.raises(SpecGapError) as e:
+            m.execute(make("ZEROACC", Mode=1, Imm10=imm, UseDst32b=wide))
+        assert e.value.rule == "tt.zeroacc.imm"
+        assert m.dst_valid.all() and m.rwc[0].srca == 0
 
 
 def test_zeroacc_half_and_all_do_not_apply_addr_mod():
@@ -125,12 +127,12 @@ def test_apply_addr_mod_modes_and_bias():
     tc["ADDR_MOD_BIAS_SEC5_BiasClear"] = 1
     r = m.rwc[0]
     r.srcb_cr, r.dst_cr = 4, 7
-    m.execute(make("ZEROACC", Mode=1, Imm10=0xFF, AddrMod=1))   # index 1
+    m.execute(make("ZEROACC", Mode=1, Imm10=63, AddrMod=1))   # index 1
     assert (r.srca, r.srcb, r.srcb_cr, r.dst, r.dst_cr, r.fidelity, r.extra_addr_mod_bit) == (16, 12, 12, 8, 8, 3, 1)
-    m.execute(make("ZEROACC", Mode=1, Imm10=0xFF, AddrMod=1))   # the bias bit makes it index 5
+    m.execute(make("ZEROACC", Mode=1, Imm10=63, AddrMod=1))   # the bias bit makes it index 5
     assert (r.srca, r.srca_cr, r.dst, r.dst_cr, r.fidelity, r.extra_addr_mod_bit) == (0, 0, 108, 108, 0, 0)
     tc["ADDR_MOD_SET_Base"] = 1
-    m.execute(make("ZEROACC", Mode=1, Imm10=0xFF, AddrMod=1))   # forced to index 5 again
+    m.execute(make("ZEROACC", Mode=1, Imm10=63, AddrMod=1))   # forced to index 5 again
     assert r.dst == 208
 
 

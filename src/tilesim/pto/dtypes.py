@@ -61,20 +61,20 @@ class DType:
         """Unsigned numpy dtype of the lane bits (what tiles store)."""
         return self.format.dtype
 
-    @property
+    @cached_property
     def size(self) -> int:
         """Bytes per element (``sizeof(T)``)."""
         return self.lane.itemsize
 
-    @property
+    @cached_property
     def bits(self) -> int:
         return self.size * 8
 
-    @property
+    @cached_property
     def is_float(self) -> bool:
         return self.format.is_float
 
-    @property
+    @cached_property
     def is_int(self) -> bool:
         return not self.format.is_float
 

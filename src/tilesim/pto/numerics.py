@@ -205,9 +205,25 @@ def _select(a, b, dt, nan_mode, float_view, kind):
 
 
 # ------------------------------------------------------------ arithmetic
+def x86_nans(r: np.ndarray, a: np.ndarray, b: np.ndarray, dt: DType, b_first=False) -> np.ndarray:
+    """NaN results as x86-64 SSE gives them: the first operand's NaN quieted, else the second's, else the
+    default NaN (sign set). ``b_first`` (bool or a mask) says where the machine code puts b first.
+    f16/bf16 arithmetic runs in f32, so their payloads pass through f32 and back."""
+    first, second = np.where(b_first, b, a), np.where(b_first, a, b)
+    sign, exp, _ = _fields(dt)
+    L = dt.lane.type
+    quiet = L(1 << (dt.format.man_bits - 1))
+    n1, n2 = is_nan(first, dt), is_nan(second, dt)
+    out = np.where(n1, first | quiet, np.where(n2, second | quiet, L(sign | exp | int(quiet))))
+    return np.where(is_nan(r, dt), out, r)
+
+
 def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
-           instruction: str = "pto") -> np.ndarray:
+           instruction: str = "pto", x86: bool = False, b_first=False) -> np.ndarray:
     """``a op b`` lane-wise for op in add, sub, mul, div, max, min (broadcasting).
+
+    ``x86``: NaN results carry payloads as the CPU simulator's x86-64 code gives them (:func:`x86_nans`,
+    with ``b_first``); otherwise they are the canonical NaN.
 
     Raises:
         SpecGapError: integer division by zero (rule ``pto.op.div_zero``).
@@ -222,7 +238,8 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
         x, y = _f32_in(a, dt, flush), _f32_in(b, dt, flush)
         with np.errstate(all="ignore"):
             r = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[op](x, y)
-        return from_f32(r, dt, flush=flush)
+        out = from_f32(r, dt, flush=flush)
+        return x86_nans(out, a, b, dt, b_first) if x86 else out
     x, y = int_view(a, dt), int_view(b, dt)
     with np.errstate(all="ignore"):
         if op == "add":

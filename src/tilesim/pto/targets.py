@@ -67,13 +67,19 @@ def _pairs(srcs: Iterable[str], dsts: Iterable[str]) -> frozenset:
 
 NARROW = ("f16", "f32", "i32", "i16")
 B16_B32 = ("f16", "bf16", "i16", "u16", "f32", "i32", "u32")
-NOT8 = tuple(t for t in ALL if DTYPES[t].size != 1)
 IDX = ("i32", "u32")
 FLOAT_ARITH_NPU = ("f16", "f32")
 FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
 
 _MIXED_CPU_SUM = frozenset({("f16", "f32"), ("bf16", "f32")})
+#: exact widenings (every source value is a destination value): the mixed pairs the CPU simulator's
+#: max/min/prod reduces take where it asserts nothing (it compiles any pair; PTO87)
+_CPU_WIDEN = frozenset({
+    ("f16", "f32"), ("bf16", "f32"), ("i8", "i16"), ("i8", "i32"), ("i8", "i64"), ("i8", "f16"), ("i8", "f32"),
+    ("i16", "i32"), ("i16", "i64"), ("i16", "f32"), ("i32", "i64"), ("u8", "u16"), ("u8", "u32"), ("u8", "u64"),
+    ("u8", "i16"), ("u8", "i32"), ("u8", "i64"), ("u8", "f16"), ("u8", "f32"), ("u16", "u32"), ("u16", "u64"),
+    ("u16", "i32"), ("u16", "i64"), ("u16", "f32"), ("u32", "u64"), ("u32", "i64")})
 
 # TCVT pairs: pto-isa docs/isa/TCVT.md "Supported Conversions" (FP8/H8/FP4/S4 types are not PTO dtypes here)
 _CVT_A2A3 = {
@@ -112,24 +118,24 @@ _ROWS = [
     # ---- reduce (spec §1a table, §9.8; docs/isa/TROW*.md, TCOL*.md)
     _row("trowsum", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64"), 2),
          _same(("f32", "f16", "bf16", "i32", "i16"), 2) | _MIXED_CPU_SUM | {("i16", "i32")}),
-    _row("trowmax", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2)),
-    _row("trowmin", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2)),
-    _row("trowprod", ("src", "dst"), _same(NARROW, 2), _same(NARROW, 2), _same(ALL, 2)),
+    _row("trowmax", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2) | _CPU_WIDEN),
+    _row("trowmin", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _same(ALL, 2) | _CPU_WIDEN),
+    _row("trowprod", ("src", "dst"), _same(NARROW, 2), _same(NARROW, 2), _same(ALL, 2) | _CPU_WIDEN),
     _row("tcolsum", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(FLOAT_ARITH_CPU, 2) | _MIXED_CPU_SUM),
     _row("tcolmax", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2),
          _same(("f32", "f16", "bf16", "i8", "u8"), 2) | _MIXED_CPU_SUM),
-    _row("tcolmin", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(ALL, 2)),
+    _row("tcolmin", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(ALL, 2) | _CPU_WIDEN),
     _row("tcolprod", ("src", "dst"), _same(NARROW, 2), _same(("f16", "f32", "bf16", "i16", "u16", "i32", "u32"), 2),
-         _same(ALL, 2)),
+         _same(ALL, 2) | _CPU_WIDEN),
     # ---- arg reduce: (src, idx); the _val rows are the value+index mode (dst_val has src's dtype)
     _row("trowarg", ("src", "idx"), _pairs(NARROW, IDX), _pairs(B16_B32, IDX), _pairs(ALL, IDX)),
     _row("trowarg_val", ("src", "idx"), _pairs(NARROW, IDX) | _pairs(("f16",), ("i16", "u16")),
-         _pairs(B16_B32, IDX), _pairs(NOT8, IDX)),
+         _pairs(B16_B32, IDX), _pairs(ALL, IDX)),
     _row("tcolarg", ("src", "idx"), _pairs(("f16", "f32", "u16", "u32"), IDX),
          _pairs(("i8", "u8", "i16", "u16", "i32", "u32", "f16", "f32"), IDX), _pairs(ALL, IDX)),
     _row("tcolarg_val", ("src", "idx"),
          _pairs(("f16", "u16"), ("i16", "u16")) | _pairs(("f32", "u32"), IDX),
-         _pairs(("f16", "i16", "u16"), ("i16", "u16")) | _pairs(("f32", "i32", "u32"), IDX), _pairs(NOT8, IDX)),
+         _pairs(("f16", "i16", "u16"), ("i16", "u16")) | _pairs(("f32", "i32", "u32"), IDX), _pairs(ALL, IDX)),
     # ---- expand
     _ew("trowexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
     _ew("tcolexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
@@ -161,7 +167,7 @@ _ROWS = [
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
-    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _cvt(_CVT_A2A3) | _cvt(_CVT_A5)),
+    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL)),  # CPU_SIM asserts no pair
     _ew("tload", ALL, ALL), _ew("tstore", ALL, ALL),
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
@@ -217,6 +223,22 @@ class Profile:
         cvt_wrap_pairs: (src, dst) pairs whose non-saturating conversion wraps
             modulo 2**bits instead of being undefined.
         zero_size_noop: ops that return silently when a valid size is zero.
+        cvt_cpu_model: TCVT computes as the CPU simulator's C++ does, undefined casts
+            included (:mod:`tilesim.pto.ops.convert_cpu`); the other cvt_* fields are unused.
+        strict: (cpu) raise where the CPU simulator's result is undefined behaviour in C++
+            (``pto.tcvt.undefined``) instead of giving x86-64's result and marking it.
+        expand_casts: TROWEXPAND/TCOLEXPAND take any source dtype and C++-cast it to dst's,
+            read src at dst's valid rows (columns) whatever src's valid region, and do
+            nothing for an empty dst (the CPU simulator).
+        x86_nans: NaN results of float arithmetic carry payloads as x86-64 gives them
+            (:func:`tilesim.pto.numerics.x86_nans`), not the canonical NaN.
+        empty_reduce_cpu: a row (column) reduce over an empty line gives +0 (sum), 1 (product)
+            or the line's first element, read outside the valid region (max), as the CPU
+            simulator's loops do; its min reduces and empty sets of lines write nothing.
+        colsum_pairwise: TCOLSUM's ``is_binary`` form sums rows in pairs (PTO19); the CPU
+            simulator ignores the flag and sums sequentially.
+        any_layout: ops whose tiles may use every layout (the CPU simulator addresses
+            elements through the layout's offsets wherever it compiles).
         vec_tload_max_rows: TLOAD into a Vec tile allows at most this many rows (A2A3: 4095).
         left_blayout: the block layout a Left (L0A) tile must have for TMATMUL, or None for either.
         tmov_paths: the (src loc, dst loc) pairs TMOV accepts, or None for every pair (the CPU reference).
@@ -241,6 +263,13 @@ class Profile:
     cvt_wrap_pairs: frozenset = frozenset()
     zero_size_noop: frozenset = frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod"})
     tmov_paths: frozenset | None = None
+    cvt_cpu_model: bool = False
+    strict: bool = False
+    any_layout: frozenset = frozenset()
+    colsum_pairwise: bool = True
+    expand_casts: bool = False
+    x86_nans: bool = False
+    empty_reduce_cpu: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -276,6 +305,11 @@ class Profile:
             instruction=op.upper(), operand=",".join(operands or roles), rule="pto.op.dtype", value=sig)
 
 
+#: ops whose CPU_SIM code addresses elements through each tile's layout offsets and asserts no layout
+_CPU_ANY_LAYOUT = frozenset({
+    "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
+    "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin"})
+
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
 # TMOV location pairs: pto-isa docs/isa/TMOV.md, "A2A3/A5 implementation checks"
@@ -290,7 +324,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         name="cpu", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=False,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
-        cvt_wrap_pairs=frozenset({(s, "u8") for s in ALL})),
+        cvt_cpu_model=True, any_layout=_CPU_ANY_LAYOUT, colsum_pairwise=False,
+        expand_casts=True, x86_nans=True, empty_reduce_cpu=True, zero_size_noop=frozenset()),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,
@@ -319,6 +354,9 @@ def get_target(target: "str | Profile | None" = None) -> Profile:
     """
     if isinstance(target, Profile):
         return target
+    prof = TARGETS.get(target)  # the common spelling, without normalising
+    if prof is not None:
+        return prof
     key = DEFAULT_TARGET if target is None else str(target).lower()
     key = {"a2": "a2a3", "a3": "a2a3"}.get(key, key)
     if key not in TARGETS:

@@ -102,6 +102,8 @@ class Tile:
         self._check_static()
         self.bits = np.zeros((self.rows, self.cols), self.dtype.lane)
         self.addr: int | None = None
+        #: lanes whose value the last TCVT on target ``cpu`` wrote through an undefined C++ cast (x86-64's result)
+        self.undefined: np.ndarray | None = None
         self._valid = (self.rows, self.cols)
         self.set_valid(*(valid if valid is not None else (self.rows, self.cols)))
 

@@ -8,10 +8,12 @@ One statement per line; ``#`` and ``//`` start comments; a line ending in ``\\``
   format-code fields also take data format names (``BF16``, ``TF32``, ...).
 - ``.array NAME [RxC] = v0 v1 ...`` or ``.array NAME RxC fill=V``: an input array, unless
   ``--input`` supplies NAME.
-- ``.unpack srca|srcb|dst NAME FORMAT [row=R] [out=FMT] [flip=0|1] [raw=1] [exps=NAME]``:
-  load an array through the unpacker (see :func:`tilesim.tensix.unpack.unpack`).
-- ``.pack NAME FORMAT [row=R] [rows=N] [dst32=0|1] [type=T] [rounding=0|1]``: read Dst through
-  the packer's early conversion into output NAME (values) and ``NAME_bits`` (codes).
+- ``.unpack srca|srcb|dst NAME FORMAT [row=R] [out=FMT] [flip=0|1] [raw=1] [exps=NAME] [face=F]``:
+  load an array through the unpacker (see :func:`tilesim.tensix.unpack.unpack`); ``face=F`` loads
+  face F (0..3) of a 32x32 tile (tt-llk's order: top-left, top-right, bottom-left, bottom-right).
+- ``.pack NAME FORMAT [row=R] [rows=N] [dst32=0|1] [type=T] [rounding=0|1] [tile=1]``: read Dst
+  through the packer's early conversion into output NAME (values) and ``NAME_bits`` (codes);
+  ``tile=1`` reads 64 rows (four faces) back as one 32x32 tile.
 - ``.argmax NAME [row=R] [rows=N]``: GMPOOL's ArgMax indices in the low bits of 32-bit Dst rows,
   with the non-linear transform undone (0..7 = SrcA row).
 """
@@ -25,14 +27,14 @@ from pathlib import Path
 import numpy as np
 from rich.table import Table
 
-from ..errors import ParseError, TilesimError
+from ..errors import DtypeError, GeometryError, ParseError, TilesimError
 from .dataformat import data_format
 from .fpu.pool import argmax_rows
 from .layouts import adj32
 from .program import TraceEntry, execute, instruction_of
 from .state import ROUNDING_MODELS, Machine
 
-__all__ = ["Statement", "parse_program", "run_program", "run_file", "value_table"]
+__all__ = ["Statement", "parse_program", "check_inputs", "run_program", "run_file", "value_table", "face_of", "tile_of"]
 
 _FORMAT_FIELDS = ("ALU_FORMAT_SPEC_REG0_SrcA", "ALU_FORMAT_SPEC_REG1_SrcB", "ALU_FORMAT_SPEC_REG2_Dstacc",
                   "ALU_FORMAT_SPEC_REG_SrcA_val", "ALU_FORMAT_SPEC_REG_SrcB_val", "ALU_FORMAT_SPEC_REG_Dstacc_val")
@@ -132,6 +134,8 @@ def parse_program(text: str, source: str | None = None) -> list[Statement]:
                 else:
                     arr = np.array([float(x) for x in nums.replace(",", " ").split()])
                     if r is not None:
+                        if arr.size != int(r) * int(c):
+                            raise ValueError(f"{r}x{c} takes {int(r) * int(c)} numbers, {arr.size} given")
                         arr = arr.reshape(int(r), int(c))
             except ValueError as e:
                 raise _err(f"bad array: {e}", source, n, t, "tt.prog.value") from None
@@ -139,13 +143,13 @@ def parse_program(text: str, source: str | None = None) -> list[Statement]:
         elif kind == "unpack":
             if len(parts) < 3 or parts[0] not in ("srca", "srcb", "dst"):
                 raise _err(".unpack srca|srcb|dst NAME FORMAT [options]", source, n, t, "tt.prog.syntax")
-            opts = _options(parts[3:], {"row", "out", "flip", "raw", "exps"}, source, n, t)
+            opts = _options(parts[3:], {"row", "out", "flip", "raw", "exps", "face"}, source, n, t)
             out.append(Statement(n, kind, (parts[0], parts[1], parts[2], opts), t))
         elif kind in ("pack", "argmax"):
             if len(parts) < (2 if kind == "pack" else 1):
                 raise _err(f".{kind} NAME{' FORMAT' if kind == 'pack' else ''} [options]", source, n, t,
                            "tt.prog.syntax")
-            allowed = {"row", "rows", "dst32", "type", "rounding"} if kind == "pack" else {"row", "rows"}
+            allowed = {"row", "rows", "dst32", "type", "rounding", "tile"} if kind == "pack" else {"row", "rows"}
             k = 2 if kind == "pack" else 1
             out.append(Statement(n, kind, (*parts[:k], _options(parts[k:], allowed, source, n, t)), t))
         else:
@@ -154,11 +158,43 @@ def parse_program(text: str, source: str | None = None) -> list[Statement]:
     return out
 
 
+def check_inputs(statements: list[Statement], inputs: dict, source: str | None = None) -> dict[str, np.ndarray]:
+    """The inputs as arrays, checked against the program: every name is one the program reads
+    (``.array``, ``.unpack``, ``exps=``), holds real numbers, and has the shape its ``.array`` declares.
+
+    Raises:
+        ParseError: an input the program does not read (``tt.prog.input_name``).
+        DtypeError: not an array of real numbers (``tt.prog.input_dtype``).
+        GeometryError: a shape other than the declared one (``tt.prog.input_shape``).
+    """
+    declared = {s.args[0]: s for s in statements if s.kind == "array"}
+    used = set(declared) | {s.args[1] for s in statements if s.kind == "unpack"} | \
+        {s.args[3]["exps"] for s in statements if s.kind == "unpack" and "exps" in s.args[3]}
+    where = dict(source=source, line=1, column=1)
+    out = {}
+    for name, value in inputs.items():
+        if name not in used:
+            raise ParseError(f"the program reads no array {name!r}; it reads: {', '.join(sorted(used)) or 'none'}",
+                             instruction="input", operand=name, rule="tt.prog.input_name", value=name, **where)
+        x = np.asarray(value)
+        if x.dtype.kind not in "biuf":
+            raise DtypeError(f"input {name!r} must hold real numbers (bool, int or float), not {x.dtype}",
+                             instruction="input", operand=name, rule="tt.prog.input_dtype", value=str(x.dtype), **where)
+        if name in declared and x.shape != declared[name].args[1].shape:
+            d = declared[name]
+            raise GeometryError(f"input {name!r} has shape {x.shape}; line {d.line} declares "
+                                f"{'x'.join(map(str, d.args[1].shape))}", instruction="input", operand=name,
+                                rule="tt.prog.input_shape", value=x.shape, source=source, line=d.line, column=1)
+        out[name] = x
+    return out
+
+
 def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], rounding: str = "hardware",
                 source: str | None = None, on_trace=None):
-    """Run parsed statements on a fresh machine. Returns ``(machine, outputs)``; outputs in order."""
+    """Run parsed statements on a fresh machine. Returns ``(machine, outputs)``; outputs in order.
+    Inputs are checked first (:func:`check_inputs`)."""
+    arrays = check_inputs(statements, inputs, source)
     m = Machine(rounding)
-    arrays = dict(inputs)
     outputs: dict[str, np.ndarray] = {}
     thread = 0
     count = 0
@@ -180,16 +216,21 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
                 kw = dict(row=int(o.get("row", "0"), 0), flip=o.get("flip", "1") != "0", raw=o.get("raw", "0") == "1",
                           out=o.get("out"), thread=thread)
                 if "exps" in o:
-                    kw["exponents"] = _array(arrays, o["exps"], s)
-                m.unpack(target, _array(arrays, name, s), fmt, **kw)
+                    kw["exponents"] = _array(arrays, o["exps"], s, source)
+                values = _array(arrays, name, s, source)
+                if "face" in o:
+                    values = face_of(values, int(o["face"], 0), name)
+                m.unpack(target, values, fmt, **kw)
             elif s.kind == "pack":
                 name, fmt, o = s.args
-                kw = dict(row=int(o.get("row", "0"), 0), rows=int(o.get("rows", "16"), 0),
+                tile = o.get("tile", "0") != "0"
+                kw = dict(row=int(o.get("row", "0"), 0), rows=int(o.get("rows", "64" if tile else "16"), 0),
                           rounding=o.get("rounding", "1") != "0", thread=thread, dst_type=o.get("type"))
                 if "dst32" in o:
                     kw["dst32"] = o["dst32"] != "0"
                 p = m.pack(fmt, **kw)
-                outputs[name], outputs[name + "_bits"] = p.values, p.codes
+                outputs[name], outputs[name + "_bits"] = (tile_of(p.values), tile_of(p.codes)) if tile else \
+                    (p.values, p.codes)
             else:  # argmax
                 name, o = s.args
                 rows = int(o.get("row", "0"), 0) + np.arange(int(o.get("rows", "1"), 0))
@@ -204,10 +245,29 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
     return m, outputs
 
 
-def _array(arrays, name, s: Statement) -> np.ndarray:
+def face_of(tile, face: int, name: str) -> np.ndarray:
+    """Face ``face`` (0..3) of a 32x32 tile: tt-llk's faces are 16x16, row-major in the tile."""
+    x = np.asarray(tile)
+    if x.shape != (32, 32) or face not in range(4):
+        raise GeometryError(f"face=F takes a 32x32 array and F in 0..3; got {x.shape} and {face}", instruction=".unpack",
+                            operand=name, rule="tt.prog.face", value=face)
+    r, c = divmod(face, 2)
+    return x[16 * r:16 * r + 16, 16 * c:16 * c + 16]
+
+
+def tile_of(rows: np.ndarray) -> np.ndarray:
+    """A 32x32 tile from 64 Dst rows holding its four faces in order."""
+    if rows.shape != (64, 16):
+        raise GeometryError(f"tile=1 reads 64 rows of 16; got {rows.shape}", instruction=".pack", operand="rows",
+                            rule="tt.prog.face", value=rows.shape[0])
+    f = rows.reshape(2, 2, 16, 16)
+    return np.concatenate([np.concatenate([f[r, 0], f[r, 1]], axis=1) for r in range(2)], axis=0)
+
+
+def _array(arrays, name, s: Statement, source) -> np.ndarray:
     if name not in arrays:
-        raise _err(f"no array {name!r}: give it with --input {name}=file.npy or .array", None, s.line, s.text,
-                   "tt.prog.array")
+        raise _err(f"no array {name!r}: give it with --input {name}=file.npy or .array", source, s.line, s.text,
+                   "tt.prog.array", s.text.find(name) + 1)
     return arrays[name]
 
 

@@ -1,4 +1,5 @@
-"""``tilesim demo`` section: the two example programs of ``examples/tensix``, results as numbers."""
+"""``tilesim demo`` section: the example programs of ``examples/tensix`` (two of ours, three tt-llk math
+kernels in tt-llk's spelling), results as numbers against numpy."""
 
 from __future__ import annotations
 
@@ -39,8 +40,31 @@ def _lofi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return m.pack("FP32", rows=8).values
 
 
+def _llk_kernels(console) -> None:
+    """The three transcribed tt-llk kernels, each result against numpy's float64 result."""
+    t = Table(show_header=True, header_style="bold", title="tt-llk Wormhole B0 math kernels (32x32 BF16 tiles)")
+    for col in ("kernel", "instructions", "result", "tilesim", "numpy", "equal"):
+        t.add_column(col)
+    cases = (("llk_eltwise_binary.tt", (("sum", lambda a: a["a"] + a["b"]), ("difference", lambda a: a["a"] - a["b"]),
+                                        ("product", lambda a: a["a"] * a["b"]))),
+             ("llk_reduce.tt", (("max", lambda a: a["x"].max()), ("sum", lambda a: a["y"].sum()))),
+             ("llk_matmul.tt", (("c", lambda a: a["a"] @ a["b"]),)))
+    for name, results in cases:
+        text = (EXAMPLES / name).read_text()
+        count = sum(s.kind == "insn" for s in parse_program(text))
+        arrays, out = _example(name)
+        for key, ref in results:
+            want = np.asarray(ref(arrays))
+            have = out[key][0, 0] if want.ndim == 0 else out[key]
+            shown = (f"{float(have):g}", f"{float(want):g}") if want.ndim == 0 else \
+                (f"[0,0..2] {have[0, :3].tolist()}", f"{want[0, :3].tolist()}")
+            t.add_row(name, str(count), key, *shown, "[green]yes[/]" if np.array_equal(have, want) else "[red]no[/]")
+    console.print(t)
+
+
 def demo(console) -> None:
-    """GMPOOL with ArgMax over a 16x16 block; ELWMUL at HiFi4 against LoFi and the exact product."""
+    """GMPOOL with ArgMax over a 16x16 block; ELWMUL at HiFi4 against LoFi and the exact product; the
+    tt-llk kernels."""
     if not EXAMPLES.is_dir():
         console.print(f"[yellow]examples not found at {EXAMPLES} (the demo runs from a source checkout)[/]")
         return
@@ -79,3 +103,7 @@ def demo(console) -> None:
     console.print(f"  largest relative error over the 8x16 block: LoFi {worst(lofi):.1e}, HiFi4 "
                   f"{worst(hifi['product']):.1e} (no phase uses SrcA's last mantissa bit); the hardware and doc "
                   f"models differ in {int(np.sum(hifi['product_bits'] != doc['product_bits']))} of 128 results")
+
+    console.print("\n[bold]tt-llk math kernels[/] (examples/tensix/llk_*.tt): eltwise binary (ELWADD/ELWSUB/ELWMUL), "
+                  "reduce (GMPOOL/GAPOOL with MOVB2A) and matmul (MVMUL), as tt-llk issues them")
+    _llk_kernels(console)

@@ -11,8 +11,11 @@ so every documented text form round-trips; the model ignores them (TT9).
 The text form is the doc's macro call, ``TT_ELWMUL(flips, 1, broadcasts,
 AddrMod, DstRow)``: each macro argument is one bit range of the word, holding
 one or more fields (``((FlipSrcB) << 1) + FlipSrcA``). ``args`` lists those
-ranges in the macro's order. A field outside every argument (ZEROACC's
-``Revert``) has no syntax; such words print as ``TT_OP(0x10, 0x...)``.
+ranges in the macro's order; every field lies in one argument. Argument widths
+are tt-llk's where they are wider than the doc's (ZEROACC's AddrMode 18:15
+holds ``Revert``; INCRWC's 21:18 holds ``DstCtoCr``; TT26). Arguments may use
+tt-llk's named constants (``p_setrwc::CLR_AB``, ``ADDR_MOD_1``; :mod:`.llk_names`)
+and the ``TTI_``, ``TT_`` and ``TT_OP_`` spellings.
 
 Unsupported rows (``status="unsupported"``) decode and print but do not
 execute. Legacy and undocumented opcodes are not rows: decoding them raises
@@ -30,11 +33,13 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
 from ..bitfield import BitRange
 from ..errors import EncodingError, ParseError
+from .llk_names import lookup, near
 
 __all__ = [
     "Field", "Arg", "InsnSpec", "Instruction", "INSTRUCTIONS", "BY_MNEMONIC", "BY_OPCODE", "LEGACY_OPCODES",
@@ -72,7 +77,7 @@ class InsnSpec:
     page: str = ""
     summary: str = ""
 
-    @property
+    @cached_property
     def field_mask(self) -> int:
         m = 0
         for f in self.fields:
@@ -122,7 +127,7 @@ INSTRUCTIONS: tuple[InsnSpec, ...] = (
          f"AddDst 21, {_FLIP}", _ELW_ARGS, "Dst[8x16] (+)= SrcA + SrcB"),
     _row("ELWSUB", 0x30, f"DstRow 9:0, AddrMod 16:15, BroadcastSrcBCol0 19, BroadcastSrcBRow 20, "
          f"AddDst 21, {_FLIP}", _ELW_ARGS, "Dst[8x16] (+)= SrcA - SrcB"),
-    _row("ZEROACC", 0x10, "Imm10 9:0, AddrMod 16:15, Revert 18, Mode 20:19, UseDst32b 21", "21:19 16:15 9:0",
+    _row("ZEROACC", 0x10, "Imm10 9:0, AddrMod 16:15, Revert 18, Mode 20:19, UseDst32b 21", "21:19 18:15 9:0",
          "mark 1, 16, 512 or 1024 Dst rows undefined"),
     _row("ZEROSRC", 0x11, "ClearSrcA 0, ClearSrcB 1, BothBanks 2, SingleBankMatrixUnit 3, NegativeInfSrcA 4",
          "4 3 2 1:0", "set SrcA and/or SrcB banks to 0 (or SrcA to -inf)"),
@@ -136,23 +141,23 @@ INSTRUCTIONS: tuple[InsnSpec, ...] = (
          "23 22:17 16:15 13:12 9:0", "Dst rows -> SrcA"),
     _row("MOVD2B", 0x0A, "DstRow 9:0, Move4Rows 13, AddrMod 16:15, SrcRow 22:17, UseDst32bLo 23",
          "23 22:17 16:15 13:12 9:0", "Dst rows -> SrcB"),
-    _row("MOVB2A", 0x0B, "SrcBRow 5:0, InstrMod 13:12, AddrMod 16:15, SrcARow 22:17", "22:17 16:15 13:12 5:0",
-         "SrcB rows -> SrcA (fields from ttsim data/wh/tensix_isa.json; no doc page)", status="unsupported",
-         page="ttsim data/wh/tensix_isa.json"),
+    _row("MOVB2A", 0x0B, "SrcBRow 5:0, Move4Rows 13, AddrMod 16:15, SrcARow 22:17", "22:17 16:15 13:12 5:0",
+         "SrcB rows -> SrcA"),
     _row("TRNSPSRCB", 0x16, "", "", "transpose SrcB rows 16..31"),
     _row("SHIFTXA", 0x17, "Direction 1:0", "23:2 1:0", "shift 16 SrcA rows one lane"),
     _row("SHIFTXB", 0x18, "SrcRow 5:0, ShiftInZero 10, AddrMod 16:15", "16:15 10 5:0",
          "rotate or shift one SrcB row one lane left"),
     _row("CLREXPHIST", 0x21, "", "", "reset the packers' exponent histograms (packers are not modelled)",
          status="unsupported"),
-    _row("GATESRCRST", 0x35, "InvalidateSrcBCache 1", "1 0", "invalidate the SrcB operand cache (no visible state)"),
+    _row("GATESRCRST", 0x35, "ResetSrcAGate 0, InvalidateSrcBCache 1", "1 0",
+         "reset the SrcA gate / invalidate the SrcB operand cache (no visible state)"),
     _row("CLEARDVALID", 0x36, f"Reset 0, KeepReadingSameSrc 1, {_FLIP}", "23:22 1:0",
          "give the Matrix Unit's Src banks to the unpackers"),
     _row("SETRWC", 0x37, "SrcA 0, SrcB 1, Dst 2, Fidelity 3, SrcAVal 9:6, SrcBVal 13:10, DstVal 17:14, "
          f"SrcACr 18, SrcBCr 19, DstCr 20, DstCtoCr 21, {_FLIP}", "23:22 21:18 17:14 13:10 9:6 3:0",
          "set RWCs; optionally flip Src banks"),
-    _row("INCRWC", 0x38, "SrcAInc 9:6, SrcBInc 13:10, DstInc 17:14, SrcACr 18, SrcBCr 19, DstCr 20",
-         "20:18 17:14 13:10 9:6", "increment RWCs"),
+    _row("INCRWC", 0x38, "SrcAInc 9:6, SrcBInc 13:10, DstInc 17:14, SrcACr 18, SrcBCr 19, DstCr 20, DstCtoCr 21",
+         "21:18 17:14 13:10 9:6", "increment RWCs"),
     _row("SETDVALID", 0x57, "FlipSrcA 0, FlipSrcB 1", "1:0",
          "give the unpackers' Src banks to the Matrix Unit", unit="Miscellaneous"),
 )
@@ -168,7 +173,7 @@ LEGACY_OPCODES: Mapping[int, str] = MappingProxyType({
 
 def _validate(rows: tuple[InsnSpec, ...]) -> None:
     """Import-time checks: unique opcodes/mnemonics; fields inside [23:0], not overlapping;
-    arguments not overlapping; every field inside exactly one argument or outside all."""
+    arguments not overlapping; every field inside exactly one argument."""
     seen_op: dict[int, str] = {}
     seen_name: set[str] = set()
     for r in rows:
@@ -194,8 +199,8 @@ def _validate(rows: tuple[InsnSpec, ...]) -> None:
             used_args |= a.mask
         for f in r.fields:
             inside = [a for a in r.args if a.mask & f.mask]
-            if inside and (len(inside) > 1 or (inside[0].mask & f.mask) != f.mask):
-                raise AssertionError(f"{r.mnemonic}.{f.name} straddles text arguments")
+            if len(inside) != 1 or (inside[0].mask & f.mask) != f.mask:
+                raise AssertionError(f"{r.mnemonic}.{f.name} is not inside exactly one text argument")
 
 
 _validate(INSTRUCTIONS)
@@ -273,7 +278,12 @@ def decode(word: int) -> Instruction:
             or undocumented one (``tt.enc.legacy``), or bits outside the row's fields are set
             (``tt.enc.reserved``); the message names the opcode.
     """
-    w = int(word)
+    return _decode(int(word))
+
+
+@lru_cache(maxsize=1 << 14)
+def _decode(w: int) -> Instruction:
+    """:func:`decode`, cached: programs repeat a few words, and an Instruction is immutable."""
     if not 0 <= w < (1 << 32):
         raise EncodingError("an instruction word is 32 bits", instruction="decode", operand="word",
                             rule="tt.enc.word", value=w)
@@ -295,32 +305,17 @@ def decode(word: int) -> Instruction:
                                                         for f in spec.fields}))
 
 
-def _arg_values(insn: Instruction) -> list[int] | None:
+def _arg_values(insn: Instruction) -> list[int]:
     spec = insn.spec
-    covered = 0
-    vals = []
-    for a in spec.args:
-        v = 0
-        for f in spec.fields:
-            if f.mask & a.mask:
-                v |= insn.fields[f.name] << (f.lo - a.lo)
-                covered |= f.mask
-        vals.append(v)
-    rest = [f for f in spec.fields if not f.mask & covered and insn.fields[f.name]]
-    return None if rest else vals
+    return [sum(insn.fields[f.name] << (f.lo - a.lo) for f in spec.fields if f.mask & a.mask) for a in spec.args]
 
 
 def to_text(insn: Instruction) -> str:
-    """The doc's macro call, e.g. ``TT_GMPOOL(0, 1, 0, 1, 0)``; ``TT_OP(op, params)`` when a
-    set field has no syntax (ZEROACC's ``Revert``); ``TTI_TRNSPSRCB`` for argument-less rows."""
+    """The doc's macro call, e.g. ``TT_GMPOOL(0, 1, 0, 1, 0)``; ``TTI_TRNSPSRCB`` for argument-less rows."""
     spec = insn.spec
-    vals = _arg_values(insn)
-    if vals is None:
-        w = encode(insn)
-        return f"TT_OP({spec.opcode:#04x}, {w & 0xFFFFFF:#x})"
     if not spec.args:
         return f"TTI_{spec.mnemonic}"
-    return f"TT_{spec.mnemonic}({', '.join(str(v) for v in vals)})"
+    return f"TT_{spec.mnemonic}({', '.join(str(v) for v in _arg_values(insn))})"
 
 
 # -- parsing -------------------------------------------------------------------------------------
@@ -349,19 +344,44 @@ def _split_args(body: str, offset: int) -> list[tuple[str, int]]:
     return out if body.strip() else []
 
 
+_TOKEN = re.compile(r"(?P<num>0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*|(?P<name>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)")
+_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.BitOr: lambda a, b: a | b, ast.BitAnd: lambda a, b: a & b, ast.BitXor: lambda a, b: a ^ b,
+           ast.LShift: lambda a, b: a << b if 0 <= b < 64 else _too_far(b),
+           ast.RShift: lambda a, b: a >> b if 0 <= b < 64 else _too_far(b)}
+
+
+def _too_far(b: int) -> int:
+    raise ValueError(f"shift by {b} is outside 0..63")
+
+
+def _token_value(m: re.Match) -> str:
+    """A literal (C suffixes dropped, a leading 0 meaning octal) or a name, as a decimal number."""
+    num, name = m.group("num"), m.group("name")
+    if num is not None:
+        return str(int(num, 8) if len(num) > 1 and num[0] == "0" and num.isdigit() else int(num, 0))
+    if name in ("true", "false", "True", "False"):
+        return str(int(name in ("true", "True")))
+    v = lookup(name)
+    if v is None:
+        raise ValueError(f"unknown name {name!r}; known: {', '.join(near(name))}")
+    return str(v)
+
+
 def _eval(expr: str) -> int:
-    """A C integer expression of literals, true/false, ``+ | <<`` and parentheses."""
-    node = ast.parse(expr.strip(), mode="eval").body
+    """A C integer expression: literals (decimal, 0x, 0b, C octal, u/l suffixes), true/false,
+    tt-llk's named constants (:mod:`.llk_names`), ``+ - * | & ^ << >> ~``, unary minus, parentheses."""
+    node = ast.parse(_TOKEN.sub(_token_value, expr.strip()), mode="eval").body
 
     def ev(n) -> int:
         if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
             return n.value
-        if isinstance(n, ast.Name) and n.id in ("true", "false", "True", "False"):
-            return int(n.id in ("true", "True"))
-        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.BitOr, ast.LShift)):
-            a, b = ev(n.left), ev(n.right)
-            return a + b if isinstance(n.op, ast.Add) else (a | b if isinstance(n.op, ast.BitOr) else a << b)
-        raise ValueError("only integers, true/false, +, | and << are allowed")
+        if isinstance(n, ast.BinOp) and type(n.op) in _BINOPS:
+            return _BINOPS[type(n.op)](ev(n.left), ev(n.right))
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd, ast.Invert)):
+            v = ev(n.operand)
+            return -v if isinstance(n.op, ast.USub) else (~v & 0xFFFFFFFF if isinstance(n.op, ast.Invert) else v)
+        raise ValueError("only integers, named constants, + - * | & ^ << >> ~ and parentheses are allowed")
 
     return ev(node)
 
@@ -386,7 +406,7 @@ def parse(text: str, *, source: str | None = None, line: int | None = None, colu
                              value=text.strip(), column=column, **where)
         try:
             op, params = (_eval(a) for a, _ in args)
-        except (ValueError, SyntaxError) as e:
+        except (ValueError, SyntaxError, RecursionError) as e:
             raise ParseError(str(e), instruction="TT_OP", rule="tt.text.syntax", value=text.strip(),
                              column=column, **where) from None
         if not (0 <= op < 256 and 0 <= params < (1 << 24)):
@@ -415,7 +435,7 @@ def parse(text: str, *, source: str | None = None, line: int | None = None, colu
         acol = column + col + len(expr) - len(expr.lstrip())
         try:
             v = _eval(expr)
-        except (ValueError, SyntaxError) as e:
+        except (ValueError, SyntaxError, RecursionError) as e:
             raise ParseError(f"argument {i + 1} {expr.strip()!r}: {e}", instruction=name, operand=f"argument {i + 1}",
                              rule="tt.text.syntax", value=expr.strip(), column=acol, **where) from None
         covered = 0

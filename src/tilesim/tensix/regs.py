@@ -116,6 +116,9 @@ def _validate(fields: tuple[RegField, ...], word_bits: int, what: str) -> dict[s
 
 _CONFIG = _validate(CONFIG_FIELDS, 32, "Config")
 _THREAD = _validate(THREAD_CONFIG_FIELDS, 16, "ThreadConfig")
+#: (word, mask, shift) of every field by name, for reads on the hot path.
+_PLACES = {what: {n: (f.addr, f.mask, f.shift) for n, f in fields.items()}
+           for what, fields in (("Config", _CONFIG), ("ThreadConfig", _THREAD))}
 
 
 class RegisterFile:
@@ -132,6 +135,7 @@ class RegisterFile:
         self._word_bits = word_bits
         self._what = what
         self._words: dict[int, int] = {}
+        self._memo: dict = {}
 
     @classmethod
     def config(cls) -> "RegisterFile":
@@ -149,8 +153,11 @@ class RegisterFile:
                                 operand=str(name), rule="tt.cfg.field", value=name) from None
 
     def __getitem__(self, name: str) -> int:
-        f = self._field(name)
-        return (self._words.get(f.addr, 0) & f.mask) >> f.shift
+        place = _PLACES[self._what].get(name)
+        if place is None:
+            self._field(name)   # raises, naming the field
+        addr, mask, shift = place
+        return (self._words.get(addr, 0) & mask) >> shift
 
     def __setitem__(self, name: str, value: int) -> None:
         f = self._field(name)
@@ -159,6 +166,7 @@ class RegisterFile:
             raise EncodingError(f"{v} does not fit the {f.width}-bit field", instruction=self._what,
                                 operand=name, rule="tt.cfg.value", value=v)
         self._words[f.addr] = (self._words.get(f.addr, 0) & ~f.mask) | (v << f.shift)
+        self._memo.clear()
 
     def __contains__(self, name: object) -> bool:
         return name in self._fields
@@ -177,6 +185,16 @@ class RegisterFile:
             raise EncodingError(f"{v:#x} does not fit a {self._word_bits}-bit word", instruction=self._what,
                                 operand=f"word {addr}", rule="tt.cfg.value", value=v)
         self._words[int(addr)] = v
+        self._memo.clear()
+
+    def memo(self, key, make):
+        """``make(self)``, kept until the next write: what an instruction derives from many fields
+        (an ADDR_MOD section, a format selection) is read once per configuration, not per call."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = make(self)
+            return value
 
     def nonzero(self) -> dict[str, int]:
         """Every listed field whose value is not 0 (the reset value)."""

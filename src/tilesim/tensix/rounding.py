@@ -38,6 +38,7 @@ __all__ = [
 
 I64 = np.int64
 U32 = np.uint32
+M32 = I64(0xFFFFFFFF)
 CANONICAL_NAN = np.uint32(0x7FC00000)
 
 
@@ -161,7 +162,9 @@ def hw_add_term(a, b, *, exp8: bool, dst32: bool, a_man: int, b_man: int, flush_
     d = ea - eb
     dd = _clip(d, 1, 11)
     mb = np.where(d <= 0, mb, np.where(d < 12, (mb + (I64(1) << (dd - 1))) >> dd, 0))
-    man = np.where(sa == sb, ma + mb, ma - mb) << 13
+    # A 32-bit unsigned significand: a zero SrcA against a negative-zero SrcB (kept when not
+    # flushing) is not swapped, and 0 - 0x400 wraps (TT22).
+    man = (np.where(sa == sb, ma + mb, ma - mb) << 13) & M32
     exp = ea
     if dst32 and not exp8:
         exp = np.where(exp != 0, exp + 112, 97)
@@ -207,12 +210,19 @@ def _bit_length(x: np.ndarray) -> np.ndarray:
     return e.astype(I64)
 
 
+def _wrap32(x: np.ndarray) -> np.ndarray:
+    """Two's-complement 32-bit wrap of int64 values."""
+    return ((x + (I64(1) << 31)) & M32) - (I64(1) << 31)
+
+
 def hw_accumulate(terms, dst_acc: np.ndarray, *, dst32: bool, exp8: bool, wh_bug: bool = True) -> np.ndarray:
     """Add sign/exp/man ``terms`` to the Dst value (acc bits), as the FPU does. Returns acc bits.
 
     Special results: a common exponent <= 0, a zero sum or a result exponent <= 0 give +0;
     an 8-bit exponent >= 255 gives sign | 0x7F800000; FP16 in Dst16 saturates at exponent 31,
     mantissa 0x3FF. ``wh_bug`` keeps Wormhole's renormalisation of a sum of exactly -1 LSB.
+    Term significands are 32-bit unsigned and the sum a 32-bit signed integer, wrapping as
+    ttsim's do (they only wrap for TT22's ELWADD/ELWSUB inputs).
     """
     d = np.asarray(dst_acc, U32).astype(I64)
     sd = (d >> 31) & 1
@@ -225,7 +235,7 @@ def hw_accumulate(terms, dst_acc: np.ndarray, *, dst32: bool, exp8: bool, wh_bug
     def align(m, e, s):
         diff = top - e
         dd = _clip(diff, 1, 30)
-        shifted = (m + (I64(1) << (dd - 1)) - s) >> dd
+        shifted = ((m + (I64(1) << (dd - 1)) - s) & M32) >> dd
         return np.where(diff <= 0, m, np.where(diff < 31, shifted, 0))
 
     man = align(md, ed, 0)
@@ -235,8 +245,9 @@ def hw_accumulate(terms, dst_acc: np.ndarray, *, dst32: bool, exp8: bool, wh_bug
     for s, e, m in terms:
         t = align(m, e, s)
         if not dst32:
-            t = (t + 4096 - s) & ~I64(0x1FFF)
+            t = (t + 4096 - s) & M32 & ~I64(0x1FFF)
         man = man + np.where(s == 1, -t, t)
+    man = _wrap32(man)
     sign = (man < 0).astype(I64)
     man = np.abs(man)
     zero = (top <= 0) | (man == 0)
@@ -247,7 +258,7 @@ def hw_accumulate(terms, dst_acc: np.ndarray, *, dst32: bool, exp8: bool, wh_bug
     if not dst32:
         shift = shift - (16 if exp8 else 13)
     rs = _clip(-shift, 1, 62)
-    man = np.where(shift < 0, (man + (I64(1) << (rs - 1))) >> rs, man << _clip(shift, 0, 62))
+    man = np.where(shift < 0, _wrap32(man + (I64(1) << (rs - 1))) >> rs, man << _clip(shift, 0, 62))
     if not dst32:
         man = man << (16 if exp8 else 13)
     exp = exp + ((man >> 24) & 1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, fields
+from functools import cache
 
 import numpy as np
 
@@ -118,8 +119,7 @@ class Machine:
             StateError: the instruction would wait forever for a Src bank (``tt.stall.*``).
             EncodingError, UnsupportedError, SpecGapError: see :mod:`.program`.
         """
-        from .program import execute
-        return execute(self, insn, thread, trace=trace)
+        return _program().execute(self, insn, thread, trace=trace)
 
     def run(self, program, thread: int = 0, trace: bool = False):
         """Run a sequence of instructions (words, Instructions, text lines, or one text block).
@@ -159,3 +159,10 @@ def check_thread(thread: int) -> int:
         raise GeometryError("a Tensix core has threads 0, 1 and 2", instruction="Machine", operand="thread",
                             rule="tt.thread", value=thread)
     return thread
+
+
+@cache
+def _program():
+    """The :mod:`.program` module (it imports this one, so it is found on first use)."""
+    from . import program
+    return program

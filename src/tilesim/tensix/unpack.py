@@ -68,12 +68,12 @@ def l1_encode(values, fmt, *, unsigned: bool = False):
         if not (np.issubdtype(x.dtype, np.integer) or (np.isfinite(x).all() and (np.floor(x) == x).all())):
             raise DtypeError(f"{f.name} takes integers", instruction="unpack", operand="values",
                              rule="tt.unpack.value", value=str(x.dtype))
-        v = x.astype(I64)
         lo, hi = {"INT8": (0, 255) if unsigned else (-127, 127), "INT16": (0, 0xFFFF),
                   "INT32": (-(2**31 - 1), 2**31 - 1)}[f.name]
-        if v.size and (v.min() < lo or v.max() > hi):
+        if x.size and (x.min() < lo or x.max() > hi):   # checked before the cast, which could wrap
             raise FormatError(f"{f.name} holds {lo}..{hi}", instruction="unpack", operand="values",
-                              rule="tt.unpack.range", value=int(v.min() if v.min() < lo else v.max()))
+                              rule="tt.unpack.range", value=(x.min() if x.min() < lo else x.max()).item())
+        v = x.astype(I64)
         if f.name == "INT16":
             return v.astype(U32), None
         top = 1 << (f.l1_bits - 1)
@@ -185,7 +185,7 @@ def convert(codes, fmt, *, to_dst: bool, out=None, exps=None, unsigned: bool = F
 
 def unpack(m: Machine, target: str, values, fmt, *, out=None, row: int = 0, raw: bool = False, exponents=None,
            flip: bool = True, thread: int = 0) -> np.ndarray:
-    """Load ``values`` (any shape, 16 per row) into ``target`` (``"srca"``, ``"srcb"`` or ``"dst"``).
+    """Load ``values`` (shape (R, 16), or (16,) for one row) into ``target`` (``"srca"``, ``"srcb"`` or ``"dst"``).
 
     Args:
         values: host numbers, or with ``raw`` the L1 codes themselves (BFP: also ``exponents``, one per row).
@@ -199,7 +199,9 @@ def unpack(m: Machine, target: str, values, fmt, *, out=None, row: int = 0, raw:
     Raises:
         StateError: the unpacker's bank belongs to the Matrix Unit, so the unpack would stall
             (``tt.stall.unpack``); unpacker 0 waits on its SrcA bank even when writing Dst.
-        GeometryError: the rows do not fit (``tt.unpack.rows``, ``tt.unpack.shape``).
+        GeometryError: the rows do not fit, or ``values`` is not rows of 16 (``tt.unpack.rows``,
+            ``tt.unpack.shape``).
+        DtypeError: ``values`` is not a real-number array (``tt.unpack.value``).
     """
     check_thread(thread)
     tgt = str(target).lower()
@@ -210,9 +212,12 @@ def unpack(m: Machine, target: str, values, fmt, *, out=None, row: int = 0, raw:
     which = 1 if tgt == "srcb" else 0
     unsigned = bool(m.cfg(thread)["ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if which else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned"])
     x = np.asarray(values)
-    if x.size == 0 or x.size % 16:
-        raise GeometryError("values fill whole rows of 16", instruction="unpack", operand="values",
-                            rule="tt.unpack.shape", value=x.shape)
+    if x.dtype.kind not in "biuf":
+        raise DtypeError(f"values are real numbers (bool, int or float arrays), not {x.dtype}", instruction="unpack",
+                         operand="values", rule="tt.unpack.value", value=str(x.dtype))
+    if not (x.ndim == 2 and x.shape[0] > 0 and x.shape[1] == 16) and x.shape != (16,):
+        raise GeometryError(f"values are rows of 16: shape (R, 16) or (16,), not {x.shape}", instruction="unpack",
+                            operand="values", rule="tt.unpack.shape", value=x.shape)
     if raw:
         codes = x.astype(I64)
         if codes.min() < 0 or codes.max() >= (1 << f.l1_bits):

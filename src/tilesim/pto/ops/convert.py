@@ -26,6 +26,7 @@ from ...errors import SpecGapError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile
+from . import convert_cpu
 from ._common import Op
 
 __all__ = ["tcvt", "ROUND_MODES"]
@@ -107,7 +108,14 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
     R, C = dst.valid
     p = op.prof
     saturate = p.cvt_saturate_default if sat is None else bool(sat)
-    dst.bits[:R, :C] = convert(op, src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
+    if not p.cvt_cpu_model:
+        dst.bits[:R, :C] = convert(op, src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
+        return dst
+    lanes, undefined = convert_cpu.convert(src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
+    convert_cpu.refuse_undefined(op, undefined, src.bits[:R, :C], src.dtype, dst.dtype)
+    dst.bits[:R, :C] = lanes
+    dst.undefined = np.zeros(dst.bits.shape, bool)
+    dst.undefined[:R, :C] = undefined
     return dst
 
 

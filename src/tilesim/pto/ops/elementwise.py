@@ -64,8 +64,21 @@ def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> 
     R, C = dst.valid
     p = op.prof
     dst.bits[:R, :C] = nx.binary(kind, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, flush=p.flush_denormals,
-                                 nan_mode=p.nan_mode, instruction=op.inst)
+                                 nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans,
+                                 b_first=_x86_b_first(kind, dst) if p.x86_nans else False)
     return dst
+
+
+def _x86_b_first(kind: str, dst: Tile):
+    """Where clang's x86-64 code for the CPU simulator's f32 add/mul loop puts src1 first: its vector body,
+    8 elements a step along the inner loop (columns of a row-major dst, rows of a col-major one); the
+    scalar remainder puts src0 first. Other ops and dtypes always put src0 first (PTO91)."""
+    if kind not in ("add", "mul") or dst.dtype.name != "f32":
+        return False
+    R, C = dst.valid
+    if dst.is_row_major:
+        return np.broadcast_to(np.arange(C)[None, :] < C // 8 * 8, (R, C))
+    return np.broadcast_to(np.arange(R)[:, None] < R // 8 * 8, (R, C))
 
 
 def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import numerics as nx
 from ..tile import Tile
+from . import convert_cpu
 from ._common import Op
 
 __all__ = ["trowexpand", "tcolexpand"]  # the binary ops are added below
@@ -41,6 +42,8 @@ def _expand(name: str, dst: Tile, src: Tile, target) -> Tile:
     op.tile(src, "src")
     op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
     op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
+    if op.prof.expand_casts:
+        return _expand_cast(op, dst, src)
     op.same_dtype(dst, src, "src", "dst")
     op.dtypes(name, (dst.dtype,), ("dst",))
     if op.zero_noop(dst, src):
@@ -53,6 +56,23 @@ def _expand(name: str, dst: Tile, src: Tile, target) -> Tile:
     else:
         op.cols_match(dst, src, "src", "dst")
         dst.bits[:R, :C] = src.bits[:1, :C]
+    return dst
+
+
+def _expand_cast(op: Op, dst: Tile, src: Tile) -> Tile:
+    """The CPU simulator's expand: any source dtype, C++-cast to dst's; src read at dst's valid rows/cols."""
+    R, C = dst.valid
+    if R == 0 or C == 0:
+        return dst
+    row = op.name == "trowexpand"
+    need, have = (R, src.rows) if row else (C, src.cols)
+    if need > have:
+        op.fail(f"src has {have} {'rows' if row else 'cols'}; the expand reads {need} (dst's valid {need})", "src",
+                "pto.op.src_capacity", (need, have))
+    line = src.bits[:R, 0] if row else src.bits[0, :C]
+    lanes, undefined = convert_cpu.cast(line, src.dtype, dst.dtype)
+    convert_cpu.refuse_undefined(op, undefined, line, src.dtype, dst.dtype)
+    dst.bits[:R, :C] = lanes[:, None] if row else lanes[None, :]
     return dst
 
 

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import formats
 from ...errors import UnsupportedError
 from .. import numerics as nx
-from ..dtypes import DType
+from ..dtypes import DType, get_dtype
 from ..tile import Tile, to_bits
+from . import convert_cpu
 from ._common import Op
 
 __all__ = [
@@ -40,34 +42,89 @@ _ROW_DST_WHAT = "ND, or DN with exactly one column"
 
 # ------------------------------------------------------------ extremes
 def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
-            nan_index_last: bool = False, need_index: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
-    """(index, value lanes) of the first max/min along ``axis`` under a NaN rule.
+            nan_index_last: bool = False, need_index: bool = True,
+            need_value: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(index, value lanes) of the first max/min along ``axis`` under a NaN rule, as whole-tile operations.
 
-    ``propagate`` gives the first NaN (with ``nan_index_last``, the A2A3
-    column scan, the index of the last element instead); ``spec`` ignores
-    NaNs (all-NaN: index 0 and the canonical NaN) and prefers +0 (max) or
-    -0 (min) among zeros. f16 keys are widened to f32 (exact; numpy's float16
-    reductions are slow). Without ``need_index`` a NaN-free float line takes
-    numpy's max/min (it returns one of the elements) and only lines whose
-    extreme is a zero, where -0 and +0 tie, are resolved by position.
+    Without ``need_value`` (index-only arg ops) the value is None.
+
+    The extreme of each line first (numpy's NaN-propagating max/min), then
+    the first element that reaches it: that is the strict-compare scan's
+    answer for every line without a NaN (ties keep the lowest index, and -0
+    == +0, so the first zero's bits win). Lines with a NaN, and lines whose
+    extreme is a zero where the rule or a value-only answer needs more, go
+    through :func:`extreme_scan` (the general rule, and this function's
+    reference in the tests). f16 keys are widened to f32 (exact; numpy's
+    float16 reductions are slow).
+    """
+    if float_view or dt.name in ("bf16", "f16"):
+        key = nx.as_key(bits, dt, float_view=float_view)
+        need_index |= key.dtype != dt.np  # a value read back from a widened or reinterpreted key needs its position
+        if key.dtype == np.float16:
+            key = key.astype(np.float32)
+    else:
+        key = bits.view(dt.np)
+    ext = (np.maximum if kind == "max" else np.minimum).reduce(key, axis=axis)  # NaN-propagating
+    special = None
+    if key.dtype.kind == "f":
+        zeros_matter = nan_mode == "spec" or not need_index
+        # cheap tests (no ufunc reductions) for the common case: no NaN and, where it matters, no zero
+        if np.count_nonzero(ext != ext) or (zeros_matter and np.count_nonzero(ext) != ext.size):
+            special = (ext != ext) | (ext == 0) if zeros_matter else ext != ext
+    if need_index:
+        idx = _first_reaching(key, ext, axis)
+        other = np.arange(idx.size)
+        val = (bits[idx, other] if axis == 0 else bits[other, idx]) if need_value or special is not None else None
+    else:
+        idx, val = None, _key_bits(ext, dt)
+    if special is not None:
+        lines = np.flatnonzero(special)
+        sub_idx, sub_val = extreme_scan(np.take(bits, lines, axis=1 - axis), dt, kind, nan_mode, axis,
+                                        float_view=float_view, nan_index_last=nan_index_last)
+        val[lines] = sub_val
+        if idx is not None:
+            idx[lines] = sub_idx
+    return idx, val
+
+
+def _first_reaching(key: np.ndarray, ext: np.ndarray, axis: int) -> np.ndarray:
+    """Index of the first element of each line equal to its extreme (lines without NaN).
+
+    Along rows numpy's argmax of the equality finds it. Down columns (a
+    strided argmax is slow in numpy) each row is weighted ``n - i`` where it
+    reaches the extreme and the largest weight is taken: two passes that
+    run over the rows in memory order.
+    """
+    eq = key == np.expand_dims(ext, axis)
+    if axis == 1:
+        return eq.argmax(axis=1)
+    n = key.shape[0]
+    if n <= 256:  # weights n-1-i fit a byte; a line that reaches only at its last row scores 0 -> n-1
+        w = eq.view(np.uint8)
+        np.multiply(w, np.arange(n - 1, -1, -1, dtype=np.uint8)[:, None], out=w)
+        return (n - 1) - w.max(axis=0).astype(np.int64)
+    wdt = np.uint16 if n < 65536 else np.uint32
+    first = n - np.multiply(eq, np.arange(n, 0, -1, dtype=wdt)[:, None], dtype=wdt).max(axis=0).astype(np.int64)
+    return np.minimum(first, n - 1)  # a NaN line reaches nothing; its caller replaces it
+
+
+def extreme_scan(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
+                 nan_index_last: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(index, value lanes) of the first max/min along ``axis``, every NaN rule, element-index arithmetic.
+
+    ``first``: a NaN at index 0 wins, later ones are ignored. ``propagate``
+    gives the first NaN (with ``nan_index_last``, the A2A3 column scan, the
+    index of the last element instead); ``spec`` ignores NaNs (all-NaN:
+    index 0 and the canonical NaN) and prefers +0 (max) or -0 (min) among zeros.
     """
     key = nx.as_key(bits, dt, float_view=float_view)
     if key.dtype == np.float16:
         key = key.astype(np.float32)
     pick, red = (np.argmax, np.max) if kind == "max" else (np.argmin, np.min)
     floaty = key.dtype.kind == "f"
-    ext = red(key, axis=axis)  # NaN-propagating, so it also tells which lines hold a NaN
+    ext = red(key, axis=axis)
     anynan = np.isnan(ext) if floaty else np.zeros(ext.shape, bool)
     has_nan = bool(anynan.any())
-    if not need_index and not has_nan:
-        val = _key_bits(ext, dt)
-        if floaty:
-            tie = np.flatnonzero(ext == 0)
-            if tie.size:
-                sub = np.take(bits, tie, axis=1 - axis)
-                _, zval = extreme(sub, dt, kind, nan_mode, axis)
-                val[tie] = zval
-        return None, val
     nan = np.isnan(key) if has_nan else None
     clean = np.where(nan, key.dtype.type(-np.inf if kind == "max" else np.inf), key) if has_nan else key
     idx = pick(clean, axis=axis)
@@ -98,7 +155,7 @@ def _key_bits(ext: np.ndarray, dt: DType) -> np.ndarray:
         return (ext.view(np.uint32) >> np.uint32(16)).astype(np.uint16)
     if dt.name == "f16":
         return ext.astype(np.float16).view(np.uint16)
-    return np.ascontiguousarray(ext).astype(dt.np).view(dt.lane)
+    return (ext if ext.dtype == dt.np else ext.astype(dt.np)).view(dt.lane)
 
 
 # ----------------------------------------------------------- sums, prods
@@ -111,12 +168,18 @@ def _ftz32(x: np.ndarray) -> np.ndarray:
 
 
 def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, flush: bool,
-               acc_f32: bool) -> np.ndarray:
+               acc_f32: bool, x86: bool = False) -> np.ndarray:
     """Sequential sum or product along ``axis``, as lanes of ``dst``.
 
     ``acc_f32``: float sources accumulate in float32 and round once to ``dst``
     at the end (TROWSUM); otherwise every step rounds to ``dst`` (TCOLSUM, products).
+    ``x86``: NaN results keep payloads as the CPU simulator's ``acc op x`` does
+    (the accumulator is the first operand, so the first NaN of a line wins, quieted).
     """
+    if src.is_int and dst.is_float:  # C++ casts each element to dst's type first (exact: a widening)
+        bits, src = convert_cpu.cast(bits, src, dst)[0], dst
+    if x86 and not src.is_int:
+        return _sequential_x86(kind, bits, src, dst, axis, acc_f32)
     n = bits.shape[axis]
     if src.is_int:
         v = nx.int_view(bits, src)
@@ -137,6 +200,54 @@ def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, f
     return nx.from_f32(acc, dst, flush=flush)
 
 
+_F32 = get_dtype("f32")
+
+
+def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, acc_f32: bool) -> np.ndarray:
+    """:func:`sequential` without flushing, NaN payloads as x86-64 carries them (f32 lanes between steps)."""
+    x = nx.as_f32(bits, src).view(np.uint32)
+    if src.name != "f32":  # a widened NaN keeps its payload (numpy's widening does), quieted by the first op
+        x = np.where(nx.is_nan(bits, src), _to_lanes(bits, src, _F32), x)
+    line = (lambda i: x[:, i]) if axis == 1 else (lambda i: x[i, :])
+    acc = np.full(x.shape[1 - axis], np.float32(0.0 if kind == "sum" else 1.0)).view(np.uint32)
+    step_round = not acc_f32 and dst.name != "f32"
+    fn = np.add if kind == "sum" else np.multiply
+    with np.errstate(all="ignore"):
+        for i in range(bits.shape[axis]):
+            xi = line(i)
+            r = fn(acc.view(np.float32), xi.view(np.float32)).view(np.uint32)
+            acc = nx.x86_nans(r, acc, xi, _F32, b_first=step_round)
+            if step_round:
+                acc = _to_lanes(_to_lanes(acc, _F32, dst), dst, _F32)
+    return _to_lanes(acc, _F32, dst)
+
+
+def _vectorised_rowsum(bits: np.ndarray) -> np.ndarray:
+    """TROWSUM f32 of an ND source as the CPU simulator's vectorised loop adds (PTO91): two 4-lane partial
+    sums over each 8 columns, added, the 4 lanes summed in order, then the remaining columns one by one."""
+    x = bits.view(np.float32)
+    rows, n = x.shape
+    m = n // 8 * 8
+    with np.errstate(all="ignore"):
+        if m:
+            p = x[:, :m].reshape(rows, m // 8, 2, 4)
+            parts = np.zeros((rows, 2, 4), np.float32)
+            for k in range(m // 8):
+                parts = parts + p[:, k]
+            v = parts[:, 0] + parts[:, 1]
+            acc = ((v[:, 0] + v[:, 1]) + v[:, 2]) + v[:, 3]
+        else:
+            acc = np.zeros(rows, np.float32)
+        for j in range(m, n):
+            acc = acc + x[:, j]
+    return nx.from_f32(acc, _F32, flush=False)
+
+
+def _to_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
+    """A C++ float cast of float lanes (nearest even; NaN payloads kept, quieted)."""
+    return convert_cpu.cast(bits, s, d)[0]
+
+
 # ------------------------------------------------------------- row family
 def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     op = Op(name, target)
@@ -146,6 +257,11 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     op.layout(dst, "dst", _ROW_DST, _ROW_DST_WHAT)
     op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
     op.tmp(tmp, src)
+    if op.prof.empty_reduce_cpu and 0 in src.valid:
+        op.rows_match(src, dst, "dst", "src")
+        if name != "trowmin":  # TRowMin returns early; the others' loops run
+            dst.bits[: src.valid_rows, 0] = _empty_lines(name, src.bits[: src.valid_rows, 0], src.dtype, dst.dtype)
+        return dst
     op.nonzero(src, "src")
     op.rows_match(src, dst, "dst", "src")
     bits = src.valid_bits
@@ -153,17 +269,29 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     if name in ("trowmax", "trowmin"):
         out = extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 1, need_index=False)[1]
         out = _convert_exact(out, src.dtype, dst.dtype)
+    elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.name == dst.dtype.name == "f32":
+        out = _vectorised_rowsum(bits)
     else:
-        out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum")
+        out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum",
+                         x86=op.prof.x86_nans)
     dst.bits[: src.valid_rows, 0] = out
     return dst
 
 
 def _convert_exact(lanes: np.ndarray, src: DType, dst: DType) -> np.ndarray:
-    """Widen lanes exactly (f16/bf16 -> f32 for the CPU reference's mixed max/min); same dtype: unchanged."""
-    if src == dst:
+    """Widen lanes exactly (the CPU reference's mixed max/min); same dtype: unchanged."""
+    if src is dst or src == dst:
         return lanes
-    return nx.from_f32(nx.as_f32(lanes, src), dst, flush=False)
+    return convert_cpu.cast(lanes, src, dst)[0]
+
+
+def _empty_lines(name: str, first: np.ndarray, src: DType, dst: DType) -> np.ndarray:
+    """What the CPU simulator's reduce loops give for empty lines: +0, 1, or the line's first element."""
+    kind = name[4:]
+    if kind in ("max", "min"):
+        return _convert_exact(first, src, dst)
+    one = formats.encode(np.array([0.0 if kind == "sum" else 1.0]), dst.format)[0]
+    return np.full(first.shape, one, dst.lane)
 
 
 def trowsum(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
@@ -211,6 +339,10 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
     op.tmp(tmp, src)
     op.cols_match(src, dst, "dst", "src")
+    if op.prof.empty_reduce_cpu and 0 in src.valid:
+        if name != "tcolmin":  # TColMin returns early; the others' loops run
+            dst.bits[0, : src.valid_cols] = _empty_lines(name, src.bits[0, : src.valid_cols], src.dtype, dst.dtype)
+        return dst
     if op.zero_noop(src):
         return dst
     op.nonzero(src, "src")
@@ -219,10 +351,10 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     if name in ("tcolmax", "tcolmin"):
         out = _convert_exact(extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 0, need_index=False)[1],
                              src.dtype, dst.dtype)
-    elif is_binary:
+    elif is_binary and op.prof.colsum_pairwise:
         out = _pairwise_sum(bits, src.dtype, dst.dtype, f)
     else:
-        out = sequential(name[4:], bits, src.dtype, dst.dtype, 0, f, acc_f32=False)
+        out = sequential(name[4:], bits, src.dtype, dst.dtype, 0, f, acc_f32=False, x86=op.prof.x86_nans)
     dst.bits[0, : src.valid_cols] = out
     return dst
 
@@ -282,13 +414,20 @@ def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     op.rows_match(src, dst_idx, "dst_idx", "src")
     if dst_val is not None:
         op.rows_match(src, dst_val, "dst_val", "src")
-    idx, val = extreme(src.valid_bits, src.dtype, name[-3:], op.prof.nan_mode, 1)
-    idx_lanes = to_bits(idx, dst_idx.dtype, what=op.inst)
+    idx, val = extreme(src.valid_bits, src.dtype, name[-3:], op.prof.nan_mode, 1, need_value=dst_val is not None)
+    idx_lanes = _index_lanes(idx, dst_idx.dtype, op)
     dst_idx.bits[: src.valid_rows, 0] = idx_lanes
     if dst_val is not None:
         dst_val.bits[: src.valid_rows, 0] = val
         return dst_val, dst_idx
     return dst_idx
+
+
+def _index_lanes(idx: np.ndarray, dt: DType, op: Op) -> np.ndarray:
+    """Index lanes of ``dt``: a plain cast when every index fits (the common case), else to_bits' range error."""
+    if idx.size and int(idx.max()) <= dt.format.int_max:
+        return idx.astype(dt.np).view(dt.lane)
+    return to_bits(idx, dt, what=op.inst)
 
 
 def trowargmax(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Tile | None = None, target=None):
@@ -345,12 +484,12 @@ def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     float_view = prof.colarg_unsigned_as_float
     # A2A3 (propagate): !(old >= new) is true once a NaN is involved, so every later row takes the index.
     idx, val = extreme(src.valid_bits, src.dtype, kind, prof.nan_mode, 0, float_view=float_view,
-                       nan_index_last=True)
+                       nan_index_last=True, need_value=dst_val is not None)
     if prof.colarg_f16_index and two_byte and dst_val is None:
         # A2A3 half index-only path: s16 -> f16 (round half away) -> s32; exact only up to 2048.
         from ... import formats
         idx = formats.decode(formats.encode(idx.astype(np.int64), "fp16", rounding="rmm"), "fp16").astype(np.int64)
-    idx_lanes = to_bits(idx, dst_idx.dtype, what=op.inst)
+    idx_lanes = _index_lanes(idx, dst_idx.dtype, op)
     dst_idx.bits[0, : src.valid_cols] = idx_lanes
     if dst_val is not None:
         dst_val.bits[0, : src.valid_cols] = val

@@ -18,7 +18,7 @@ from ..layouts import adj32
 from ..state import Client, Machine
 
 __all__ = ["FpuMode", "fpu_mode", "src_a_format", "dst_row", "fidelity_phase", "require_src", "read_dst",
-           "write_dst", "flip_banks", "apply_addr_mod", "check_fp16_datums", "check_no_stochastic"]
+           "write_dst", "read_dst_block", "write_dst_block", "flip_banks", "check_handback", "apply_addr_mod", "check_fp16_datums", "check_no_stochastic"]
 
 TF32_CODE = 4
 
@@ -64,7 +64,10 @@ class FpuMode:
 
 def src_a_format(m: Machine, thread: int) -> int:
     """``ALU_FORMAT_SPEC_REG_SrcA_val`` when overridden, else ``ALU_FORMAT_SPEC_REG0_SrcA``."""
-    c = m.cfg(thread)
+    return _src_a_code(m.cfg(thread))
+
+
+def _src_a_code(c) -> int:
     return c["ALU_FORMAT_SPEC_REG_SrcA_val"] if c["ALU_FORMAT_SPEC_REG_SrcA_override"] else c["ALU_FORMAT_SPEC_REG0_SrcA"]
 
 
@@ -85,13 +88,18 @@ def style_of(code: int, insn: str) -> str:
 
 
 def fpu_mode(m: Machine, thread: int, insn: str) -> FpuMode:
-    """The format selection at the top of every arithmetic page (``ELWMUL.md``)."""
-    c = m.cfg(thread)
+    """The format selection at the top of every arithmetic page (``ELWMUL.md``), kept per
+    configuration (:meth:`~..regs.RegisterFile.memo`)."""
+    force = m.thread_config[thread]["FP16A_FORCE_Enable"]
+    return m.cfg(thread).memo(("fpu_mode", insn, force), lambda c: _fpu_mode(c, force, insn))
+
+
+def _fpu_mode(c, force: int, insn: str) -> FpuMode:
     b = c["ALU_FORMAT_SPEC_REG_SrcB_val"] if c["ALU_FORMAT_SPEC_REG_SrcB_override"] else c["ALU_FORMAT_SPEC_REG1_SrcB"]
     flush = not c["ALU_ACC_CTRL_Zero_Flag_disabled_src"]
-    if m.thread_config[thread]["FP16A_FORCE_Enable"]:
+    if force:
         return FpuMode("FP16", False, 1, b, flush)
-    a = src_a_format(m, thread)
+    a = _src_a_code(c)
     if c["ALU_ACC_CTRL_INT8_math_enabled"]:
         return FpuMode("INT8", True, a, b, flush)
     return FpuMode(style_of(a, insn), bool(c["ALU_ACC_CTRL_Fp32_enabled"]), a, b, flush)
@@ -133,6 +141,34 @@ def read_dst(m: Machine, rows: np.ndarray, dst32: bool):
     return m.dst[rows], m.dst_valid[rows]
 
 
+def _block(start: int, dst32: bool, n: int) -> slice:
+    """Physical rows of the ``n``-row block at ``start`` (``n`` 4 or 8, ``start`` a multiple of
+    ``n``): for 32-bit data the high halves, as ``Adj32`` maps such a block to consecutive rows
+    (the low halves are 8 rows below)."""
+    if dst32:
+        start = ((start & 0x1F8) << 1) | (start & 0x207)
+    return slice(start, start + n)
+
+
+def read_dst_block(m: Machine, start: int, dst32: bool, n: int = 8):
+    """:func:`read_dst` of rows ``start .. start + n - 1`` (see :func:`_block`), by slicing."""
+    b = _block(start, dst32, n)
+    if dst32:
+        return (m.dst[b].astype(np.uint32) << 16) | m.dst[b.start + 8:b.stop + 8], m.dst_valid[b]
+    return m.dst[b], m.dst_valid[b]
+
+
+def write_dst_block(m: Machine, start: int, raw: np.ndarray, dst32: bool, n: int = 8) -> None:
+    """:func:`write_dst` of rows ``start .. start + n - 1`` (see :func:`_block`), by slicing."""
+    b = _block(start, dst32, n)
+    if dst32:
+        m.dst[b] = raw >> 16
+        m.dst[b.start + 8:b.stop + 8] = raw & 0xFFFF
+    else:
+        m.dst[b] = raw
+    m.dst_valid[b] = True
+
+
 def write_dst(m: Machine, rows: np.ndarray, raw: np.ndarray, dst32: bool, cols=slice(None)) -> None:
     """Write raw data to ``rows`` and mark them valid (a 32-bit write marks only ``Adj32(r)``)."""
     rows = np.asarray(rows, np.int64)
@@ -161,45 +197,76 @@ def flip_banks(m: Machine, thread: int, flip_a: int, flip_b: int) -> None:
         m.srcb_bank ^= 1
 
 
+def check_handback(m: Machine, thread: int, insn: str, flip_a: int, flip_b: int, always: bool = False) -> None:
+    """A flip that gives the Matrix Unit's bank back to the unpackers needs the bank to be the
+    Matrix Unit's: giving back a bank the unpackers already own is outside the contract (ttsim:
+    NonContractualBehavior; decision TT24). ``always``: CLEARDVALID, which gives back whatever
+    ``CLR_DVALID_Src?_Disable`` says.
+
+    Raises:
+        StateError: ``tt.bank.handback``.
+    """
+    tc = m.thread_config[thread]
+    for flip, name, bank, clients in ((flip_a, "SrcA", m.srca_bank, m.srca_client),
+                                      (flip_b, "SrcB", m.srcb_bank, m.srcb_client)):
+        if flip and (always or not tc[f"CLR_DVALID_{name}_Disable"]) and clients[bank] is not Client.MATRIX_UNIT:
+            raise StateError(f"{name} bank {bank} already belongs to the unpackers; giving it back again is outside "
+                             "the contract", instruction=insn, operand=name, rule="tt.bank.handback", value=bank)
+
+
+def _addr_mod_section(i: int):
+    """ThreadConfig reader of ADDR_MOD section ``i``: SrcA and SrcB (clear, CR, increment), Dst
+    (clear, CToCR, CR, increment), fidelity (clear, increment), bias (clear, increment)."""
+    ab, ds, bias = f"ADDR_MOD_AB_SEC{i}_", f"ADDR_MOD_DST_SEC{i}_", f"ADDR_MOD_BIAS_SEC{i}_"
+    names = [ab + n for n in ("SrcAClear", "SrcACR", "SrcAIncr", "SrcBClear", "SrcBCR", "SrcBIncr")] + \
+        [ds + n for n in ("DestClear", "DestCToCR", "DestCR", "DestIncr", "FidelityClear", "FidelityIncr")] + \
+        [bias + "BiasClear", bias + "BiasIncr"]
+    return lambda tc: tuple(tc[n] for n in names)
+
+
+_SECTIONS = tuple(_addr_mod_section(i) for i in range(8))
+
+
 def apply_addr_mod(m: Machine, thread: int, addr_mod: int, update_fidelity: bool = True) -> None:
     """``ApplyAddrMod`` (``RWCs.md``): index = AddrMod (+4 when ``ExtraAddrModBit`` or
     ``ADDR_MOD_SET_Base``), then the SrcA, SrcB, Dst, fidelity and bias updates of that index."""
     r = m.rwc[thread]
     tc = m.thread_config[thread]
     i = addr_mod + (4 if (r.extra_addr_mod_bit or tc["ADDR_MOD_SET_Base"]) else 0)
-    ab, ds, bias = f"ADDR_MOD_AB_SEC{i}_", f"ADDR_MOD_DST_SEC{i}_", f"ADDR_MOD_BIAS_SEC{i}_"
-    if tc[ab + "SrcAClear"]:
+    (a_clear, a_cr, a_incr, b_clear, b_cr, b_incr, d_clear, d_ctocr, d_cr, d_incr, f_clear, f_incr, bias_clear,
+     bias_incr) = tc.memo(("addr_mod", i), _SECTIONS[i])
+    if a_clear:
         r.srca = r.srca_cr = 0
-    elif tc[ab + "SrcACR"]:
-        r.srca_cr += tc[ab + "SrcAIncr"]
+    elif a_cr:
+        r.srca_cr += a_incr
         r.srca = r.srca_cr
     else:
-        r.srca += tc[ab + "SrcAIncr"]
-    if tc[ab + "SrcBClear"]:
+        r.srca += a_incr
+    if b_clear:
         r.srcb = r.srcb_cr = 0
-    elif tc[ab + "SrcBCR"]:
-        r.srcb_cr += tc[ab + "SrcBIncr"]
+    elif b_cr:
+        r.srcb_cr += b_incr
         r.srcb = r.srcb_cr
     else:
-        r.srcb += tc[ab + "SrcBIncr"]
-    if tc[ds + "DestClear"]:
+        r.srcb += b_incr
+    if d_clear:
         r.dst = r.dst_cr = 0
-    elif tc[ds + "DestCToCR"]:
-        r.dst += tc[ds + "DestIncr"]
+    elif d_ctocr:
+        r.dst += d_incr
         r.dst_cr = r.dst
-    elif tc[ds + "DestCR"]:
-        r.dst_cr += tc[ds + "DestIncr"]
+    elif d_cr:
+        r.dst_cr += d_incr
         r.dst = r.dst_cr
     else:
-        r.dst += tc[ds + "DestIncr"]
+        r.dst += d_incr
     if update_fidelity:
-        if tc[ds + "FidelityClear"]:
+        if f_clear:
             r.fidelity = 0
         else:
-            r.fidelity += tc[ds + "FidelityIncr"]
-    if tc[bias + "BiasClear"]:
+            r.fidelity += f_incr
+    if bias_clear:
         r.extra_addr_mod_bit = 0
-    elif tc[bias + "BiasIncr"] & 3:
+    elif bias_incr & 3:
         r.extra_addr_mod_bit += 1
 
 

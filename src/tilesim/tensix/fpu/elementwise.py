@@ -15,7 +15,8 @@ from ..rounding import (acc_from_dst, acc_to_dst, doc_fidelity_a, doc_fidelity_b
                         dst_raw_from_valid, hw_accumulate, hw_add_term, hw_mul_terms)
 from ..state import Machine
 from .common import (FpuMode, apply_addr_mod, check_fp16_datums, check_no_stochastic, dst_row, fidelity_phase,
-                     flip_banks, fpu_mode, read_dst, require_src, write_dst)
+                     flip_banks, fpu_mode, read_dst_block, require_src, write_dst_block)
+from .jit import hw_elw
 
 __all__ = ["elw_kernel", "HANDLERS", "INT8_MASK_A", "INT8_MASK_B", "saturate_int32"]
 
@@ -25,13 +26,16 @@ INT8_MASK_B = (0x7F0FF, 0x40FFF)
 INT32_LIMIT = (1 << 31) - 1
 
 
+_OPS = {"mul": 0, "add": 1, "sub": 2}
+
+
 def saturate_int32(x: np.ndarray) -> np.ndarray:
     """``SaturateAddInt32``'s clamp to ±(2**31 - 1)."""
     return np.clip(x, -INT32_LIMIT, INT32_LIMIT)
 
 
 def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid: np.ndarray, mode: FpuMode,
-               phase: int, add_dst: bool, model: str) -> np.ndarray:
+               phase: int, add_dst: bool, model: str, jit: bool = True) -> np.ndarray:
     """New raw Dst data for ``op`` in ``{"mul", "add", "sub"}``.
 
     Args:
@@ -39,9 +43,19 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
         dst_raw: raw Dst data (uint32 in 32-bit mode, uint16 otherwise), same shape; ``valid`` (..., R).
         mode: formats; ``phase``: fidelity phase 0..3; ``add_dst``: accumulate (always for mul).
         model: ``"doc"`` or ``"hardware"``.
+        jit: the hardware model's float arithmetic through :func:`.jit.hw_elw` (numba); ``False``
+            takes the numpy reference path, which the tests hold it equal to.
     """
     a = np.asarray(a, np.uint32)
     b = np.asarray(b, np.uint32)
+    if jit and model == "hardware" and mode.style != "INT8":
+        if b.shape != a.shape:
+            b = np.broadcast_to(b, a.shape)
+        raw = np.ascontiguousarray(dst_raw)
+        out = hw_elw(_OPS[op], a.ravel(), np.ascontiguousarray(b).ravel(), raw.ravel(),
+                     np.ascontiguousarray(valid, bool).ravel(), add_dst, mode.exp8, mode.dst32, phase, mode.a_man,
+                     mode.b_man, mode.flush_b)
+        return out.reshape(raw.shape).astype(raw.dtype, copy=False)
     dst = dst_raw_from_valid(dst_raw, valid, 0)  # undefined rows read as 0
     if mode.style == "INT8":
         if op == "mul":
@@ -71,13 +85,13 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
             if add_dst:
                 r = r + doc_read_dst(dst, mode.dst32, mode.style)
         return doc_write_dst(r, mode.dst32, mode.style)
+    acc = acc_from_dst(dst, mode.dst32, mode.exp8) if add_dst else np.zeros(dst.shape, np.uint32)
     if op == "mul":
         terms = hw_mul_terms(a, b, exp8=mode.exp8, dst32=mode.dst32, phase=phase, a_man=mode.a_man,
                              b_man=mode.b_man, flush_b=mode.flush_b)
     else:
         terms = hw_add_term(a, b, exp8=mode.exp8, dst32=mode.dst32, a_man=mode.a_man, b_man=mode.b_man,
                             flush_b=mode.flush_b, subtract=op == "sub")
-    acc = acc_from_dst(dst, mode.dst32, mode.exp8) if add_dst else np.zeros(dst.shape, np.uint32)
     out = hw_accumulate([terms], acc, dst32=mode.dst32, exp8=mode.exp8)
     return acc_to_dst(out, mode.dst32, mode.exp8)
 
@@ -90,26 +104,27 @@ def _elw(m: Machine, insn, thread: int, op: str) -> None:
     bcast_row, bcast_col = insn["BroadcastSrcBRow"], insn["BroadcastSrcBCol0"]
     a_row = r.srca & 0x38
     b_row = r.srcb & (0x3F if bcast_row else 0x38)
-    rows = dst_row(m, thread, insn["DstRow"], 0x3F8) + np.arange(8)
+    start = dst_row(m, thread, insn["DstRow"], 0x3F8)
     phase = fidelity_phase(m, thread)
     a = m.srca[m.srca_bank, a_row:a_row + 8]
     b = m.srcb[m.srcb_bank, b_row:b_row + (1 if bcast_row else 8)]
     if bcast_col:
         b = b[:, :1]
-    b = np.broadcast_to(b, (8, 16))
+    if b.shape != (8, 16):
+        b = np.broadcast_to(b, (8, 16))
     add_dst = True if op == "mul" else bool(insn["AddDst"])
+    if m.rounding == "hardware" and op != "mul" and phase:
+        raise UnsupportedError(f"{name} with fidelity phase {phase} divides by 32/128 in the doc model; "
+                               "the hardware's result is outside the contract (ttsim: NonContractual)",
+                               instruction=name, operand="FidelityPhase", rule="tt.hw.elw_fidelity", value=phase)
     if m.rounding == "hardware" and mode.style != "INT8":
         check_no_stochastic(m, thread, name)
-        if op != "mul" and phase:
-            raise UnsupportedError(f"{name} with fidelity phase {phase} divides by 32/128 in the doc model; "
-                                   "the hardware's result is outside the contract (ttsim: NonContractual)",
-                                   instruction=name, operand="FidelityPhase", rule="tt.hw.elw_fidelity", value=phase)
         if mode.style == "FP16":
             check_fp16_datums(name, "SrcA", a)
             check_fp16_datums(name, "SrcB", b)
-    raw, valid = read_dst(m, rows, mode.dst32)
+    raw, valid = read_dst_block(m, start, mode.dst32)
     new = elw_kernel(op, a, b, raw, valid, mode, phase, add_dst, m.rounding)
-    write_dst(m, rows, new, mode.dst32)
+    write_dst_block(m, start, new, mode.dst32)
     m.last_srca_row = a_row
     flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
     apply_addr_mod(m, thread, insn["AddrMod"])

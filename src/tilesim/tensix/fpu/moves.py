@@ -1,4 +1,4 @@
-"""Data movement: MOVA2D, MOVDBGA2D, MOVB2D (Src to Dst), MOVD2A, MOVD2B (Dst to Src), TRNSPSRCB,
+"""Data movement: MOVA2D, MOVDBGA2D, MOVB2D (Src to Dst), MOVD2A, MOVD2B (Dst to Src), MOVB2A, TRNSPSRCB,
 SHIFTXA and SHIFTXB (within Src). Pages of the same names. No rounding: both models agree.
 
 Not modelled: ``LaneConfig[..].BLOCK_DEST_MOV`` lane masking (every lane moves, TT12).
@@ -56,17 +56,31 @@ def shuffle_tf32(x: np.ndarray) -> np.ndarray:
     return (x & 0x7F800) | ((x & 7) << 8) | ((x & 0x7F8) >> 3)
 
 
+def truncate_mask(fmt: int) -> int:
+    """What MOVB2D keeps of a SrcB datum in the hardware model (TT25): FP16 drops exponent bits 7:5,
+    TF32 keeps everything, every other code drops mantissa bits 2:0 (ttsim's rule)."""
+    if fmt == 1:
+        return 0x7FF1F
+    return SRC_MASK if fmt == TF32 else 0x7F8FF
+
+
 def _src_to_dst(m: Machine, insn, thread: int, bank: np.ndarray, src_rows, rows, col0: bool) -> None:
     """The shared body of MOVA2D and MOVB2D: SrcA's format decides the Dst form (yes, for SrcB too)."""
     fmt = src_a_format(m, thread)
     use8 = not m.thread_config[thread]["FP16A_FORCE_Enable"] and fmt in EIGHT_BIT_EXPONENT_CODES
     flush = not m.cfg(thread)["ALU_ACC_CTRL_Zero_Flag_disabled_src"]
     lo = insn["UseDst32bLo"]
+    if fmt == TF32 and lo and m.rounding == "hardware":
+        raise SpecGapError("TF32 with UseDst32bLo is undefined behaviour on Wormhole (hardware erratum TEN-4245, "
+                           "as ttsim has it)", instruction=insn.mnemonic, operand="UseDst32bLo",
+                           rule="tt.mov.tf32_lo", value=1)
     val = bank[np.asarray(src_rows)]
     if col0:
         val = np.repeat(val[:, :1], 16, axis=1)
     if flush:
         val = np.where((val & 0xFF) == 0, U32(0), val)
+    if insn.mnemonic == "MOVB2D" and m.rounding == "hardware":
+        val = val & U32(truncate_mask(m.cfg(thread)["ALU_FORMAT_SPEC_REG1_SrcB"]))
     v16 = remove_low_mantissa(val) if use8 else remove_high_exponent(val)
     if fmt == TF32:
         low = ((val >> 8) & 7) << 13
@@ -195,5 +209,20 @@ def SHIFTXB(m: Machine, insn, thread: int) -> None:
     apply_addr_mod(m, thread, insn["AddrMod"])
 
 
+def MOVB2A(m: Machine, insn, thread: int) -> None:
+    """SrcB row(s) to SrcA: 1 row, or an aligned block of 4; exponent-0 datums become 0 unless
+    ``Zero_Flag_disabled_src``. Waits for SrcB only; no format conversion (TT23)."""
+    require_src(m, "MOVB2A", b=True)
+    r = m.rwc[thread]
+    mask, n = (0x3C, 4) if insn["Move4Rows"] else (0x3F, 1)
+    a_row = (insn["SrcARow"] + r.srca) & mask
+    b_row = (insn["SrcBRow"] + r.srcb) & mask
+    val = m.srcb[m.srcb_bank, b_row:b_row + n]
+    if not m.cfg(thread)["ALU_ACC_CTRL_Zero_Flag_disabled_src"]:
+        val = np.where((val & 0xFF) == 0, U32(0), val)
+    m.srca[m.srca_bank, a_row:a_row + n] = val
+    apply_addr_mod(m, thread, insn["AddrMod"])
+
+
 HANDLERS = {"MOVA2D": MOVA2D, "MOVDBGA2D": MOVDBGA2D, "MOVB2D": MOVB2D, "MOVD2A": MOVD2A, "MOVD2B": MOVD2B,
-            "TRNSPSRCB": TRNSPSRCB, "SHIFTXA": SHIFTXA, "SHIFTXB": SHIFTXB}
+            "MOVB2A": MOVB2A, "TRNSPSRCB": TRNSPSRCB, "SHIFTXA": SHIFTXA, "SHIFTXB": SHIFTXB}

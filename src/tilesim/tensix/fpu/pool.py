@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..state import Machine
-from .common import (apply_addr_mod, dst_row, flip_banks, read_dst, require_src, src_a_format, style_of,
-                     write_dst)
+from .common import (apply_addr_mod, dst_row, flip_banks, read_dst_block, require_src, src_a_format, style_of,
+                     write_dst_block)
+from .jit import DST_STYLES, SRC_STYLES, gmpool
 from .matmul import run_matmul
 
 __all__ = ["gmpool_styles", "gmpool_kernel", "argmax_rows", "INDEX_TRANSFORM", "HANDLERS"]
@@ -95,6 +96,18 @@ def _read_scaled_src(a: np.ndarray, b: np.ndarray, style: str):
     return sign, exp, man
 
 
+#: INDEX_TRANSFORM of the row visited at step k - 1 (step 0 is the Dst value; rows 8..15 store none).
+_VISIT_INDEX = np.array([0] + [INDEX_TRANSFORM[i] for i in VISIT_ORDER[:8]], I64)
+
+
+def _winner(c: np.ndarray, strict: bool) -> np.ndarray:
+    """Position (along axis -2) of the first (strict) or last candidate equal to the maximum."""
+    hit = c == c.max(axis=-2, keepdims=True)
+    if strict:
+        return hit.argmax(axis=-2)
+    return hit.shape[-2] - 1 - hit[..., ::-1, :].argmax(axis=-2)
+
+
 def _comparable(sign, exp, man) -> np.ndarray:
     """``AsComparable``."""
     v = (exp << 10) + man
@@ -102,7 +115,7 @@ def _comparable(sign, exp, man) -> np.ndarray:
 
 
 def gmpool_kernel(a: np.ndarray, b_row: np.ndarray, dst_val: np.ndarray, src_style: str, dst_style: str,
-                  argmax: bool, strict: bool) -> np.ndarray:
+                  argmax: bool, strict: bool, jit: bool = True) -> np.ndarray:
     """The new 32-bit value of the top Dst row (before the 16-bit store takes its high half).
 
     Args:
@@ -110,22 +123,34 @@ def gmpool_kernel(a: np.ndarray, b_row: np.ndarray, dst_val: np.ndarray, src_sty
         dst_val: the Dst row as the page's ``DstVal`` (..., 16): ``Dst32b``, or ``Dst16b << 16``;
             undefined rows already replaced by all ones.
         strict: ``>`` instead of the page's ``>=``.
+        jit: run the page's column scan in :func:`.jit.gmpool` (numba); ``False`` takes this numpy
+            version, the reference that ``test_jit.py`` holds it equal to.
     """
-    a = np.asarray(a).astype(I64)
-    b = np.asarray(b_row).astype(I64)
+    if jit:
+        lead = np.shape(dst_val)[:-1]
+        out = gmpool(np.ascontiguousarray(np.broadcast_to(a, (*lead, 16, 16))).reshape(-1, 16, 16),
+                     np.ascontiguousarray(np.broadcast_to(b_row, (*lead, 16))).reshape(-1, 16),
+                     np.ascontiguousarray(dst_val).reshape(-1, 16), SRC_STYLES[src_style], DST_STYLES[dst_style],
+                     bool(argmax), bool(strict))
+        return out.reshape(*lead, 16)
+    a = np.asarray(a).astype(I64)[..., VISIT_ORDER, :]
+    b = np.asarray(b_row).astype(I64)[..., VISIT_ORDER, None]
     v = np.asarray(dst_val).astype(I64)
-    sign, exp, man = _read_dst(v, dst_style)
-    best = _comparable(sign, exp, man)
-    index = v & 0xFF
+    # Candidates in the page's visiting order, the Dst value first: (..., 17, 16).
+    s0, e0, m0 = _read_dst(v, dst_style)
+    s1, e1, m1 = _read_scaled_src(a, b, src_style)
+    sign = np.concatenate([s0[..., None, :], s1], axis=-2)
+    exp = np.concatenate([e0[..., None, :], e1], axis=-2)
+    man = np.concatenate([m0[..., None, :], m1], axis=-2)
+    c = _comparable(sign, exp, man)
+    # The running compare keeps the first (strict) or the last (>=) candidate equal to the maximum.
+    win = _winner(c, strict)
+    packed = np.take_along_axis((sign << 20) | (exp << 10) | man, win[..., None, :], axis=-2)[..., 0, :]
+    sign, exp, man = packed >> 20, (packed >> 10) & 0x1FF, packed & 0x3FF
+    # The index is the one of the winner among the Dst value and the first eight rows visited.
+    first = _winner(c[..., :9, :], strict)
     phase = (v + 0x100) & 0xF00
-    for i in VISIT_ORDER:
-        s, e, mg = _read_scaled_src(a[..., i, :], b[..., i, None], src_style)
-        c = _comparable(s, e, mg)
-        take = c > best if strict else c >= best
-        sign, exp, man = np.where(take, s, sign), np.where(take, e, exp), np.where(take, mg, man)
-        best = np.where(take, c, best)
-        if i < 8:
-            index = np.where(take, (phase >> 4) + INDEX_TRANSFORM[i], index)
+    index = np.where(first > 0, (phase >> 4) + _VISIT_INDEX[first], v & 0xFF)
     if argmax:
         result = phase | index
         if dst_style != "INT32":
@@ -159,18 +184,20 @@ def GMPOOL(m: Machine, insn, thread: int) -> None:
     r = m.rwc[thread]
     a_row, b_row = r.srca & 0x30, r.srcb & 0x38
     top = dst_row(m, thread, insn["DstRow"], 0x3FC)
-    rows = top + np.arange(4)
-    raw, valid = read_dst(m, rows, use32)
+    raw, valid = read_dst_block(m, top, use32, 4)
     raw = np.where(valid[:, None], raw, np.array(0xFFFFFFFF if use32 else 0xFFFF, raw.dtype))  # undefined: all ones
     dst_val = raw[0].astype(U32) if use32 else raw[0].astype(U32) << 16
     a = m.srca[m.srca_bank, a_row:a_row + 16]
     b = m.srcb[m.srcb_bank, b_row]
     out = gmpool_kernel(a, b, dst_val, src_style, dst_style, argmax, strict=m.rounding == "hardware")
+    new = np.zeros((4, 16), U32)
     if use32:
-        rest = ((raw[1:].astype(np.int64) + 0x100) & 0xF00).astype(U32) if argmax else np.zeros((3, 16), U32)
-        write_dst(m, rows, np.vstack([out[None], rest]), True)
+        new[0] = out
+        if argmax:
+            new[1:] = (raw[1:].astype(np.int64) + 0x100) & 0xF00
     else:
-        write_dst(m, rows, np.vstack([(out >> 16)[None], np.zeros((3, 16), U32)]), False)
+        new[0] = out >> 16
+    write_dst_block(m, top, new, use32, 4)
     m.last_srca_row = a_row
     flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
     apply_addr_mod(m, thread, insn["AddrMod"])

@@ -18,30 +18,43 @@ __all__ = ["HANDLERS", "ONE_ROW", "SIXTEEN_ROWS", "HALF_OF_DST", "ALL_OF_DST"]
 ONE_ROW, SIXTEEN_ROWS, HALF_OF_DST, ALL_OF_DST = 0, 1, 2, 3
 
 
+def _zeroacc_checks(insn) -> None:
+    """``Revert`` is undefined behaviour in every mode (the newest ``ZEROACC.md``); Imm10 bits that
+    a mode does not use are outside the contract (the page for mode 1, ttsim for modes 2 and 3).
+
+    Raises:
+        SpecGapError: ``tt.zeroacc.revert``, ``tt.zeroacc.imm``.
+    """
+    mode, imm = insn["Mode"], insn["Imm10"]
+    if insn["Revert"]:
+        raise SpecGapError("Revert (bit 18, tt-llk's AddrMode bit 3) is undefined behaviour", instruction="ZEROACC",
+                           operand="Revert", rule="tt.zeroacc.revert", value=1)
+    limit = {SIXTEEN_ROWS: 32 if insn["UseDst32b"] else 64, HALF_OF_DST: 2, ALL_OF_DST: 1}.get(mode)
+    if limit is not None and imm >= limit:
+        raise SpecGapError(f"mode {mode} takes Imm10 below {limit}; larger values are outside the contract "
+                           "(NonContractualBehavior)", instruction="ZEROACC", operand="Imm10", rule="tt.zeroacc.imm",
+                           value=imm)
+
+
 def ZEROACC(m: Machine, insn, thread: int) -> None:
-    """Mode 0: one row (Imm10 + offsets, through Adj32 in 32-bit modes); 1: 16 rows of block Imm10 & 0xff
-    (64 blocks of Dst16b, 32 of Dst32b with UseDst32b; larger is a no-op); 2: half (Imm10 bit 0);
-    3: all. Only modes 0 and 1 apply AddrMod; Revert outside mode 0 is undefined behaviour."""
+    """Mode 0: one row (Imm10 + offsets, through Adj32 in 32-bit modes); 1: 16 rows of block Imm10
+    (64 blocks of Dst16b, 32 of Dst32b with UseDst32b); 2: half (Imm10 0 or 1); 3: all (Imm10 0).
+    Only modes 0 and 1 apply AddrMod."""
+    _zeroacc_checks(insn)
     mode, imm = insn["Mode"], insn["Imm10"]
     if mode == ONE_ROW:
         c = m.cfg(thread)
         row = dst_row(m, thread, imm, 0x3FF)
         m.dst_valid[adj32(row) if c["ALU_ACC_CTRL_Fp32_enabled"] or c["ALU_ACC_CTRL_INT8_math_enabled"] else row] = False
-    else:
-        if insn["Revert"]:
-            raise SpecGapError("Revert is undefined behaviour", instruction="ZEROACC", operand="Revert",
-                               rule="tt.zeroacc.revert", value=1)
-        if mode == SIXTEEN_ROWS:
-            block = imm & 0xFF
-            if insn["UseDst32b"]:
-                if block < 32:
-                    m.dst_valid[adj32(block * 16 + np.arange(16))] = False
-            elif block < 64:
-                m.dst_valid[block * 16:block * 16 + 16] = False
-        elif mode == HALF_OF_DST:
-            m.dst_valid[slice(512, 1024) if imm & 1 else slice(0, 512)] = False
+    elif mode == SIXTEEN_ROWS:
+        if insn["UseDst32b"]:
+            m.dst_valid[adj32(imm * 16 + np.arange(16))] = False
         else:
-            m.dst_valid[:] = False
+            m.dst_valid[imm * 16:imm * 16 + 16] = False
+    elif mode == HALF_OF_DST:
+        m.dst_valid[slice(512, 1024) if imm else slice(0, 512)] = False
+    else:
+        m.dst_valid[:] = False
     if mode in (ONE_ROW, SIXTEEN_ROWS):
         apply_addr_mod(m, thread, insn["AddrMod"])
 

@@ -1,0 +1,253 @@
+"""numba kernels for the hardware model's element-wise FPU arithmetic (ELWMUL, ELWADD, ELWSUB).
+
+The same steps as :func:`..rounding.hw_mul_terms`, :func:`..rounding.hw_add_term` and
+:func:`..rounding.hw_accumulate` with one term (and the Dst layout conversions of
+:func:`..rounding.acc_from_dst` / :func:`..rounding.acc_to_dst`), one element at a time in int64, so an 8x16 block
+costs a few microseconds instead of dozens of numpy calls. The numpy functions stay the
+reference: ``tests/tensix/test_jit.py`` holds the two equal on random and special datums.
+Compiled code is cached on disk (``cache=True``), so only the first run pays the compile.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["hw_elw"]
+
+_M32 = 0xFFFFFFFF
+_LOW13 = -8192   # ~0x1FFF
+
+
+@njit(cache=True, inline="always")
+def _wrap32(x):
+    return ((x + (1 << 31)) & _M32) - (1 << 31)
+
+
+@njit(cache=True, inline="always")
+def _bit_length(x):
+    """Bit length of 0 <= x < 2**53 (float64 holds it exactly)."""
+    return math.frexp(float(x))[1]
+
+
+@njit(cache=True, inline="always")
+def _to_acc(raw, dst32, exp8):
+    """``acc_from_dst`` for one raw Dst datum (layouts.dst32_to_fp32 / dst16_to_bf16 / dst16_to_fp16)."""
+    hi = raw >> 16 if dst32 else raw
+    if dst32 or exp8:
+        bf = (hi & 0x8000) | ((hi & 0xFF) << 7) | ((hi >> 8) & 0x7F)
+        return (bf << 16) | (raw & 0xFFFF) if dst32 else bf << 16
+    h = (raw & 0x8000) | ((raw & 0x1F) << 10) | ((raw >> 5) & 0x3FF)
+    return ((h & 0x8000) << 16) | ((h & 0x7FFF) << 13)
+
+
+@njit(cache=True, inline="always")
+def _from_acc(acc, dst32, exp8):
+    """``acc_to_dst`` for one acc datum (layouts.dst32_from_fp32 / dst16_from_bf16 / dst16_from_fp16)."""
+    if dst32 or exp8:
+        x = acc >> 16
+        bf = (x & 0x8000) | ((x & 0x7F) << 8) | ((x & 0x7F80) >> 7)
+        return (bf << 16) | (acc & 0xFFFF) if dst32 else bf
+    x = (((acc & 0x80000000) >> 16) | ((acc & 0x0FFFE000) >> 13)) & 0xFFFF
+    return (x & 0x8000) | ((x & 0x3FF) << 5) | ((x & 0x7C00) >> 10)
+
+
+@njit(cache=True, inline="always")
+def _align(m, e, s, top):
+    diff = top - e
+    if diff <= 0:
+        return m
+    if diff >= 31:
+        return 0
+    return ((m + (1 << (diff - 1)) - s) & _M32) >> diff
+
+
+@njit(cache=True, inline="always")
+def _accumulate(s, e, m, d, dst32, exp8):
+    """``hw_accumulate([(s, e, m)], d)`` for one element (Wormhole's -1 LSB renormalisation kept)."""
+    sd = (d >> 31) & 1
+    ed = (d >> 23) & 0xFF
+    md = 0 if ed == 0 else (d & 0x7FFFFF) | 0x800000
+    top = max(ed, e)
+    man = _align(md, ed, 0, top)
+    if not dst32:
+        man = (man + 4096) & _LOW13
+    if sd:
+        man = -man
+    t = _align(m, e, s, top)
+    if not dst32:
+        t = (t + 4096 - s) & _M32 & _LOW13
+    man = _wrap32(man - t if s else man + t)
+    sign = 1 if man < 0 else 0
+    man = abs(man)
+    if top <= 0 or man == 0:
+        return 0
+    shift = 24 - _bit_length(man)
+    if sign == 1 and man == 1:
+        shift -= 27
+    exp = top - shift
+    if not dst32:
+        shift -= 16 if exp8 else 13
+    if shift < 0:
+        rs = min(-shift, 62)
+        man = _wrap32(man + (1 << (rs - 1))) >> rs
+    else:
+        man = man << min(shift, 62)
+    if not dst32:
+        man = man << (16 if exp8 else 13)
+    exp += (man >> 24) & 1
+    man &= 0x7FFFFF
+    if exp <= 0:
+        return 0
+    if dst32 or exp8:
+        if exp >= 255:
+            return (sign << 31) | (255 << 23)
+        return (sign << 31) | (exp << 23) | man
+    if exp >= 32:
+        return (sign << 31) | (31 << 23) | (0x3FF << 13)
+    return (sign << 31) | (exp << 23) | man
+
+
+@njit(cache=True, inline="always")
+def _parts(d, exp8, man_bits):
+    sign = (d >> 18) & 1
+    exp = d & (0xFF if exp8 else 0x1F)
+    man = (d >> 8) & 0x3FF
+    if man_bits == 7:
+        man &= 0x3F8
+    return sign, exp, man | 0x400
+
+
+@njit(cache=True, error_model="numpy")
+def hw_elw(op, a, b, raw, valid, add_dst, exp8, dst32, phase, a_man, b_man, flush_b):
+    """New raw Dst data (uint32; 16-bit layouts in the low half) for flat arrays ``a``, ``b`` (Src
+    datums) and ``raw`` (raw Dst data), 16 per row, ``valid`` one flag per row (an undefined row
+    reads as 0). ``op``: 0 ELWMUL, 1 ELWADD, 2 ELWSUB."""
+    n = a.size
+    out = np.empty(n, np.uint32)
+    adj = (-127 if exp8 else (127 - 30 if dst32 else -15)) - (5 if phase & 1 else 0) - (7 if phase & 2 else 0)
+    for i in range(n):
+        sa, ea, ma = _parts(np.int64(a[i]), exp8, a_man)
+        sb, eb, mb = _parts(np.int64(b[i]), exp8, b_man)
+        if op == 0:
+            pa = (ma >> 1) & 31 if phase & 1 else ma >> 6
+            pb = (mb & 15) << 3 if phase & 2 else mb >> 4
+            e = ea + eb + adj
+            if ea == 0 or (flush_b and eb == 0) or e <= 0:
+                s, e, m = 0, max(adj, 0), 0
+            else:
+                s, m = sa ^ sb, (pa * pb) << 13
+        else:
+            if op == 2:
+                sb ^= 1
+            if ea == 0:
+                sa, ea, ma = 0, 0, 0
+            if flush_b and eb == 0:
+                sb, eb, mb = 0, 0, 0
+            elif sb == 0 and eb == 0 and (mb & 0x3FF) == 0:
+                mb = 0
+            if ((ea << 10) | (ma & 0x3FF)) < ((eb << 10) | (mb & 0x3FF)):
+                sa, sb, ea, eb, ma, mb = sb, sa, eb, ea, mb, ma
+            dd = ea - eb
+            if dd >= 12:
+                mb = 0
+            elif dd > 0:
+                mb = (mb + (1 << (dd - 1))) >> dd
+            s = sa
+            m = ((ma + mb if sa == sb else ma - mb) << 13) & _M32
+            e = ea
+            if dst32 and not exp8:
+                e = e + 112 if e != 0 else 97
+        acc = _to_acc(np.int64(raw[i]), dst32, exp8) if add_dst and valid[i >> 4] else 0
+        out[i] = _from_acc(_accumulate(s, e, m, acc, dst32, exp8), dst32, exp8)
+    return out
+
+
+#: GMPOOL styles as the kernel's codes (pool.gmpool_styles names them).
+SRC_STYLES = {"BF16": 0, "FP16": 1, "TF32": 2, "INT8": 3}
+DST_STYLES = {"BF16": 0, "FP16": 1, "TF32": 2, "INT32": 3}
+_VISIT = np.array([i ^ 4 for i in range(8)] + list(range(8, 16)), np.int64)
+_TRANSFORM = np.array([0, 3, 6, 1, 4, 7, 2, 5], np.int64)
+
+
+@njit(cache=True, inline="always")
+def _gm_read_dst(v, style):
+    sign = (v >> 31) & 1
+    if style == 3:
+        man = v & 0x3FF
+        exp = ((v >> 10) & 0x3F) + (((v >> 24) & 7) << 6)
+    elif style == 1:
+        exp = ((v >> 16) & 0x1F) + 15
+        man = (v >> 21) & 0x3FF
+    else:
+        exp = ((v >> 16) & 0xFF) + 127
+        man = ((v >> 24) & 0x7F) << 3
+        if style == 2:
+            man += (v >> 13) & 7
+    return sign, exp & 0x1FF, man
+
+
+@njit(cache=True, inline="always")
+def _gm_write_dst(sign, exp, man, style):
+    if style == 3:
+        return (sign << 31) | ((exp & 7) << 10) | man
+    if style == 1:
+        if (exp & 0x3F) == 0:
+            return 0
+        return (sign << 31) | (man << 21) | ((((exp - 15) & 0x1FF) & 0x1F) << 16)
+    if exp == 0:
+        return 0
+    x = (sign << 31) | ((man & 0x3F8) << 21) | ((((exp - 127) & 0x1FF) & 0xFF) << 16)
+    if style == 2:
+        x += (man & 7) << 13
+    return x
+
+
+@njit(cache=True, error_model="numpy")
+def gmpool(a, b, v, src_style, dst_style, argmax, strict):
+    """GMPOOL as the page runs it, one column at a time: ``a`` (N, 16, 16) SrcA datums, ``b``
+    (N, 16) the SrcB row, ``v`` (N, 16) the Dst value (32-bit, undefined already all ones).
+    Returns the new 32-bit values (N, 16) as uint32. Styles are :data:`SRC_STYLES` /
+    :data:`DST_STYLES` codes; ``strict``: ``>`` instead of ``>=``."""
+    n = a.shape[0]
+    out = np.empty((n, 16), np.uint32)
+    for t in range(n):
+        for j in range(16):
+            dv = np.int64(v[t, j])
+            bs, be, bm = _gm_read_dst(dv, dst_style)
+            best = -((be << 10) + bm) if bs else (be << 10) + bm
+            phase = (dv + 0x100) & 0xF00
+            index = dv & 0xFF
+            for k in range(16):
+                i = _VISIT[k]
+                x, y = np.int64(a[t, i, j]), np.int64(b[t, i])
+                ea, eb = x & 0xFF, y & 0xFF
+                if eb == 0:
+                    s, e, m = 1, 0x1FF, 0x3FF
+                elif ea == 0:
+                    s, e, m = 0, 0, 0
+                else:
+                    s, m = (x >> 18) & 1, (x >> 8) & 0x3FF
+                    if src_style == 3:
+                        e = 0
+                    elif src_style == 1:
+                        e = (ea & 0x1F) + (eb & 0x1F)
+                    else:
+                        e = ea + eb
+                        if src_style == 0:
+                            m &= 0x3F8
+                c = -((e << 10) + m) if s else (e << 10) + m
+                if c > best or (not strict and c == best):
+                    best, bs, be, bm = c, s, e, m
+                    if k < 8:
+                        index = (phase >> 4) + _TRANSFORM[i]
+            if argmax:
+                r = phase | index
+                if dst_style != 3:
+                    r |= _gm_write_dst(bs, be, bm, dst_style)
+            else:
+                r = _gm_write_dst(bs, be, bm, dst_style)
+            out[t, j] = r & 0xFFFFFFFF
+    return out

@@ -1,0 +1,455 @@
+"""PTO stimulus: every op of :data:`tilesim.pto.ops.OPS`, on one target and dtype signature.
+
+A vector is one call on fresh tiles. Every tile is an operand at its full capacity (inputs and
+the destination's prior content, so writes outside the valid region show as mismatches), and
+``valid`` lists each tile's valid region (rows, cols) in operand order. The directed part puts
+value classes into the sources, argmax ties, and partial valid regions; ``partial_valid``
+vectors shrink the op's region below the capacity.
+
+Shapes: ``R = 4`` rows; each operand tile is one 32-byte block wide (two for 1-byte types),
+so its columns follow its dtype. Families (``FAMILY``) decide which tiles an op takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ... import formats
+from ...pto import Tile
+from ...pto.dtypes import get_dtype
+from ...pto.ops import OPS as PTO_OPS
+from ...pto.targets import OP_TYPES, get_target
+from ..classes import finish, plan
+from ..vectorset import Operand, VectorSet
+from .values import applicable, class_codes, measure, random_codes, tie_mask, tie_values
+
+__all__ = ["OPS", "OPTIONS", "FAMILY", "generate"]
+
+OPTIONS = frozenset({"dtype", "target"})
+R = 4
+
+_ROW_RED = ("trowsum", "trowmax", "trowmin", "trowprod")
+_COL_RED = ("tcolsum", "tcolmax", "tcolmin", "tcolprod")
+_ARG = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin")
+
+#: op -> family (the tiles it takes and how they are shaped)
+FAMILY: dict[str, str] = {
+    **{o: "row_reduce" for o in _ROW_RED}, **{o: "col_reduce" for o in _COL_RED},
+    **{o: "arg" for o in _ARG},
+    "trowexpand": "row_expand", "tcolexpand": "col_expand",
+    **{f"trowexpand{k}": "row_expand_binary" for k in ("add", "sub", "mul", "div", "max", "min", "expdif")},
+    **{f"tcolexpand{k}": "col_expand_binary" for k in ("add", "sub", "mul", "div", "max", "min", "expdif")},
+    **{o: "binary" for o in ("tadd", "tsub", "tmul", "tdiv", "tmax", "tmin")},
+    **{o: "unary" for o in ("texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu")},
+    **{o: "scalar" for o in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins")},
+    "texpands": "fill", "tcmp": "cmp", "tcmps": "cmps", "tsel": "sel", "tsels": "sels", "tcvt": "cvt",
+    "tload": "load", "tstore": "store", "tmatmul": "matmul",
+}
+OPS = tuple(FAMILY)
+
+#: families whose results are source bits moved unchanged, so a NaN's payload is defined (decision V5);
+#: arithmetic results are NaNs the spec does not give a payload (tilesim writes a canonical one)
+_BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg"})
+
+#: the dtype-table row of each op (arg ops share theirs)
+_TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
+          "tcolargmax": "tcolarg", "tcolargmin": "tcolarg"}
+
+
+def _cols(dt) -> int:
+    """Columns of an operand tile: one 32-byte block (two for 1-byte types)."""
+    size = get_dtype(dt).size
+    return 32 // size * (2 if size == 1 else 1)
+
+
+def _pb(dt) -> int:
+    return 32 // get_dtype(dt).size
+
+
+@dataclass
+class _Call:
+    """The tiles of one call, the roles of each, and the call itself."""
+
+    tiles: dict[str, Tile]
+    outputs: tuple[str, ...]
+    call: object                 # call(scalar value) runs the op
+    scalar: str | None = None    # the scalar operand's dtype, for the families that take one
+
+
+def _signature(op: str, target, dtype: str | None) -> tuple[str, ...]:
+    """The dtype signature in the op's table row order: given (``f16`` or ``f16,i32``) or the first listed."""
+    prof = get_target(target)
+    table = prof.dtypes[_TABLE[op]]
+    if dtype is None:
+        order = ("f32", "f16", "bf16", "i32", "i16", "i8", "u32", "u16", "u8", "i64", "u64")
+        return min(table, key=lambda s: tuple(order.index(t) for t in s))
+    sig = tuple(get_dtype(t.strip()).name for t in str(dtype).split(","))
+    if len(sig) == 1 and len(OP_TYPES[_TABLE[op]].roles) > 1:
+        sig = next((s for s in sorted(table) if s[0] == sig[0]), sig * len(OP_TYPES[_TABLE[op]].roles))
+    prof.check_dtypes(_TABLE[op], sig)
+    return sig
+
+
+def _build(op: str, sig: tuple[str, ...], vr: int, vc: int, target) -> _Call:
+    """Fresh tiles for ``op`` with region (vr, vc) and the call that runs it."""
+    fam = FAMILY[op]
+    fn = PTO_OPS[op]
+    d = sig[0]
+    C = _cols(d)
+
+    def t(dt, rows, cols, valid, **kw):
+        return Tile(kw.pop("loc", "vec"), dt, rows, cols, valid=valid, **kw)
+
+    if fam in ("row_reduce", "col_reduce", "arg"):
+        src_dt, dst_dt = sig
+        src = t(src_dt, R, C, (vr, vc))
+        if op.startswith("trow"):
+            dst = t(dst_dt, R, _pb(dst_dt), (vr, 1))
+        else:
+            dst = t(dst_dt, 1, max(-(-vc // _pb(dst_dt)) * _pb(dst_dt), _pb(dst_dt)), (1, vc))
+        tmp = t(src_dt, R, C, (R, C))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, tmp, target=target))
+    if fam in ("row_expand", "col_expand"):
+        dst = t(d, R, C, (vr, vc))
+        src = t(d, R, C, (vr, 1)) if fam == "row_expand" else t(d, 1, C, (1, vc))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
+    if fam in ("row_expand_binary", "col_expand_binary"):
+        dst, src0 = t(d, R, C, (vr, vc)), t(d, R, C, (vr, vc))
+        src1 = t(d, R, _pb(d), (vr, _pb(d))) if fam == "row_expand_binary" else t(d, 1, C, (1, vc))
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src0, src1, target=target))
+    if fam == "binary":
+        dst, src0, src1 = (t(d, R, C, (vr, vc)) for _ in range(3))
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",), lambda v=None: fn(dst, src0, src1, target=target))
+    if fam in ("unary", "scalar"):
+        dst, src = t(d, R, C, (vr, vc)), t(d, R, C, (vr, vc))
+        if fam == "unary":
+            return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v: fn(dst, src, v, target=target), d)
+    if fam == "fill":
+        dst = t(d, R, C, (vr, vc))
+        return _Call({"dst": dst}, ("dst",), lambda v: fn(dst, v, target=target), d)
+    if fam in ("cmp", "cmps"):
+        src_dt, mask_dt = sig
+        w = get_dtype(mask_dt).bits
+        mask = t(mask_dt, R, _pb(mask_dt), (vr, -(-vc // w)))
+        src0 = t(src_dt, R, _cols(src_dt), (vr, vc))
+        if fam == "cmp":
+            src1 = t(src_dt, R, _cols(src_dt), (vr, vc))
+            return _Call({"src0": src0, "src1": src1, "dst": mask}, ("dst",),
+                         lambda v=None: fn(mask, src0, src1, "lt", target=target))
+        return _Call({"src0": src0, "dst": mask}, ("dst",), lambda v: fn(mask, src0, v, "lt", target=target), src_dt)
+    if fam in ("sel", "sels"):
+        mask_dt = "u8" if get_target(target).name == "a2a3" else "u32"
+        mask = t(mask_dt, R, _pb(mask_dt), (R, 1))
+        dst, src0 = t(d, R, C, (vr, vc)), t(d, R, C, (vr, vc))
+        if fam == "sel":
+            src1 = t(d, R, C, (vr, vc))
+            return _Call({"mask": mask, "src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                         lambda v=None: fn(dst, mask, src0, src1, target=target))
+        return _Call({"mask": mask, "src0": src0, "dst": dst}, ("dst",),
+                     lambda v: fn(dst, mask, src0, v, target=target), d)
+    if fam == "cvt":
+        src_dt, dst_dt = sig
+        cols = max(_cols(src_dt), _cols(dst_dt))
+        src, dst = t(src_dt, R, cols, (vr, vc)), t(dst_dt, R, cols, (vr, vc))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
+    if fam == "load":
+        dst = t(d, R, C, (vr, vc))
+        src = t(d, R, C, (R, C))                  # the global matrix, carried as a tile-shaped operand
+        return _Call({"src": src, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src.bits.view(get_dtype(d).lane), target=target))
+    if fam == "store":
+        src = t(d, R, C, (vr, vc))
+        dst = t(d, R, C, (R, C))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst.bits, src, target=target))
+    if fam == "matmul":
+        c_dt, a_dt, b_dt = sig
+        prof = get_target(target)
+        kk = _pb(a_dt)
+        left_bl = prof.left_blayout or "row_major"
+        a = Tile("left", a_dt, 16, kk, valid=(vr, kk), blayout=left_bl, slayout="row_major", fractal=512)
+        b = Tile("right", b_dt, kk, 16, valid=(kk, vc), blayout="row_major", slayout="col_major", fractal=512)
+        c = Tile("acc", c_dt, 16, 16, valid=(vr, vc), blayout="col_major", slayout="row_major", fractal=1024)
+        return _Call({"a": a, "b": b, "dst": c}, ("dst",), lambda v=None: fn(c, a, b, target=target))
+    raise AssertionError(fam)
+
+
+def _region(op: str, sig, target) -> tuple[int, int]:
+    """The full region (rows, cols) of the op's main tile."""
+    fam = FAMILY[op]
+    if fam == "matmul":
+        return 16, 16
+    if fam == "cvt":
+        return R, max(_cols(sig[0]), _cols(sig[1]))
+    if fam in ("cmp", "cmps"):
+        return R, min(_cols(sig[0]), _pb(sig[1]) * get_dtype(sig[1]).bits)
+    return R, _cols(sig[0])
+
+
+def _classes(op: str, sig, target) -> list[str]:
+    fam = FAMILY[op]
+    src_fmt = get_dtype(sig[1] if fam == "matmul" else sig[0]).format
+    out = [] if fam in ("fill", "load", "store") else applicable(src_fmt)
+    if fam == "arg":
+        out.append("argmax_tie")
+    if src_fmt.is_float and "nan" in out and fam in ("row_reduce", "col_reduce", "arg"):
+        out += ["nan_at_0", "nan_after_0"]
+    if _arith(op) and src_fmt.is_float:
+        out += ["tie", "overflow"]
+    if fam == "cvt" and _narrows(*sig):
+        out += ["tie"] + (["overflow"] if _range(get_dtype(sig[1]).format) < _range(src_fmt) else [])
+    if _cvt_undefined(op, sig, get_target(target)):     # the target leaves these inputs undefined
+        out = [c for c in out if c not in ("nan", "inf", "max_normal", "overflow")]
+    return out + ["partial_valid"]
+
+
+def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | None = None,
+             target: str | None = None) -> VectorSet:
+    """A vector set for one PTO op on one target (default a5) and dtype signature."""
+    prof = get_target(target)
+    sig = _signature(op, prof.name, dtype)
+    full = _region(op, sig, prof.name)
+    rng = np.random.default_rng(seed)
+    classes = _classes(op, sig, prof.name)
+    order = plan(classes, n, min_per_class, rng)
+    probe = _build(op, sig, *full, prof.name)
+    names = list(probe.tiles)
+    arrays: dict[str, list] = {k: [] for k in names}
+    outs: dict[str, list] = {f"{k}_out": [] for k in probe.outputs}
+    valids, scalars, tags = [], [], []
+    for cls in order:
+        vr, vc = full
+        if cls == "partial_valid":
+            fam = FAMILY[op]
+            vr = int(rng.integers(1, full[0] - 1, endpoint=True)) if fam != "matmul" else int(rng.integers(1, 15))
+            vc = int(rng.integers(1, full[1] - 1, endpoint=True)) if fam not in ("row_expand_binary",) else vc
+        c = _build(op, sig, vr, vc, prof.name)
+        t: set[str] = {cls} - {"random"}
+        for name, tile in c.tiles.items():
+            fmt = tile.dtype.format
+            if name == "mask" or (name == "dst" and FAMILY[op] != "store"):
+                tile.bits[...] = random_codes(fmt, rng, tile.bits.shape)
+            else:
+                tile.bits[...] = _codes(fmt, cls, rng, tile.bits.shape, (tile.valid_rows, tile.valid_cols), op)
+                if name == "src" and _cvt_undefined(op, sig, prof):
+                    _keep_in_range(tile, get_dtype(sig[1]).format, rng)
+        sc = np.zeros(1, np.uint64)
+        if c.scalar is not None:
+            sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op).reshape(1).astype(np.uint64)
+        if cls == "argmax_tie":
+            _plant_tie(op, c.tiles["src"] if "src" in c.tiles else c.tiles["src0"])
+        if cls in ("nan_at_0", "nan_after_0"):
+            _plant_nan(op, c.tiles["src"], cls, rng)
+        if cls in ("tie", "overflow"):
+            sc = _plant_rounding(op, sig, cls, c, sc, rng)
+        for name, tile in c.tiles.items():
+            if name not in ("dst", "mask"):
+                meas = measure(tile.bits[: tile.valid_rows, : tile.valid_cols], tile.dtype.format)
+                t |= {k for k, m in meas.items() if k in classes and m.any()}
+        t |= _measure_rounding(op, sig, c, sc) & set(classes)
+        before = {k: tile.bits.copy() for k, tile in c.tiles.items()}
+        value = None
+        if c.scalar is not None:
+            sdt = get_dtype(c.scalar)
+            value = sc.astype(sdt.lane).view(sdt.np)[0]
+        with np.errstate(all="ignore"):
+            c.call(value)
+        for k in names:
+            arrays[k].append(before[k])
+        for k in c.outputs:
+            outs[f"{k}_out"].append(c.tiles[k].bits.copy())
+        valids.append([list(c.tiles[k].valid) for k in names])
+        scalars.append(sc)
+        if cls == "partial_valid" or (vr, vc) != full:
+            t.add("partial_valid")
+        tags.append(sorted(t | ({cls} - {"random"})))
+    tags = finish(tags, classes, min_per_class)
+    operands = []
+    for k in names:
+        tile = probe.tiles[k]
+        operands.append(Operand(k, "input", tile.bits.shape, tile.dtype.format.lane_bits, tile.dtype.format.name,
+                                doc=f"{tile.loc} {tile.dtype} {tile.rows}x{tile.cols} tile (all of it)"))
+    if probe.scalar is not None:
+        sf = get_dtype(probe.scalar).format
+        operands.append(Operand("scalar", "input", (1,), sf.lane_bits, sf.name, doc="the scalar operand"))
+    operands.append(Operand("valid", "input", (len(names), 2), 16,
+                            doc="valid (rows, cols) of each tile, in operand order: " + ", ".join(names)))
+    for k in probe.outputs:
+        tile = probe.tiles[k]
+        operands.append(Operand(f"{k}_out", "output", tile.bits.shape, tile.dtype.format.lane_bits,
+                                tile.dtype.format.name, nan_any=FAMILY[op] not in _BIT_COPY,
+                                doc=f"{k} after the op, all of it (outside the valid region: unchanged)"))
+    arr = {k: np.stack(v).astype(probe.tiles[k].dtype.lane) for k, v in arrays.items()}
+    arr |= {k: np.stack(v).astype(probe.tiles[k[:-4]].dtype.lane) for k, v in outs.items()}
+    arr["valid"] = np.array(valids, np.uint16)
+    if probe.scalar is not None:
+        arr["scalar"] = np.stack(scalars).astype(get_dtype(probe.scalar).lane)
+    config = {"target": prof.name, "dtype": list(sig), "roles": list(OP_TYPES[_TABLE[op]].roles),
+              "family": FAMILY[op], "region": list(full),
+              "cmp_mode": "lt" if FAMILY[op] in ("cmp", "cmps") else None}
+    return VectorSet("pto", op, config, seed, operands, arr, tags, classes, min_per_class)
+
+
+def _codes(fmt, cls, rng, shape, valid, op) -> np.ndarray:
+    """Codes for a source tile: finite random values, with class codes planted in the valid region."""
+    codes = random_codes(fmt, rng, shape)
+    if fmt.is_float:
+        m = measure(codes, fmt)
+        bad = m["nan"] | m["inf"]
+        codes = np.where(bad, class_codes(fmt, "zero", rng, 1)[0], codes)
+    if cls in ("nan", "inf", "zero", "subnormal", "min_normal", "max_normal"):
+        vr, vc = valid
+        k = int(rng.integers(1, max(1, vr * vc // 4), endpoint=True))
+        flat = np.zeros(shape, bool)
+        idx = rng.choice(vr * vc, min(k, vr * vc), replace=False)
+        flat[idx // vc, idx % vc] = True
+        codes = codes.copy()
+        codes[flat] = class_codes(fmt, cls, rng, int(flat.sum()))
+    return codes.astype(fmt.dtype)
+
+
+def _plant_tie(op: str, src: Tile) -> None:
+    """The extreme of every row (or column) of the region at index 0 and at the last index too."""
+    vr, vc = src.valid
+    axis = 0 if op.startswith("tcol") else 1
+    v = src.values[:vr, :vc]
+    at = np.argmax(v, axis=axis) if op.endswith("max") else np.argmin(v, axis=axis)
+    b = src.bits
+    if axis == 0:
+        ext = b[at, np.arange(vc)]
+        b[0, :vc], b[vr - 1, :vc] = ext, ext
+    else:
+        ext = b[np.arange(vr), at]
+        b[:vr, 0], b[:vr, vc - 1] = ext, ext
+
+
+def _plant_nan(op: str, src: Tile, cls: str, rng) -> None:
+    vr, vc = src.valid
+    fmt = src.dtype.format
+    nan = class_codes(fmt, "nan", rng, 1)[0]
+    if op.startswith("tcol"):
+        row = 0 if cls == "nan_at_0" or vr == 1 else int(rng.integers(1, vr))
+        src.bits[row, :vc] = nan
+    else:
+        col = 0 if cls == "nan_at_0" or vc == 1 else int(rng.integers(1, vc))
+        src.bits[:vr, col] = nan
+
+
+# ----------------------------------------------------------------- rounding ties and overflow
+_ROUNDING_FAMILIES = ("binary", "scalar", "row_expand_binary", "col_expand_binary")
+
+
+def _arith(op: str) -> str | None:
+    """``add``, ``sub`` or ``mul`` for the ops whose ties and overflow are built here, else None."""
+    if FAMILY[op] not in _ROUNDING_FAMILIES:
+        return None
+    kind = op[1:].removeprefix("rowexpand").removeprefix("colexpand").removesuffix("s")
+    return kind if kind in ("add", "sub", "mul") else None
+
+
+def _cvt_undefined(op: str, sig, prof) -> bool:
+    """TCVT float -> integer without saturation: NaN, Inf and out-of-range inputs are undefined
+    (``pto.tcvt.range``), so the stimulus stays inside the integer range (decision V10)."""
+    return op == "tcvt" and not prof.cvt_saturate_default and get_dtype(sig[0]).format.is_float \
+        and get_dtype(sig[1]).format.is_integer
+
+
+def _keep_in_range(src: Tile, dst_fmt, rng) -> None:
+    """Replace the source values a non-saturating float -> int conversion leaves undefined."""
+    fmt = src.dtype.format
+    v = formats.decode(src.bits, fmt)
+    lim = min(float(dst_fmt.int_max), 1000.0)
+    bad = ~(np.abs(v) <= lim) | ((v < 0) & (dst_fmt.int_min == 0))
+    lo = 0.0 if dst_fmt.int_min == 0 else -lim
+    src.bits[bad] = formats.encode(rng.uniform(lo, lim, int(bad.sum())), fmt)
+
+
+def _range(fmt) -> float:
+    return float(fmt.max_exact)
+
+
+def _narrows(src: str, dst: str) -> bool:
+    """Whether some finite source value is not a destination value (so it rounds)."""
+    a, b = get_dtype(src).format, get_dtype(dst).format
+    if a.is_integer:
+        return b.is_float and a.bits > b.man_bits + 1
+    return b.is_integer or b.man_bits < a.man_bits or b.exp_bits < a.exp_bits
+
+
+def _fill(tile: Tile, code) -> None:
+    r, cc = tile.valid
+    tile.bits[:r, :cc] = code
+
+
+def _plant_rounding(op, sig, cls, c: _Call, sc, rng) -> np.ndarray:
+    """Sources whose exact results are rounding ties or overflow; returns the scalar's code."""
+    if FAMILY[op] == "cvt":
+        src, dst_fmt = c.tiles["src"], get_dtype(sig[1]).format
+        fmt = src.dtype.format
+        r, cc = src.valid
+        if cls == "tie":
+            x = tie_values(dst_fmt, rng, r * cc)
+            codes = formats.encode(x, fmt)
+            exact = formats.decode(codes, fmt) == x
+            src.bits[:r, :cc] = np.where(exact, codes, formats.encode(np.full(x.shape, 0.5), fmt)).reshape(r, cc)
+        else:
+            src.bits[:r, :cc] = class_codes(fmt, "max_normal", rng, r * cc).reshape(r, cc)
+        return sc
+    kind = _arith(op)
+    fmt = get_dtype(sig[0]).format
+    main = c.tiles["src0"] if "src0" in c.tiles else c.tiles["src"]
+    r, cc = main.valid
+    m = fmt.man_bits
+    if cls == "tie":
+        # a in [1, 2) with an odd last mantissa bit; h = half an ulp of 1: a + h, a - (-h) and 1.5 a are ties
+        mags = (rng.integers(0, 1 << max(m - 1, 0), (r, cc)) * 2 + 1) * 2.0 ** -m + 1
+        main.bits[:r, :cc] = formats.encode(mags, fmt)
+        other = {"add": 2.0 ** -(m + 1), "sub": -(2.0 ** -(m + 1)), "mul": 1.5}[kind]
+    else:
+        main.bits[:r, :cc] = formats.encode(np.full((r, cc), _range(fmt)), fmt)
+        other = {"add": _range(fmt), "sub": -_range(fmt), "mul": 2.0}[kind]
+    code = formats.encode(np.array([other]), fmt)[0]
+    if "src1" in c.tiles:
+        _fill(c.tiles["src1"], code)
+        return sc
+    return np.array([code], np.uint64)
+
+
+def _measure_rounding(op, sig, c: _Call, sc) -> set[str]:
+    """``tie`` / ``overflow`` where the exact results (float64, exact for these ops and dtypes) are ties
+    or out of range; expand ops are measured only when their broadcast operand is one value."""
+    fam = FAMILY[op]
+    if fam == "cvt":
+        src = c.tiles["src"]
+        x = formats.decode(src.bits[: src.valid_rows, : src.valid_cols], src.dtype.format)
+        dst = get_dtype(sig[1]).format
+    elif _arith(op):
+        main = c.tiles["src0"] if "src0" in c.tiles else c.tiles["src"]
+        fmt = main.dtype.format
+        r, cc = main.valid
+        a = formats.decode(main.bits[:r, :cc], fmt)
+        if fam == "scalar":
+            b = formats.decode(sc.astype(fmt.dtype), fmt)[0]
+        else:
+            o = c.tiles["src1"]
+            ob = formats.decode(o.bits[: o.valid_rows, : o.valid_cols], fmt)
+            if fam != "binary" and not (ob == ob.flat[0]).all():
+                return set()
+            b = ob if fam == "binary" else ob.flat[0]
+        with np.errstate(all="ignore"):
+            x = {"add": a + b, "sub": a - b, "mul": a * b}[_arith(op)]
+        dst = fmt
+    else:
+        return set()
+    x = np.ravel(x)
+    x = x[np.isfinite(x)]
+    out = set()
+    if x.size and tie_mask(x, dst).any():
+        out.add("tie")
+    lo, hi = (dst.int_min, dst.int_max) if dst.is_integer else (-_range(dst), _range(dst))
+    if ((x > hi) | (x < lo)).any():
+        out.add("overflow")
+    return out

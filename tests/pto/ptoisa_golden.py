@@ -1,0 +1,152 @@
+"""Golden vectors from pto-isa's CPU simulator: the stored format and their replay through tilesim.
+
+``tools/ptoisa_vectors.py`` writes one ``<op>.npz`` per op under ``tests/pto/golden/``:
+
+* ``cases``: a JSON list, one object per case: ``tiles`` (role, dtype, rows, cols,
+  blayout, slayout, valid) in the order the driver declared them, and ``args``
+  (the op's modes: ``rmode``, ``sat``, ``is_binary``).
+* ``inputs``: every tile's lane codes before the op, in storage order, cases one
+  after another (uint8 bytes); ``outputs``: the same for the tiles whose role
+  starts with ``dst`` after the op, as the reference left them.
+* ``meta``: JSON: the pto-isa commit, the compiler and its flags.
+
+:func:`replay` rebuilds the tiles in tilesim, runs the op on target ``cpu`` and
+compares every output tile's storage with the reference's, bit for bit,
+including the elements the op must leave alone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tilesim import pto
+from tilesim.pto import numerics
+from tilesim.errors import TilesimError
+from tilesim.pto import Tile
+
+GOLDEN = Path(__file__).parent / "golden"
+
+#: op name -> (positional roles after dst, keyword roles) of the tilesim call; dst roles come first.
+_CALLS = {
+    "tcvt": (("dst", "src"), ()),
+    "trowsum": (("dst", "src", "tmp"), ()), "trowmax": (("dst", "src", "tmp"), ()),
+    "trowmin": (("dst", "src", "tmp"), ()), "trowprod": (("dst", "src", "tmp"), ()),
+    "tcolsum": (("dst", "src", "tmp"), ()), "tcolmax": (("dst", "src"), ()),
+    "tcolmin": (("dst", "src"), ()), "tcolprod": (("dst", "src"), ()),
+    "trowexpand": (("dst", "src"), ()), "tcolexpand": (("dst", "src"), ()),
+}
+for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
+    _CALLS[_op] = (("dst_idx", "src", "tmp"), ("dst_val",))
+_BINARY_ROLES = (("dst", "src0", "src1"), ())
+
+
+@dataclass
+class Case:
+    """One stored case: tile specs, op arguments, input lanes per role, reference output lanes per role."""
+
+    op: str
+    index: int
+    tiles: list[dict]
+    args: dict
+    inputs: dict[str, np.ndarray]
+    outputs: dict[str, np.ndarray]
+
+    @property
+    def label(self) -> str:
+        sig = "/".join(f"{t['role']}:{t['dtype']}{'' if t['blayout'] == 'row_major' else '(DN)'}" for t in self.tiles)
+        return f"{self.op}#{self.index} {sig} {self.args}"
+
+
+def _lanes(dtype: str) -> np.dtype:
+    return pto.get_dtype(dtype).lane
+
+
+def load(path: Path) -> tuple[dict, list[Case]]:
+    """The meta object and the cases of one ``.npz`` file."""
+    with np.load(path) as z:
+        meta = json.loads(str(z["meta"]))
+        specs = json.loads(str(z["cases"]))
+        inb, outb = z["inputs"], z["outputs"]
+    op = path.stem
+    cases, ip, oq = [], 0, 0
+    for k, spec in enumerate(specs):
+        ins, outs = {}, {}
+        for t in spec["tiles"]:
+            ln = _lanes(t["dtype"])
+            nbytes = t["rows"] * t["cols"] * ln.itemsize
+            ins[t["role"]] = inb[ip: ip + nbytes].view(ln)
+            ip += nbytes
+            if t["role"].startswith("dst"):
+                outs[t["role"]] = outb[oq: oq + nbytes].view(ln)
+                oq += nbytes
+        cases.append(Case(op, k, spec["tiles"], spec.get("args", {}), ins, outs))
+    if ip != inb.size or oq != outb.size:
+        raise ValueError(f"{path}: the byte blobs do not match the case list")
+    return meta, cases
+
+
+def build_tiles(case: Case) -> dict[str, Tile]:
+    """tilesim tiles with the case's types, valid regions and input lanes."""
+    tiles = {}
+    for t in case.tiles:
+        tile = Tile("vec", t["dtype"], t["rows"], t["cols"], valid=tuple(t["valid"]), blayout=t["blayout"],
+                    slayout=t["slayout"])
+        tile.load_storage(case.inputs[t["role"]])
+        tiles[t["role"]] = tile
+    return tiles
+
+
+def run(case: Case, target="cpu") -> dict[str, Tile]:
+    """Run the case's op in tilesim; returns the tiles (raises what tilesim raises)."""
+    tiles = build_tiles(case)
+    pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
+    fn = getattr(pto, case.op)
+    args = [tiles.get(r) for r in pos]
+    kwargs = {r: tiles[r] for r in kw if r in tiles}
+    a = dict(case.args)
+    if case.op == "tcvt":
+        args += [a.pop("rmode"), a.pop("sat", None)]
+    fn(*args, **kwargs, **a, target=target)
+    return tiles
+
+
+#: ops whose NaN results may differ from the reference in payload and sign only (decision PTO91)
+NAN_PAYLOAD_OPS = frozenset({"trowsum", "tcolsum", "trowprod", "tcolprod", "tmul"})
+
+
+def _both_nan(got: np.ndarray, want: np.ndarray, dtype: str) -> np.ndarray:
+    dt = pto.get_dtype(dtype)
+    if not dt.is_float:
+        return np.zeros(got.shape, bool)
+    return numerics.is_nan(got, dt) & numerics.is_nan(want, dt)
+
+
+def replay(case: Case, target="cpu", *, nan_payloads: bool = False) -> tuple[bool, str]:
+    """(agrees, detail): every output tile's storage equals the reference's, bit for bit.
+
+    ``nan_payloads``: for :data:`NAN_PAYLOAD_OPS`, a lane where both give a NaN agrees whatever the payload.
+    """
+    try:
+        tiles = run(case, target)
+    except TilesimError as e:
+        return False, f"refused: {e}"
+    for role, want in case.outputs.items():
+        got = tiles[role].storage()
+        differ = got != want
+        if nan_payloads and case.op in NAN_PAYLOAD_OPS:
+            dtype = next(t["dtype"] for t in case.tiles if t["role"] == role)
+            differ &= ~_both_nan(got, want, dtype)
+        bad = np.flatnonzero(differ)
+        if bad.size:
+            i = int(bad[0])
+            return False, (f"{role}: {bad.size} of {want.size} lanes differ; first at storage offset {i}: "
+                           f"tilesim {int(got[i]):#x}, reference {int(want[i]):#x}")
+    return True, ""
+
+
+def files() -> list[Path]:
+    return sorted(GOLDEN.glob("*.npz"))

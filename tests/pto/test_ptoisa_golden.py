@@ -1,0 +1,62 @@
+"""Every golden vector from pto-isa's CPU simulator, replayed on target ``cpu``, bit for bit.
+
+The vectors (``tests/pto/golden/*.npz``) are made by ``tools/ptoisa_vectors.py``
+from a pto-isa checkout; ``ptoisa_golden`` reads them and runs each case.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from . import ptoisa_golden as g
+
+FILES = g.files()
+
+
+def test_the_golden_vectors_are_there():
+    ops = {p.stem for p in FILES}
+    assert {"tcvt", "trowmax", "tcolargmax", "trowexpand", "tadd", "tcolsum"} <= ops
+    for p in FILES:
+        meta, _ = g.load(p)
+        assert len(meta["pto_isa_commit"]) == 40 and "clang" in meta["compiler"]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_replay(path):
+    """Bit for bit, except the NaN payloads of sums, products and TMUL (PTO91)."""
+    _, cases = g.load(path)
+    failed = []
+    for case in cases:
+        ok, why = g.replay(case, nan_payloads=True)
+        if not ok:
+            failed.append(f"{case.label}: {why}")
+    assert not failed, f"{len(failed)} of {len(cases)} cases differ:\n" + "\n".join(failed[:10])
+
+
+def test_undefined_lanes_are_marked_in_the_tcvt_vectors():
+    """Non-saturating float -> int cases of NaN/Inf/out-of-range inputs exist, and tilesim marks them."""
+    _, cases = g.load(g.GOLDEN / "tcvt.npz")
+    marked = 0
+    for case in cases:
+        if case.args.get("sat"):
+            continue
+        tiles = g.run(case)
+        if tiles["dst"].undefined is not None:
+            marked += int(np.count_nonzero(tiles["dst"].undefined))
+    assert marked > 1000
+
+
+def test_case_format_round_trips(tmp_path):
+    """The loader rejects a file whose byte blobs do not match its case list."""
+    src = g.GOLDEN / "tadd.npz"
+    with np.load(src) as z:
+        data = {k: z[k] for k in z.files}
+    data["outputs"] = data["outputs"][:-1]
+    bad = tmp_path / "tadd.npz"
+    np.savez(bad, **data)
+    with pytest.raises(ValueError):
+        g.load(bad)
+    assert json.loads(str(data["meta"]))["pto_isa_commit"]

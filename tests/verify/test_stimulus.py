@@ -1,0 +1,106 @@
+"""The directed classes are what they claim, checked with exact arithmetic independent of tilesim."""
+
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tilesim.verify.commands import make_vectors
+from tilesim.verify.hexfile import read_hex, write_hex
+
+from .readmemh import readmemh
+
+
+def _value(bits: int, exp_bits: int, man_bits: int) -> Fraction:
+    """Exact value of a finite IEEE-style code (independent decode)."""
+    sign = -1 if bits >> (exp_bits + man_bits) & 1 else 1
+    e = bits >> man_bits & ((1 << exp_bits) - 1)
+    m = bits & ((1 << man_bits) - 1)
+    bias = (1 << (exp_bits - 1)) - 1
+    if e == 0:
+        return sign * Fraction(m, 1 << man_bits) * Fraction(2) ** (1 - bias)
+    return sign * (1 + Fraction(m, 1 << man_bits)) * Fraction(2) ** (e - bias)
+
+
+def _is_tie(x: Fraction, man_bits: int) -> bool:
+    """x (normal range) lies halfway between two numbers with man_bits fraction bits."""
+    if x == 0:
+        return False
+    a = abs(x)
+    e = 0
+    while a >= 2:
+        a /= 2
+        e += 1
+    while a < 1:
+        a *= 2
+        e -= 1
+    scaled = a * (1 << man_bits)
+    return scaled.denominator == 2
+
+
+def test_pto_tadd_f16_tie_vectors_are_ties():
+    vs = make_vectors("pto", "tadd", n=1, dtype="f16", target="cpu", min_per_class=2, seed=9)
+    tie_vectors = [i for i, t in enumerate(vs.tags) if "tie" in t]
+    assert len(tie_vectors) >= 2
+    for i in tie_vectors:
+        r, c = (int(x) for x in vs.arrays["valid"][i][0])
+        a, b = vs.arrays["src0"][i][:r, :c].ravel(), vs.arrays["src1"][i][:r, :c].ravel()
+        ties = [_is_tie(_value(int(x), 5, 10) + _value(int(y), 5, 10), 10) for x, y in zip(a, b)
+                if (int(x) >> 10 & 31) != 31 and (int(y) >> 10 & 31) != 31]
+        assert any(ties)
+
+
+def test_ame_fp16_tie_vectors_are_ties():
+    vs = make_vectors("ame", "mmacc", n=1, ft="fp16", m=2, k=4, min_per_class=1, seed=2)
+    for i, t in enumerate(vs.tags):
+        if "tie" not in t:
+            continue
+        a, b, c = vs.arrays["a"][i][0], vs.arrays["b"][i][0], vs.arrays["c_in"][i][0]
+        assert int(vs.arrays["imm"][i][0]) & 1 == 0                     # accumulates
+        for r in range(2):
+            for j in range(2):
+                exact = _value(int(c[r, j]), 8, 23) + sum(_value(int(a[r, k]), 5, 10) * _value(int(b[j, k]), 5, 10)
+                                                         for k in range(4))
+                assert _is_tie(exact, 23)
+
+
+def test_ame_int8_overflow_vectors_overflow():
+    vs = make_vectors("ame", "mmacc", n=1, ft="int8", sat=1, m=4, k=8, seed=4)
+    s8 = lambda v: v.astype(np.int8).astype(np.int64)                    # noqa: E731
+    for i, t in enumerate(vs.tags):
+        a, b, c = s8(vs.arrays["a"][i][0]), s8(vs.arrays["b"][i][0]), vs.arrays["c_in"][i][0].astype(np.int16)
+        beta = int(vs.arrays["imm"][i][0]) & 1
+        exact = a @ b.T + (0 if beta else c.astype(np.int64))
+        out_of_range = bool(((exact > 32767) | (exact < -32768)).any())
+        assert ("overflow" in t) == out_of_range
+        assert ("saturation" in t) == out_of_range == bool(int(vs.arrays["mxstatus"][i][0]) & 8)
+
+
+@settings(max_examples=max(20, settings().max_examples // 5), deadline=None)
+@given(lane_bits=st.integers(1, 64), count=st.integers(1, 4), size=st.integers(1, 5), data=st.data())
+def test_hex_write_read_and_readmemh_agree(tmp_path_factory, lane_bits, count, size, data):
+    dt = np.uint8 if lane_bits <= 8 else np.uint16 if lane_bits <= 16 else np.uint32 if lane_bits <= 32 else np.uint64
+    values = data.draw(st.lists(st.integers(0, (1 << lane_bits) - 1), min_size=count * size,
+                                max_size=count * size))
+    arr = np.array(values, dtype=np.uint64).astype(dt).reshape(count, size)
+    path = tmp_path_factory.mktemp("hex") / "x.hex"
+    write_hex(path, arr, lane_bits, ["header"], [f"vector {i}" for i in range(count)])
+    assert readmemh(path) == values
+    assert read_hex(path, count * size, lane_bits, dt).tolist() == values
+
+
+def test_tie_mask_matches_fractions():
+    from tilesim import formats
+    from tilesim.verify.stimulus.values import tie_mask, tie_values
+    rng = np.random.default_rng(0)
+    for name in ("fp16", "bf16", "fp8_e4m3", "fp4_e2m1", "int8", "q8_8", "fp32"):
+        f = formats.get(name)
+        x = np.concatenate([tie_values(f, rng, 50), rng.normal(0, 50, 50), [0.0, 1.0]])
+        lo = formats.encode(x, f, rounding="rdn")
+        hi = formats.encode(x, f, rounding="rup")
+        want = [lo_ != hi_ and 2 * Fraction(float(v)) == Fraction(float(formats.decode(np.array([lo_]), f)[0]))
+                + Fraction(float(formats.decode(np.array([hi_]), f)[0]))
+                for v, lo_, hi_ in zip(x, lo, hi)]
+        assert tie_mask(x, f).tolist() == want, name
+        assert sum(want) >= 50

@@ -1,0 +1,659 @@
+"""Golden vectors from pto-isa's CPU simulator (``__CPU_SIM``), and tilesim's agreement with them.
+
+    python tools/ptoisa_vectors.py PTO_ISA_CHECKOUT [-o tests/pto/golden] [--cxx clang++-19] [--check]
+    python tools/ptoisa_vectors.py --check-only [-o tests/pto/golden]
+
+The script makes its own cases (inputs that hit ties, NaN at and after index 0,
++-0, +-Inf, subnormals, out-of-range conversions, odd and empty valid shapes,
+ND/DN/boxed layouts, every dtype pair and TCVT mode the simulator compiles),
+writes a C++ driver for them into a temporary folder, builds it against the
+checkout's headers with clang (>= 17; Debian's ``clang-19`` works) using the
+flags of pto-isa's own CPU test build (``tests/cpu/st/CMakeLists.txt``:
+C++20, ``-O2``, ``-DNDEBUG``, ``-D__CPU_SIM``), runs it, and stores one
+compact ``<op>.npz`` per op: the inputs, the reference's outputs and the
+checkout's commit (format: ``tests/pto/ptoisa_golden.py``). ``--check``
+replays them through tilesim (target ``cpu``) and prints, per op, how many
+cases agree bit for bit. Nothing of pto-isa's is copied: the driver is
+generated here and only includes the checkout's public headers.
+
+bf16 is left out: without C++23 ``std::bfloat16_t`` (GCC >= 14) the simulator
+aliases ``bfloat16_t`` to ``_Float16``, so its bf16 results are not bf16.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tilesim.pto import Tile, get_dtype
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CXX_TYPE = {"f32": "float", "f16": "half", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
+            "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t"}
+DTS = tuple(CXX_TYPE)
+FLOATS = ("f32", "f16")
+INTS = tuple(d for d in DTS if d not in FLOATS)
+ROUND_MODES = ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD")  # pto RoundMode 0..6
+SAT = {"ON": 0, "OFF": 1}  # pto SaturationMode values
+FLAGS = ["-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong",
+         "-include", "stdint.h", "-include", "stddef.h", "-pthread", "-w", "-ferror-limit=0"]
+_BLAYOUT = {"row_major": "RowMajor", "col_major": "ColMajor"}
+_SLAYOUT = {"none_box": "NoneBox", "row_major": "RowMajor", "col_major": "ColMajor"}
+
+
+# ------------------------------------------------------------------ cases
+@dataclass(frozen=True)
+class Spec:
+    """One tile of a kernel: its role name (also the C++ variable) and static type."""
+
+    role: str
+    dtype: str
+    rows: int
+    cols: int
+    blayout: str = "row_major"
+    slayout: str = "none_box"
+
+    def cxx(self) -> str:
+        return (f"Tile<TileType::Vec, {CXX_TYPE[self.dtype]}, {self.rows}, {self.cols}, "
+                f"BLayout::{_BLAYOUT[self.blayout]}, DYNAMIC, DYNAMIC, SLayout::{_SLAYOUT[self.slayout]}>")
+
+    def tile(self, valid) -> Tile:
+        return Tile("vec", self.dtype, self.rows, self.cols, valid=valid, blayout=self.blayout, slayout=self.slayout)
+
+
+@dataclass
+class Case:
+    op: str
+    call: str                         # C++ statement over the role names and P[i]
+    specs: tuple[Spec, ...]
+    valid: dict[str, tuple[int, int]]
+    data: dict[str, np.ndarray]       # logical (rows, cols) lanes per role
+    params: tuple[int, ...] = ()
+    args: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple:
+        return self.call, self.specs
+
+    def storage(self, role: str) -> np.ndarray:
+        s = next(s for s in self.specs if s.role == role)
+        t = s.tile(self.valid[role])
+        t.bits[...] = self.data[role]
+        return t.storage()
+
+
+def lanes(dt: str, values) -> np.ndarray:
+    """Lane codes of numbers (float64 or Python ints), rounded to nearest for floats."""
+    d = get_dtype(dt)
+    if dt in FLOATS:
+        with np.errstate(over="ignore"):
+            return np.asarray(values, np.float64).astype(d.np).view(d.lane)
+    return np.array([int(v) for v in values], dtype=object).astype(d.np).view(d.lane)
+
+
+def rand_lanes(rng, dt: str, shape) -> np.ndarray:
+    """Uniformly random bit patterns (for what an op must not read or must leave alone)."""
+    d = get_dtype(dt)
+    return rng.integers(0, 1 << d.bits, size=shape, dtype=np.uint64).astype(d.lane)
+
+
+_F_SPECIAL = {
+    "f32": [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7FC12345, 0x7F800001,
+            0xFFA00001, 0x00000001, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF],
+    "f16": [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7E55, 0x7C01, 0xFD01, 0x0001, 0x83FF, 0x0400,
+            0x7BFF, 0xFBFF],
+}
+_F_NUMBERS = [0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.5, -3.5, 0.25, 0.75, -0.75, 1, -1, 100.4, -100.6, 127, 127.5, 128,
+              128.5, -128, -128.5, -129, 255, 255.5, 256, 256.5, -0.3, 32767, 32767.5, 32768, -32768, -32768.5,
+              -32769, 65504, 65519, 65520, 65535, 65535.5, 65536, -65536, -65520, 2147483520.0, 2.0 ** 31,
+              -(2.0 ** 31), -(2.0 ** 31) - 256, 4294967040.0, 2.0 ** 32, 2.0 ** 63, -(2.0 ** 63), 2.0 ** 64, 1e20,
+              -1e20, 3e38, 1 + 2 ** -11, 1 + 3 * 2 ** -11, 2049, 2051, 2 ** -24, 2 ** -25, 3 * 2 ** -25, 2 ** -14,
+              1.5 * 2 ** -15, 1 + 2 ** -8, 1 + 3 * 2 ** -8, 16777217, 1e-40, -1e-45]
+_I_NUMBERS = [0, 1, -1, 2, 127, 128, -128, -129, 255, 256, 2049, 2051, 4097, 32767, 32768, -32768, -32769, 65504,
+              65519, 65520, 65535, 65536, 16777217, 16777219, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 32 - 1,
+              2 ** 53 + 1, 2 ** 62 + 2 ** 40 + 1, 2 ** 63 - 1, -(2 ** 63), 2 ** 63, 2 ** 63 + 2 ** 40 + 1,
+              2 ** 64 - 1, -(2 ** 63) + 1, 2 ** 63 - 512, 2 ** 63 - 513]
+
+
+def _sentinel(dt: str, shape) -> np.ndarray:
+    """A destination's contents before the op: 0xA5 bytes (a value no op here writes by chance), so the
+    lanes an op must leave alone are checked, and the files compress."""
+    return np.full(shape, 0xA5A5A5A5A5A5A5A5, np.uint64).astype(get_dtype(dt).lane)
+
+
+def _scratch(dt: str, rows: int, cols: int) -> np.ndarray:
+    """A tmp tile's contents: zeros (the CPU simulator never reads tmp; zeros keep the files small)."""
+    return np.zeros((rows, cols), get_dtype(dt).lane)
+
+
+def conversion_pool(rng, dt: str, n: int) -> np.ndarray:
+    """n source lanes: special values, range edges of every destination, ties, then random values."""
+    d = get_dtype(dt)
+    if dt in FLOATS:
+        pool = list(_F_SPECIAL[dt]) + list(lanes(dt, _F_NUMBERS)) + list(lanes(dt, [-v for v in _F_NUMBERS]))
+        rnd = rng.integers(-1200, 1200, n) / 4.0
+        wide = rng.standard_normal(n) * 2.0 ** rng.integers(-30, 40, n)
+        pool += list(lanes(dt, rnd)) + list(lanes(dt, wide)) + list(rand_lanes(rng, dt, n))
+    else:
+        lo, hi = d.format.int_min, d.format.int_max
+        vals = [v for v in _I_NUMBERS + [-v for v in _I_NUMBERS] if lo <= v <= hi]
+        pool = list(lanes(dt, vals)) + list(rand_lanes(rng, dt, n))
+    out = np.array(pool, d.lane)
+    _, first = np.unique(out, return_index=True)
+    out = out[np.sort(first)]
+    return np.resize(out, n) if out.size < n else out[:n]
+
+
+def line_values(rng, dt: str, n_lines: int, length: int) -> np.ndarray:
+    """(n_lines, length) lanes for reductions: each line has a kind (ties, NaN first/later, zeros, inf...)."""
+    d = get_dtype(dt)
+    out = np.empty((n_lines, length), d.lane)
+    for i in range(n_lines):
+        kind = i % 9
+        if dt in FLOATS:
+            small = rng.integers(-4, 5, length).astype(np.float64)
+            line = lanes(dt, small if kind != 5 else rng.standard_normal(length) * 2.0 ** rng.integers(-20, 20, length))
+            nan = lanes(dt, [np.nan])[0]
+            if kind == 1:
+                line[0] = _F_SPECIAL[dt][6]                          # NaN with a payload at index 0
+            elif kind == 2 and length > 2:
+                line[rng.integers(1, length, 2)] = [nan, _F_SPECIAL[dt][5]]  # NaNs after index 0
+            elif kind == 3:
+                line = lanes(dt, np.where(rng.random(length) < 0.5, -0.0, 0.0))
+            elif kind == 4:
+                line[rng.integers(0, length, 3)] = lanes(dt, [np.inf, -np.inf, np.inf])
+            elif kind == 6:
+                line = lanes(dt, rng.integers(1, 40, length) * (2.0 ** -149 if dt == "f32" else 2.0 ** -24)
+                             * rng.choice([-1, 1], length))
+            elif kind == 7:
+                line = np.array(rng.choice(_F_SPECIAL[dt][4:9], length), d.lane)
+            elif kind == 8:
+                line[0] = _F_SPECIAL[dt][1]                          # -0 first, then +0 later
+                line[1:] = lanes(dt, np.where(rng.random(length - 1) < 0.3, 0.0, -1.0))
+            out[i] = line
+        else:
+            lo, hi = d.format.int_min, d.format.int_max
+            if kind in (0, 1, 2):
+                v = rng.integers(max(lo, -4), min(hi, 4), length, endpoint=True)
+                out[i] = lanes(dt, v)
+            elif kind == 3:
+                out[i] = lanes(dt, [(lo, hi, 0)[j] for j in rng.integers(0, 3, length)])
+            else:
+                out[i] = rand_lanes(rng, dt, length)
+    return out
+
+
+# ------------------------------------------------------------ op families
+def _aligned_cols(dt: str, n: int) -> int:
+    per = 32 // get_dtype(dt).size
+    return -(-n // per) * per
+
+
+def _aligned_rows(dt: str, n: int) -> int:
+    return _aligned_cols(dt, n)
+
+
+def tcvt_cases(rng) -> list[Case]:
+    cases = []
+    R, C = 8, 32
+    for s in DTS:
+        pool = conversion_pool(rng, s, R * C).reshape(R, C)
+        for d in DTS:
+            modes = ROUND_MODES if s in FLOATS else ("RINT", "FLOOR")
+            for mode in modes:
+                for sat in ((None, "OFF", "ON") if mode == "RINT" else ("OFF", "ON")):
+                    src, dst = Spec("src", s, R, C), Spec("dst", d, R, C)
+                    call = ("TCVT(dst, src, (RoundMode)P[0]);" if sat is None
+                            else "TCVT(dst, src, (RoundMode)P[0], (SaturationMode)P[1]);")
+                    params = (ROUND_MODES.index(mode),) + (() if sat is None else (SAT[sat],))
+                    cases.append(Case("tcvt", call, (dst, src), {"dst": (R, C - 1), "src": (R, C - 1)},
+                                      {"dst": _sentinel(d, (R, C)), "src": pool}, params,
+                                      {"rmode": mode, "sat": None if sat is None else sat == "ON"}))
+    # other layouts: DN and boxed tiles, odd valid shapes
+    for s, d in (("f32", "i32"), ("f16", "f32"), ("f32", "f16"), ("i32", "f32"), ("f16", "i8")):
+        for bl, sl in (("col_major", "none_box"), ("col_major", "row_major"), ("row_major", "col_major")):
+            rows = 32
+            src, dst = Spec("src", s, rows, 32, bl, sl), Spec("dst", d, rows, 32, bl, sl)
+            pool = conversion_pool(rng, s, rows * 32).reshape(rows, 32)
+            cases.append(Case("tcvt", "TCVT(dst, src, (RoundMode)P[0], (SaturationMode)P[1]);", (dst, src),
+                              {"dst": (29, 7), "src": (29, 7)}, {"dst": _sentinel(d, (rows, 32)), "src": pool},
+                              (ROUND_MODES.index("ROUND"), SAT["OFF"]), {"rmode": "ROUND", "sat": False}))
+    return cases
+
+
+#: (src, dst) pairs each reduce accepts beyond same-dtype ones (CPU_SIM static_asserts; exact widenings elsewhere)
+_WIDEN = [("f16", "f32"), ("i8", "i16"), ("i16", "i32"), ("i32", "i64"), ("u8", "u16"), ("u16", "u32"),
+          ("u32", "u64"), ("u8", "i16"), ("i8", "f16"), ("u16", "f32"), ("i8", "i32")]
+_REDUCE_PAIRS = {
+    "trowsum": [(t, t) for t in ("f32", "f16", "i32", "i16")] + [("f16", "f32"), ("i16", "i32")],
+    "tcolsum": [("f32", "f32"), ("f16", "f16"), ("f16", "f32")],
+    "tcolmax": [(t, t) for t in ("f32", "f16", "i8", "u8")] + [("f16", "f32")],
+}
+for _op in ("trowmax", "trowmin", "trowprod", "tcolmin", "tcolprod"):
+    _REDUCE_PAIRS[_op] = [(t, t) for t in DTS] + _WIDEN
+
+_ROW_SHAPES = [(8, 8, 61), (4, 3, 17), (2, 2, 64), (3, 3, 7), (1, 1, 1), (9, 9, 8), (16, 16, 33), (5, 5, 9),
+               (4, 4, 0), (4, 0, 5)]
+_COL_SHAPES = [(32, 31, 29), (32, 32, 32), (32, 1, 7), (32, 5, 32), (32, 17, 1), (32, 0, 5), (32, 3, 0),
+               (32, 9, 16)]
+
+
+def reduce_cases(rng) -> list[Case]:
+    cases = []
+    for op, pairs in _REDUCE_PAIRS.items():
+        row = op.startswith("trow")
+        up = op.upper()
+        for s, d in pairs:
+            shapes = _ROW_SHAPES if row else _COL_SHAPES
+            for k, (R, vr, vc) in enumerate(shapes):
+                src_dn = k == 1  # one shape with a DN source
+                C = 64 if row else 32
+                if src_dn:
+                    R = _aligned_rows(s, R)
+                src = Spec("src", s, R, C, "col_major" if src_dn else "row_major")
+                if row:
+                    dst = (Spec("dst", d, _aligned_rows(d, R), 1, "col_major") if k % 2 else
+                           Spec("dst", d, R, _aligned_cols(d, 1)))
+                    dvalid = (vr, 1)
+                else:
+                    dst, dvalid = Spec("dst", d, 1, C), (1, vc)
+                data = (line_values(rng, s, R, C) if row else line_values(rng, s, C, R).T.copy())
+                specs, valid = [dst, src], {"dst": dvalid, "src": (vr, vc)}
+                tiles = {"dst": _sentinel(d, (dst.rows, dst.cols)), "src": data}
+                if row:
+                    specs.append(Spec("tmp", s, R, C, src.blayout))
+                    valid["tmp"], tiles["tmp"] = (vr, vc), _scratch(s, R, C)
+                    call = f"{up}(dst, src, tmp);"
+                else:
+                    call = f"{up}(dst, src);"
+                cases.append(Case(op, call, tuple(specs), valid, tiles))
+                if op == "tcolsum" and k < 4:
+                    specs2 = (dst, src, Spec("tmp", s, R, C))
+                    v2 = dict(valid, tmp=(vr, vc))
+                    t2 = dict(tiles, tmp=_scratch(s, R, C))
+                    for binary in (0, 1):
+                        cases.append(Case(op, "TCOLSUM(dst, src, tmp, P[0] != 0);", specs2, v2, t2, (binary,),
+                                          {"is_binary": bool(binary)}))
+    return cases
+
+
+def arg_cases(rng) -> list[Case]:
+    cases = []
+    for op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
+        row = op.startswith("trow")
+        up = op.upper()
+        for s in DTS:
+            for idx_dt in ("i32", "u32"):
+                for with_val in (False, True):
+                    for k, (R, vr, vc) in enumerate(_ROW_SHAPES[:8] if row else _COL_SHAPES):
+                        if 0 in (vr, vc):
+                            continue
+                        C = 64 if row else 32
+                        src_dn = (not row) and (not with_val) and k % 3 == 1  # col idx-only takes DN sources
+                        if src_dn:
+                            R = _aligned_rows(s, R)
+                        src = Spec("src", s, R, C, "col_major" if src_dn else "row_major")
+                        if row:
+                            dn = k % 2 == 1
+                            mk = (lambda role, dt: Spec(role, dt, _aligned_rows(dt, R), 1, "col_major") if dn
+                                  else Spec(role, dt, R, _aligned_cols(dt, 1)))
+                            dvalid = (vr, 1)
+                        else:
+                            mk = (lambda role, dt: Spec(role, dt, 1, C))
+                            dvalid = (1, vc)
+                        data = line_values(rng, s, R, C) if row else line_values(rng, s, C, R).T.copy()
+                        tmp = Spec("tmp", s, R, C, src.blayout)
+                        specs = [mk("dst_idx", idx_dt), src, tmp]
+                        valid = {"dst_idx": dvalid, "src": (vr, vc), "tmp": (vr, vc)}
+                        tiles = {"dst_idx": _sentinel(idx_dt, (specs[0].rows, specs[0].cols)), "src": data,
+                                 "tmp": _scratch(s, R, C)}
+                        call = f"{up}(dst_idx, src, tmp);"
+                        if with_val:
+                            v = mk("dst_val", s)
+                            specs.insert(0, v)
+                            valid["dst_val"] = dvalid
+                            tiles["dst_val"] = _sentinel(s, (v.rows, v.cols))
+                            call = f"{up}(dst_val, dst_idx, src, tmp);"
+                        cases.append(Case(op, call, tuple(specs), valid, tiles))
+    return cases
+
+
+def expand_cases(rng) -> list[Case]:
+    cases = []
+    for op in ("trowexpand", "tcolexpand"):
+        row = op == "trowexpand"
+        for s in DTS:
+            for d in DTS:
+                layouts = (("row_major", "row_major"), ("col_major", "row_major"), ("row_major", "col_major"),
+                           ("col_major", "col_major")) if s == d else (("row_major", "row_major"),)
+                for sl, dl in layouts:
+                    R, C = 32, 32
+                    vr, vc = (29, 13) if dl == "row_major" else (13, 29)
+                    dst = Spec("dst", d, R, C, dl)
+                    if row:
+                        src = (Spec("src", s, R, 1, "col_major") if sl == "col_major" else
+                               Spec("src", s, R, _aligned_cols(s, 1)))
+                        svalid = (vr, 1)
+                        data = conversion_pool(rng, s, src.rows * src.cols).reshape(src.rows, src.cols)
+                    else:
+                        src = Spec("src", s, R if sl == "col_major" else 2, C, sl)
+                        svalid = (1, vc)
+                        data = conversion_pool(rng, s, src.rows * src.cols).reshape(src.rows, src.cols)
+                    cases.append(Case(op, f"{op.upper()}(dst, src);", (dst, src), {"dst": (vr, vc), "src": svalid},
+                                      {"dst": _sentinel(d, (R, C)), "src": data}))
+            # empty destination region
+            dst, src = Spec("dst", s, 8, 32), Spec("src", s, 8, 32)
+            cases.append(Case(op, f"{op.upper()}(dst, src);", (dst, src), {"dst": (0, 5), "src": (3, 1)},
+                              {"dst": _sentinel(s, (8, 32)), "src": rand_lanes(rng, s, (8, 32))}))
+    return cases
+
+
+def _pair_operands(rng, dt: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two lane vectors whose pairs cover special x special and random values."""
+    if dt in FLOATS:
+        sp = np.array(_F_SPECIAL[dt] + list(lanes(dt, [1, -1, 2.5, 65504, 1e-30, 3e38])), get_dtype(dt).lane)
+        a, b = np.meshgrid(sp, sp)
+        a, b = a.ravel(), b.ravel()
+    else:
+        d = get_dtype(dt)
+        sp = lanes(dt, [d.format.int_min, d.format.int_max, 0, 1, d.format.int_max // 2 + 1])
+        a, b = (x.ravel() for x in np.meshgrid(sp, sp))
+    ra, rb = conversion_pool(rng, dt, n), conversion_pool(rng, dt, n)[::-1]
+    return np.resize(np.concatenate([a, ra]), n), np.resize(np.concatenate([b, rb]), n)
+
+
+def binary_cases(rng) -> list[Case]:
+    cases = []
+    for op in ("tadd", "tsub", "tmul", "tmax", "tmin"):
+        for dt in DTS:
+            for bl in ("row_major", "col_major"):
+                R = C = 32
+                vr, vc = (31, 29) if bl == "row_major" else (29, 31)
+                a, b = _pair_operands(rng, dt, R * C)
+                specs = tuple(Spec(r, dt, R, C, bl) for r in ("dst", "src0", "src1"))
+                cases.append(Case(op, f"{op.upper()}(dst, src0, src1);", specs,
+                                  {r: (vr, vc) for r in ("dst", "src0", "src1")},
+                                  {"dst": _sentinel(dt, (R, C)), "src0": a.reshape(R, C),
+                                   "src1": b.reshape(R, C)}))
+    return cases
+
+
+FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
+
+
+# --------------------------------------------------------------- the driver
+_PRELUDE = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+using namespace pto;
+using KernelFn = void (*)(const int32_t*, const uint32_t*, const uint8_t*&, std::vector<uint8_t>&);
+template <typename T> static void place(T& t, std::size_t& addr) {
+    TASSIGN(t, addr);
+    addr += sizeof(typename T::DType) * T::Numel;
+    addr = (addr + 63) & ~std::size_t(63);
+}
+template <typename T> static void load(T& t, const uint8_t*& in) {
+    std::memcpy(t.data(), in, sizeof(typename T::DType) * T::Numel);
+    in += sizeof(typename T::DType) * T::Numel;
+}
+template <typename T> static void save(T& t, std::vector<uint8_t>& out) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(t.data());
+    out.insert(out.end(), p, p + sizeof(typename T::DType) * T::Numel);
+}
+"""
+
+_MAIN = r"""
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+using KernelFn = void (*)(const int32_t*, const uint32_t*, const uint8_t*&, std::vector<uint8_t>&);
+%(decls)s
+int main(int argc, char** argv) {
+    if (argc != 3) { std::fprintf(stderr, "usage: driver IN OUT\n"); return 2; }
+    std::vector<KernelFn> table(%(n)d, nullptr);
+    %(regs)s
+    std::FILE* f = std::fopen(argv[1], "rb");
+    std::vector<uint8_t> buf;
+    uint8_t chunk[1 << 16];
+    std::size_t got;
+    while ((got = std::fread(chunk, 1, sizeof chunk, f)) > 0) buf.insert(buf.end(), chunk, chunk + got);
+    std::fclose(f);
+    std::vector<uint8_t> out;
+    const uint8_t* p = buf.data();
+    const uint8_t* end = p + buf.size();
+    while (p < end) {
+        uint32_t hdr[3];
+        std::memcpy(hdr, p, sizeof hdr); p += sizeof hdr;           // kernel, n_params, n_valid
+        std::vector<int32_t> P(hdr[1] + 1); std::vector<uint32_t> V(hdr[2] + 1);
+        std::memcpy(P.data(), p, 4 * hdr[1]); p += 4 * hdr[1];
+        std::memcpy(V.data(), p, 4 * hdr[2]); p += 4 * hdr[2];
+        table[hdr[0]](P.data(), V.data(), p, out);
+    }
+    std::FILE* o = std::fopen(argv[2], "wb");
+    std::fwrite(out.data(), 1, out.size(), o);
+    std::fclose(o);
+    return 0;
+}
+"""
+
+
+def kernel_source(kid: int, call: str, specs: tuple[Spec, ...]) -> str:
+    lines = [f"static void k{kid}(const int32_t* P, const uint32_t* V, const uint8_t*& in, std::vector<uint8_t>& out) {{",
+             "    (void)P;", "    std::size_t addr = 0;"]
+    for i, s in enumerate(specs):
+        lines.append(f"    using T_{s.role} = {s.cxx()};")
+        lines.append(f"    T_{s.role} {s.role}(V[{2 * i}], V[{2 * i + 1}]);")
+        lines.append(f"    place({s.role}, addr);")
+    lines += [f"    load({s.role}, in);" for s in specs]
+    lines.append(f"    {call}")
+    lines += [f"    save({s.role}, out);" for s in specs if s.role.startswith("dst")]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def find_cxx(explicit: str | None) -> str:
+    for cand in ([explicit] if explicit else ["clang++-19", "clang++-18", "clang++-17", "clang++"]):
+        exe = shutil.which(cand)
+        if not exe:
+            continue
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+        m = re.search(r"clang version (\d+)", out)
+        if m and int(m.group(1)) >= 17:
+            return exe
+    sys.exit("need clang >= 17 (the headers use static_assert(false) in templates); try apt-get install clang-19")
+
+
+def _tu_source(g: int, ids: list[int], kernels) -> tuple[str, dict[int, int]]:
+    """One translation unit's text and the first line of each of its kernels."""
+    text, starts = _PRELUDE, {}
+    for k in ids:
+        starts[k] = text.count("\n") + 1
+        text += kernel_source(k, *kernels[k]) + "\n"
+    text += f"void register_{g}(std::vector<KernelFn>& t) {{\n"
+    text += "".join(f"    t[{k}] = &k{k};\n" for k in ids) + "}\n"
+    return text, starts
+
+
+def build(checkout: Path, kernels: list, work: Path, cxx: str, jobs: int) -> tuple[Path, set[int]]:
+    """Compile the driver; kernels the headers reject at compile time are left out and returned.
+
+    A kept build folder (``--keep``) whose driver was built for the same kernels is reused.
+    """
+    stamp = work / "kernels.json"
+    key = json.dumps([[call, [s.cxx() for s in specs]] for call, specs in kernels] + [str(checkout), cxx])
+    if (work / "driver").exists() and stamp.exists() and json.loads(stamp.read_text())["key"] == key:
+        return work / "driver", set(json.loads(stamp.read_text())["rejected"])
+    exe, rejected = _compile(checkout, kernels, work, cxx, jobs)
+    stamp.write_text(json.dumps({"key": key, "rejected": sorted(rejected)}))
+    return exe, rejected
+
+
+def _compile(checkout: Path, kernels: list, work: Path, cxx: str, jobs: int) -> tuple[Path, set[int]]:
+    n_tu = max(1, min(16, len(kernels) // 40))
+    groups = [list(range(i, len(kernels), n_tu)) for i in range(n_tu)]
+    inc = ["-I", str(checkout / "include")]
+    rejected: set[int] = set()
+
+    def compile_one(g: int) -> tuple[int, set[int]]:
+        while True:
+            ids = [k for k in groups[g] if k not in rejected]
+            text, starts = _tu_source(g, ids, kernels)
+            src = work / f"tu{g}.cpp"
+            src.write_text(text)
+            r = subprocess.run([cxx, *FLAGS, *inc, "-c", str(src), "-o", str(src.with_suffix(".o"))],
+                               capture_output=True, text=True)
+            if not r.returncode:
+                return g, set()
+            lines = {int(m) for m in re.findall(rf"tu{g}\.cpp:(\d+):\d+", r.stderr)}
+            bad = {max((k for k in ids if starts[k] <= ln), key=lambda k: starts[k], default=None) for ln in lines}
+            bad.discard(None)
+            if not bad:
+                raise RuntimeError(f"{src.name} failed to compile:\n{r.stderr[-6000:]}")
+            rejected.update(bad)
+
+    main = work / "main.cpp"
+    main.write_text(_MAIN % {"n": len(kernels),
+                             "decls": "\n".join(f"void register_{g}(std::vector<KernelFn>&);" for g in range(n_tu)),
+                             "regs": "\n    ".join(f"register_{g}(table);" for g in range(n_tu))})
+    r = subprocess.run([cxx, *FLAGS, "-c", str(main), "-o", str(work / "main.o")], capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(r.stderr)
+    with ThreadPoolExecutor(jobs) as ex:
+        list(ex.map(compile_one, range(n_tu)))
+    exe = work / "driver"
+    objs = [work / "main.o"] + [work / f"tu{g}.o" for g in range(n_tu)]
+    subprocess.run([cxx, *map(str, objs), "-pthread", "-o", str(exe)], check=True)
+    return exe, rejected
+
+
+def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path) -> list[dict[str, np.ndarray]]:
+    blob = bytearray()
+    for c in cases:
+        valid = [v for s in c.specs for v in c.valid[s.role]]
+        blob += np.array([kid[c.key], len(c.params), len(valid)], np.uint32).tobytes()
+        blob += np.array(c.params, np.int32).tobytes() + np.array(valid, np.uint32).tobytes()
+        for s in c.specs:
+            blob += c.storage(s.role).tobytes()
+    (work / "in.bin").write_bytes(bytes(blob))
+    subprocess.run([str(exe), str(work / "in.bin"), str(work / "out.bin")], check=True)
+    out = np.fromfile(work / "out.bin", np.uint8)
+    results, q = [], 0
+    for c in cases:
+        res = {}
+        for s in c.specs:
+            if s.role.startswith("dst"):
+                n = s.rows * s.cols * get_dtype(s.dtype).size
+                res[s.role] = out[q: q + n].view(get_dtype(s.dtype).lane)
+                q += n
+        results.append(res)
+    if q != out.size:
+        raise RuntimeError("driver output has the wrong size")
+    return results
+
+
+def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
+    by_op = defaultdict(list)
+    for c, r in zip(cases, results):
+        by_op[c.op].append((c, r))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for op, items in by_op.items():
+        specs, ins, outs = [], [], []
+        for c, r in items:
+            specs.append({"tiles": [dict(role=s.role, dtype=s.dtype, rows=s.rows, cols=s.cols, blayout=s.blayout,
+                                         slayout=s.slayout, valid=list(c.valid[s.role])) for s in c.specs],
+                          "args": c.args})
+            ins += [c.storage(s.role).view(np.uint8) for s in c.specs]
+            outs += [r[s.role].view(np.uint8) for s in c.specs if s.role.startswith("dst")]
+        np.savez_compressed(out_dir / f"{op}.npz", cases=json.dumps(specs), meta=json.dumps(meta),
+                            inputs=np.concatenate(ins), outputs=np.concatenate(outs))
+
+
+def check(out_dir: Path, verbose: int) -> bool:
+    """Replay every stored case on target cpu; print per op the cases, how many agree bit for bit, and how
+    many agree once NaN payloads of the ops in ``NAN_PAYLOAD_OPS`` are let go (decision PTO91)."""
+    from tests.pto import ptoisa_golden as g
+    total = Counter()
+    print(f"{'op':14} {'cases':>6} {'exact':>6} {'up to NaN payload':>18}")
+    for path in sorted(out_dir.glob("*.npz")):
+        _, cases = g.load(path)
+        exact = loose = shown = 0
+        for c in cases:
+            good, why = g.replay(c)
+            exact += good
+            ok = good or g.replay(c, nan_payloads=True)[0]
+            loose += ok
+            if not good and shown < verbose:
+                print(f"   {c.label}: {why}")
+                shown += 1
+        total.update(cases=len(cases), exact=exact, loose=loose)
+        print(f"{path.stem:14} {len(cases):6} {exact:6} {loose:18}")
+    print(f"{'total':14} {total['cases']:6} {total['exact']:6} {total['loose']:18}")
+    return total["loose"] == total["cases"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("checkout", nargs="?", type=Path, help="a pto-isa checkout (hw-native-sys/pto-isa)")
+    ap.add_argument("-o", "--out", type=Path, default=ROOT / "tests" / "pto" / "golden")
+    ap.add_argument("--cxx", help="clang++ (>= 17) to build the driver with")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--seed", type=int, default=20260)
+    ap.add_argument("--check", action="store_true", help="replay the vectors through tilesim afterwards")
+    ap.add_argument("--check-only", action="store_true", help="only replay the stored vectors")
+    ap.add_argument("-v", "--verbose", type=int, default=3, help="disagreements to show per op")
+    ap.add_argument("--keep", type=Path, help="build in this folder and keep it")
+    a = ap.parse_args()
+    if not a.check_only:
+        if a.checkout is None:
+            ap.error("give the pto-isa checkout")
+        cxx = find_cxx(a.cxx)
+        rng = np.random.default_rng(a.seed)
+        cases = [c for fam in FAMILIES for c in fam(rng)]
+        kid: dict = {}
+        kernels = []
+        for c in cases:
+            if c.key not in kid:
+                kid[c.key] = len(kernels)
+                kernels.append(c.key)
+        commit = subprocess.run(["git", "-C", str(a.checkout), "rev-parse", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+        version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+        work = a.keep or Path(tempfile.mkdtemp(prefix="ptoisa-"))
+        work.mkdir(parents=True, exist_ok=True)
+        print(f"{len(cases)} cases, {len(kernels)} kernels; building in {work} with {version}")
+        exe, rejected = build(a.checkout, kernels, work, cxx, a.jobs)
+        if rejected:
+            print(f"{len(rejected)} kernels do not compile against this checkout; their cases are left out:")
+            for k in sorted(rejected):
+                call, specs = kernels[k]
+                print("   ", call, " ".join(f"{s.role}:{s.dtype}:{s.blayout}" for s in specs))
+        cases = [c for c in cases if kid[c.key] not in rejected]
+        results = run_driver(exe, cases, kid, work)
+        save(cases, results, a.out, {"pto_isa_commit": commit, "compiler": version, "flags": FLAGS,
+                                     "seed": a.seed})
+        if not a.keep:
+            shutil.rmtree(work)
+        print(f"wrote {len({c.op for c in cases})} files to {a.out}")
+    if a.check or a.check_only:
+        sys.exit(0 if check(a.out, a.verbose) else 1)
+
+
+if __name__ == "__main__":
+    main()
