@@ -34,7 +34,7 @@ DEMOS: list[tuple[str, str]] = [
 # file suffix -> (ISA, "module:function", options that ISA accepts)
 RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
     ".tt": ("Tensix", "tilesim.tensix.cli:run_file", frozenset({"rounding_model"})),
-    ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target"})),
+    ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target", "blocks", "entry"})),
     ".s": ("AME", "tilesim.ame.cli:run_file", frozenset({"accumulation", "macs_per_cycle"})),
 }
 
@@ -114,10 +114,12 @@ def run(
     rounding_model: Optional[str] = typer.Option(None, "--rounding-model", help="Tensix: hardware or doc"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="AME cost model MAC throughput"),
     trace: bool = typer.Option(False, help="print each instruction as it runs"),
+    blocks: Optional[int] = typer.Option(None, min=1, help="PTO: run the kernel once per block (get_block_idx)"),
+    entry: Optional[str] = typer.Option(None, help="PTO: the function to run (default: pto.entry, else first)"),
 ) -> None:
     """Run a program file; the ISA is chosen by its suffix."""
     options = {"target": target, "accumulation": accumulation, "rounding_model": rounding_model,
-               "macs_per_cycle": macs_per_cycle}
+               "macs_per_cycle": macs_per_cycle, "blocks": blocks, "entry": entry}
     try:
         entry = RUNNERS.get(program.suffix)
         if entry is None:

@@ -37,6 +37,8 @@ def demo(console) -> None:
         t.add_row(target, _short(y[0], 4), _short(y.sum(1, dtype=np.float64), 3), f"{np.abs(y - ref).max():.2e}")
     console.print(t)
 
+    _block_softmax(console, ex)
+
     xa = np.load(ex / "col_argmax_inputs.npz")["x"]
     t = Table(title="col_argmax.pto (16x32 f32, valid 16x30, integer-valued so ties are common)")
     for col in ("target", "idx (index only)", "val (value+index)", "= numpy argmax"):
@@ -70,3 +72,26 @@ def demo(console) -> None:
                 row.append(repr(float(v)))
         q.add_row(*row)
     console.print(q)
+
+
+def _block_softmax(console, ex: Path) -> None:
+    """The multi-function kernel: two helper functions, scf.if, scf.for with iter_args, get_block_idx."""
+    inputs = dict(np.load(ex / "block_softmax_inputs.npz"))
+    t = Table(title="block_softmax.pto (32x64 f32 in 8-row tiles): 4 functions, func.call, scf.if, "
+                    "scf.for iter_args, get_block_idx over --blocks")
+    for col in ("target", "blocks", "sharpen", "y[0, :3]", "max |y - numpy float64|", "same bits as 1 block"):
+        t.add_column(col)
+    x = inputs["x"].astype(np.float64)
+    for target in ("a2a3", "a5"):
+        for sharpen in (0, 1):
+            xs = x * (2 if sharpen else 1)
+            e = np.exp(xs - xs.max(1, keepdims=True))
+            ref = e / e.sum(1, keepdims=True)
+            one = None
+            for blocks in (1, 4):
+                y = run_file(ex / "block_softmax.pto", {**inputs, "sharpen": np.int32(sharpen)}, target,
+                             blocks=blocks)["y"]
+                one = y if one is None else one
+                t.add_row(target, str(blocks), str(sharpen), _short(y[0], 3), f"{np.abs(y - ref).max():.2e}",
+                          str(bool((y.view(np.uint32) == one.view(np.uint32)).all())))
+    console.print(t)

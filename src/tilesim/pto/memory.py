@@ -1,21 +1,27 @@
-"""On-chip buffers and TASSIGN.
+"""On-chip buffers, tile placement and TASSIGN.
 
 Each tile location lives in one buffer (vec -> UB, mat -> L1, left -> L0A,
 right -> L0B, acc -> L0C, bias -> BT, scaling -> FB) whose capacity depends on
-the target (pto-isa ``buffer_limits.hpp``, spec §2). ``tassign(tile, addr)``
-binds a tile to a byte offset in its buffer after the checks pto-isa makes at
-compile time for ``TASSIGN<Addr>`` and CPU_SIM makes at run time:
-the buffer exists (SA-0351), the tile fits it (SA-0352), the tile ends inside
-it (SA-0353), and the address is 32-byte aligned (SA-0354).
+the target (pto-isa ``buffer_limits.hpp``). A :class:`Memory` holds one
+byte array per buffer; :meth:`Memory.place` puts a tile at a byte address
+(the tile becomes a view of those bytes, so overlapping tiles alias, each
+reading the bytes in its own dtype and layout) or, with no address, at the
+lowest address where it overlaps no live tile. ``tassign(tile, addr)``
+makes the checks pto-isa makes at compile time for ``TASSIGN<Addr>`` and
+CPU_SIM at run time: the buffer exists (SA-0351), the tile fits it (SA-0352),
+the tile ends inside it (SA-0353), and the address is 32-byte aligned
+(SA-0354); with ``memory=`` it also places the tile there.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ..errors import GeometryError
 from .targets import LOCATIONS, Profile, get_target
 from .tile import Tile
 
-__all__ = ["tassign", "capacity", "buffer_of", "overlaps"]
+__all__ = ["tassign", "capacity", "buffer_of", "overlaps", "Memory"]
 
 
 def buffer_of(loc: str) -> str:
@@ -28,8 +34,9 @@ def capacity(loc: str, target: "str | Profile | None" = None) -> int | None:
     return get_target(target).capacities.get(loc)
 
 
-def tassign(tile: Tile, addr: int, *, target: "str | Profile | None" = None) -> Tile:
-    """Bind ``tile`` to byte offset ``addr`` within its location's buffer.
+def tassign(tile: Tile, addr: int, *, target: "str | Profile | None" = None, memory: "Memory | None" = None,
+            name: str | None = None) -> Tile:
+    """Bind ``tile`` to byte offset ``addr`` within its location's buffer (in ``memory``, when given).
 
     Raises:
         GeometryError: rule ``pto.mem.space`` (the target has no buffer for the location),
@@ -40,27 +47,107 @@ def tassign(tile: Tile, addr: int, *, target: "str | Profile | None" = None) -> 
     >>> hex(t.addr)
     '0x1000'
     """
-    prof = get_target(target)
-    cap = prof.capacities.get(tile.loc)
-    op = "TASSIGN"
-    where = f"{buffer_of(tile.loc)} on {prof.name}"
-    if cap is None:
-        raise GeometryError(f"target {prof.name} has no {buffer_of(tile.loc)} buffer for {tile.loc} tiles",
-                            instruction=op, operand="tile", rule="pto.mem.space", value=tile.loc)
-    if not isinstance(addr, int) or isinstance(addr, bool):
-        raise GeometryError("the address must be an integer byte offset", instruction=op, operand="addr",
-                            rule="pto.mem.bounds", value=addr)
-    if tile.nbytes > cap:
-        raise GeometryError(f"a {tile.nbytes}-byte tile does not fit the {cap}-byte {where}", instruction=op,
-                            operand="tile", rule="pto.mem.size", value=tile.nbytes)
-    if addr < 0 or addr + tile.nbytes > cap:
-        raise GeometryError(f"bytes [{addr:#x}, {addr + tile.nbytes:#x}) leave the {cap}-byte {where}",
-                            instruction=op, operand="addr", rule="pto.mem.bounds", value=addr)
-    if addr % prof.align:
-        raise GeometryError(f"{addr:#x} is not {prof.align}-byte aligned", instruction=op, operand="addr",
-                            rule="pto.mem.align", value=addr)
+    prof = memory.prof if memory is not None else get_target(target)
+    _check_place(tile, addr, prof, "TASSIGN", name)
+    if memory is not None:
+        return memory.place(tile, addr, name=name)
     tile.addr = addr
     return tile
+
+
+def _who(tile: Tile, name: str | None) -> str:
+    return f"%{name} ({tile.describe()})" if name else tile.describe()
+
+
+def _check_place(tile: Tile, addr: int, prof: Profile, op: str, name: str | None = None) -> None:
+    cap = prof.capacities.get(tile.loc)
+    where = f"{buffer_of(tile.loc)} on {prof.name}"
+    operand = f"%{name}" if name else "tile"
+    if cap is None:
+        raise GeometryError(f"target {prof.name} has no {buffer_of(tile.loc)} buffer for {tile.loc} tiles",
+                            instruction=op, operand=operand, rule="pto.mem.space", value=tile.loc)
+    if not isinstance(addr, (int, np.integer)) or isinstance(addr, bool):
+        raise GeometryError("the address must be an integer byte offset", instruction=op, operand="addr",
+                            rule="pto.mem.bounds", value=addr)
+    if tile.span > cap:
+        raise GeometryError(f"{_who(tile, name)} takes {tile.span} bytes; the {where} holds {cap}", instruction=op,
+                            operand=operand, rule="pto.mem.size", value=tile.span)
+    if addr < 0 or addr + tile.span > cap:
+        raise GeometryError(f"{_who(tile, name)} at {addr:#x} covers bytes [{addr:#x}, {addr + tile.span:#x}), "
+                            f"past the end of the {cap}-byte ({cap:#x}) {where}", instruction=op, operand="addr",
+                            rule="pto.mem.bounds", value=addr)
+    if addr % prof.align:
+        raise GeometryError(f"{_who(tile, name)} at {addr:#x}: addresses must be {prof.align}-byte aligned "
+                            f"(the nearest are {addr - addr % prof.align:#x} and "
+                            f"{addr - addr % prof.align + prof.align:#x})", instruction=op, operand="addr",
+                            rule="pto.mem.align", value=addr)
+
+
+class Memory:
+    """The on-chip buffers of one core on one target: a zeroed byte array per buffer, and the live tiles.
+
+    >>> m = Memory("a2a3")
+    >>> a = m.place(Tile("vec", "f32", 8, 8), 0x100)
+    >>> b = m.place(Tile("vec", "u32", 8, 8), 0x100)          # the same bytes, read as u32
+    >>> a.values[0, 0] = 1.0
+    >>> hex(int(b.bits[0, 0]))
+    '0x3f800000'
+    >>> hex(m.place(Tile("vec", "f32", 8, 8)).addr)           # auto placement skips the live bytes
+    '0x0'
+    """
+
+    def __init__(self, target: "str | Profile | None" = None) -> None:
+        self.prof = get_target(target)
+        self.data = {buffer_of(loc): np.zeros(cap, np.uint8) for loc, cap in self.prof.capacities.items()}
+        self.live: dict[str, list] = {b: [] for b in self.data}
+
+    def place(self, tile: Tile, addr: int | None = None, *, name: str | None = None, op: str = "pto.alloc_tile"
+              ) -> Tile:
+        """Put ``tile`` at byte ``addr`` of its buffer, or (None) at the lowest free aligned address.
+
+        Raises:
+            GeometryError: ``pto.mem.space``/``size``/``bounds``/``align`` (as :func:`tassign`), or
+                ``pto.mem.capacity``: no free range is large enough for an auto-placed tile.
+        """
+        buf = buffer_of(tile.loc)
+        if addr is None:
+            _check_place(tile, 0, self.prof, op, name)
+            addr = self._first_fit(tile, buf, name, op)
+        else:
+            _check_place(tile, int(addr), self.prof, op, name)
+        self.release(tile)
+        tile.bind(self.data[buf], int(addr))
+        tile.addr = int(addr)
+        self.live[buf].append((int(addr), int(addr) + tile.span, tile, name))
+        return tile
+
+    def release(self, tile: Tile) -> None:
+        """The tile's bytes may be reused by auto placement (the tile keeps viewing them)."""
+        for buf, ranges in self.live.items():
+            self.live[buf] = [r for r in ranges if r[2] is not tile]
+
+    def live_tiles(self, loc: str) -> list:
+        """``(start, end, tile, name)`` of the live tiles in ``loc``'s buffer, by address."""
+        return sorted(self.live.get(buffer_of(loc), []), key=lambda r: r[0])
+
+    def _first_fit(self, tile: Tile, buf: str, name: str | None, op: str) -> int:
+        align = self.prof.align
+        cap = self.data[buf].size
+        at = 0
+        for start, end, _, _ in sorted(self.live[buf], key=lambda r: r[0]):
+            if start - at >= tile.span:
+                return at
+            at = max(at, -(-end // align) * align)
+        if cap - at >= tile.span:
+            return at
+        ranges = sorted(self.live[buf], key=lambda r: r[0])
+        used = sum(e - s for s, e, _, _ in ranges)
+        shown = ", ".join(f"{'%' + n if n else t.describe()} {e - s} B at {s:#x}" for s, e, t, n in ranges[:6])
+        raise GeometryError(
+            f"{_who(tile, name)} needs {tile.span} bytes; the {cap}-byte {buf} on {self.prof.name} has "
+            f"{len(ranges)} live tiles using {used} bytes ({shown}{' ...' if len(ranges) > 6 else ''}) and no free "
+            f"range of {tile.span} bytes", instruction=op, operand=f"%{name}" if name else "tile",
+            rule="pto.mem.capacity", value=(tile.span, used, cap))
 
 
 def overlaps(tiles: list[Tile]) -> list[tuple[Tile, Tile]]:

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 from rich.table import Table
 
-from .targets import DEFAULT_TARGET, get_target
-from .text import Stmt, run_file as _run_file
+from .text import Interpreter, Stmt
+from .text.interp import parse_file
 from .tile import Tile
 
 __all__ = ["run_file", "outputs_table"]
@@ -31,14 +31,20 @@ def outputs_table(results: dict[str, np.ndarray], title: str) -> Table:
 
 
 def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool = False,
-             target: str | None = None) -> dict[str, np.ndarray]:
-    """Run ``path`` on ``target`` (default a5), print a table of the outputs, return them."""
-    prof = get_target(target or DEFAULT_TARGET)
+             target: str | None = None, blocks: int = 1, entry: str | None = None) -> dict[str, np.ndarray]:
+    """Run ``path`` on ``target`` (default: the module's ``pto.target_arch``, else a5), ``blocks`` times;
+    print a table of the outputs and any sync/pipe findings, return the outputs."""
+    it = Interpreter(parse_file(path), inputs, target, blocks=blocks)
+    prof = it.prof
 
     def show(st: Stmt, results: list) -> None:
         made = ", ".join(r.describe() for r in results if isinstance(r, Tile))
         console.print(f"[dim]{st.line:4d}[/] {st.op}" + (f" -> {made}" if made else ""))
 
-    results = _run_file(path, inputs, prof, trace=show if trace else None)
-    console.print(outputs_table(results, f"{Path(path).name} on {prof.name}"))
+    it.trace = show if trace else None
+    results = it.run(entry)
+    console.print(outputs_table(results, f"{Path(path).name} on {prof.name}"
+                                + (f", {blocks} blocks" if blocks > 1 else "")))
+    for issue in it.issues:
+        console.print(f"[yellow]note:[/] {issue}")
     return results

@@ -12,6 +12,15 @@ Data: ``tile.bits`` is the logical ``(rows, cols)`` array of lane codes
 either writes the tile. The block/box layout does not change the logical
 array; it decides the *storage order* (:meth:`Tile.offsets`,
 :meth:`Tile.storage`) that byte addresses and TASSIGN see.
+
+Storage: a tile is a typed view of bytes. A new tile owns its bytes; one
+placed in a :class:`~tilesim.pto.memory.Memory` (``alloc_tile addr=``,
+TASSIGN) views its buffer at a byte address, so tiles that overlap alias,
+each reading the shared bytes in its own dtype and layout. ND and DN tiles
+are numpy views of the bytes (every read and write goes through); a boxed
+tile (Nz, Zn, Zz, Nn) keeps a logical copy that :meth:`Tile.pull` refreshes
+from the bytes and :meth:`Tile.push` writes back (the interpreter does both
+around every op).
 """
 
 from __future__ import annotations
@@ -100,10 +109,13 @@ class Tile:
         self.pad = _norm(pad, PADS, "pad", "pto.tile.pad")
         self.inner_rows, self.inner_cols = self._inner_box()
         self._check_static()
-        self.bits = np.zeros((self.rows, self.cols), self.dtype.lane)
         self.addr: int | None = None
         #: lanes whose value the last TCVT on target ``cpu`` wrote through an undefined C++ cast (x86-64's result)
         self.undefined: np.ndarray | None = None
+        self.span = self._span()
+        self._mem = np.zeros(self.span, np.uint8)
+        self._off = 0
+        self._shadow = np.zeros((self.rows, self.cols), self.dtype.lane) if self.is_boxed else None
         self._valid = (self.rows, self.cols)
         self.set_valid(*(valid if valid is not None else (self.rows, self.cols)))
 
@@ -138,6 +150,56 @@ class Tile:
                 raise GeometryError(f"a col_major none_box tile needs rows*sizeof({self.dtype}) = {self.rows * size} "
                                     "to be a multiple of 32 bytes", instruction="Tile", operand="rows",
                                     rule="pto.tile.align", value=self.rows)
+
+    def _span(self) -> int:
+        """Bytes the tile covers in storage order (a boxed vec tile may end in a partial box)."""
+        n = self.numel
+        if self.slayout != "none_box":
+            n = max(n, int(self.offsets().max()) + 1)
+        return n * self.dtype.size
+
+    # ------------------------------------------------------------ storage
+    @property
+    def bits(self) -> np.ndarray:
+        """The logical (rows, cols) lane codes: a view of the tile's bytes (ND, DN) or its logical copy (boxed)."""
+        if self._shadow is not None:
+            return self._shadow
+        lanes = self._mem[self._off: self._off + self.span].view(self.dtype.lane)
+        if self.blayout == "row_major":
+            return lanes.reshape(self.rows, self.cols)
+        return lanes.reshape(self.cols, self.rows).T
+
+    @bits.setter
+    def bits(self, value) -> None:
+        self.bits[...] = value
+
+    def bind(self, data: np.ndarray, offset: int) -> "Tile":
+        """View ``data`` (a uint8 buffer) from byte ``offset`` on: the tile now reads and writes those bytes."""
+        if data.dtype != np.uint8 or data.ndim != 1 or not 0 <= offset <= data.size - self.span:
+            raise GeometryError(f"a {self.span}-byte tile does not fit {data.size} bytes at {offset}",
+                                instruction="Tile.bind", operand="offset", rule="pto.mem.bounds", value=offset)
+        self._mem, self._off = data, int(offset)
+        self.pull()
+        return self
+
+    def pull(self) -> "Tile":
+        """Refresh a boxed tile's logical copy from its bytes (ND/DN tiles are always current)."""
+        if self._shadow is not None:
+            lanes = self._mem[self._off: self._off + self.span].view(self.dtype.lane)
+            self._shadow[...] = lanes[self.offsets()]
+        return self
+
+    def push(self) -> "Tile":
+        """Write a boxed tile's logical copy back to its bytes."""
+        if self._shadow is not None:
+            lanes = self._mem[self._off: self._off + self.span].view(self.dtype.lane)
+            lanes[self.offsets()] = self._shadow
+        return self
+
+    def raw_bytes(self) -> np.ndarray:
+        """The tile's bytes (a view)."""
+        self.push()
+        return self._mem[self._off: self._off + self.span]
 
     # ------------------------------------------------------------ valid region
     @property
@@ -227,11 +289,8 @@ class Tile:
         return base + (within_rm if lay in ("Nz", "Zz") else within_cm)
 
     def storage(self) -> np.ndarray:
-        """The tile's lane codes in storage order (1-D), as they sit in the buffer."""
-        off = self.offsets()
-        out = np.zeros(max(self.numel, int(off.max()) + 1), self.dtype.lane)
-        out[off] = self.bits
-        return out
+        """The tile's lane codes in storage order (1-D), as they sit in the buffer (a copy)."""
+        return self.raw_bytes().view(self.dtype.lane).copy()
 
     def load_storage(self, lanes: np.ndarray) -> "Tile":
         """Fill the tile from lane codes in storage order (the inverse of :meth:`storage`)."""
@@ -242,6 +301,7 @@ class Tile:
                                 instruction="Tile.load_storage", operand="lanes", rule="pto.tile.storage",
                                 value=lanes.shape)
         self.bits[...] = lanes.view(self.dtype.lane)[off]
+        self.push()
         return self
 
     # -------------------------------------------------------------------- data

@@ -3,11 +3,16 @@
 * ``!pto.tile_buf<loc=L, dtype=T, rows=R, cols=C, v_row=VR, v_col=VC, blayout=B, slayout=S, fractal=F, pad=P[, compact=K]>``
   (keyed; fields in exactly this order; VR/VC an integer, ``?`` or -1 for dynamic; pad 0..3 = null/zero/max/min).
 * ``!pto.tile_buf<vec, 16x128xf32, valid=16x1, blayout=col_major>`` (compact; defaults omitted). A compact
-  ``left`` tile without a blayout gets the target's Left layout (A2A3 row_major, A5 col_major).
+  ``left`` tile_buf gets the target's Left layout (A2A3 row_major, A5 col_major) whatever it says, as PTOAS's
+  type parser does (PTOAS ``lib/PTO/IR/PTOTypeDefs.cpp``, ``resolveTileBufBLayout``; decision PTO35).
 * ``!pto.tile<16x16xf32>`` (SSA), ``!pto.tile<f32, 16, 16>`` (assembly) and the documentation's positional
   ``!pto.tile<loc=vec, f32, 16, 16, RowMajor, NoneBox, None, Zero>``. An SSA/assembly shape is the
   *valid* shape of an ND tile whose columns are padded to 32 bytes (decision PTO15).
 * ``!pto.tile<...>`` is a placeholder: the interpreter infers the result tile from the op.
+* ``memref<AxBx...xT, #pto.address_space<S>>``: in a local space (vec/ub, mat/l1, left, right, acc, bias,
+  scaling) a tile whose rows are the product of the leading dimensions; in ``gm`` (or with no space) global
+  memory. Local memref tiles are ND, except left/right/acc, which get the layouts TMATMUL needs on the target
+  (decision PTO24).
 """
 
 from __future__ import annotations
@@ -63,16 +68,64 @@ def _dim(t: TypeRef, v, what: str):
     raise _err(t, f"{what} must be an integer, ? or -1, not {v!r}")
 
 
+#: memref address spaces -> tile locations (None: global memory)
+SPACES = {"gm": None, "global": None, "vec": "vec", "ub": "vec", "mat": "mat", "l1": "mat", "cbuf": "mat",
+          "left": "left", "l0a": "left", "right": "right", "l0b": "right", "acc": "acc", "l0c": "acc",
+          "bias": "bias", "scaling": "scaling", "fb": "scaling"}
+
+
+def memref_space(t: TypeRef) -> str | None:
+    """The address space a ``memref`` type names (``gm`` when none), as written."""
+    for _, v in t.params[1:]:
+        if isinstance(v, str) and v.startswith("#pto.address_space<"):
+            return v[len("#pto.address_space<"): -1].strip()
+    return "gm"
+
+
+def memref_shape(t: TypeRef) -> Shape:
+    if not t.params or not isinstance(t.params[0][1], Shape) or t.params[0][1].elem is None:
+        raise _err(t, "a memref type starts with its shape and element type (e.g. memref<16x16xf32, ...>)")
+    return t.params[0][1]
+
+
+def memref_location(t: TypeRef) -> str | None:
+    """The tile location of a local memref type; None for global memory."""
+    space = memref_space(t)
+    if space not in SPACES:
+        raise _err(t, f"unknown address space {space!r}; spaces: {', '.join(SPACES)}")
+    return SPACES[space]
+
+
+def _memref_tile(t: TypeRef, prof: Profile) -> TileSpec:
+    shape = memref_shape(t)
+    if None in shape.dims or not shape.dims:
+        raise _err(t, "a local memref needs a static shape")
+    loc = memref_location(t)
+    rows = 1
+    for d in shape.dims[:-1]:
+        rows *= d
+    cols = shape.dims[-1]
+    lay = {"left": (prof.left_blayout or "row_major", "row_major", 512), "right": ("row_major", "col_major", 512),
+           "acc": ("col_major", "row_major", 1024)}.get(loc, ("row_major", "none_box", 512))
+    return TileSpec(loc, shape.elem, rows, cols, (rows, cols), *lay)
+
+
 def tile_spec(t: TypeRef, prof: Profile) -> TileSpec | None:
     """The tile a type describes; None for a placeholder (``!pto.tile<...>``) or a non-tile type."""
+    if t.name == "memref" and memref_location(t) is not None:
+        return _memref_tile(t, prof)
     if t.name not in ("!pto.tile_buf", "!pto.tile") or t.is_placeholder or not t.params:
         return None
     keys = [k for k, _ in t.params]
     if t.name == "!pto.tile_buf" and keys and keys[0] == "loc":
-        return _keyed(t)
-    if t.name == "!pto.tile_buf":
-        return _compact(t, prof)
-    return _doc_tile(t)
+        spec = _keyed(t)
+    elif t.name == "!pto.tile_buf":
+        spec = _compact(t, prof)
+    else:
+        return _doc_tile(t)
+    if spec.loc == "left" and prof.left_blayout:
+        spec.blayout = prof.left_blayout     # PTOAS's parser gives every Left tile_buf the target's layout
+    return spec
 
 
 def _keyed(t: TypeRef) -> TileSpec:

@@ -1,0 +1,116 @@
+"""How a DPS op's ``ins``/``outs``/attributes become a call of its function in :data:`~tilesim.pto.OPS`.
+
+One rule for every op: the function's positional parameters (destination
+first, as every op function is written) take ``outs`` then ``ins`` in order;
+an attribute becomes the keyword argument of its snake_case name
+(``cmpMode`` -> ``cmp_mode``, ``isBinary`` -> ``is_binary``); a PTOAS op whose
+``ins`` holds an optional ``tmp`` tile (:data:`TMP_SLOT`) passes it as
+``tmp=`` when the function takes one and drops it otherwise (decision PTO10:
+tmp is never written). The few differences are data, below.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from functools import lru_cache
+
+from ...errors import TilesimError
+from ..tile import Tile
+
+__all__ = ["call_op", "TMP_SLOT", "ATTR_ALIASES", "IGNORED_ATTRS", "enum_word", "snake"]
+
+#: position of the optional tmp tile within a PTOAS op's ins(...) (PTOAS PTOOps.td operand order)
+TMP_SLOT = {
+    **{op: 1 for op in ("trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "trowargmax", "trowargmin",
+                        "tcolargmax", "tcolargmin", "trsqrt", "tcvt", "ttrans")},
+    **{f"trowexpand{k}": 2 for k in ("div", "expdif", "max", "min", "mul", "sub")},
+    "tsel": 3, "tsels": 2, "trem": 2, "trems": 2, "txor": 2, "txors": 2, "tprelu": 2, "tsort32": 2,
+}
+#: a second destination that the function takes by keyword (value+index arg reductions)
+MULTI_OUT_KW = {op: "dst_val" for op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin")}
+#: PTOAS attribute -> parameter name, where snake_case is not the name
+ATTR_ALIASES = {"sat_mode": "sat", "atomicType": "atomic", "cmpMode": "cmp_mode"}
+#: attributes that carry no semantics tilesim models (layout hints, MLIR bookkeeping)
+IGNORED_ATTRS = frozenset({"operandSegmentSizes", "resultSegmentSizes", "layout", "inferred_layout"})
+
+
+def snake(name: str) -> str:
+    """``accToVecMode`` -> ``acc_to_vec_mode``."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def enum_word(v):
+    """``#pto<cmp lt>`` -> ``lt``; ``#pto.round_mode<CAST_RINT>`` -> ``CAST_RINT``; others unchanged."""
+    if isinstance(v, str) and v.startswith("#") and "<" in v and v.endswith(">"):
+        return v[v.index("<") + 1: -1].strip().split()[-1]
+    return v
+
+
+def _convert(param: str, v):
+    v = enum_word(v)
+    if param == "sat":
+        return {"ON": True, "OFF": False}.get(str(v).upper(), v) if not isinstance(v, bool) else v
+    if param == "cmp_mode":
+        return str(v).lower()
+    return v
+
+
+@lru_cache(maxsize=None)
+def _params(fn) -> tuple[tuple, frozenset, frozenset]:
+    """(positional names, keyword names, required positional names) of an op function, ``target`` excluded."""
+    pos, kw, req = [], set(), set()
+    for p in inspect.signature(fn).parameters.values():
+        if p.name == "target":
+            continue
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            pos.append(p.name)
+            kw.add(p.name)
+            if p.default is p.empty:
+                req.add(p.name)
+        elif p.kind == p.KEYWORD_ONLY:
+            kw.add(p.name)
+    return tuple(pos), frozenset(kw), frozenset(req)
+
+
+def _fail(op: str, detail: str, operand: str, value=None, rule: str = "pto.interp.operands") -> TilesimError:
+    return TilesimError(detail, instruction=op.upper(), operand=operand, rule=rule, value=value)
+
+
+def call_op(name: str, fn, outs: list, ins: list, attrs: dict, target):
+    """Call ``fn`` (the op ``name``'s function) with DPS operands and attributes.
+
+    Raises:
+        TilesimError: the operand count does not fit the op (``pto.interp.operands``), or an attribute
+            the op does not take (``pto.interp.attr``).
+    """
+    pos, kws, req = _params(fn)
+    kw: dict = {}
+    for key, v in attrs.items():
+        if key in IGNORED_ATTRS:
+            continue
+        param = ATTR_ALIASES.get(key, snake(key))
+        if param not in kws:
+            raise _fail(name, f"attribute {key} is not one tilesim's {name.upper()} takes (it takes "
+                              f"{', '.join(sorted(kws - set(pos))) or 'none'})", key, v, "pto.interp.attr")
+        kw[param] = _convert(param, v)
+    outs, ins = list(outs), list(ins)
+    if name in MULTI_OUT_KW and len(outs) == 2:
+        kw[MULTI_OUT_KW[name]] = outs.pop(0)
+    free = [p for p in pos if p not in kw]
+    slot = TMP_SLOT.get(name)
+    if slot is not None and slot < len(ins) and isinstance(ins[slot], Tile) and len(outs) + len(ins) > len(
+            [p for p in free if p != "tmp"]):
+        tmp = ins.pop(slot)
+        if "tmp" in kws and "tmp" not in kw:
+            kw["tmp"] = tmp
+        free = [p for p in free if p not in kw]
+    args = outs + ins
+    if len(args) > len(free):
+        raise _fail(name, f"takes {len(free)} operands ({', '.join(free)}), got {len(args)} "
+                          f"({len(outs)} in outs, {len(ins)} in ins)", "operands", len(args))
+    missing = [p for p in free[len(args):] if p in req]
+    if missing:
+        raise _fail(name, f"needs {len(free)} operands ({', '.join(free)}); {', '.join(missing)} "
+                          f"{'is' if len(missing) == 1 else 'are'} missing", missing[0], len(args))
+    return fn(*args, **kw, target=target)

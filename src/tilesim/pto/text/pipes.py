@@ -1,0 +1,93 @@
+"""TPUSH/TPOP pipes between the cube and vector sides of one block, in the sequential model.
+
+A pipe direction is a FIFO of tile payloads: ``c2v`` (cube pushes with
+``tpush_to_aiv``/``tpush``, vector pops with ``tpop_from_aic``/``tpop``) and
+``v2c``. ``split`` divides a payload between the two vector subblocks: 0
+keeps it whole, 1 splits the rows into an upper and a lower half, 2 the
+columns into a left and a right half; the subblock a function runs as
+takes its half. Functions that push and pop run as coroutines
+(:mod:`.peers`), so a pop waits for its peer's push; a pop no push can
+fill is an error (``pto.pipe.empty``), and payloads left at the end are
+reported. Reserved buffers (``reserve_buffer``/``import_reserved_buffer``)
+are matched by name; their addresses are real placements in the consumer's
+buffer.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...errors import StateError, TilesimError
+from ..tile import Tile
+
+__all__ = ["Pipes", "DIRECTIONS"]
+
+DIRECTIONS = {1: "c2v", 2: "v2c"}
+
+
+@dataclass
+class Pipes:
+    """The FIFOs and reserved buffers of one block."""
+
+    fifos: dict = field(default_factory=lambda: {d: [deque(), deque()] for d in DIRECTIONS.values()})
+    reserved: dict = field(default_factory=dict)
+    inits: list = field(default_factory=list)
+
+    def push(self, direction: str, tile: Tile, split: int, op: str) -> None:
+        """Copy ``tile``'s valid region into the FIFO (halves for split 1 and 2)."""
+        _check_split(split, op)
+        data = tile.valid_bits.copy()
+        if split == 0:
+            parts = [data, data]
+        else:
+            axis = 0 if split == 1 else 1
+            n = data.shape[axis]
+            if n % 2:
+                raise TilesimError(f"split {split} halves the {'rows' if axis == 0 else 'columns'}; the tile has "
+                                   f"{n}", instruction=op, operand="tile", rule="pto.pipe.split", value=n)
+            parts = np.split(data, 2, axis=axis)
+        for sub in (0, 1):
+            self.fifos[direction][sub].append((tile.dtype, parts[sub], split))
+
+    def pop(self, direction: str, dst: Tile, split: int, subblock: int, op: str) -> Tile:
+        """Fill ``dst``'s valid region from the FIFO's oldest payload for ``subblock``."""
+        _check_split(split, op)
+        q = self.fifos[direction][subblock]
+        if not q:
+            raise StateError(f"nothing was pushed to the {direction} pipe before this pop, and no peer function "
+                             "runs beside this one to push it", instruction=op, operand="pipe",
+                             rule="pto.pipe.empty", value=direction)
+        dtype, data, pushed_split = q.popleft()
+        other = self.fifos[direction][1 - subblock]
+        if other and pushed_split == 0:
+            other.popleft()
+        if pushed_split != split:
+            raise TilesimError(f"popped with split {split}, pushed with split {pushed_split}", instruction=op,
+                               operand="split", rule="pto.pipe.split", value=(pushed_split, split))
+        if dtype != dst.dtype:
+            raise TilesimError(f"the payload is {dtype}, the tile {dst.dtype}", instruction=op, operand="tile",
+                               rule="pto.pipe.dtype", value=(str(dtype), str(dst.dtype)))
+        if data.shape != dst.valid:
+            raise TilesimError(f"the payload is {data.shape[0]}x{data.shape[1]}, the tile's valid region "
+                               f"{dst.valid_rows}x{dst.valid_cols}", instruction=op, operand="tile",
+                               rule="pto.pipe.shape", value=(data.shape, dst.valid))
+        dst.bits[: data.shape[0], : data.shape[1]] = data
+        dst.push()
+        return dst
+
+    def leftovers(self) -> list[str]:
+        out = []
+        for d, (q0, q1) in self.fifos.items():
+            n = max(len(q0), len(q1))
+            if n:
+                out.append(f"{n} payload(s) pushed to the {d} pipe were never popped")
+        return out
+
+
+def _check_split(split, op: str) -> None:
+    if split not in (0, 1, 2):
+        raise TilesimError("split must be 0 (whole), 1 (rows in halves) or 2 (columns in halves)", instruction=op,
+                           operand="split", rule="pto.pipe.split", value=split)

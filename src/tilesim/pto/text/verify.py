@@ -1,0 +1,147 @@
+"""Module-level checks PTOAS's verifier makes before any code runs, over every function (run or not).
+
+Each check is one rule a PTOAS negative test relies on (PTOAS ``lib/PTO/IR``
+verifiers and passes; decision PTO34):
+
+* ``pto.view.result_shape``: a ``partition_view`` with constant sizes must
+  name those sizes in its static result type of the same rank.
+* ``pto.pipe.valid_shape``: a ``tpop`` given valid_row/valid_col operands
+  must have a dynamic (``?``) valid shape in its result type.
+* ``pto.pipe.local_addr``: ``initialize_l2l_pipe`` without ``flag_base``
+  takes its local address from ``reserve_buffer``/``import_reserved_buffer``.
+* ``pto.pipe.peer``: a function whose pipe uses a reserved buffer needs its
+  peer function (linked by ``peer_func``) to initialise its side too.
+* ``pto.pipe.split``: the TPUSH/TPOP/TFREE of a peer group do not mix split 0 with split 1/2.
+* ``pto.pipe.nosplit``: ``nosplit = false`` contradicts users with split 0.
+* ``pto.async.shape``: ``tput_async``'s destination is a static 1-D GM memref.
+"""
+
+from __future__ import annotations
+
+from ...errors import ParseError
+from .parser import Program, Stmt, TypeRef
+from .types import memref_location, memref_shape
+
+__all__ = ["verify", "walk"]
+
+_INITS = ("pto.initialize_l2l_pipe", "pto.aic_initialize_pipe", "pto.aiv_initialize_pipe",
+          "pto.initialize_l2g2l_pipe")
+_RESERVED = ("pto.reserve_buffer", "pto.import_reserved_buffer")
+_SPLIT_USERS = ("pto.tpush", "pto.tpop", "pto.tfree", "pto.tpush_to_aiv", "pto.tpush_to_aic", "pto.tpop_from_aic",
+                "pto.tpop_from_aiv", "pto.tfree_from_aic", "pto.tfree_from_aiv")
+
+
+def walk(stmts):
+    """Every statement of ``stmts``, depth first, regions included."""
+    for st in stmts or []:
+        yield st
+        for r in st.regions:
+            yield from walk(r)
+
+
+def _err(program: Program, st, detail: str, rule: str) -> ParseError:
+    return ParseError(detail, instruction=getattr(st, "op", None) or "pto.verify", rule=rule,
+                      source=program.source, line=st.line or 1, column=st.column or 1)
+
+
+def _operand_names(st: Stmt) -> list[str]:
+    """Values an op names: its operands and those of a keyword operand group ``(k = %v : T, ...)``."""
+    names = [o.name for o in st.ins if getattr(o, "kind", None) == "value"]
+    syn = st.extra.get("syn")
+    group = getattr(syn, "kw", {}).get("(") if syn is not None else None
+    for tok in getattr(group, "items", []) or []:
+        if getattr(tok, "type", None) == "VALUE":
+            names.append(tok.text[1:])
+    return names
+
+
+def _int_attr(st: Stmt, key: str):
+    v = st.attrs.get(key)
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def verify(program: Program) -> None:
+    """Raise the first rule any function of ``program`` breaks (see the module docstring)."""
+    consts: dict = {}
+    funcs = {f.name: f for f in program.funcs if f.body is not None}
+    for f in funcs.values():
+        defs = {}
+        for st in walk(f.body):
+            for r in st.results:
+                defs[r] = st
+            if st.kind == "constant" and st.ins and getattr(st.ins[0], "kind", None) == "literal":
+                for r in st.results:
+                    consts[r] = st.ins[0].value
+        for st in walk(f.body):
+            _check_stmt(program, st, defs, consts)
+    _check_peers(program, funcs)
+
+
+def _check_stmt(program: Program, st: Stmt, defs: dict, consts: dict) -> None:
+    if st.kind == "part_view" and st.out_types:
+        ty: TypeRef = st.out_types[0]
+        shape = next((v for _, v in ty.params if hasattr(v, "dims")), None)
+        sizes = [_const(o, consts) for o in st.extra.get("sizes", [])]
+        if shape is not None and None not in sizes and all(d is not None for d in shape.dims) \
+                and len(shape.dims) == len(sizes) and list(shape.dims) != sizes:     # PTOAS skips other ranks
+            raise _err(program, st, f"sizes {sizes} do not match the result type {ty.text()}",
+                       "pto.view.result_shape")
+    if st.op in ("pto.tpop", "pto.tpop_from_aic", "pto.tpop_from_aiv") and st.ins and st.out_types:
+        v = (st.out_types[0].param("v_row"), st.out_types[0].param("v_col"))
+        if st.out_types[0].name == "!pto.tile_buf" and v != ("?", "?") and v != (-1, -1):
+            raise _err(program, st, "with valid_row/valid_col operands the result tile needs a dynamic valid shape "
+                                    "(v_row=?, v_col=?)", "pto.pipe.valid_shape")
+    if st.op == "pto.initialize_l2l_pipe" and "flag_base" not in st.attrs:
+        for n in _operand_names(st):
+            d = defs.get(n)
+            if d is None or d.op not in _RESERVED:
+                raise _err(program, st, f"the local address %{n} must come from pto.reserve_buffer or "
+                                        "pto.import_reserved_buffer when flag_base is not given",
+                           "pto.pipe.local_addr")
+    if st.op == "pto.tput_async" and st.in_types:
+        ty = st.in_types[0]
+        if ty.name == "memref" and memref_location(ty) is None:
+            dims = memref_shape(ty).dims
+            if len(dims) != 1 or None in dims:
+                raise _err(program, st, f"the destination {ty.text()} must be a static 1-D GM memref",
+                           "pto.async.shape")
+
+
+def _const(o, consts: dict):
+    if isinstance(o, tuple):
+        return o[1] if o[0] == "int" else consts.get(o[1])
+    if getattr(o, "kind", None) == "literal":
+        return o.value
+    return consts.get(getattr(o, "name", None))
+
+
+def _check_peers(program: Program, funcs: dict) -> None:
+    peers: dict[str, set] = {n: set() for n in funcs}
+    inits: dict[str, list] = {n: [] for n in funcs}
+    splits: dict[str, list] = {n: [] for n in funcs}
+    for name, f in funcs.items():
+        for st in walk(f.body):
+            peer = st.attrs.get("peer_func")
+            if isinstance(peer, str) and peer.lstrip("@") in funcs:
+                peers[name].add(peer.lstrip("@"))
+                peers[peer.lstrip("@")].add(name)
+            if st.op in _INITS:
+                inits[name].append(st)
+            if st.op in _SPLIT_USERS and _int_attr(st, "split") is not None:
+                splits[name].append(st)
+    for name, f in funcs.items():
+        for st in inits[name]:
+            uses_reserved = any(s.op in _RESERVED for s in walk(f.body))
+            missing = [p for p in sorted(peers[name]) if not inits[p]]
+            if uses_reserved and missing:
+                raise _err(program, st, f"the pipe's peer @{missing[0]} has no pipe initialisation (a complete "
+                                        "peer init pair is needed with reserved buffers)", "pto.pipe.peer")
+            group = [name, *sorted(peers[name])]
+            users = [s for g in group for s in splits[g]]
+            if st.attrs.get("nosplit") is False and any(_int_attr(s, "split") == 0 for s in users):
+                raise _err(program, st, "nosplit = false, but TPUSH/TPOP users of this pipe use split = 0",
+                           "pto.pipe.nosplit")
+            used = sorted({_int_attr(s, "split") for s in users})
+            if 0 in used and len(used) > 1:
+                raise _err(program, st, f"the peer functions use splits {used}: split 0 (whole tiles) cannot be "
+                                        "mixed with split 1/2 on one pipe", "pto.pipe.split")
