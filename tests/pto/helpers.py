@@ -18,7 +18,8 @@ FACTS = {
 TARGETS = tuple(FACTS)
 
 _NP = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16, "i8": np.int8, "i16": np.int16,
-       "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64}
+       "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+       "f8e4m3": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2, "f8e8m0": ml_dtypes.float8_e8m0fnu}
 _LANE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -38,6 +39,8 @@ def rand_bits(rng: np.random.Generator, dt: str, shape, special: float = 0.08, t
               lo: float = -100, hi: float = 100) -> np.ndarray:
     """Lane codes: random values, many small integers (ties), and special values (±0, ±Inf, NaN, subnormals)."""
     n = int(np.prod(shape))
+    if dt.startswith("f8"):  # every code is interesting at 8 bits
+        return rng.integers(0, 256, size=n, dtype=np.uint8).reshape(shape)
     if dt in o.INTS:
         bits, signed = o.INTS[dt]
         lo_i, hi_i = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)

@@ -439,6 +439,28 @@ MODE_TO_ROUNDING = {"CAST_RINT": "rne", "RINT": "rne", "NONE": "rne", "ROUND": "
                     "TRUNC": "rtz", "ODD": "odd"}
 
 
+# ------------------------------------------------------------------ 8-bit floats
+#: (exponent bits, mantissa bits, bias, kind): OCP E4M3 (no Inf, NaN = S.1111.111), IEEE-like E5M2, E8M0 (unsigned)
+FP8 = {"f8e4m3": (4, 3, 7, "fn"), "f8e5m2": (5, 2, 15, "ieee"), "f8e8m0": (8, 0, 127, "e8m0")}
+
+
+def dec_fp8(bits: int, dt: str) -> float:
+    """The value of an 8-bit float code, from the OCP MX / OFP8 definitions (exact as a Python float)."""
+    e_bits, m_bits, bias, kind = FP8[dt]
+    if kind == "e8m0":
+        return math.nan if bits == 0xFF else math.ldexp(1.0, bits - bias)
+    sign = -1.0 if bits >> 7 else 1.0
+    e = (bits >> m_bits) & ((1 << e_bits) - 1)
+    m = bits & ((1 << m_bits) - 1)
+    if kind == "fn" and e == (1 << e_bits) - 1 and m == (1 << m_bits) - 1:
+        return math.nan
+    if kind == "ieee" and e == (1 << e_bits) - 1:
+        return sign * math.inf if m == 0 else math.nan
+    if e == 0:
+        return sign * math.ldexp(m, 1 - bias - m_bits)
+    return sign * math.ldexp(m | (1 << m_bits), e - bias - m_bits)
+
+
 # ------------------------------------------------- the CPU simulator's TCVT
 def _cvtt(x: float, width: int) -> int:
     """x86-64 cvttsd2si of ``width`` bits: truncate; NaN or out of range -> the lowest value."""

@@ -17,7 +17,7 @@ from .helpers import TARGETS, rand_bits, seed, sentinel
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dt", sorted(pto.DTYPES))
+@pytest.mark.parametrize("dt", sorted(pto.dtypes.ALL))  # fp8: tests/pto/test_fp8.py
 def test_tload_tstore_round_trip(target, dt):
     rng = np.random.default_rng(seed(target, dt))
     d = pto.get_dtype(dt)

@@ -18,7 +18,7 @@ import numpy as np
 from .. import formats
 from ..errors import DtypeError
 
-__all__ = ["DType", "DTYPES", "get_dtype", "ALL", "FLOATS", "INTS"]
+__all__ = ["DType", "DTYPES", "get_dtype", "ALL", "FLOATS", "INTS", "FP8"]
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,8 @@ class DType:
     @cached_property
     def np(self) -> np.dtype:
         """numpy dtype whose values are this dtype's numbers (a view of the lane bits)."""
-        if self.np_name == "bfloat16":
-            return np.dtype(ml_dtypes.bfloat16)
+        if hasattr(ml_dtypes, self.np_name):
+            return np.dtype(getattr(ml_dtypes, self.np_name))
         return np.dtype(self.np_name)
 
     @cached_property
@@ -105,6 +105,13 @@ _ROWS = (
     DType("u16", "uint16", "uint16_t", "uint16", ("ui16", "uint16", "uint16_t")),
     DType("u32", "uint32", "uint32_t", "uint32", ("ui32", "uint32", "uint32_t")),
     DType("u64", "uint64", "uint64_t", "uint64", ("ui64", "uint64", "uint64_t")),
+    # 8-bit floats (A5): PTOAS lowers MLIR f8E4M3FN *and* f8E4M3 to the one C++ float8_e4m3_t, the OCP E4M3
+    # (PTOAS lib/PTO/Transforms/PTOToEmitC.cpp), so both spellings name the OCP format (decision PTO50).
+    DType("f8e4m3", "fp8_e4m3", "float8_e4m3_t", "float8_e4m3fn",
+          ("f8E4M3FN", "f8E4M3", "float8_e4m3_t", "float8_e4m3fn", "e4m3", "fp8_e4m3")),
+    DType("f8e5m2", "fp8_e5m2", "float8_e5m2_t", "float8_e5m2", ("f8E5M2", "float8_e5m2_t", "e5m2", "fp8_e5m2")),
+    DType("f8e8m0", "e8m0", "float8_e8m0_t", "float8_e8m0fnu",
+          ("f8E8M0FNU", "float8_e8m0_t", "float8_e8m0fnu", "e8m0", "ue8m0")),
 )
 
 DTYPES: dict[str, DType] = {d.name: d for d in _ROWS}
@@ -117,9 +124,11 @@ for _d in _ROWS:
     if _d.format.dtype.itemsize != _d.np.itemsize:
         raise RuntimeError(f"{_d.name}: numpy view and lane differ in size")
 
-ALL = tuple(DTYPES)
-FLOATS = tuple(n for n, d in DTYPES.items() if d.is_float)
-INTS = tuple(n for n, d in DTYPES.items() if d.is_int)
+#: the 8-bit float dtypes; ALL (what the older dtype tables mean by "every dtype") leaves them out
+FP8 = ("f8e4m3", "f8e5m2", "f8e8m0")
+ALL = tuple(n for n in DTYPES if n not in FP8)
+FLOATS = tuple(n for n in ALL if DTYPES[n].is_float)
+INTS = tuple(n for n in ALL if DTYPES[n].is_int)
 
 
 def get_dtype(key, *, instruction: str | None = None, operand: str | None = None) -> DType:
@@ -144,6 +153,6 @@ def get_dtype(key, *, instruction: str | None = None, operand: str | None = None
         key = str(key)
     d = _LOOKUP.get(key) or _LOOKUP.get(key.lower())
     if d is None:
-        raise DtypeError(f"unknown dtype {key!r}; known: " + ", ".join(ALL), instruction=instruction,
+        raise DtypeError(f"unknown dtype {key!r}; known: " + ", ".join(DTYPES), instruction=instruction,
                          operand=operand, rule="pto.dtype.name", value=key)
     return d

@@ -102,6 +102,11 @@ def _cvt(table: Mapping[str, tuple[str, ...]]) -> frozenset:
 _MATMUL = frozenset({("i32", "i8", "i8"), ("f32", "f16", "f16"), ("f32", "f32", "f32"), ("f32", "bf16", "bf16")})
 
 
+_REM_A5 = ("f16", "f32", "i16", "u16", "i32", "u32", "i64", "u64")
+_PART_A5 = ("u8", "i8", "u16", "i16", "u32", "i32", "f16", "f32", "bf16")
+_AXPY = frozenset({("f16", "f16"), ("f32", "f32"), ("f16", "f32")})
+
+
 def _row(op, roles, a2a3, a5, cpu) -> OpTypes:
     return OpTypes(op, tuple(roles), frozenset(a2a3), frozenset(a5), frozenset(cpu))
 
@@ -166,6 +171,12 @@ _ROWS = [
     _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL)),  # CPU_SIM asserts no pair
     _ew("tload", ALL, ALL), _ew("tstore", ALL, ALL),
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
+    # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
+    _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
+    *[_ew(op, ("i32", "i16", "f16", "f32"), _PART_A5, ("i32", "i16", "f16", "bf16", "f32", "i8", "u8"))
+      for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
+    _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY),
+    _ew("taddc", NARROW, ALL),
 ]
 
 OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})
@@ -231,6 +242,7 @@ class Profile:
             elements through the layout's offsets wherever it compiles).
         vec_tload_max_rows: TLOAD into a Vec tile allows at most this many rows (A2A3: 4095).
         left_blayout: the block layout a Left (L0A) tile must have for TMATMUL, or None for either.
+        tmov_paths: the (src loc, dst loc) pairs TMOV accepts, or None for every pair (the CPU reference).
         dtypes: op -> accepted dtype signatures (see :data:`OP_TYPES`).
     """
 
@@ -251,6 +263,7 @@ class Profile:
     tmp_same_dtype: frozenset = frozenset()
     cvt_wrap_pairs: frozenset = frozenset()
     zero_size_noop: frozenset = frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod"})
+    tmov_paths: frozenset | None = None
     cvt_cpu_model: bool = False
     strict: bool = False
     any_layout: frozenset = frozenset()
@@ -300,6 +313,10 @@ _CPU_ANY_LAYOUT = frozenset({
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
+# TMOV location pairs: pto-isa docs/isa/TMOV.md, "A2A3/A5 implementation checks"
+_TMOV_A2A3 = frozenset({("mat", "left"), ("mat", "right"), ("mat", "bias"), ("mat", "scaling"), ("vec", "vec"),
+                        ("acc", "mat")})
+_TMOV_A5 = _TMOV_A2A3 | {("vec", "mat"), ("acc", "vec")}
 _CAP_A5 = {"vec": 256 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 256 * _K,
            "bias": 4 * _K, "scaling": 4 * _K}
 
@@ -317,11 +334,13 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         vec_tload_max_rows=4095,
         tmp_same_dtype=frozenset({"tcolargmax", "tcolargmin", "trowprod", "tcolsum"}),
         cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
-        zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"})),
+        zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
+        tmov_paths=_TMOV_A2A3),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
-        cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major"),
+        cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major",
+        tmov_paths=_TMOV_A5),
 })
 
 

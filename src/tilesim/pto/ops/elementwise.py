@@ -30,7 +30,7 @@ CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
-    if isinstance(value, Tile) or np.ndim(value) != 0:
+    if isinstance(value, Tile) or np.ndim(value) != 0 or np.asarray(value).dtype.kind in "SUOa":
         op.fail("expected a scalar number", operand, "pto.op.operand", type(value).__name__, TilesimError)
     try:
         return to_bits(np.asarray(value), dt, what=op.inst)
@@ -45,14 +45,22 @@ def _vec_tiles(op: Op, named: list[tuple[Tile, str]]) -> None:
 
 
 # ------------------------------------------------------------- tile-tile
-def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
-    op = Op(name, target)
-    _vec_tiles(op, [(dst, "dst"), (src0, "src0"), (src1, "src1")])
+def _tile_tile(op: Op, dst: Tile, src0: Tile, src1: Tile, tmp=None, mask: Tile | None = None) -> None:
+    """The checks of a tile-tile op: vec row-major tiles of dst's dtype (in the op's table) and valid shape."""
+    _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src0, "src0"),
+                    (src1, "src1")])
     op.same_dtype(dst, src0, "src0", "dst")
     op.same_dtype(dst, src1, "src1", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
+    op.dtypes(op.name, (dst.dtype,), ("dst",))
+    if tmp is not None:
+        op.tile(tmp, "tmp", None)
     op.valid_match(dst, src0, "src0", "dst")
     op.valid_match(dst, src1, "src1", "dst")
+
+
+def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
+    op = Op(name, target)
+    _tile_tile(op, dst, src0, src1)
     R, C = dst.valid
     p = op.prof
     dst.bits[:R, :C] = nx.binary(kind, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, flush=p.flush_denormals,
@@ -260,14 +268,7 @@ def _mask_bits(op: Op, mask: Tile, R: int, C: int) -> np.ndarray:
 def tsel(dst: Tile, mask: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
     """TSEL: ``dst = mask ? src0 : src1`` per element (bits copied); mask laid out as TCMP writes it."""
     op = Op("tsel", target)
-    _vec_tiles(op, [(dst, "dst"), (mask, "mask"), (src0, "src0"), (src1, "src1")])
-    op.same_dtype(dst, src0, "src0", "dst")
-    op.same_dtype(dst, src1, "src1", "dst")
-    op.dtypes("tsel", (dst.dtype,), ("dst",))
-    if tmp is not None:
-        op.tile(tmp, "tmp", None)
-    op.valid_match(dst, src0, "src0", "dst")
-    op.valid_match(dst, src1, "src1", "dst")
+    _tile_tile(op, dst, src0, src1, tmp, mask)
     R, C = dst.valid
     m = _mask_bits(op, mask, R, C)
     dst.bits[:R, :C] = np.where(m, src0.bits[:R, :C], src1.bits[:R, :C])

@@ -23,7 +23,7 @@ from .. import numerics as nx
 from ..tile import Tile
 from ._common import Op
 
-__all__ = ["tmatmul", "fma32"]
+__all__ = ["tmatmul", "tmatmul_acc", "tmatmul_bias", "fma32"]
 
 _MAX = 4095
 
@@ -44,21 +44,15 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return bits.view(np.float64).astype(np.float32)
 
 
-def tmatmul(c: Tile, a: Tile, b: Tile, *, target=None) -> Tile:
-    """TMATMUL: ``c[:M, :N] = a[:M, :K] @ b[:K, :N]`` with M, K from a's valid region and N from b's.
+def cube_operands(op: Op, c: Tile, a: Tile, b: Tile, left_blayout: str | None) -> tuple[int, int, int]:
+    """Check the acc/left/right tiles of a cube op (locations, layouts, chained shapes, sizes); return M, K, N.
 
-    Tiles: a is ``left``, b ``right``, c ``acc``; static shapes a.rows == c.rows,
-    a.cols == b.rows, b.cols == c.cols (rule ``pto.tmatmul.shape``). Layouts as
-    the CPU reference checks: left slayout row_major (blayout by target: A2A3
-    row_major, A5 col_major), right row_major/col_major, acc col_major/row_major.
-    dtypes (c, a, b): (i32, i8, i8), (f32, f16, f16), (f32, f32, f32), (f32, bf16, bf16).
-    M, K, N must lie in 1..4095 (rule ``pto.op.range``).
+    left_blayout: the Left tile's required block layout, or None for either.
     """
-    op = Op("tmatmul", target)
     op.tile(c, "c", "acc")
     op.tile(a, "a", "left")
     op.tile(b, "b", "right")
-    lb = op.prof.left_blayout
+    lb = left_blayout
     if a.slayout != "row_major" or (lb is not None and a.blayout != lb):
         op.fail(f"left tile needs blayout {lb or 'row_major or col_major'} and slayout row_major, not "
                 f"{a.blayout}/{a.slayout}", "a", "pto.op.layout", a.layout)
@@ -71,19 +65,87 @@ def tmatmul(c: Tile, a: Tile, b: Tile, *, target=None) -> Tile:
     if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:
         op.fail(f"shapes a {a.rows}x{a.cols}, b {b.rows}x{b.cols}, c {c.rows}x{c.cols} do not chain", "a,b,c",
                 "pto.tmatmul.shape", ((a.rows, a.cols), (b.rows, b.cols), (c.rows, c.cols)))
-    op.dtypes("tmatmul", (c.dtype, a.dtype, b.dtype), ("c", "a", "b"))
     M, K, N = a.valid_rows, a.valid_cols, b.valid_cols
     for name, v in (("M", M), ("K", K), ("N", N)):
         if not 1 <= v <= _MAX:
             op.fail(f"{name} = {v} is outside 1..{_MAX}", "a" if name != "N" else "b", "pto.op.range", v)
+    return M, K, N
+
+
+def _product(op: Op, c: Tile, a: Tile, b: Tile) -> tuple[np.ndarray, int, int]:
+    """Check c, a, b for TMATMUL-family op ``op``; return (the product's lanes as int64 or float32, M, N)."""
+    M, K, N = cube_operands(op, c, a, b, op.prof.left_blayout)
+    op.dtypes("tmatmul", (c.dtype, a.dtype, b.dtype), ("c", "a", "b"))
     A, B = a.bits[:M, :K], b.bits[:K, :N]
     if c.dtype.name == "i32":
-        r = nx.int_view(A, a.dtype) @ nx.int_view(B, b.dtype)
-        c.bits[:M, :N] = r.astype(np.int32).view(np.uint32)
-        return c
+        return nx.int_view(A, a.dtype) @ nx.int_view(B, b.dtype), M, N
     x, y = nx.as_f32(A, a.dtype), nx.as_f32(B, b.dtype)
     acc = np.zeros((M, N), np.float32)
     for k in range(K):
         acc = fma32(x[:, k:k + 1], y[k:k + 1, :], acc)
-    c.bits[:M, :N] = nx.from_f32(acc, c.dtype, flush=False)
+    return acc, M, N
+
+
+def _write(c: Tile, r: np.ndarray, M: int, N: int) -> Tile:
+    if c.dtype.name == "i32":
+        c.bits[:M, :N] = r.astype(np.int32).view(np.uint32)
+    else:
+        c.bits[:M, :N] = nx.from_f32(r, c.dtype, flush=False)
     return c
+
+
+def _add(c: Tile, r: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``r + other`` in the accumulator's arithmetic (float32 rounded once; int32 wrapping)."""
+    if c.dtype.name == "i32":
+        return r + nx.int_view(other, c.dtype)
+    with np.errstate(all="ignore"):
+        return (r + nx.as_f32(other, c.dtype)).astype(np.float32)
+
+
+def tmatmul(c: Tile, a: Tile, b: Tile, *, target=None) -> Tile:
+    """TMATMUL: ``c[:M, :N] = a[:M, :K] @ b[:K, :N]`` with M, K from a's valid region and N from b's.
+
+    Tiles: a is ``left``, b ``right``, c ``acc``; static shapes a.rows == c.rows,
+    a.cols == b.rows, b.cols == c.cols (rule ``pto.tmatmul.shape``). Layouts as
+    the CPU reference checks: left slayout row_major (blayout by target: A2A3
+    row_major, A5 col_major), right row_major/col_major, acc col_major/row_major.
+    dtypes (c, a, b): (i32, i8, i8), (f32, f16, f16), (f32, f32, f32), (f32, bf16, bf16).
+    M, K, N must lie in 1..4095 (rule ``pto.op.range``).
+    """
+    op = Op("tmatmul", target)
+    return _write(c, *_product(op, c, a, b))
+
+
+def tmatmul_acc(c: Tile, c_in: Tile, a: Tile, b: Tile, *, target=None) -> Tile:
+    """TMATMUL_ACC (``pto.tmatmul.acc``): ``c = c_in + a @ b`` over M x N.
+
+    The product is TMATMUL's (a chain of float32 FMAs from +0), then one
+    float32 addition of ``c_in`` (pto-isa include/pto/cpu/TMatmul.hpp); int32
+    wraps. c_in is an acc tile of c's type (rule ``pto.tmatmul.acc_in``); it may be c.
+    """
+    op = Op("tmatmul_acc", target)
+    op.tile(c_in, "c_in", "acc")
+    if (c_in.dtype, c_in.rows, c_in.cols, c_in.layout) != (c.dtype, c.rows, c.cols, c.layout):
+        op.fail(f"c_in must have c's type ({c.dtype} {c.rows}x{c.cols} {c.layout})", "c_in", "pto.tmatmul.acc_in",
+                c_in.describe())
+    r, M, N = _product(op, c, a, b)
+    return _write(c, _add(c, r, c_in.bits[:M, :N]), M, N)
+
+
+def tmatmul_bias(c: Tile, a: Tile, b: Tile, bias: Tile, *, target=None) -> Tile:
+    """TMATMUL_BIAS (``pto.tmatmul.bias``): ``c[i, j] = (a @ b)[i, j] + bias[0, j]``, one float32 addition.
+
+    bias: a ``bias`` tile with one row, row-major, of c's dtype, at least N valid
+    columns (rules ``pto.op.loc``, ``pto.tmatmul.bias``, ``pto.op.same_dtype``).
+    """
+    op = Op("tmatmul_bias", target)
+    op.tile(bias, "bias", "bias")
+    if bias.rows != 1 or not bias.is_row_major:
+        op.fail(f"bias must be a one-row row-major tile, not {bias.rows}x{bias.cols} {bias.layout}", "bias",
+                "pto.tmatmul.bias", bias.describe())
+    op.same_dtype(c, bias, "bias", "c")
+    r, M, N = _product(op, c, a, b)
+    if bias.valid_cols < N:
+        op.fail(f"bias has {bias.valid_cols} valid columns, N = {N} needed", "bias", "pto.tmatmul.bias",
+                bias.valid_cols)
+    return _write(c, _add(c, r, np.broadcast_to(bias.bits[:1, :N], (M, N))), M, N)

@@ -1,0 +1,151 @@
+"""More element arithmetic: TREM/TREMS, the partial ops TPARTADD/MUL/MAX/MIN, TAXPY and TADDC.
+
+Semantics of the pto-isa CPU reference (include/pto/cpu/ElementOp.h,
+TBinSOps.hpp, TPartOp.hpp, ElementTileOp.h), on :mod:`tilesim.pto.numerics`:
+
+* TREM ``dst = a rem b`` with the divisor's sign: ``r = fmod(a, b)`` (exact),
+  then ``r + b`` (rounded once) when ``a >= 0`` and ``b >= 0`` differ and
+  ``r != 0``; for integers that is floor modulo. A zero divisor (integer or
+  float) is an error (rule ``pto.op.div_zero``): the reference asserts.
+* TPART*: over dst's valid region, the op where both sources are valid, a
+  copy of the one that is, 0 where neither is. Max/min follow TMAX/TMIN's
+  NaN rule.
+* TAXPY ``dst = dst + src * scalar``: the product rounded to src's dtype,
+  then the sum rounded to dst's (two roundings; decision PTO60).
+* TADDC ``dst = (src0 + src1) + src2``, each addition rounded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import SpecGapError
+from .. import numerics as nx
+from ..tile import Tile
+from ._common import Op
+from .elementwise import _scalar, _tile_tile, _vec_tiles
+
+__all__ = ["trem", "trems", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
+
+
+def _rem(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
+    a, b = np.broadcast_arrays(a, b)
+    p = op.prof
+    if p.flush_denormals and dt.is_float:
+        a, b = nx.flush_bits(a, dt), nx.flush_bits(b, dt)
+    if dt.is_float:
+        x, y = nx.as_f32(a, dt).astype(np.float64), nx.as_f32(b, dt).astype(np.float64)
+    else:
+        x, y = nx.int_view(a, dt), nx.int_view(b, dt)
+    if np.any(y == 0):
+        raise SpecGapError("remainder by zero (the reference asserts)", instruction=op.inst, operand="divisor",
+                           rule="pto.op.div_zero", value=0)
+    if dt.is_int:
+        r = np.mod(x, y)                          # C's % plus the divisor's sign = floor modulo
+        return r.astype(dt.np).view(dt.lane) if dt.name != "u64" else r.view(np.uint64)
+    with np.errstate(invalid="ignore"):
+        r = np.fmod(x, y)                         # exact, and representable in dt
+        fix = ((x >= 0) != (y >= 0)) & (r != 0)
+    rb = nx.from_f64(r, dt, flush=p.flush_denormals)
+    added = nx.binary("add", rb, b, dt, flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    return np.where(fix, added, rb)
+
+
+def trem(dst: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TREM: ``dst = src0 rem src1`` (the result takes the divisor's sign); tmp accepted, unused."""
+    op = Op("trem", target)
+    _tile_tile(op, dst, src0, src1, tmp)
+    R, C = dst.valid
+    dst.bits[:R, :C] = _rem(op, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype)
+    return dst
+
+
+def trems(dst: Tile, src: Tile, scalar, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TREMS: ``dst = src rem scalar`` (see :func:`trem`)."""
+    op = Op("trems", target)
+    _vec_tiles(op, [(dst, "dst"), (src, "src")])
+    op.same_dtype(dst, src, "src", "dst")
+    op.dtypes("trems", (dst.dtype,), ("dst",))
+    s = _scalar(op, scalar, dst.dtype)
+    if tmp is not None:
+        op.tile(tmp, "tmp", None)
+    op.valid_match(dst, src, "src", "dst")
+    R, C = dst.valid
+    dst.bits[:R, :C] = _rem(op, src.bits[:R, :C], s, dst.dtype)
+    return dst
+
+
+def _part(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
+    op = Op(name, target)
+    _vec_tiles(op, [(dst, "dst"), (src0, "src0"), (src1, "src1")])
+    op.same_dtype(dst, src0, "src0", "dst")
+    op.same_dtype(dst, src1, "src1", "dst")
+    op.dtypes(name, (dst.dtype,), ("dst",))
+    R, C = dst.valid
+    if R == 0 or C == 0:
+        return dst
+    r0, c0 = min(src0.valid_rows, R), min(src0.valid_cols, C)
+    r1, c1 = min(src1.valid_rows, R), min(src1.valid_cols, C)
+    out = np.zeros((R, C), dst.dtype.lane)
+    out[:r0, :c0] = src0.bits[:r0, :c0]
+    out[:r1, :c1] = src1.bits[:r1, :c1]
+    rb, cb = min(r0, r1), min(c0, c1)
+    p = op.prof
+    out[:rb, :cb] = nx.binary(kind, src0.bits[:rb, :cb], src1.bits[:rb, :cb], dst.dtype, flush=p.flush_denormals,
+                              nan_mode=p.nan_mode, instruction=op.inst)
+    dst.bits[:R, :C] = out
+    return dst
+
+
+def tpartadd(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TPARTADD: ``src0 + src1`` where both are valid, the valid one's value elsewhere, 0 outside both."""
+    return _part("tpartadd", "add", dst, src0, src1, target)
+
+
+def tpartmul(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TPARTMUL: ``src0 * src1`` where both are valid (see :func:`tpartadd`)."""
+    return _part("tpartmul", "mul", dst, src0, src1, target)
+
+
+def tpartmax(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TPARTMAX: ``max(src0, src1)`` where both are valid (see :func:`tpartadd`)."""
+    return _part("tpartmax", "max", dst, src0, src1, target)
+
+
+def tpartmin(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TPARTMIN: ``min(src0, src1)`` where both are valid (see :func:`tpartadd`)."""
+    return _part("tpartmin", "min", dst, src0, src1, target)
+
+
+def taxpy(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
+    """TAXPY: ``dst = dst + src * scalar`` (dst/src f16/f16, f32/f32 or f32/f16; the scalar in src's dtype)."""
+    op = Op("taxpy", target)
+    _vec_tiles(op, [(dst, "dst"), (src, "src")])
+    op.dtypes("taxpy", (src.dtype, dst.dtype), ("src", "dst"))
+    s = _scalar(op, scalar, src.dtype)
+    op.valid_match(dst, src, "src", "dst")
+    R, C = dst.valid
+    p = op.prof
+    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    prod = nx.binary("mul", src.bits[:R, :C], s, src.dtype, **kw)
+    if src.dtype != dst.dtype:
+        prod = nx.from_f32(nx.as_f32(prod, src.dtype), dst.dtype, flush=False)
+    dst.bits[:R, :C] = nx.binary("add", dst.bits[:R, :C], prod, dst.dtype, **kw)
+    return dst
+
+
+def taddc(dst: Tile, src0: Tile, src1: Tile, src2: Tile, *, target=None) -> Tile:
+    """TADDC: ``dst = (src0 + src1) + src2``, each addition rounded to the dtype (integers wrap)."""
+    op = Op("taddc", target)
+    named = [(dst, "dst"), (src0, "src0"), (src1, "src1"), (src2, "src2")]
+    _vec_tiles(op, named)
+    for t, n in named[1:]:
+        op.same_dtype(dst, t, n, "dst")
+        op.valid_match(dst, t, n, "dst")
+    op.dtypes("taddc", (dst.dtype,), ("dst",))
+    R, C = dst.valid
+    p = op.prof
+    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    s01 = nx.binary("add", src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, **kw)
+    dst.bits[:R, :C] = nx.binary("add", s01, src2.bits[:R, :C], dst.dtype, **kw)
+    return dst

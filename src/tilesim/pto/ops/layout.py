@@ -1,0 +1,150 @@
+"""Rearranging ops: TCONCAT, TPACK, TFILLPAD (+ _INPLACE, _EXPAND) and TPREFETCH.
+
+* ``tconcat(dst, src0, src1)``: each of dst's valid rows is src0's valid
+  columns followed by src1's (pto-isa include/pto/cpu/TConcat.hpp); bits copied.
+* ``tpack(dst, src)``: each element narrowed to dst's width by keeping its
+  low-order bytes (A5 only in PTOAS; pto-isa publishes no semantics, decision PTO56).
+* ``tfillpad(dst, src)``: the whole dst tile (every row and column, not just
+  its valid region) gets src's valid region and, elsewhere, dst's pad value
+  (pto-isa include/pto/cpu/TFillPad.hpp): ``zero``; ``max``/``min`` are
+  +-Inf for floats with an infinity, else ``numeric_limits<T>::max()`` /
+  ``min()`` (for f8E4M3FN and E8M0 ``min()`` is the smallest positive
+  normal, as C++ defines it; decision PTO55). A dst with an empty valid
+  region is left alone.
+* ``tprefetch(dst, src)``: a cache hint; checks its operands and writes
+  nothing (decision PTO57).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from ...errors import DtypeError, TilesimError
+from ..dtypes import DType
+from ..tile import Tile, to_bits
+from ._common import Op
+
+__all__ = ["tconcat", "tpack", "tfillpad", "tfillpad_inplace", "tfillpad_expand", "tprefetch"]
+
+_CONCAT = ("i32", "i16", "i8", "u32", "u16", "u8", "f16", "f32", "bf16")
+_PACK_SIZES = ((4, 2), (4, 1), (2, 1))
+
+
+def tconcat(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TCONCAT: ``dst[r, :] = src0[r, :c0] ++ src1[r, :c1]`` for each of dst's valid rows.
+
+    All vec tiles of one dtype (rule ``pto.op.same_dtype``); valid rows equal
+    (``pto.op.rows_match``); ``dst.vc == src0.vc + src1.vc`` (``pto.tconcat.cols``).
+    """
+    op = Op("tconcat", target)
+    for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
+        op.tile(t, n)
+    op.same_dtype(dst, src0, "src0", "dst")
+    op.same_dtype(dst, src1, "src1", "dst")
+    if dst.dtype.name not in _CONCAT:
+        op.fail(f"dtype {dst.dtype} is not one of {', '.join(_CONCAT)}", "dst", "pto.op.dtype", str(dst.dtype),
+                DtypeError)
+    op.rows_match(dst, src0, "src0", "dst")
+    op.rows_match(dst, src1, "src1", "dst")
+    c0, c1 = src0.valid_cols, src1.valid_cols
+    if dst.valid_cols != c0 + c1:
+        op.fail(f"dst has {dst.valid_cols} valid columns, src0 + src1 give {c0} + {c1}", "dst", "pto.tconcat.cols",
+                dst.valid_cols)
+    R = dst.valid_rows
+    row = np.concatenate([src0.bits[:R, :c0], src1.bits[:R, :c1]], axis=1)
+    dst.bits[:R, : c0 + c1] = row
+    return dst
+
+
+def tpack(dst: Tile, src: Tile, *, target=None) -> Tile:
+    """TPACK: keep the low ``dst.size`` bytes of each src element (4->2, 4->1 or 2->1 bytes).
+
+    vec tiles with equal valid shapes (rules ``pto.op.valid_match``, ``pto.tpack.sizes``).
+    """
+    op = Op("tpack", target)
+    op.tile(dst, "dst")
+    op.tile(src, "src")
+    sizes = (src.dtype.size, dst.dtype.size)
+    if sizes not in _PACK_SIZES:
+        op.fail(f"element sizes {sizes[0]}->{sizes[1]} bytes; TPACK packs 4->2, 4->1 or 2->1", "dst",
+                "pto.tpack.sizes", (str(src.dtype), str(dst.dtype)), DtypeError)
+    op.valid_match(src, dst, "dst", "src")
+    R, C = src.valid
+    dst.bits[:R, :C] = src.bits[:R, :C].astype(dst.dtype.lane)  # unsigned narrowing keeps the low bytes
+    return dst
+
+
+def pad_bits(dt: DType, pad: str) -> int:
+    """The lane code TFILLPAD writes for a PadValue (``zero``, ``max``, ``min``)."""
+    if pad == "zero":
+        return 0
+    big = pad == "max"
+    if dt.is_int:
+        return int(to_bits(np.asarray(dt.format.int_max if big else dt.format.int_min), dt)[()])
+    fi = ml_dtypes.finfo(dt.np)
+    if np.isinf(np.asarray(np.inf, np.float64).astype(dt.np)):
+        v = np.inf if big else -np.inf
+    else:  # no infinity: numeric_limits max() / min() (the smallest positive normal)
+        v = fi.max if big else fi.smallest_normal
+    return int(np.asarray(v).astype(dt.np).view(dt.lane)[()])
+
+
+def _fillpad(name: str, dst: Tile, src: Tile, expand: bool, target) -> Tile:
+    op = Op(name, target)
+    op.tile(dst, "dst", ("vec", "mat"))
+    op.tile(src, "src", ("vec", "mat"))
+    if dst.pad == "null":
+        op.fail("dst's pad value must not be null (it is what TFILLPAD writes)", "dst", "pto.tfillpad.pad", dst.pad)
+    if src.dtype != dst.dtype:
+        op.fail(f"src must have dst's dtype {dst.dtype}, not {src.dtype}", "src", "pto.op.same_dtype", str(src.dtype),
+                DtypeError)
+    if expand:
+        bad = dst.rows < src.rows or dst.cols < src.cols
+    else:
+        bad = (dst.rows, dst.cols) != (src.rows, src.cols)
+    if bad:
+        rule = "at least" if expand else "the same"
+        op.fail(f"dst ({dst.rows}x{dst.cols}) must have {rule} rows and cols as src ({src.rows}x{src.cols})", "dst",
+                f"pto.{name}.shape", (dst.rows, dst.cols))
+    if 0 in dst.valid:
+        return dst
+    R, C = src.valid
+    out = np.full(dst.bits.shape, pad_bits(dst.dtype, dst.pad), dst.dtype.lane)
+    out[:R, :C] = src.bits[:R, :C]
+    dst.bits[...] = out
+    return dst
+
+
+def tfillpad(dst: Tile, src: Tile, *, target=None) -> Tile:
+    """TFILLPAD: dst (same rows/cols as src) = src's valid region, dst's pad value everywhere else."""
+    return _fillpad("tfillpad", dst, src, False, target)
+
+
+def tfillpad_inplace(dst: Tile, src: Tile, *, target=None) -> Tile:
+    """TFILLPAD_INPLACE: TFILLPAD where dst and src are usually the same storage."""
+    return _fillpad("tfillpad_inplace", dst, src, False, target)
+
+
+def tfillpad_expand(dst: Tile, src: Tile, *, target=None) -> Tile:
+    """TFILLPAD_EXPAND: TFILLPAD into a dst with at least src's rows and cols."""
+    return _fillpad("tfillpad_expand", dst, src, True, target)
+
+
+def tprefetch(dst: Tile, src, *, target=None) -> Tile:
+    """TPREFETCH: a hint that src (global memory) will be loaded into dst; checks dst and src, writes nothing.
+
+    src: a 2-D numpy array whose elements are dst's size (rules ``pto.op.operand``, ``pto.mem.elem_size``),
+    or the interpreter's global-memory view.
+    """
+    op = Op("tprefetch", target)
+    op.tile(dst, "dst", ("vec", "mat"))
+    if isinstance(src, Tile):
+        op.fail("src must be global memory, not a tile", "src", "pto.op.operand", src.describe(), TilesimError)
+    if isinstance(src, np.ndarray):
+        if src.ndim != 2:
+            op.fail("global memory must be a 2-D array", "src", "pto.op.operand", src.shape, TilesimError)
+        if src.dtype.itemsize != dst.dtype.size:
+            op.fail(f"global elements are {src.dtype.itemsize} bytes, the tile's {dst.dtype} {dst.dtype.size}",
+                    "src", "pto.mem.elem_size", str(src.dtype), DtypeError)
+    return dst

@@ -1,0 +1,103 @@
+"""TMATMUL_MX (+ _ACC, _BIAS): the microscaled fp8 matmul, as the pto-isa CPU reference computes it.
+
+``c[i, j] = sum_k a[i, k] * b[k, j] * (sa[i, k // 32] * sb[k // 32, j])``
+(include/pto/cpu/TMatmul.hpp ``TMatmulMX``): the product of the two fp8
+values and the two scales is exact in float64; each step adds it to a float32
+accumulator in float64 and rounds the sum to float32 (two roundings, as the
+C++ ``float += double`` does). ``_acc`` then adds ``c_in`` and ``_bias`` adds
+``bias[0, j]``, each one float32 addition.
+
+Operands are read as their formats define them (OCP E4M3 and E5M2, E8M0;
+decision PTO50), so a NaN code makes the sum NaN. (The reference's own fp8
+class, include/pto/cpu/MXTypes.hpp, reads every code as a finite number; a
+golden computed with it differs only where an operand holds a NaN/Inf code;
+decision PTO62.) Scales may be E8M0 or f16/bf16/f32 values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import DtypeError
+from .. import numerics as nx
+from ..dtypes import DType
+from ..tile import Tile
+from ._common import Op
+from .matmul import cube_operands
+
+__all__ = ["tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"]
+
+_GROUP = 32
+
+
+def _values(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """Exact float64 values of fp8 / f16 / bf16 / f32 lanes."""
+    return bits.view(dt.np).astype(np.float64)
+
+
+def _mx(op: Op, c: Tile, a: Tile, sa: Tile, b: Tile, sb: Tile) -> tuple[np.ndarray, int, int]:
+    op.tile(sa, "a_scale", None)
+    op.tile(sb, "b_scale", None)
+    M, K, N = cube_operands(op, c, a, b, "col_major")
+    scales = ("f8e8m0", "f16", "bf16", "f32")
+    for t, n, ok in ((a, "a", ("f8e4m3", "f8e5m2")), (b, "b", ("f8e4m3", "f8e5m2")), (c, "c", ("f32",)),
+                     (sa, "a_scale", scales), (sb, "b_scale", scales)):
+        if t.dtype.name not in ok:
+            op.fail(f"{n} must be {' or '.join(ok)}, not {t.dtype}", n, "pto.op.dtype", str(t.dtype), DtypeError)
+    G = -(-K // _GROUP)
+    if sa.valid_rows < M or sa.valid_cols < G:
+        op.fail(f"a_scale needs {M}x{G} valid scales (one per row and 32 columns of a)", "a_scale",
+                "pto.tmatmul_mx.scale", sa.valid)
+    if sb.valid_rows < G or sb.valid_cols < N:
+        op.fail(f"b_scale needs {G}x{N} valid scales (one per 32 rows and column of b)", "b_scale",
+                "pto.tmatmul_mx.scale", sb.valid)
+    x, y = _values(a.bits[:M, :K], a.dtype), _values(b.bits[:K, :N], b.dtype)
+    s0, s1 = _values(sa.bits[:M, :G], sa.dtype), _values(sb.bits[:G, :N], sb.dtype)
+    acc = np.zeros((M, N), np.float32)
+    with np.errstate(all="ignore"):
+        for k in range(K):
+            g = k // _GROUP
+            p = x[:, k:k + 1] * y[k:k + 1, :] * (s0[:, g:g + 1] * s1[g:g + 1, :])
+            acc = (acc.astype(np.float64) + p).astype(np.float32)
+    return acc, M, N
+
+
+def _finish(c: Tile, acc: np.ndarray, M: int, N: int, other: np.ndarray | None = None) -> Tile:
+    if other is not None:
+        with np.errstate(all="ignore"):
+            acc = (acc + nx.as_f32(other, c.dtype)).astype(np.float32)
+    c.bits[:M, :N] = nx.from_f32(acc, c.dtype, flush=False)
+    return c
+
+
+def tmatmul_mx(c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, target=None) -> Tile:
+    """TMATMUL_MX (``pto.tmatmul.mx``): ``c = (a * a_scale) @ (b * b_scale)`` with one scale per 32 along K.
+
+    a, b: f8E4M3/f8E5M2 left/right tiles; c: f32 acc; scales E8M0 (or f16/bf16/f32).
+    Rules: ``pto.op.loc``, ``pto.op.layout``, ``pto.op.dtype``, ``pto.tmatmul.shape``,
+    ``pto.op.range``, ``pto.tmatmul_mx.scale`` (a scale tile too small).
+    """
+    op = Op("tmatmul_mx", target)
+    return _finish(c, *_mx(op, c, a, a_scale, b, b_scale))
+
+
+def tmatmul_mx_acc(c: Tile, c_in: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, target=None) -> Tile:
+    """TMATMUL_MX_ACC (``pto.tmatmul.mx.acc``): ``c = c_in + tmatmul_mx(...)`` (one float32 addition)."""
+    op = Op("tmatmul_mx_acc", target)
+    op.tile(c_in, "c_in", "acc")
+    op.same_dtype(c, c_in, "c_in", "c")
+    acc, M, N = _mx(op, c, a, a_scale, b, b_scale)
+    if c_in.valid_rows < M or c_in.valid_cols < N:
+        op.fail(f"c_in needs {M}x{N} valid elements", "c_in", "pto.tmatmul.acc_in", c_in.valid)
+    return _finish(c, acc, M, N, c_in.bits[:M, :N])
+
+
+def tmatmul_mx_bias(c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, bias: Tile, *, target=None) -> Tile:
+    """TMATMUL_MX_BIAS (``pto.tmatmul.mx.bias``): ``tmatmul_mx(...)[i, j] + bias[0, j]`` (f32 bias tile, one row)."""
+    op = Op("tmatmul_mx_bias", target)
+    op.tile(bias, "bias", "bias")
+    op.same_dtype(c, bias, "bias", "c")
+    acc, M, N = _mx(op, c, a, a_scale, b, b_scale)
+    if bias.rows != 1 or bias.valid_cols < N:
+        op.fail(f"bias must be one row with {N} valid columns", "bias", "pto.tmatmul.bias", bias.describe())
+    return _finish(c, acc, M, N, np.broadcast_to(bias.bits[:1, :N], (M, N)))

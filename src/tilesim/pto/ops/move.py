@@ -1,0 +1,161 @@
+"""Moves between tiles: TMOV, TEXTRACT, TINSERT (and their _FP vector-quant forms).
+
+Tiles hold logical (row, column) arrays, so a move between layouts (ND to
+Nz, Zn, Zz ...) is a logical copy; the layouts only change where the bytes
+sit (:meth:`Tile.offsets`). Semantics follow the pto-isa CPU reference
+(include/pto/cpu/TMov.hpp, TExtract.hpp, TInsert.hpp):
+
+* ``tmov(dst, src)``: ``dst[i, j] = src[i, j]`` over the (equal) valid
+  shapes; ``relu_pre_mode`` zeroes negative results; dtype changes convert by value
+  (:data:`~tilesim.pto.ops._cast.CASTS`, e.g. an f32 accumulator to f16).
+* ``textract(dst, src, r0, c0)``: ``dst[i, j] = src[r0 + i, c0 + j]`` over
+  dst's valid shape, which must fit inside src's valid region.
+* ``tinsert(dst, src, r0, c0)``: ``dst[r0 + i, c0 + j] = src[i, j]`` over
+  src's valid shape, which must fit inside dst's valid region.
+
+Quant forms (a 64-bit scalar, or an ``fp`` scaling tile with one quant word
+per column) run :func:`~tilesim.pto.ops.fixpipe.quantize`. The location
+pairs TMOV accepts come from the target profile (``tmov_paths``; the CPU
+reference accepts every pair).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import TilesimError
+from ..tile import Tile
+from . import fixpipe
+from ._cast import RELU, cast_bits, relu_after, relu_before, word
+from ._common import Op
+
+__all__ = ["tmov", "textract", "tinsert", "textract_fp", "tinsert_fp", "ACC_TO_VEC_MODES"]
+
+ACC_TO_VEC_MODES = {"singlemodevec0": "single_mode_vec0", "singlemodevec1": "single_mode_vec1",
+                    "dualmodesplitm": "dual_mode_split_m", "dualmodesplitn": "dual_mode_split_n",
+                    "0": "single_mode_vec0", "1": "single_mode_vec1", "2": "dual_mode_split_m",
+                    "3": "dual_mode_split_n"}
+
+
+def _scalar_word(op: Op, value) -> np.uint64:
+    if isinstance(value, Tile) or np.ndim(value) != 0 or isinstance(value, (bool, np.bool_)):
+        op.fail("the pre-quant scalar must be one integer", "pre_quant_scalar", "pto.op.operand", value,
+                TilesimError)
+    try:
+        v = int(value)
+        ok = v == value
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok or not -(1 << 63) <= v < 1 << 64:
+        op.fail("the pre-quant scalar must be a 64-bit integer", "pre_quant_scalar", "pto.op.range", value,
+                TilesimError)
+    return np.uint64(v & ((1 << 64) - 1))
+
+
+def _index(op: Op, v, operand: str) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
+        op.fail("must be a non-negative integer index", operand, "pto.op.index", v, TilesimError)
+    return int(v)
+
+
+def _convert(op: Op, bits: np.ndarray, src: Tile, dst: Tile, words, vector: bool, relu: bool,
+             relu_kind: str) -> np.ndarray:
+    """src lanes -> dst lanes: quantised when quant words are given, else a plain move/cast."""
+    if words is not None:
+        return fixpipe.quantize(op, bits, src.dtype, dst.dtype, words, vector=vector, relu=relu)
+    if relu and relu_kind == "before":
+        bits = relu_before(bits, src.dtype)
+    out = cast_bits(op, bits, src.dtype, dst.dtype)
+    return relu_after(out, dst.dtype) if relu and relu_kind == "after" else out
+
+
+def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=False, acc_to_vec_mode=None,
+         target=None) -> Tile:
+    """TMOV: copy src's valid region to dst (equal valid shapes), converting or quantising by dtype.
+
+    fp: a scaling tile (vector quant, as TMOV_FP); a number in its place is the
+    pre-quant scalar (the .pto operand order). relu_pre_mode: ``NoRelu``/``NormalRelu``
+    (or a bool). acc_to_vec_mode: accepted and checked; one destination tile
+    receives the whole result. Raises ``pto.op.loc`` (a location pair the
+    target lacks), ``pto.op.valid_match``, ``pto.op.dtype``.
+    """
+    op = Op("tmov", target)
+    if fp is not None and not isinstance(fp, Tile) and pre_quant_scalar is None:
+        fp, pre_quant_scalar = None, fp
+    op.tile(dst, "dst", None)
+    op.tile(src, "src", None)
+    use_relu = word(op, relu_pre_mode, "relu_pre_mode", RELU)
+    if acc_to_vec_mode is not None:
+        word(op, acc_to_vec_mode, "acc_to_vec_mode", ACC_TO_VEC_MODES)
+        if src.loc != "acc" or dst.loc != "vec":
+            op.fail("acc_to_vec_mode applies to an acc -> vec move", "acc_to_vec_mode", "pto.tmov.mode",
+                    f"{src.loc}->{dst.loc}", TilesimError)
+    paths = op.prof.tmov_paths
+    if paths is not None and (src.loc, dst.loc) not in paths:
+        op.fail(f"{src.loc} -> {dst.loc} is not a TMOV path on {op.prof.name}; paths: "
+                + ", ".join(f"{a}->{b}" for a, b in sorted(paths)), "dst", "pto.op.loc", f"{src.loc}->{dst.loc}")
+    op.valid_match(src, dst, "dst", "src")
+    if fp is not None:
+        return textract_fp(dst, src, fp, 0, 0, relu_pre_mode=use_relu, target=op.prof)
+    R, C = src.valid
+    words = None if pre_quant_scalar is None else _scalar_word(op, pre_quant_scalar)
+    dst.bits[:R, :C] = _convert(op, src.bits[:R, :C], src, dst, words, False, use_relu, "after")
+    return dst
+
+
+def _window(name: str, dst: Tile, src: Tile, index_row, index_col, fp, scalar, relu_pre_mode, target,
+            insert: bool) -> Tile:
+    """TEXTRACT (a dst-sized window of src) or TINSERT (src into a window of dst) at (index_row, index_col)."""
+    op = Op(name, target)
+    op.tile(dst, "dst", None)
+    op.tile(src, "src", None)
+    r0, c0 = _index(op, index_row, "index_row"), _index(op, index_col, "index_col")
+    use_relu = word(op, relu_pre_mode, "relu_pre_mode", RELU)
+    small, big, where = (src, dst, "dst") if insert else (dst, src, "src")
+    R, C = small.valid
+    if r0 + R > big.valid_rows or c0 + C > big.valid_cols:
+        op.fail(f"window [{r0}:{r0 + R}, {c0}:{c0 + C}] leaves {where}'s valid {big.valid_rows}x{big.valid_cols}",
+                "index_row,index_col", "pto.op.window", (r0, c0, R, C))
+    win = (slice(r0, r0 + R), slice(c0, c0 + C))
+    whole = (slice(0, R), slice(0, C))
+    src_win, dst_win = (whole, win) if insert else (win, whole)
+    words = None
+    if fp is not None:  # one quant word per source column
+        first = 0 if insert else c0
+        words = fixpipe.quant_words(op, fp, first + C)[first:first + C][None, :]
+    elif scalar is not None:
+        words = _scalar_word(op, scalar)
+    dst.bits[dst_win] = _convert(op, src.bits[src_win], src, dst, words, fp is not None, use_relu, "before")
+    return dst
+
+
+def textract(dst: Tile, src: Tile, index_row=0, index_col=0, pre_quant_scalar=None, *, relu_pre_mode=False,
+             target=None) -> Tile:
+    """TEXTRACT: ``dst[i, j] = src[index_row + i, index_col + j]`` over dst's valid shape.
+
+    relu_pre_mode (``NormalRelu`` or True) is ``v > 0 ? v : 0`` on the source value.
+    A pre-quant scalar selects the scalar quant form. Raises ``pto.op.window``
+    when the window leaves src's valid region, ``pto.op.index``, ``pto.op.dtype``.
+    """
+    return _window("textract", dst, src, index_row, index_col, None, pre_quant_scalar, relu_pre_mode, target, False)
+
+
+def textract_fp(dst: Tile, src: Tile, fp: Tile, index_row=0, index_col=0, *, relu_pre_mode=False,
+                target=None) -> Tile:
+    """TEXTRACT_FP: TEXTRACT with vector quantisation; fp row 0 holds one quant word per src column."""
+    return _window("textract_fp", dst, src, index_row, index_col, fp, None, relu_pre_mode, target, False)
+
+
+def tinsert(dst: Tile, src: Tile, index_row=0, index_col=0, pre_quant_scalar=None, *, relu_pre_mode=False,
+            target=None) -> Tile:
+    """TINSERT: ``dst[index_row + i, index_col + j] = src[i, j]`` over src's valid shape.
+
+    Raises ``pto.op.window`` when the window leaves dst's valid region.
+    """
+    return _window("tinsert", dst, src, index_row, index_col, None, pre_quant_scalar, relu_pre_mode, target, True)
+
+
+def tinsert_fp(dst: Tile, src: Tile, fp: Tile, index_row=0, index_col=0, *, relu_pre_mode=False,
+               target=None) -> Tile:
+    """TINSERT_FP: TINSERT with vector quantisation; fp row 0 holds one quant word per src column."""
+    return _window("tinsert_fp", dst, src, index_row, index_col, fp, None, relu_pre_mode, target, True)

@@ -1,0 +1,126 @@
+"""TQUANT (INT8_SYM / INT8_ASYM) and TRANDOM (pto-isa include/pto/cpu/TQuant.hpp, TRandom.hpp).
+
+TQUANT: per row i, ``s = float(fp[min(i, fp.vr - 1), 0])`` and, for ASYM,
+``z = float(offset[min(i, offset.vr - 1), 0])``; each f32 element becomes
+``clamp(rint(x * s), -128, 127)`` (i8, SYM) or ``clamp(rint(x * s + z), 0,
+255)`` (u8, ASYM): float32 products and sums, each rounded once (no fused
+multiply-add; decision PTO61), ``rint`` ties to even; a NaN gives 0.
+
+TRANDOM: the Philox-4x32 counter-based generator. For row r and 256-column
+chunk l, lane k (0..63) runs ``rounds`` rounds on the 128-bit counter
+``counter + (r * chunks + l) * cols / 4 + k`` with the key (adding
+0x9E3779B9 / 0xBB67AE85 per round) and its four output words go to columns
+``256 l + 64 q + k`` (q = 0..3) of that row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import DtypeError, TilesimError
+from .. import numerics as nx
+from ..tile import Tile
+from ._common import Op
+
+__all__ = ["tquant", "trandom", "QUANT_TYPES"]
+
+QUANT_TYPES = {"int8sym": "INT8_SYM", "int8asym": "INT8_ASYM", "0": "INT8_SYM", "1": "INT8_ASYM"}
+_U32 = np.uint64(0xFFFFFFFF)
+
+
+def _param(op: Op, t: Tile, operand: str, rows: int) -> np.ndarray:
+    """Column 0 of a parameter tile as float32, one value per src row (the last valid row repeats)."""
+    op.tile(t, operand)
+    if t.valid_rows < 1 or t.valid_cols < 1 or t.dtype.size == 1 and t.dtype.is_float:
+        op.fail("needs at least one valid element of a 16/32-bit float or an integer dtype", operand,
+                "pto.tquant.param", t.describe())
+    col = t.bits[np.minimum(np.arange(rows), t.valid_rows - 1), 0]
+    if t.dtype.is_float:
+        return nx.as_f32(col, t.dtype).astype(np.float32)
+    return nx.int_view(col, t.dtype).astype(np.float32)
+
+
+def tquant(dst: Tile, src: Tile, fp: Tile, offset: Tile | None = None, *, quant_type=None, target=None) -> Tile:
+    """TQUANT: f32 src -> i8 (INT8_SYM: scale fp) or u8 (INT8_ASYM: scale fp, zero point ``offset``).
+
+    quant_type defaults to INT8_ASYM when an offset is given, else INT8_SYM.
+    Rules: ``pto.tquant.quant_type`` (dst dtype), ``pto.tquant.offset`` (offset
+    missing or extra), ``pto.op.dtype`` (src not f32), ``pto.op.valid_match``.
+    """
+    op = Op("tquant", target)
+    op.tile(dst, "dst")
+    op.tile(src, "src")
+    qt = "INT8_ASYM" if quant_type is None and offset is not None else "INT8_SYM"
+    if quant_type is not None:
+        key = str(quant_type).strip()
+        if key.startswith("#") and "<" in key:
+            key = key[key.index("<") + 1: key.rindex(">")].split()[-1]
+        qt = QUANT_TYPES.get(key.lower().replace("_", ""))
+        if qt is None:
+            op.fail("quant_type must be INT8_SYM or INT8_ASYM", "quant_type", "pto.tquant.quant_type", quant_type,
+                    TilesimError)
+    asym = qt == "INT8_ASYM"
+    if src.dtype.name != "f32":
+        op.fail(f"src must be f32, not {src.dtype}", "src", "pto.op.dtype", str(src.dtype), DtypeError)
+    want = "u8" if asym else "i8"
+    if dst.dtype.name != want:
+        op.fail(f"{qt} writes {want}, dst is {dst.dtype}", "dst", "pto.tquant.quant_type", str(dst.dtype),
+                DtypeError)
+    if asym != (offset is not None):
+        op.fail(f"{qt} {'requires' if asym else 'takes no'} offset operand", "offset", "pto.tquant.offset", qt,
+                TilesimError)
+    op.valid_match(src, dst, "dst", "src")
+    R, C = src.valid
+    scale = _param(op, fp, "fp", R)[:, None]
+    with np.errstate(all="ignore"):
+        x = (nx.as_f32(src.bits[:R, :C], src.dtype) * scale).astype(np.float32)
+        if asym:
+            x = (x + _param(op, offset, "offset", R)[:, None]).astype(np.float32)
+        r = np.clip(np.rint(x), 0 if asym else -128, 255 if asym else 127)
+        dst.bits[:R, :C] = np.where(np.isnan(r), 0, r).astype(np.int64).astype(dst.dtype.np).view(dst.dtype.lane)
+    return dst
+
+
+def _philox(words: list[np.ndarray], key: tuple[int, int], rounds: int) -> list[np.ndarray]:
+    c0, c1, c2, c3 = words
+    k0, k1 = np.uint64(key[0]), np.uint64(key[1])
+    for _ in range(rounds):
+        m0 = c0 * np.uint64(0xD2511F53)
+        m1 = c2 * np.uint64(0xCD9E8D57)
+        c0, c1, c2, c3 = ((m1 >> np.uint64(32)) ^ c1 ^ k0, m1 & _U32, (m0 >> np.uint64(32)) ^ c3 ^ k1, m0 & _U32)
+        k0 = (k0 + np.uint64(0x9E3779B9)) & _U32
+        k1 = (k1 + np.uint64(0xBB67AE85)) & _U32
+    return [c0, c1, c2, c3]
+
+
+def _word(op: Op, v, operand: str) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not -(1 << 31) <= v < (1 << 32):
+        op.fail("must be a 32-bit integer", operand, "pto.trandom.operand", v, TilesimError)
+    return int(v) & 0xFFFFFFFF
+
+
+def trandom(dst: Tile, key0, key1, counter0, counter1, counter2, counter3, *, rounds: int = 10,
+            target=None) -> Tile:
+    """TRANDOM: fill dst's valid region (i32/u32, row-major) with Philox-4x32 output (7 or 10 rounds)."""
+    op = Op("trandom", target)
+    op.tile(dst, "dst")
+    if dst.dtype.name not in ("i32", "u32"):
+        op.fail(f"dst must be i32 or u32, not {dst.dtype}", "dst", "pto.op.dtype", str(dst.dtype), DtypeError)
+    op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
+    if str(rounds).strip() not in ("7", "10"):
+        op.fail("rounds must be 7 or 10", "rounds", "pto.trandom.rounds", rounds, TilesimError)
+    key = (_word(op, key0, "key0"), _word(op, key1, "key1"))
+    ctr = [_word(op, c, f"counter{i}") for i, c in enumerate((counter0, counter1, counter2, counter3))]
+    rounds = int(str(rounds).strip())
+    base = sum(c << (32 * i) for i, c in enumerate(ctr))
+    R, C = dst.valid
+    chunks = -(-C // 256)
+    step = dst.cols // 4
+    # one 128-bit counter per (row, chunk, lane)
+    counters = [(base + (r * chunks + chunk) * step + lane) % (1 << 128)
+                for r in range(R) for chunk in range(chunks) for lane in range(64)]
+    words = [np.array([(c >> (32 * i)) & 0xFFFFFFFF for c in counters], np.uint64) for i in range(4)]
+    out = np.stack(_philox(words, key, rounds), axis=-1).reshape(R, chunks, 64, 4)
+    cols = out.transpose(0, 1, 3, 2).reshape(R, chunks * 256)     # column 256 l + 64 q + k
+    dst.bits[:R, :C] = cols[:, :C].astype(np.uint32)
+    return dst

@@ -1,0 +1,149 @@
+"""TGATHER, TSORT32 and THISTOGRAM against the scalar references in oracle_ops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tilesim import pto
+from tilesim.errors import DtypeError, GeometryError, TilesimError
+from tilesim.pto import Tile
+
+from . import oracle_ops as oo
+from .helpers import rand_bits, seed, sentinel
+
+
+@given(dt=st.sampled_from(["f32", "f16", "i8", "u32", "bf16"]), idt=st.sampled_from(["i32", "u32"]),
+       vr=st.integers(1, 4), vc=st.integers(1, 64), s=st.integers(0, 10 ** 6))
+def test_tgather_index(dt, idt, vr, vc, s):
+    rng = np.random.default_rng(s)
+    src = Tile("vec", dt, 3, 64)
+    src.bits[...] = rand_bits(rng, dt, src.bits.shape)
+    idx = Tile("vec", idt, 4, 64, valid=(vr, vc))
+    k = rng.integers(-20, 3 * 64 + 20, size=(4, 64))
+    idx.bits[...] = k.astype(np.int64).astype(pto.get_dtype(idt).np).view(idx.bits.dtype)
+    dst = Tile("vec", dt, 4, 64, valid=(vr, vc))
+    keep = sentinel(dst)
+    pto.tgather(dst, src, idx, Tile("vec", idt, 4, 64))
+    rows = [[int(x) for x in r] for r in src.bits]
+    for i in range(vr):
+        for j in range(vc):
+            kk = int(idx.values[i, j])
+            assert int(dst.bits[i, j]) == oo.gather_index(rows, kk)
+    assert (dst.bits[vr:] == keep[vr:]).all() and (dst.bits[:, vc:] == keep[:, vc:]).all()
+
+
+@pytest.mark.parametrize("pat", sorted(oo.MASKS))
+def test_tgather_mask_row_and_col(pat):
+    rng = np.random.default_rng(seed("mask", pat))
+    src = Tile("vec", "f16", 8, 32, valid=(6, 28))
+    src.bits[...] = rand_bits(rng, "f16", src.bits.shape)
+    sel = oo.MASKS[pat]
+    picked = [int(src.bits[r, c]) for r in range(6) for c in range(28) if sel(c)]
+    dst = Tile("vec", "u16", 12, 16)
+    keep = sentinel(dst)
+    pto.tgather(dst, src, mask_pattern=f"#pto.mask_pattern<{pat}>")
+    flat = dst.bits.reshape(-1)
+    assert [int(x) for x in flat[: len(picked)]] == picked
+    assert (flat[len(picked):] == keep.reshape(-1)[len(picked):]).all()
+    rows = [r for r in range(6) if sel(r)]
+    dcol = Tile("vec", "f16", len(rows), 32)
+    pto.tgather(dcol, src, mask_pattern=pat, axis="col")
+    assert dcol.bits[:, :28].tolist() == [[int(x) for x in src.bits[r, :28]] for r in rows]
+
+
+def test_tgather_checks():
+    src = Tile("vec", "f32", 2, 8)
+    with pytest.raises(TilesimError) as e:
+        pto.tgather(Tile("vec", "f32", 2, 8), src)
+    assert e.value.rule == "pto.tgather.form"
+    with pytest.raises(TilesimError) as e:
+        pto.tgather(Tile("vec", "f32", 2, 8), src, mask_pattern="P1001")
+    assert e.value.rule == "pto.tgather.pattern"
+    with pytest.raises(DtypeError) as e:
+        pto.tgather(Tile("vec", "f32", 2, 8), src, Tile("vec", "i16", 2, 16))
+    assert e.value.rule == "pto.op.dtype"
+    with pytest.raises(GeometryError) as e:
+        pto.tgather(Tile("vec", "f32", 2, 8, valid=(2, 4)), src, mask_pattern="P1111")
+    assert e.value.rule == "pto.tgather.dst_cols"
+    with pytest.raises(GeometryError) as e:
+        pto.tgather(Tile("vec", "f32", 2, 8), src, mask_pattern="P0101", axis="col")
+    assert e.value.rule == "pto.tgather.dst_rows"
+
+
+@pytest.mark.parametrize("dt", ["f32", "i32", "f16", "bf16", "i16"])
+@pytest.mark.parametrize("vc", [32, 20, 45])
+def test_tsort32(dt, vc):
+    rng = np.random.default_rng(seed("sort", dt, vc))
+    src = Tile("vec", dt, 2, 64, valid=(2, vc))
+    src.bits[...] = rand_bits(rng, dt, src.bits.shape, ties=0.6)
+    idx = Tile("vec", "u32", 2, 64, valid=(2, vc))
+    idx.bits[...] = rng.integers(0, 1 << 32, size=idx.bits.shape, dtype=np.uint64).astype(np.uint32)
+    per = 8 // pto.get_dtype(dt).size
+    dst = Tile("vec", dt, 2, 256)
+    keep = sentinel(dst)
+    pto.tsort32(dst, src, idx)
+    exp = keep.astype(np.int64)
+    for r in range(2):
+        for j0 in range(0, vc, 32):
+            n = min(32, vc - j0)
+            rec = oo.sort32_block([int(x) for x in src.bits[r, j0:j0 + n]], [int(x) for x in idx.bits[r, j0:j0 + n]],
+                                  dt)
+            exp[r, 2 * j0: 2 * j0 + n * per] = rec
+    assert (dst.bits.astype(np.int64) == exp).all()
+
+
+def test_tsort32_checks():
+    src, idx = Tile("vec", "f32", 1, 32), Tile("vec", "u32", 1, 32)
+    with pytest.raises(GeometryError) as e:
+        pto.tsort32(Tile("vec", "f32", 1, 32), src, idx)
+    assert e.value.rule == "pto.tsort32.dst_cols"
+    with pytest.raises(DtypeError) as e:
+        pto.tsort32(Tile("vec", "f32", 1, 64), src, Tile("vec", "i32", 1, 32))
+    assert e.value.rule == "pto.op.dtype"
+    with pytest.raises(DtypeError) as e:
+        pto.tsort32(Tile("vec", "u8", 1, 64), Tile("vec", "u8", 1, 32), idx)
+    assert e.value.rule == "pto.op.dtype"
+    with pytest.raises(GeometryError) as e:
+        pto.tsort32(Tile("vec", "f32", 1, 64), src, Tile("vec", "u32", 1, 32, valid=(1, 31)))
+    assert e.value.rule == "pto.op.valid_match"
+
+
+@pytest.mark.parametrize("sdt,byte", [("u16", 1), ("u16", 0), ("u32", 3), ("u32", 2), ("u32", 1), ("u32", 0)])
+def test_thistogram(sdt, byte):
+    rng = np.random.default_rng(seed("hist", sdt, byte))
+    nb = pto.get_dtype(sdt).size
+    src = Tile("vec", sdt, 8, 64, valid=(5, 50))
+    # few distinct high bytes, so the filters pass often
+    hi = rng.integers(0, 3, size=src.bits.shape).astype(np.uint64) << np.uint64(8 * (nb - 1))
+    mid = rng.integers(0, 2, size=src.bits.shape).astype(np.uint64) * np.uint64(0x0101) if nb == 4 else 0
+    src.bits[...] = (hi | mid | rng.integers(0, 256, size=src.bits.shape).astype(np.uint64)).astype(src.bits.dtype)
+    idx = Tile("vec", "u8", 32, 1, valid=(8, 1), blayout="col_major")
+    idx.bits[:, 0] = rng.integers(0, 3, size=32)
+    dst = Tile("vec", "u32", 8, 256, valid=(5, 256))
+    if sdt == "u16":
+        pto.thistogram(dst, src, idx, is_msb="true" if byte == 1 else False)
+    else:
+        pto.thistogram(dst, src, idx, byte=byte)
+    for r in range(5):
+        vals = [int(x) for x in src.bits[r, :50]]
+        if sdt == "u16":
+            filters = [] if byte == 1 else [int(idx.bits[r, 0])]
+        else:
+            filters = [int(idx.bits[k, 0]) for k in range(3 - byte)]
+        assert [int(x) for x in dst.bits[r, :256]] == oo.histogram_row(vals, nb, byte, filters)
+
+
+def test_thistogram_checks():
+    src, idx = Tile("vec", "u16", 2, 16), Tile("vec", "u8", 32, 1, blayout="col_major")
+    with pytest.raises(GeometryError) as e:
+        pto.thistogram(Tile("vec", "u32", 2, 128), src, idx)
+    assert e.value.rule == "pto.thistogram.bins"
+    with pytest.raises(DtypeError) as e:
+        pto.thistogram(Tile("vec", "u32", 2, 256), Tile("vec", "i16", 2, 16), idx)
+    assert e.value.rule == "pto.op.dtype"
+    with pytest.raises(GeometryError) as e:
+        pto.thistogram(Tile("vec", "u32", 2, 256), src, idx, byte=2)
+    assert e.value.rule == "pto.thistogram.byte"

@@ -1,0 +1,147 @@
+"""TCONCAT, TPACK, TFILLPAD (+ _INPLACE/_EXPAND), TPREFETCH and TPRINT against the scalar references."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tilesim import pto
+from tilesim.errors import DtypeError, GeometryError, TilesimError
+from tilesim.pto import Tile
+
+from . import oracle_ops as oo
+from .helpers import rand_bits, seed, sentinel
+
+DTS = ["f32", "f16", "bf16", "i8", "i16", "i32", "u8", "u16", "u32"]
+
+
+def _tile(dt, rows, cols, vr, vc, rng, pad="null"):
+    t = Tile("vec", dt, rows, cols, valid=(vr, vc), pad=pad)
+    t.bits[...] = rand_bits(rng, dt, t.bits.shape)
+    return t
+
+
+@given(dt=st.sampled_from(DTS), vr=st.integers(1, 5), c0=st.integers(1, 40), c1=st.integers(1, 40))
+def test_tconcat(dt, vr, c0, c1):
+    rng = np.random.default_rng(seed("cat", dt, vr, c0, c1))
+    per = 32 // pto.get_dtype(dt).size
+    up = lambda n: -(-n // per) * per  # noqa: E731
+    a, b = _tile(dt, 5, up(c0), vr, c0, rng), _tile(dt, 5, up(c1), vr, c1, rng)
+    d = Tile("vec", dt, 6, up(c0 + c1), valid=(vr, c0 + c1))
+    keep = sentinel(d)
+    pto.tconcat(d, a, b)
+    for r in range(6):
+        exp = [int(x) for x in a.bits[r, :c0]] + [int(x) for x in b.bits[r, :c1]] if r < vr else None
+        got = [int(x) for x in d.bits[r, : c0 + c1]]
+        assert got == (exp if r < vr else [int(x) for x in keep[r, : c0 + c1]])
+    assert (d.bits[:, c0 + c1:] == keep[:, c0 + c1:]).all()
+
+
+def test_tconcat_checks():
+    a = Tile("vec", "f32", 2, 8)
+    with pytest.raises(GeometryError) as e:
+        pto.tconcat(Tile("vec", "f32", 2, 24), a, a)
+    assert e.value.rule == "pto.tconcat.cols"
+    with pytest.raises(DtypeError) as e:
+        pto.tconcat(Tile("vec", "f32", 2, 16), a, Tile("vec", "i32", 2, 8))
+    assert e.value.rule == "pto.op.same_dtype"
+    with pytest.raises(GeometryError) as e:
+        pto.tconcat(Tile("vec", "f32", 2, 16), a, Tile("vec", "f32", 1, 8))
+    assert e.value.rule == "pto.op.rows_match"
+
+
+@pytest.mark.parametrize("s,d", [("i32", "i16"), ("u32", "u8"), ("f32", "u16"), ("i16", "i8")])
+def test_tpack_keeps_low_bytes(s, d):
+    rng = np.random.default_rng(seed("pack", s, d))
+    src = _tile(s, 4, 64, 3, 40, rng)
+    dst = Tile("vec", d, 4, 64, valid=(3, 40))
+    keep = sentinel(dst)
+    pto.tpack(dst, src, target="a5")
+    nb = 8 * pto.get_dtype(d).size
+    for (i, j), b in np.ndenumerate(src.bits[:3, :40]):
+        assert int(dst.bits[i, j]) == int(b) % (1 << nb)
+    assert (dst.bits[3:] == keep[3:]).all()
+    with pytest.raises(DtypeError) as e:
+        pto.tpack(Tile("vec", s, 4, 64, valid=(3, 40)), src)
+    assert e.value.rule == "pto.tpack.sizes"
+
+
+@pytest.mark.parametrize("dt", DTS + ["f8e4m3", "f8e5m2", "f8e8m0"])
+@pytest.mark.parametrize("pad", ["zero", "max", "min"])
+@pytest.mark.parametrize("name", ["tfillpad", "tfillpad_inplace", "tfillpad_expand"])
+def test_tfillpad(dt, pad, name):
+    rng = np.random.default_rng(seed("pad", dt, pad, name))
+    per = 32 // pto.get_dtype(dt).size
+    src = _tile(dt, 6, 2 * per, 4, per + 3, rng, pad=pad)
+    src_bits = src.bits.copy()
+    if name == "tfillpad_inplace":
+        dst = src  # one tile is its own source and destination
+    else:
+        big = name == "tfillpad_expand"
+        dst = Tile("vec", dt, 8 if big else 6, (3 if big else 2) * per, valid=(2, per), pad=pad)
+    getattr(pto, name)(dst, src)
+    code = oo.pad_code(dt, pad)
+    for (i, j), b in np.ndenumerate(dst.bits):
+        inside = i < 4 and j < per + 3
+        assert int(b) == (int(src_bits[i, j]) if inside else code), (i, j)
+
+
+def test_tfillpad_checks():
+    src = Tile("vec", "f32", 4, 8)
+    with pytest.raises(GeometryError) as e:
+        pto.tfillpad(Tile("vec", "f32", 4, 8), src)
+    assert e.value.rule == "pto.tfillpad.pad"
+    with pytest.raises(GeometryError) as e:
+        pto.tfillpad(Tile("vec", "f32", 4, 16, pad="max"), src)
+    assert e.value.rule == "pto.tfillpad.shape"
+    with pytest.raises(GeometryError) as e:
+        pto.tfillpad_expand(Tile("vec", "f32", 2, 16, pad="max"), src)
+    assert e.value.rule == "pto.tfillpad_expand.shape"
+    with pytest.raises(DtypeError) as e:
+        pto.tfillpad(Tile("vec", "i32", 4, 8, pad="max"), src)
+    assert e.value.rule == "pto.op.same_dtype"
+    d = Tile("vec", "f32", 4, 8, valid=(0, 8), pad="max")
+    keep = sentinel(d)
+    pto.tfillpad(d, src)  # an empty destination is left alone
+    assert (d.bits == keep).all()
+
+
+def test_tprefetch_checks_and_writes_nothing():
+    t = Tile("vec", "f16", 16, 16)
+    keep = sentinel(t)
+    assert pto.tprefetch(t, np.ones((16, 16), np.float16)) is t
+    assert (t.bits == keep).all()
+    with pytest.raises(DtypeError) as e:
+        pto.tprefetch(t, np.ones((16, 16), np.float32))
+    assert e.value.rule == "pto.mem.elem_size"
+    with pytest.raises(TilesimError) as e:
+        pto.tprefetch(t, Tile("vec", "f16", 16, 16))
+    assert e.value.rule == "pto.op.operand"
+
+
+@pytest.mark.parametrize("dt", ["f32", "f16", "bf16", "i8", "u8", "i32", "u32", "i16"])
+def test_tprint_format(dt):
+    rng = np.random.default_rng(seed("print", dt))
+    t = _tile(dt, 3, 32, 2, 5, rng)
+    buf = io.StringIO()
+    text = pto.tprint(t, out=buf)
+    assert buf.getvalue() == text
+    lines = text.splitlines()
+    assert lines[0] == "TPRINT 2x5"
+    for r in range(2):
+        assert lines[1 + r] == " ".join(oo.print_cell(int(b), dt) for b in t.bits[r, :5])
+    assert len(lines) == 3
+
+
+def test_tprint_example(capsys):
+    t = Tile.from_array(np.array([[1.5, -2.0, 0.00005, 123456.78125]], np.float32))
+    pto.tprint(t)
+    assert capsys.readouterr().out == "TPRINT 1x4\n  1.5000  -2.0000   0.0000 123456.7812\n"
+    assert pto.tprint(t, fmt="Width10_Precision6", out=io.StringIO()).splitlines()[1].startswith("  1.500000")
+    with pytest.raises(GeometryError) as e:
+        pto.tprint(t, fmt="huge")
+    assert e.value.rule == "pto.tprint.format"

@@ -1,0 +1,93 @@
+"""TMATMUL_MX (+ _ACC, _BIAS) against a scalar reference of the pto-isa CPU MX matmul."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tilesim import pto
+from tilesim.errors import DtypeError, GeometryError
+from tilesim.pto import Tile
+
+from . import oracle as o
+from . import oracle_ops as oo
+from .helpers import seed
+
+
+def _tiles(rng, M, K, N, adt, bdt, sdt):
+    a = Tile("left", adt, 16, 64, valid=(M, K), blayout="col_major", slayout="row_major")
+    b = Tile("right", bdt, 64, 16, valid=(K, N), blayout="row_major", slayout="col_major")
+    c = Tile("acc", "f32", 16, 16, blayout="col_major", slayout="row_major", fractal=1024)
+    a.bits[...] = rng.integers(0, 256, a.bits.shape)
+    b.bits[...] = rng.integers(0, 256, b.bits.shape)
+    sa = Tile("scaling", sdt, 16, 32, fractal=32, slayout="row_major")
+    sb = Tile("scaling", sdt, 16, 32, fractal=32, slayout="row_major")
+    if sdt == "f8e8m0":
+        sa.bits[...] = rng.integers(110, 140, sa.bits.shape)
+        sb.bits[...] = rng.integers(110, 140, sb.bits.shape)
+    else:
+        sa.values[...] = rng.choice([0.5, 1.0, 2.0, 0.375, 3.0], sa.bits.shape).astype(np.float16)
+        sb.values[...] = rng.choice([0.5, 1.0, 2.0, 0.375, 3.0], sb.bits.shape).astype(np.float16)
+    return a, b, c, sa, sb
+
+
+def _val(t, r, c):
+    return o.dec_fp8(int(t.bits[r, c]), t.dtype.name) if t.dtype.name.startswith("f8") else float(t.values[r, c])
+
+
+@pytest.mark.parametrize("adt,bdt", [("f8e4m3", "f8e4m3"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2")])
+@pytest.mark.parametrize("sdt", ["f8e8m0", "f16"])
+@pytest.mark.parametrize("form", ["plain", "acc", "bias"])
+def test_tmatmul_mx(adt, bdt, sdt, form):
+    rng = np.random.default_rng(seed("mx", adt, bdt, sdt, form))
+    M, K, N = 5, 64, 7
+    a, b, c, sa, sb = _tiles(rng, M, K, N, adt, bdt, sdt)
+    other = None
+    if form == "plain":
+        pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+    elif form == "acc":
+        c_in = Tile("acc", "f32", 16, 16, blayout="col_major", slayout="row_major", fractal=1024)
+        c_in.values[...] = rng.uniform(-100, 100, c_in.bits.shape).astype(np.float32)
+        pto.tmatmul_mx_acc(c, c_in, a, sa, b, sb, target="cpu")
+        other = c_in.values
+    else:
+        bias = Tile("bias", "f32", 1, 16)
+        bias.values[...] = rng.uniform(-100, 100, bias.bits.shape).astype(np.float32)
+        pto.tmatmul_mx_bias(c, a, sa, b, sb, bias, target="cpu")
+        other = np.broadcast_to(bias.values, (16, 16))
+    for i in range(M):
+        for j in range(N):
+            row = [_val(a, i, k) for k in range(K)]
+            col = [_val(b, k, j) for k in range(K)]
+            s0 = [_val(sa, i, g) for g in range(2)]
+            s1 = [_val(sb, g, j) for g in range(2)]
+            exp = oo.mx_dot(row, col, s0, s1)
+            if other is not None:
+                exp = o.binary("add", exp, int(np.float32(other[i, j]).view(np.uint32)), "f32")
+            got = int(c.bits[i, j])
+            assert got == exp or (o.is_nan_bits(got, "f32") and o.is_nan_bits(exp, "f32")), (i, j)
+
+
+def test_mx_nan_code_gives_nan():
+    rng = np.random.default_rng(1)
+    a, b, c, sa, sb = _tiles(rng, 2, 64, 2, "f8e4m3", "f8e4m3", "f8e8m0")
+    a.bits[...], b.bits[...] = 0x38, 0x38  # 1.0
+    a.bits[0, 5] = 0x7F  # OCP E4M3 NaN
+    pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+    assert np.isnan(c.values[0, :2]).all() and not np.isnan(c.values[1, :2]).any()
+    assert oo.mx_dot([1.0, 2.0], [3.0, 0.5], [2.0], [0.25]) == 0x40000000  # (3 + 1) * 0.5 = 2.0
+
+
+def test_mx_checks():
+    rng = np.random.default_rng(0)
+    a, b, c, sa, sb = _tiles(rng, 4, 64, 4, "f8e4m3", "f8e4m3", "f8e8m0")
+    with pytest.raises(GeometryError) as e:
+        pto.tmatmul_mx(c, a, Tile("scaling", "f8e8m0", 16, 32, valid=(4, 1), fractal=32, slayout="row_major"), b,
+                       sb)
+    assert e.value.rule == "pto.tmatmul_mx.scale"
+    with pytest.raises(DtypeError) as e:
+        pto.tmatmul_mx(c, Tile("left", "f16", 16, 64, blayout="col_major", slayout="row_major"), sa, b, sb)
+    assert e.value.rule == "pto.op.dtype"
+    with pytest.raises(GeometryError) as e:
+        pto.tmatmul_mx(c, Tile("left", "f8e4m3", 16, 64, slayout="row_major"), sa, b, sb)
+    assert e.value.rule == "pto.op.layout"

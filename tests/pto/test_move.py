@@ -1,0 +1,185 @@
+"""TMOV, TEXTRACT, TINSERT (+ _FP) against the scalar references in oracle_ops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tilesim import pto
+from tilesim.errors import DtypeError, GeometryError, TilesimError
+from tilesim.pto import Tile
+
+from . import oracle_ops as oo
+from .helpers import TARGETS, rand_bits, seed, sentinel
+
+ACC = dict(blayout="col_major", slayout="row_major", fractal=1024)
+NZ = dict(blayout="col_major", slayout="row_major")
+
+
+def _acc(dt, vr=16, vc=16, rng=None, rows=16, cols=16):
+    t = Tile("acc", dt, rows, cols, valid=(vr, vc), **ACC)
+    t.bits[...] = rand_bits(rng or np.random.default_rng(1), dt, t.bits.shape)
+    return t
+
+
+def _expect_cast(src_bits, s, d, relu=None):
+    out = np.zeros(src_bits.shape, np.uint64)
+    for idx, b in np.ndenumerate(src_bits):
+        b = int(b)
+        if relu == "before":
+            b = oo.relu_before(b, s)
+        v = oo.cast(b, s, d)
+        out[idx] = oo.relu_after(v, d) if relu == "after" else v
+    return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("s,d", [("f32", "f32"), ("f32", "f16"), ("f32", "bf16"), ("i32", "i32")])
+@pytest.mark.parametrize("relu", [False, True])
+def test_tmov_acc_to_mat(target, s, d, relu):
+    rng = np.random.default_rng(seed("tmov", target, s, d, relu))
+    src = _acc(s, 16, 13, rng)
+    dst = Tile("mat", d, 16, 16, valid=(16, 13), **NZ)
+    before = sentinel(dst)
+    pto.tmov(dst, src, relu_pre_mode="normal_relu" if relu else "no_relu", target=target)
+    exp = _expect_cast(src.bits[:, :13], s, d, "after" if relu else None)
+    assert (dst.bits[:, :13].astype(np.uint64) == exp).all()
+    assert (dst.bits[:, 13:] == before[:, 13:]).all()
+
+
+@pytest.mark.parametrize("dt", ["f16", "bf16", "f32", "i8", "f8e4m3"])
+def test_tmov_mat_to_left_right_is_a_logical_copy(dt):
+    rng = np.random.default_rng(seed("m2l", dt))
+    per = 32 // pto.get_dtype(dt).size
+    mat = Tile("mat", dt, 32, 2 * per, **NZ)
+    mat.bits[...] = rand_bits(rng, dt, mat.bits.shape)
+    left = Tile("left", dt, 32, 2 * per, blayout="row_major", slayout="row_major")
+    pto.tmov(left, mat, target="a2a3")
+    assert (left.bits == mat.bits).all()
+    # the bytes sit in a different order: the layouts differ, the logical tile does not
+    assert not (left.storage() == mat.storage()).all()
+
+
+def test_tmov_bias_widens_f16():
+    mat = Tile.from_array(np.array([[1.5, -2.0, 65504.0, 2.0 ** -24]], np.float16), loc="mat")
+    bias = Tile("bias", "f32", 1, 8, valid=(1, 4))
+    pto.tmov(bias, mat, target="a2a3")
+    assert bias.valid_values.tolist() == [[1.5, -2.0, 65504.0, 2.0 ** -24]]
+
+
+def test_tmov_checks():
+    src = _acc("f32")
+    with pytest.raises(GeometryError) as e:
+        pto.tmov(Tile("vec", "f32", 16, 16), src, target="a2a3")
+    assert e.value.rule == "pto.op.loc" and "acc->mat" in str(e.value)
+    pto.tmov(Tile("vec", "f32", 16, 16), src, acc_to_vec_mode="#pto.acc_to_vec_mode<dual_mode_split_m>",
+             target="a5")
+    with pytest.raises(GeometryError) as e:
+        pto.tmov(Tile("mat", "f16", 16, 16, valid=(16, 8), **NZ), src, target="cpu")
+    assert e.value.rule == "pto.op.valid_match"
+    with pytest.raises(DtypeError) as e:
+        pto.tmov(Tile("mat", "i8", 16, 32, valid=(16, 16), **NZ), src, target="cpu")
+    assert e.value.rule == "pto.op.dtype" and "f32->f16" in str(e.value)
+    with pytest.raises(TilesimError) as e:
+        pto.tmov(Tile("mat", "f32", 16, 16, **NZ), src, relu_pre_mode="sometimes")
+    assert e.value.rule == "pto.tmov.relu_pre_mode"
+    with pytest.raises(TilesimError) as e:
+        pto.tmov(Tile("mat", "f32", 16, 16, **NZ), "src")
+    assert e.value.rule == "pto.op.operand"
+    d = Tile("mat", "f32", 16, 16, **NZ)
+    d.bits[...] = 7
+    with pytest.raises(TilesimError):
+        pto.tmov(d, src, acc_to_vec_mode="nonsense", target="a5")
+    assert (d.bits == 7).all()  # a trapping move leaves dst alone
+
+
+@given(r0=st.integers(0, 10), c0=st.integers(0, 40), vr=st.integers(1, 6), vc=st.integers(1, 24),
+       relu=st.booleans(), dt=st.sampled_from(["f32", "f16", "i16", "bf16", "u8"]))
+def test_textract_tinsert_windows(r0, c0, vr, vc, relu, dt):
+    rng = np.random.default_rng(seed("tx", r0, c0, vr, vc, dt))
+    per = 32 // pto.get_dtype(dt).size
+    src = Tile("vec", dt, 16, 64)
+    src.bits[...] = rand_bits(rng, dt, src.bits.shape)
+    dst = Tile("vec", dt, 8, -(-vc // per) * per, valid=(vr, vc))
+    before = sentinel(dst)
+    if r0 + vr > 16 or c0 + vc > 64:
+        with pytest.raises(GeometryError) as e:
+            pto.textract(dst, src, r0, c0, relu_pre_mode=relu)
+        assert e.value.rule == "pto.op.window" and (dst.bits == before).all()
+        return
+    pto.textract(dst, src, r0, c0, relu_pre_mode=relu)
+    exp = _expect_cast(src.bits[r0:r0 + vr, c0:c0 + vc], dt, dt, "before" if relu else None)
+    assert (dst.bits[:vr, :vc].astype(np.uint64) == exp).all()
+    assert (dst.bits[vr:] == before[vr:]).all() and (dst.bits[:, vc:] == before[:, vc:]).all()
+    # insert it back somewhere else: the inverse window
+    big = Tile("vec", dt, 16, 64)
+    keep = sentinel(big)
+    pto.tinsert(big, dst, r0, c0)
+    assert (big.bits[r0:r0 + vr, c0:c0 + vc] == dst.bits[:vr, :vc]).all()
+    mask = np.ones(big.bits.shape, bool)
+    mask[r0:r0 + vr, c0:c0 + vc] = False
+    assert (big.bits[mask] == keep[mask]).all()
+
+
+def test_tinsert_window_and_index_checks():
+    src = Tile("vec", "f32", 8, 8)
+    with pytest.raises(GeometryError) as e:
+        pto.tinsert(Tile("vec", "f32", 8, 16), src, 1, 0)
+    assert e.value.rule == "pto.op.window"
+    with pytest.raises(TilesimError) as e:
+        pto.textract(Tile("vec", "f32", 8, 8), Tile("vec", "f32", 8, 8), -1, 0)
+    assert e.value.rule == "pto.op.index"
+
+
+def _words(rng, n, vector):
+    w = rng.integers(0, 1 << 62, size=n, dtype=np.uint64)
+    if not vector:  # a sensible float scale in the low bits, random offset/sign above
+        scale = rng.choice(np.array([0.5, 0.01, 3.75, -1.25, 1e-3, 2.0 ** -130, 7e37], np.float32), n)
+        w = (w & np.uint64(0xFFFFFFFF00000000)) | scale.view(np.uint32).astype(np.uint64)
+    return w
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize("s,d", [("f32", "i8"), ("f32", "u8"), ("f32", "f16"), ("f32", "bf16"), ("i32", "i8"),
+                                 ("i32", "u8"), ("i32", "f16"), ("i32", "i16")])
+@pytest.mark.parametrize("relu", [False, True])
+def test_quant_forms(vector, s, d, relu):
+    if vector and (s, d) in (("f32", "f16"), ("f32", "bf16")):
+        pytest.skip("no vector quant mode for this pair")
+    rng = np.random.default_rng(seed("q", vector, s, d, relu))
+    src = _acc(s, 16, 16, rng)
+    per = 32 // pto.get_dtype(d).size
+    dst = Tile("mat", d, 16, max(16, per), valid=(16, 16), **NZ)
+    if vector:
+        words = _words(rng, 16, True)
+        fp = Tile("scaling", "u64", 1, 16)
+        fp.bits[0] = words
+        pto.textract_fp(dst, src, fp, 0, 0, relu_pre_mode=relu, target="cpu")
+    else:
+        words = _words(rng, 1, False)
+        pto.textract(dst, src, 0, 0, int(words[0]), relu_pre_mode=relu, target="cpu")
+        words = np.repeat(words, 16)
+    exp = [[oo.quantize(int(src.bits[i, j]), s, d, int(words[j]), vector, relu) for j in range(16)]
+           for i in range(16)]
+    assert dst.bits[:, :16].astype(np.uint64).tolist() == exp
+
+
+def test_tmov_fp_and_scalar_forms_route_to_quant():
+    src = Tile("acc", "f32", 16, 16, **ACC)
+    src.values[...] = 2.5
+    fp = Tile("scaling", "u64", 1, 16)
+    fp.bits[0] = (np.uint64(1) << np.uint64(46)) | (np.uint64(127) << np.uint64(23))  # scale 1.0, signed
+    dst = Tile("mat", "i8", 16, 32, valid=(16, 16), **NZ)
+    pto.tmov(dst, src, fp, target="cpu")
+    assert (dst.valid_values == 2).all()  # rint(2.5) = 2 (ties to even)
+    word = int(np.float32(3.0).view(np.uint32)) | (1 << 46)
+    pto.tmov(dst, src, word, target="cpu")  # the .pto operand order: a scalar where fp would be
+    assert (dst.valid_values == 8).all()  # rint(7.5) = 8
+    with pytest.raises(DtypeError) as e:
+        pto.tmov(Tile("mat", "f32", 16, 16, **NZ), src, fp, target="cpu")
+    assert e.value.rule == "pto.op.dtype"
+    with pytest.raises(GeometryError) as e:
+        pto.tinsert_fp(dst, src, Tile("scaling", "u64", 1, 4), 0, 0)
+    assert e.value.rule == "pto.op.fp_cols"

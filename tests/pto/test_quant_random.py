@@ -1,0 +1,90 @@
+"""TQUANT (INT8 sym/asym) and TRANDOM (Philox-4x32) against scalar references and published vectors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tilesim import pto
+from tilesim.errors import DtypeError, TilesimError
+from tilesim.pto import Tile
+
+from . import oracle_ops as oo
+from .helpers import rand_bits, seed
+
+
+@pytest.mark.parametrize("asym", [False, True])
+@pytest.mark.parametrize("pdt", ["f32", "f16", "i32"])
+def test_tquant(asym, pdt):
+    rng = np.random.default_rng(seed("tquant", asym, pdt))
+    src = Tile("vec", "f32", 5, 40, valid=(5, 37))
+    src.bits[...] = rand_bits(rng, "f32", src.bits.shape, lo=-300, hi=300)
+    fp = Tile("vec", pdt, 8, 32 // pto.get_dtype(pdt).size, valid=(3, 1))  # 3 valid rows: the last repeats
+    fp.bits[...] = rand_bits(rng, pdt, fp.bits.shape, special=0.0, lo=-3, hi=3)
+    off = None
+    if asym:
+        off = Tile("vec", pdt, 8, 32 // pto.get_dtype(pdt).size, valid=(5, 1))
+        off.bits[...] = rand_bits(rng, pdt, off.bits.shape, special=0.0, lo=0, hi=128)
+    dst = Tile("vec", "u8" if asym else "i8", 5, 64, valid=(5, 37))
+    pto.tquant(dst, src, fp, off, quant_type="#pto<quant_type INT8_ASYM>" if asym else "INT8_SYM")
+    for (i, j), x in np.ndenumerate(src.bits[:5, :37]):
+        s = float(fp.values[min(i, 2), 0])
+        z = float(off.values[i, 0]) if asym else None
+        assert int(dst.bits[i, j]) == oo.tquant(int(x), s, z), (i, j)
+
+
+def test_tquant_checks():
+    src, fp = Tile("vec", "f32", 2, 8), Tile("vec", "f32", 2, 8)
+    with pytest.raises(DtypeError) as e:
+        pto.tquant(Tile("vec", "u8", 2, 32), src, fp)
+    assert e.value.rule == "pto.tquant.quant_type"
+    with pytest.raises(TilesimError) as e:
+        pto.tquant(Tile("vec", "u8", 2, 32, valid=(2, 8)), src, fp, quant_type="INT8_ASYM")
+    assert e.value.rule == "pto.tquant.offset"
+    with pytest.raises(TilesimError) as e:
+        pto.tquant(Tile("vec", "i8", 2, 32, valid=(2, 8)), src, fp, quant_type="FP4")
+    assert e.value.rule == "pto.tquant.quant_type"
+    with pytest.raises(DtypeError) as e:
+        pto.tquant(Tile("vec", "i8", 2, 32, valid=(2, 16)), Tile("vec", "f16", 2, 16), fp)
+    assert e.value.rule == "pto.op.dtype"
+
+
+def test_trandom_known_answers():
+    # Random123's published Philox-4x32-10 known-answer vectors (kat_vectors): lane 0 -> columns 0, 64, 128, 192
+    t = Tile("vec", "u32", 1, 256)
+    for args, exp in [((0, 0, 0, 0, 0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+                      ((-1, -1, -1, -1, -1, -1), (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+                      ((0xA4093822, 0x299F31D0, 0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
+                       (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1))]:
+        pto.trandom(t, *args)
+        assert tuple(int(v) for v in t.bits[0, [0, 64, 128, 192]]) == exp
+
+
+@given(rows=st.integers(1, 3), vc=st.integers(1, 520), rounds=st.sampled_from([7, 10]),
+       ctr=st.integers(0, (1 << 128) - 1), key=st.tuples(st.integers(0, 2 ** 32 - 1), st.integers(0, 2 ** 32 - 1)),
+       dt=st.sampled_from(["i32", "u32"]))
+def test_trandom_layout(rows, vc, rounds, ctr, key, dt):
+    cols = -(-vc // 8) * 8
+    t = Tile("vec", dt, 3, cols, valid=(rows, vc))
+    words = [(ctr >> (32 * i)) & 0xFFFFFFFF for i in range(4)]
+    pto.trandom(t, *key, *words, rounds=rounds)
+    chunks = -(-vc // 256)
+    for r in range(rows):
+        for c in range(0, vc, 37):
+            chunk, rest = divmod(c, 256)
+            q, lane = divmod(rest, 64)
+            n = (ctr + (r * chunks + chunk) * (cols // 4) + lane) % (1 << 128)
+            assert int(t.bits[r, c]) == oo.philox(n, key, rounds)[q]
+
+
+def test_trandom_checks():
+    with pytest.raises(TilesimError) as e:
+        pto.trandom(Tile("vec", "u32", 1, 8), 0, 0, 0, 0, 0, 0, rounds=8)
+    assert e.value.rule == "pto.trandom.rounds"
+    with pytest.raises(DtypeError):
+        pto.trandom(Tile("vec", "f32", 1, 8), 0, 0, 0, 0, 0, 0)
+    with pytest.raises(TilesimError) as e:
+        pto.trandom(Tile("vec", "u32", 1, 8), 0, 1 << 40, 0, 0, 0, 0)
+    assert e.value.rule == "pto.trandom.operand"
