@@ -63,11 +63,11 @@ def test_blocked_gemm_is_bit_identical(client, ft, extra):
     a, b = generate(Shape(40, 50, 70), "outliers", seed=1)
     c = None if ft == "int8" else np.random.default_rng(2).standard_normal((40, 50))
     x = a / np.abs(a).max() * 100 if ft == "int8" else a
-    want = gemm(x, b, c, ft=ft, **extra)
+    want = gemm(x, b, c, ft=ft, quantize=True, **extra)
     runs = [(None, None), (None, (16, 16)), (None, (1000, 1000)), (client, None), (client, (16, 24)),
             (client, (7, 100))]  # 7 rows: blocks that split 16-row tiles
     for cl, block in runs:
-        got = blocked_gemm(x, b, c, client=cl, block=block, ft=ft, **extra)
+        got = blocked_gemm(x, b, c, client=cl, block=block, ft=ft, quantize=True, **extra)
         assert np.array_equal(got.codes, want.codes) and got.codes.dtype == want.codes.dtype, (block, cl)
         assert got.status == want.status and got.plan.tiling == want.plan.tiling
 
