@@ -258,7 +258,8 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
     if fam == "move":         # textract / tinsert: the window at the bottom-right corner of the big tile
         big, small = t(d, R, C, (R, C)), t(d, R, C, (vr, vc))
         if op == "tmov":
-            return _Call({"src": big, "dst": small}, ("dst",), lambda v=None: fn(small, _resize(big, vr, vc), target=target))
+            src = t(d, R, C, (vr, vc))
+            return _Call({"src": src, "dst": small}, ("dst",), lambda v=None: fn(small, src, target=target))
         if op == "textract":
             return _Call({"src": big, "dst": small}, ("dst",), lambda v=None: fn(small, big, R - vr, C - vc, target=target))
         return _Call({"src": small, "dst": big}, ("dst",), lambda v=None: fn(big, small, R - vr, C - vc, target=target))
@@ -319,13 +320,6 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         return _Call({**tiles, "bias": bias, "dst": c}, ("dst",),
                      lambda v=None: fn(c, a, sa, b, sb, bias, target=target), fills=scale)
     raise AssertionError(fam)
-
-
-def _resize(tile: Tile, vr: int, vc: int) -> Tile:
-    """The same storage with valid region (vr, vc) (TMOV needs equal valid shapes)."""
-    out = Tile(tile.loc, tile.dtype.name, tile.rows, tile.cols, valid=(vr, vc))
-    out.bits = tile.bits
-    return out
 
 
 def _region(op: str, sig, target) -> tuple[int, int]:
