@@ -7,7 +7,9 @@ value classes into the sources, argmax ties, and partial valid regions; ``partia
 vectors shrink the op's region below the capacity.
 
 Shapes: ``R = 4`` rows; each operand tile is one 32-byte block wide (two for 1-byte types),
-so its columns follow its dtype. Families (``FAMILY``) decide which tiles an op takes.
+so its columns follow its dtype. Families (``FAMILY``) decide which tiles an op takes; the ops
+with no elementwise dtype table (``_FIXED``) get one signature each, and inputs with a constrained
+range (indices, filters, scales, quant words) are filled from that range (decision V13).
 """
 
 from __future__ import annotations
@@ -112,8 +114,8 @@ def _signature(op: str, target, dtype: str | None) -> tuple[str, ...]:
     if op in _FIXED:
         sig = _FIXED[op][1]
         if dtype is not None and tuple(get_dtype(t.strip()).name for t in str(dtype).split(",")) not in (sig, sig[:1]):
-            raise DtypeError(f"{op} vectors are generated for dtype {','.join(sig)} only", instruction="tilesim vectors",
-                              operand="dtype", rule="verify.pto.dtype", value=str(dtype))
+            raise DtypeError(f"{op} vectors are generated for dtype {','.join(sig)} only",
+                             instruction="tilesim vectors", operand="dtype", rule="verify.pto.dtype", value=str(dtype))
         return sig
     prof = get_target(target)
     table = prof.dtypes[_TABLE[op]]
@@ -215,7 +217,8 @@ def _build(op: str, sig: tuple[str, ...], vr: int, vc: int, target) -> _Call:
             return _Call({"c_in": c_in, "a": a, "b": b, "dst": c}, ("dst",),
                          lambda v=None: fn(c, c_in, a, b, target=target))
         bias = Tile("bias", c_dt, 1, 16, valid=(1, vc))
-        return _Call({"a": a, "b": b, "bias": bias, "dst": c}, ("dst",), lambda v=None: fn(c, a, b, bias, target=target))
+        return _Call({"a": a, "b": b, "bias": bias, "dst": c}, ("dst",),
+                     lambda v=None: fn(c, a, b, bias, target=target))
     return _build_more(op, fam, fn, sig, vr, vc, t, target)
 
 
@@ -234,7 +237,8 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
     if fam == "concat":       # src0 gives the first half of dst's valid columns, src1 the rest
         dst = t(d, R, C, (vr, vc))
         src0, src1 = t(d, R, C, (vr, (vc + 1) // 2)), t(d, R, C, (vr, vc // 2))
-        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",), lambda v=None: fn(dst, src0, src1, target=target))
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src0, src1, target=target))
     if fam == "pack":
         src, dst = t(sig[0], R, C, (vr, vc)), t(sig[1], R, _cols(sig[1]), (vr, vc))
         return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
@@ -261,7 +265,8 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
             src = t(d, R, C, (vr, vc))
             return _Call({"src": src, "dst": small}, ("dst",), lambda v=None: fn(small, src, target=target))
         if op == "textract":
-            return _Call({"src": big, "dst": small}, ("dst",), lambda v=None: fn(small, big, R - vr, C - vc, target=target))
+            return _Call({"src": big, "dst": small}, ("dst",),
+                         lambda v=None: fn(small, big, R - vr, C - vc, target=target))
         return _Call({"src": small, "dst": big}, ("dst",), lambda v=None: fn(big, small, R - vr, C - vc, target=target))
     if fam == "window_fp":    # acc f32 -> mat i8, one random quant word per source column
         acc = dict(blayout="col_major", slayout="row_major")
@@ -302,13 +307,14 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         dst, keys = t(d, R, C, (vr, vc)), t("u32", 1, 8, (1, 6))
         return _Call({"keys": keys, "dst": dst}, ("dst",),
                      lambda v=None: fn(dst, *(int(k) for k in keys.bits[0, :6]), target=target))
-    if fam == "matmul_mx":    # K = 64, f8e8m0 scales near 1 (codes 110..140), cpu semantics on every target
+    if fam == "matmul_mx":    # K = 64, f8e8m0 scales near 1 (codes 110..140)
         c_dt, a_dt, b_dt, s_dt = sig
         a = Tile("left", a_dt, 16, 64, valid=(vr, 64), blayout="col_major", slayout="row_major")
         b = Tile("right", b_dt, 64, 16, valid=(64, vc), blayout="row_major", slayout="col_major")
         c = Tile("acc", c_dt, 16, 16, valid=(vr, vc), blayout="col_major", slayout="row_major", fractal=1024)
         sa, sb = (Tile("scaling", s_dt, 16, 32, fractal=32, slayout="row_major") for _ in range(2))
-        scale = {k: lambda rng, shape: rng.integers(110, 140, size=shape, dtype=np.uint8) for k in ("a_scale", "b_scale")}
+        scale = {k: lambda rng, shape: rng.integers(110, 140, size=shape, dtype=np.uint8)
+                 for k in ("a_scale", "b_scale")}
         tiles = {"a": a, "a_scale": sa, "b": b, "b_scale": sb}
         if op == "tmatmul_mx":
             return _Call({**tiles, "dst": c}, ("dst",), lambda v=None: fn(c, a, sa, b, sb, target=target), fills=scale)
