@@ -3,9 +3,11 @@
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tilesim.errors import TilesimError
 from tilesim.verify.commands import make_vectors
 from tilesim.verify.hexfile import read_hex, write_hex
 
@@ -104,3 +106,62 @@ def test_tie_mask_matches_fractions():
                 for v, lo_, hi_ in zip(x, lo, hi)]
         assert tie_mask(x, f).tolist() == want, name
         assert sum(want) >= 50
+
+
+def _pto(op, n=12, **kw):
+    return make_vectors("pto", op, n=n, seed=4, min_per_class=1, **kw)
+
+
+def test_pto_tprint_text_is_the_source_values():
+    vs = _pto("tprint")
+    for i in range(vs.count):
+        r, c = (int(x) for x in vs.arrays["valid"][i][0])
+        raw = bytes(vs.arrays["text_out"][i][0].astype(np.uint8))
+        text = raw.rstrip(b"\0").decode()
+        assert raw[len(text):] == bytes(len(raw) - len(text))            # zero-padded
+        nums = [float(w) for w in text.split("\n", 1)[1].split()]
+        want = vs.arrays["src"][i][:r, :c].astype(np.uint16).view(np.float16).astype(float).ravel()
+        assert len(nums) == r * c
+        same = [a == b or (np.isnan(a) and np.isnan(b)) or (np.isfinite(b) and abs(a - b) <= 5.000001e-5)
+                for a, b in zip(nums, want)]                             # printed to 4 decimals
+        assert all(same)
+
+
+def test_pto_tprefetch_leaves_dst_and_textract_takes_the_bottom_right_window():
+    vs = _pto("tprefetch")
+    assert (vs.arrays["dst_out"] == vs.arrays["dst"]).all()
+    vs = _pto("textract")
+    for i in range(vs.count):
+        r, c = (int(x) for x in vs.arrays["valid"][i][1])
+        src, dst, out = vs.arrays["src"][i], vs.arrays["dst"][i], vs.arrays["dst_out"][i]
+        assert (out[:r, :c] == src[src.shape[0] - r:, src.shape[1] - c:]).all()
+        out[:r, :c] = dst[:r, :c]
+        assert (out == dst).all()
+
+
+def test_pto_tgather_reads_src_at_each_index():
+    vs = _pto("tgather")
+    for i in range(vs.count):
+        r, c = (int(x) for x in vs.arrays["valid"][i][2])
+        src, idx = vs.arrays["src"][i].ravel(), vs.arrays["indices"][i].astype(np.uint32).view(np.int32)
+        for y in range(r):
+            for x in range(c):
+                k = int(idx[y, x])
+                assert int(vs.arrays["dst_out"][i][y, x]) == (int(src[k]) if 0 <= k < src.size else 0)
+
+
+@pytest.mark.parametrize("op,dtype", [("trem", "f16"), ("trem", "i32"), ("trems", "f32"), ("trems", "i16")])
+def test_pto_trem_divisors_are_never_zero(op, dtype):
+    vs = _pto(op, n=30, dtype=dtype, target="a5")
+    d = vs.arrays["src1"] if op == "trem" else vs.arrays["scalar"]
+    assert (d != 0).all()
+    if dtype == "f16":                                           # nor -0 or subnormal
+        assert ((d.astype(np.uint16) & 0x7C00) != 0).all()
+    assert {"zero", "partial_valid"} <= {c for t in vs.tags for c in t}
+
+
+def test_pto_fixed_signature_ops_reject_another_dtype():
+    assert _pto("tconcat", n=1, dtype="f16").config["dtype"] == ["f16"]
+    with pytest.raises(TilesimError) as e:
+        _pto("tconcat", n=1, dtype="f32")
+    assert e.value.rule == "verify.pto.dtype" and "f16" in str(e.value)

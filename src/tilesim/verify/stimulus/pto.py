@@ -7,16 +7,20 @@ value classes into the sources, argmax ties, and partial valid regions; ``partia
 vectors shrink the op's region below the capacity.
 
 Shapes: ``R = 4`` rows; each operand tile is one 32-byte block wide (two for 1-byte types),
-so its columns follow its dtype. Families (``FAMILY``) decide which tiles an op takes.
+so its columns follow its dtype. Families (``FAMILY``) decide which tiles an op takes; the ops
+with no elementwise dtype table (``_FIXED``) get one signature each, and inputs with a constrained
+range (indices, filters, scales, quant words) are filled from that range (decision V13).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import io
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ... import formats
+from ...errors import DtypeError
 from ...pto import Tile
 from ...pto.dtypes import get_dtype
 from ...pto.ops import OPS as PTO_OPS
@@ -29,10 +33,30 @@ __all__ = ["OPS", "OPTIONS", "FAMILY", "generate"]
 
 OPTIONS = frozenset({"dtype", "target"})
 R = 4
+_TEXT = 1024   # bytes of TPRINT's text operand (R x 16 values of at most 11 characters, row breaks)
 
 _ROW_RED = ("trowsum", "trowmax", "trowmin", "trowprod")
 _COL_RED = ("tcolsum", "tcolmax", "tcolmin", "tcolprod")
 _ARG = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin")
+
+#: ops with no elementwise dtype-table row: (family, the one dtype signature generated, its roles)
+_FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "tconcat": ("concat", ("f16",), ("dtype",)),
+    "tpack": ("pack", ("i32", "i16"), ("src", "dst")),
+    **{o: ("fillpad", ("f16",), ("dtype",)) for o in ("tfillpad", "tfillpad_inplace", "tfillpad_expand")},
+    "tprefetch": ("prefetch", ("f16",), ("dtype",)),
+    "tprint": ("print", ("f16",), ("dtype",)),
+    "tmov": ("move", ("f16",), ("dtype",)), "textract": ("move", ("f16",), ("dtype",)),
+    "tinsert": ("move", ("f16",), ("dtype",)),
+    **{o: ("window_fp", ("f32", "i8", "u64"), ("src", "dst", "fp")) for o in ("textract_fp", "tinsert_fp")},
+    "tgather": ("gather", ("f16", "i32"), ("dtype", "indices")),
+    "thistogram": ("histogram", ("u16", "u8", "u32"), ("src", "idx", "dst")),
+    "tsort32": ("sort32", ("f32", "u32"), ("dtype", "idx")),
+    "tquant": ("quant", ("f32", "i8"), ("src", "dst")),
+    "trandom": ("random", ("u32",), ("dtype",)),
+    **{o: ("matmul_mx", ("f32", "f8e4m3", "f8e4m3", "f8e8m0"), ("c", "a", "b", "scale"))
+       for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias")},
+}
 
 #: op -> family (the tiles it takes and how they are shaped)
 FAMILY: dict[str, str] = {
@@ -46,16 +70,22 @@ FAMILY: dict[str, str] = {
     **{o: "scalar" for o in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins")},
     "texpands": "fill", "tcmp": "cmp", "tcmps": "cmps", "tsel": "sel", "tsels": "sels", "tcvt": "cvt",
     "tload": "load", "tstore": "store", "tmatmul": "matmul",
+    **{o: "binary" for o in ("trem", "tpartadd", "tpartmul", "tpartmax", "tpartmin")},
+    "trems": "scalar", "taddc": "ternary", "taxpy": "axpy",
+    "tmatmul_acc": "matmul_acc", "tmatmul_bias": "matmul_bias",
+    **{o: _FIXED[o][0] for o in sorted(_FIXED)},
 }
 OPS = tuple(FAMILY)
 
 #: families whose results are source bits moved unchanged, so a NaN's payload is defined (decision V5);
 #: arithmetic results are NaNs the spec does not give a payload (tilesim writes a canonical one)
-_BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg"})
+_BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg",
+                       "concat", "pack", "fillpad", "prefetch", "print", "move", "gather", "histogram", "sort32",
+                       "random"})
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
-          "tcolargmax": "tcolarg", "tcolargmin": "tcolarg"}
+          "tcolargmax": "tcolarg", "tcolargmin": "tcolarg", "tmatmul_acc": "tmatmul", "tmatmul_bias": "tmatmul"}
 
 
 def _cols(dt) -> int:
@@ -76,10 +106,17 @@ class _Call:
     outputs: tuple[str, ...]
     call: object                 # call(scalar value) runs the op
     scalar: str | None = None    # the scalar operand's dtype, for the families that take one
+    fills: dict = field(default_factory=dict)   # tile name -> fill(rng, shape): inputs with a constrained range
 
 
 def _signature(op: str, target, dtype: str | None) -> tuple[str, ...]:
     """The dtype signature in the op's table row order: given (``f16`` or ``f16,i32``) or the first listed."""
+    if op in _FIXED:
+        sig = _FIXED[op][1]
+        if dtype is not None and tuple(get_dtype(t.strip()).name for t in str(dtype).split(",")) not in (sig, sig[:1]):
+            raise DtypeError(f"{op} vectors are generated for dtype {','.join(sig)} only",
+                             instruction="tilesim vectors", operand="dtype", rule="verify.pto.dtype", value=str(dtype))
+        return sig
     prof = get_target(target)
     table = prof.dtypes[_TABLE[op]]
     if dtype is None:
@@ -165,7 +202,7 @@ def _build(op: str, sig: tuple[str, ...], vr: int, vc: int, target) -> _Call:
         src = t(d, R, C, (vr, vc))
         dst = t(d, R, C, (R, C))
         return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst.bits, src, target=target))
-    if fam == "matmul":
+    if fam in ("matmul", "matmul_acc", "matmul_bias"):
         c_dt, a_dt, b_dt = sig
         prof = get_target(target)
         kk = _pb(a_dt)
@@ -173,15 +210,133 @@ def _build(op: str, sig: tuple[str, ...], vr: int, vc: int, target) -> _Call:
         a = Tile("left", a_dt, 16, kk, valid=(vr, kk), blayout=left_bl, slayout="row_major", fractal=512)
         b = Tile("right", b_dt, kk, 16, valid=(kk, vc), blayout="row_major", slayout="col_major", fractal=512)
         c = Tile("acc", c_dt, 16, 16, valid=(vr, vc), blayout="col_major", slayout="row_major", fractal=1024)
-        return _Call({"a": a, "b": b, "dst": c}, ("dst",), lambda v=None: fn(c, a, b, target=target))
+        if fam == "matmul":
+            return _Call({"a": a, "b": b, "dst": c}, ("dst",), lambda v=None: fn(c, a, b, target=target))
+        if fam == "matmul_acc":
+            c_in = Tile("acc", c_dt, 16, 16, valid=(vr, vc), blayout="col_major", slayout="row_major", fractal=1024)
+            return _Call({"c_in": c_in, "a": a, "b": b, "dst": c}, ("dst",),
+                         lambda v=None: fn(c, c_in, a, b, target=target))
+        bias = Tile("bias", c_dt, 1, 16, valid=(1, vc))
+        return _Call({"a": a, "b": b, "bias": bias, "dst": c}, ("dst",),
+                     lambda v=None: fn(c, a, b, bias, target=target))
+    return _build_more(op, fam, fn, sig, vr, vc, t, target)
+
+
+def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Call:
+    """The families of the layout, move, gather, sort, quant, debug and MX ops (see ``_FIXED``)."""
+    d = sig[0]
+    C = _cols(d)
+    if fam == "ternary":
+        dst, src0, src1, src2 = (t(d, R, C, (vr, vc)) for _ in range(4))
+        return _Call({"src0": src0, "src1": src1, "src2": src2, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src0, src1, src2, target=target))
+    if fam == "axpy":
+        cols = max(_cols(sig[0]), _cols(sig[1]))
+        src, dst = t(sig[0], R, cols, (vr, vc)), t(sig[1], R, cols, (vr, vc))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v: fn(dst, src, v, target=target), sig[0])
+    if fam == "concat":       # src0 gives the first half of dst's valid columns, src1 the rest
+        dst = t(d, R, C, (vr, vc))
+        src0, src1 = t(d, R, C, (vr, (vc + 1) // 2)), t(d, R, C, (vr, vc // 2))
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src0, src1, target=target))
+    if fam == "pack":
+        src, dst = t(sig[0], R, C, (vr, vc)), t(sig[1], R, _cols(sig[1]), (vr, vc))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
+    if fam == "fillpad":      # pad value max (+inf); the expand form's dst is twice src's size each way
+        src = t(d, R, C, (vr, vc))
+        dst = t(d, 2 * R, 2 * C, (2 * R, 2 * C), pad="max") if op.endswith("expand") else t(d, R, C, (R, C), pad="max")
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
+    if fam == "prefetch":     # a hint: dst after it is dst before it
+        dst, src = t(d, R, C, (vr, vc)), t(d, R, C, (R, C))
+        return _Call({"src": src, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src.bits.view(get_dtype(d).lane), target=target))
+    if fam == "print":        # the text, as UTF-8 bytes zero-padded to the text tile (decision V13)
+        src = t(d, R, C, (vr, vc))
+        text = t("u8", 1, _TEXT, (1, _TEXT))
+
+        def call(v=None):
+            out = fn(src, out=io.StringIO(), target=target).encode()
+            text.bits[...] = 0
+            text.bits[0, : len(out)] = np.frombuffer(out, np.uint8)
+        return _Call({"src": src, "text": text}, ("text",), call)
+    if fam == "move":         # textract / tinsert: the window at the bottom-right corner of the big tile
+        big, small = t(d, R, C, (R, C)), t(d, R, C, (vr, vc))
+        if op == "tmov":
+            src = t(d, R, C, (vr, vc))
+            return _Call({"src": src, "dst": small}, ("dst",), lambda v=None: fn(small, src, target=target))
+        if op == "textract":
+            return _Call({"src": big, "dst": small}, ("dst",),
+                         lambda v=None: fn(small, big, R - vr, C - vc, target=target))
+        return _Call({"src": small, "dst": big}, ("dst",), lambda v=None: fn(big, small, R - vr, C - vc, target=target))
+    if fam == "window_fp":    # acc f32 -> mat i8, one random quant word per source column
+        acc = dict(blayout="col_major", slayout="row_major")
+        big = Tile("acc", sig[0], 16, 16, valid=(16, 16), fractal=1024, **acc)
+        small = Tile("acc", sig[0], 16, 16, valid=(vr, vc), fractal=1024, **acc)
+        fp = Tile("scaling", "u64", 1, 16, valid=(1, 16))
+        words = {"fp": lambda rng, shape: rng.integers(0, 1 << 62, size=shape, dtype=np.uint64)}
+        if op == "textract_fp":
+            dst = Tile("mat", sig[1], 16, 32, valid=(vr, vc), **acc)
+            return _Call({"src": big, "fp": fp, "dst": dst}, ("dst",),
+                         lambda v=None: fn(dst, big, fp, 16 - vr, 16 - vc, target=target), fills=words)
+        dst = Tile("mat", sig[1], 16, 32, valid=(16, 16), **acc)
+        return _Call({"src": small, "fp": fp, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, small, fp, 16 - vr, 16 - vc, target=target), fills=words)
+    if fam == "gather":       # indices in [-4, numel + 4): out-of-range ones write 0
+        src, dst, idx = t(d, R, C, (R, C)), t(d, R, C, (vr, vc)), t(sig[1], R, _cols(sig[1]) * 2, (vr, vc))
+        fill = {"indices": lambda rng, shape: rng.integers(-4, R * C + 4, size=shape).astype(np.int32).view(np.uint32)}
+        return _Call({"src": src, "indices": idx, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src, idx, target=target), fills=fill)
+    if fam == "histogram":    # most significant byte; idx filters are 0..2 as the byte below
+        src = t(sig[0], R, C, (vr, vc))
+        idx = t(sig[1], 32, 1, (vr, 1), blayout="col_major")
+        dst = t(sig[2], R, 256, (vr, 256))
+        fill = {"idx": lambda rng, shape: rng.integers(0, 3, size=shape, dtype=np.uint8),
+                "src": lambda rng, shape: (rng.integers(0, 256, size=shape) * 257 // rng.integers(1, 3, size=shape)
+                                           ).astype(np.uint16)}
+        return _Call({"src": src, "idx": idx, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src, idx, target=target), fills=fill)
+    if fam == "sort32":       # one 32-element block per row; dst holds (score, index) records
+        src, idx = t(d, R, 32, (vr, vc)), t(sig[1], R, 32, (vr, vc))
+        dst = t(d, R, 64, (R, 64))
+        return _Call({"src": src, "idx": idx, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, idx, target=target))
+    if fam == "quant":        # INT8_SYM, one scale per row
+        src, dst = t(sig[0], R, C, (vr, vc)), t(sig[1], R, _cols(sig[1]), (vr, vc))
+        fp = t(sig[0], R, C, (vr, 1))
+        return _Call({"src": src, "fp": fp, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, fp, target=target))
+    if fam == "random":       # keys lanes 0..5: key0, key1, counter0..3 (Philox-4x32-10)
+        dst, keys = t(d, R, C, (vr, vc)), t("u32", 1, 8, (1, 6))
+        return _Call({"keys": keys, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, *(int(k) for k in keys.bits[0, :6]), target=target))
+    if fam == "matmul_mx":    # K = 64, f8e8m0 scales near 1 (codes 110..140)
+        c_dt, a_dt, b_dt, s_dt = sig
+        a = Tile("left", a_dt, 16, 64, valid=(vr, 64), blayout="col_major", slayout="row_major")
+        b = Tile("right", b_dt, 64, 16, valid=(64, vc), blayout="row_major", slayout="col_major")
+        c = Tile("acc", c_dt, 16, 16, valid=(vr, vc), blayout="col_major", slayout="row_major", fractal=1024)
+        sa, sb = (Tile("scaling", s_dt, 16, 32, fractal=32, slayout="row_major") for _ in range(2))
+        scale = {k: lambda rng, shape: rng.integers(110, 140, size=shape, dtype=np.uint8)
+                 for k in ("a_scale", "b_scale")}
+        tiles = {"a": a, "a_scale": sa, "b": b, "b_scale": sb}
+        if op == "tmatmul_mx":
+            return _Call({**tiles, "dst": c}, ("dst",), lambda v=None: fn(c, a, sa, b, sb, target=target), fills=scale)
+        if op == "tmatmul_mx_acc":
+            c_in = Tile("acc", c_dt, 16, 16, valid=(vr, vc), blayout="col_major", slayout="row_major", fractal=1024)
+            return _Call({"c_in": c_in, **tiles, "dst": c}, ("dst",),
+                         lambda v=None: fn(c, c_in, a, sa, b, sb, target=target), fills=scale)
+        bias = Tile("bias", c_dt, 1, 16, valid=(1, vc))
+        return _Call({**tiles, "bias": bias, "dst": c}, ("dst",),
+                     lambda v=None: fn(c, a, sa, b, sb, bias, target=target), fills=scale)
     raise AssertionError(fam)
 
 
 def _region(op: str, sig, target) -> tuple[int, int]:
     """The full region (rows, cols) of the op's main tile."""
     fam = FAMILY[op]
-    if fam == "matmul":
+    if fam.startswith("matmul") or fam == "window_fp":
         return 16, 16
+    if fam == "sort32":
+        return R, 32
+    if fam == "axpy":
+        return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam == "cvt":
         return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam in ("cmp", "cmps"):
@@ -191,7 +346,7 @@ def _region(op: str, sig, target) -> tuple[int, int]:
 
 def _classes(op: str, sig, target) -> list[str]:
     fam = FAMILY[op]
-    src_fmt = get_dtype(sig[1] if fam == "matmul" else sig[0]).format
+    src_fmt = get_dtype(sig[1] if fam.startswith("matmul") else sig[0]).format
     out = [] if fam in ("fill", "load", "store") else applicable(src_fmt)
     if fam == "arg":
         out.append("argmax_tie")
@@ -224,13 +379,16 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
         vr, vc = full
         if cls == "partial_valid":
             fam = FAMILY[op]
-            vr = int(rng.integers(1, full[0] - 1, endpoint=True)) if fam != "matmul" else int(rng.integers(1, 15))
+            vr = int(rng.integers(1, full[0] - 1, endpoint=True)) if not fam.startswith("matmul") \
+                else int(rng.integers(1, 15))
             vc = int(rng.integers(1, full[1] - 1, endpoint=True)) if fam not in ("row_expand_binary",) else vc
         c = _build(op, sig, vr, vc, prof.name)
         t: set[str] = {cls} - {"random"}
         for name, tile in c.tiles.items():
             fmt = tile.dtype.format
-            if name == "mask" or (name == "dst" and FAMILY[op] != "store"):
+            if name in c.fills:
+                tile.bits[...] = c.fills[name](rng, tile.bits.shape)
+            elif name == "mask" or (name == "dst" and FAMILY[op] != "store"):
                 tile.bits[...] = random_codes(fmt, rng, tile.bits.shape)
             else:
                 tile.bits[...] = _codes(fmt, cls, rng, tile.bits.shape, (tile.valid_rows, tile.valid_cols), op)
@@ -239,6 +397,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
         sc = np.zeros(1, np.uint64)
         if c.scalar is not None:
             sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op).reshape(1).astype(np.uint64)
+        if op in _DIVISOR:
+            sc = _nonzero(c, _DIVISOR[op], sc)
         if cls == "argmax_tie":
             _plant_tie(op, c.tiles["src"] if "src" in c.tiles else c.tiles["src0"])
         if cls in ("nan_at_0", "nan_after_0"):
@@ -246,7 +406,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
         if cls in ("tie", "overflow"):
             sc = _plant_rounding(op, sig, cls, c, sc, rng)
         for name, tile in c.tiles.items():
-            if name not in ("dst", "mask"):
+            if name not in ("dst", "mask", "text"):
                 meas = measure(tile.bits[: tile.valid_rows, : tile.valid_cols], tile.dtype.format)
                 t |= {k for k, m in meas.items() if k in classes and m.any()}
         t |= _measure_rounding(op, sig, c, sc) & set(classes)
@@ -287,7 +447,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
     arr["valid"] = np.array(valids, np.uint16)
     if probe.scalar is not None:
         arr["scalar"] = np.stack(scalars).astype(get_dtype(probe.scalar).lane)
-    config = {"target": prof.name, "dtype": list(sig), "roles": list(OP_TYPES[_TABLE[op]].roles),
+    roles = _FIXED[op][2] if op in _FIXED else OP_TYPES[_TABLE[op]].roles
+    config = {"target": prof.name, "dtype": list(sig), "roles": list(roles),
               "family": FAMILY[op], "region": list(full),
               "cmp_mode": "lt" if FAMILY[op] in ("cmp", "cmps") else None}
     return VectorSet("pto", op, config, seed, operands, arr, tags, classes, min_per_class)
@@ -300,7 +461,7 @@ def _codes(fmt, cls, rng, shape, valid, op) -> np.ndarray:
         m = measure(codes, fmt)
         bad = m["nan"] | m["inf"]
         codes = np.where(bad, class_codes(fmt, "zero", rng, 1)[0], codes)
-    if cls in ("nan", "inf", "zero", "subnormal", "min_normal", "max_normal"):
+    if cls in ("nan", "inf", "zero", "subnormal", "min_normal", "max_normal") and cls in applicable(fmt):
         vr, vc = valid
         k = int(rng.integers(1, max(1, vr * vc // 4), endpoint=True))
         flat = np.zeros(shape, bool)
@@ -309,6 +470,27 @@ def _codes(fmt, cls, rng, shape, valid, op) -> np.ndarray:
         codes = codes.copy()
         codes[flat] = class_codes(fmt, cls, rng, int(flat.sum()))
     return codes.astype(fmt.dtype)
+
+
+#: ops whose divisor (a tile, or the scalar) must not be zero: TREM by zero is undefined (``pto.op.div_zero``)
+_DIVISOR = {"trem": "src1", "trems": None}
+
+
+def _zero(codes, fmt) -> np.ndarray:
+    """Codes that are zero, or subnormal (a target that flushes denormals divides by zero there)."""
+    m = measure(codes, fmt)
+    return m["zero"] | m["subnormal"] if "subnormal" in m else m["zero"]
+
+
+def _nonzero(c: _Call, divisor: str | None, sc) -> np.ndarray:
+    """Zero divisors (tile ``divisor``'s, or the scalar code ``sc``) replaced by one; returns the scalar code."""
+    if divisor is None:
+        fmt = get_dtype(c.scalar).format
+        return np.where(_zero(sc.astype(fmt.dtype), fmt), formats.encode(np.ones(1), fmt).astype(np.uint64), sc)
+    tile = c.tiles[divisor]
+    zero = _zero(tile.bits, tile.dtype.format)
+    tile.bits[zero] = formats.encode(np.ones(int(zero.sum())), tile.dtype.format)
+    return sc
 
 
 def _plant_tie(op: str, src: Tile) -> None:
