@@ -176,3 +176,20 @@ def test_cli_study(tmp_path):
         ("llama-3-8b", layer, "1", "1024", "4096", "int8") for layer in ("k", "v")]
     res = CliRunner().invoke(app, ["study", "-s", "16x32x32", "--format", "json"])
     assert res.exit_code == 0 and '"tiling_why"' in res.output
+
+
+def test_relative_error_does_not_depend_on_the_blas_thread_count():
+    """S5: a record is the same in every process; BLAS's dot (np.linalg.norm) sums in a thread-dependent order."""
+    import math
+
+    from threadpoolctl import threadpool_limits
+
+    from tilesim.study import metrics
+    rng = np.random.default_rng(0)
+    c, ref = rng.standard_normal((16, 14336)), rng.standard_normal((16, 14336))
+    many = metrics.rel_error(c, ref)
+    with threadpool_limits(1):
+        one = metrics.rel_error(c, ref)
+    assert many == one
+    exact = math.sqrt(math.fsum((c - ref).ravel() ** 2)) / math.sqrt(math.fsum(ref.ravel() ** 2))
+    assert abs(many - exact) <= 1e-14 * exact
