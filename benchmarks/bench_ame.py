@@ -43,7 +43,7 @@ def bench(ft: str, bovf: int, n: int, rng) -> tuple[float, float, int]:
     core.csrw("mxtile", mxtile(k=k, m=16, tiling="2x2"))
     for t in range(8):  # A/B operands in tr0..tr7; C in tr16..
         core.write_tile(t, rng.normal(0, 2, (16, k)) if ft != "int8" else rng.integers(-128, 128, (16, k)), ft,
-                        saturate=True)
+                        quantize=True)
     ops = [(16, 2 * (i % 2), 4 + 2 * (i // 2 % 2)) for i in range(n)]  # rotate A0/A1 x B pairs
 
     def stream():

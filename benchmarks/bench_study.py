@@ -25,13 +25,13 @@ def main() -> None:
     args = p.parse_args()
     a, b = generate(Shape(args.size, args.size, args.size), "normal", seed=0)
     t0 = time.perf_counter()
-    here = gemm(a, b, ft=args.ft)
+    here = gemm(a, b, ft=args.ft, quantize=True)
     t_here = time.perf_counter() - t0
     t0 = time.perf_counter()
     with connect(workers=args.workers) as client:
         t_start = time.perf_counter() - t0
         t0 = time.perf_counter()
-        there = blocked_gemm(a, b, client=client, ft=args.ft)
+        there = blocked_gemm(a, b, client=client, ft=args.ft, quantize=True)
         t_there = time.perf_counter() - t0
     same = np.array_equal(here.codes, there.codes)
     print(f"{args.size}^3 {args.ft}: in process {t_here:.1f} s; {args.workers} workers {t_there:.1f} s "
