@@ -58,11 +58,6 @@ def _load(spec: str):
     return getattr(importlib.import_module(module), func)
 
 
-def _fail(err: TilesimError) -> None:
-    """Stop a command with ``err``; the group prints it (or its traceback with ``--debug``)."""
-    raise err
-
-
 def _choices(values) -> type:
     """A ``Literal`` of ``values``: typer lists them in ``--help`` and refuses anything else."""
     return Literal[tuple(values)]  # type: ignore[return-value]
@@ -232,12 +227,9 @@ def gemm(
 ) -> None:
     """AME: run a random GEMM through the runtime in each format; compare accuracy, MACs, tiles and cycles."""
     from .ame.cli import gemm_command
-    try:
-        gemm_command(m, n, k, ft, console, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
-                     macs_per_cycle=macs_per_cycle, seed=seed, emit=emit, output=output, csv=csv, plot=plot,
-                     workers=workers, scheduler=scheduler, timeout=timeout, block=block)
-    except TilesimError as e:
-        _fail(e)
+    gemm_command(m, n, k, ft, console, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
+                 macs_per_cycle=macs_per_cycle, seed=seed, emit=emit, output=output, csv=csv, plot=plot,
+                 workers=workers, scheduler=scheduler, timeout=timeout, block=block)
 
 
 @app.command()
@@ -268,13 +260,10 @@ def study(
 ) -> None:
     """Sweep GEMM shapes or LLM layers x formats x modes x inputs: errors, cost, flags; CSV, plots, report."""
     from .study.cli import study_command
-    try:
-        study_command(console, out=out, workers=workers, scheduler=scheduler, timeout=timeout, output=output,
-                      shapes=shape, models=model, tokens=tokens, layers=layer, fts=ft, bovfs=bovf, rnds=rnd,
-                      sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
-                      weights=weights, seed=seed, macs_per_cycle=macs_per_cycle)
-    except TilesimError as e:
-        _fail(e)
+    study_command(console, out=out, workers=workers, scheduler=scheduler, timeout=timeout, output=output,
+                  shapes=shape, models=model, tokens=tokens, layers=layer, fts=ft, bovfs=bovf, rnds=rnd,
+                  sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
+                  weights=weights, seed=seed, macs_per_cycle=macs_per_cycle)
 
 
 @app.command()
@@ -306,13 +295,10 @@ def vectors(
 ) -> None:
     """Write golden vectors for one instruction: manifest, npz, $readmemh hex files, coverage."""
     from .verify.commands import vectors_command
-    try:
-        vectors_command(isa, op, out, console, n=n, seed=seed, min_per_class=min_per_class,
-                        rounding_model=rounding_model, srca=srca, srcb=srcb, dst32=dst32, argmax=argmax, dtype=dtype,
-                        target=target, ft=ft, bovf=bovf, sat=sat, rnd=rnd, tiling=tiling, accumulation=accumulation,
-                        k=k, m=m, format=format, rounding=rounding, saturate=saturate)
-    except TilesimError as e:
-        _fail(e)
+    vectors_command(isa, op, out, console, n=n, seed=seed, min_per_class=min_per_class,
+                    rounding_model=rounding_model, srca=srca, srcb=srcb, dst32=dst32, argmax=argmax, dtype=dtype,
+                    target=target, ft=ft, bovf=bovf, sat=sat, rnd=rnd, tiling=tiling, accumulation=accumulation,
+                    k=k, m=m, format=format, rounding=rounding, saturate=saturate)
 
 
 @app.command()
@@ -324,10 +310,7 @@ def check(
 ) -> None:
     """Compare a device dump with golden vectors bit for bit; exit 1 on any mismatch."""
     from .verify.commands import check_command
-    try:
-        code = check_command(golden, dump, console, junit=junit, max_report=max_report)
-    except TilesimError as e:
-        _fail(e)
+    code = check_command(golden, dump, console, junit=junit, max_report=max_report)
     raise typer.Exit(code)
 
 
@@ -345,10 +328,7 @@ def compare(
 ) -> None:
     """Run one operation on Tensix, PTO and AME side by side, against the exact result."""
     from .compare.cli import compare_command
-    try:
-        compare_command(console, op, dtype=dtype, shape=shape, seed=seed, csv=csv, plot=plot, output=output)
-    except TilesimError as e:
-        _fail(e)
+    compare_command(console, op, dtype=dtype, shape=shape, seed=seed, csv=csv, plot=plot, output=output)
 
 
 def main() -> None:
