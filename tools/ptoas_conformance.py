@@ -14,7 +14,8 @@ each program the script
    its RUN line, else the module's ``pto.target_arch``, else ``a2a3``) with
    random inputs: pointer arguments are sized from the tensor views made over
    them (as PTOAS's ``test/npu_validation/scripts/generate_testcase.py`` does),
-   integer scalars get that script's defaults;
+   integer scalars get that script's defaults, except that a scalar which
+   sets a tile's valid rows/cols gets the tile's extent (``valid_extents``);
 4. where the program has a ``*_golden.py`` script, runs that script (from the
    checkout, in a scratch directory, with the ``main.cpp``/``outputs.txt``
    metadata it reads synthesised from the program's signature), runs tilesim
@@ -180,6 +181,29 @@ def pointer_counts(text: str, env: dict) -> dict:
     return need
 
 
+def valid_extents(text: str) -> dict:
+    """Scalar arguments that set a tile's valid rows/cols -> the smallest such tile extent.
+
+    PTOAS's own hand-written validation mains run these kernels on whole tiles
+    (e.g. ``test/samples/FFN/npu_validation/main.cpp`` passes 32, 32), while
+    ``generate_testcase.py`` would pass 1, which breaks pto-isa's TLOAD check
+    ``validCol == shape4`` against the kernels' static 32x32 windows.
+    """
+    alias = {m.group(1): m.group(2) for m in re.finditer(
+        r"%([\w.$-]+)\s*=\s*arith\.(?:index_cast\w*|ext[su]i|trunci)\s+%([\w.$-]+)", text)}
+    out: dict = {}
+    for m in re.finditer(r"alloc_tile\b([^:\n]*):\s*!pto\.tile_buf<([^>]*)>", text):
+        dims = dict(re.findall(r"\b(rows|cols)\s*=\s*(\d+)", m.group(2)))
+        for key, dim in (("valid_row", "rows"), ("valid_col", "cols")):
+            v = re.search(key + r"\s*=\s*%([\w.$-]+)", m.group(1))
+            if v and dim in dims:
+                name = v.group(1)
+                while name in alias:
+                    name = alias[name]
+                out[name] = min(out.get(name, 1 << 30), int(dims[dim]))
+    return out
+
+
 def _scalar_defaults(root: Path) -> dict:
     """PTOAS's per-case overrides of integer scalar arguments (read from the checkout, not copied)."""
     script = root / "test/npu_validation/scripts/generate_testcase.py"
@@ -204,6 +228,7 @@ class Param:
 def signature(case: Case, program, overrides: dict) -> tuple:
     fn = Interpreter(program, {}, case.target)._entry(None)
     env = _constants(case.text)
+    extents = valid_extents(case.text)
     params = []
     for k, (name, ty) in enumerate(fn.args):
         cname = f"v{k + 1}"
@@ -213,7 +238,7 @@ def signature(case: Case, program, overrides: dict) -> tuple:
         elif ty.name.startswith("!pto.tile") or ty.name == "memref":
             params.append(Param(name, cname, "tile", ""))
         else:
-            v = overrides.get(case.path.stem, {}).get(cname, 1)
+            v = overrides.get(case.path.stem, {}).get(cname, extents.get(name, 1))
             params.append(Param(name, cname, "scalar", ty.name, value=v if ty.name != "i1" else 1))
     env.update({p.arg: p.value for p in params if p.kind == "scalar"})
     counts = pointer_counts(case.text, env)
@@ -375,7 +400,7 @@ def main(argv=None) -> int:
             _, params = signature(c, prog, overrides)
             base = {p.arg: p.count for p in params}
             for p in params:        # room for offsets the views do not show (run-time rows, PTO26)
-                p.count += min(p.count, 1 << 20) if p.kind == "ptr" and not p.fixed else 0
+                p.count += max(min(p.count, 1 << 20), 1 << 16) if p.kind == "ptr" and not p.fixed else 0
             inputs = random_inputs(params, prog, c, rng)
             reach: dict = {}
             got = run_tilesim(c, prog, inputs, a.timeout, reach)

@@ -363,17 +363,20 @@ def test_assembly_form_checks_inputs_against_declared_types():
 
 
 def test_window_past_the_view_static_is_an_error_dynamic_is_address_arithmetic():
-    """Decision PTO26: PTOAS rejects a constant window outside its view; a run-time offset is only bounded by
-    the buffer."""
-    def kernel(row: str) -> str:
+    """Decision PTO26: PTOAS rejects a constant window outside a view whose type has that dim static; a run-time
+    offset, or a ``?`` dim in the view's type, is address arithmetic bounded only by the buffer."""
+    def kernel(row: str, dims: str = "?x?") -> str:
         return BLOCKS.replace("%row = arith.muli %bi, %c2 : index", f"%row = {row}").replace(
             "shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>\n    %yv",
-            "shape = [%c2, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>\n    %yv")
+            f"shape = [%c2, %c16], strides = [%c16, %c1] : !pto.tensor_view<{dims}xf32>\n    %yv").replace(
+            "%xp = pto.partition_view %xv, offsets = [%row, %c0], sizes = [%c2, %c16] : !pto.tensor_view<?x?xf32>",
+            f"%xp = pto.partition_view %xv, offsets = [%row, %c0], sizes = [%c2, %c16] : !pto.tensor_view<{dims}xf32>")
     x = np.arange(128, dtype=np.float32).reshape(8, 16)
-    e = _err(kernel("arith.constant 4 : index"), {"x": x})
+    e = _err(kernel("arith.constant 4 : index", "2x16"), {"x": x})
     assert e.rule == "pto.mem.window"
-    y = pto.run_text(kernel("arith.addi %bi, %c4 : index"), {"x": x}, "a5")["y"]
-    assert (y[4:6] == x[4:6]).all()
+    for row in ("arith.addi %bi, %c4 : index", "arith.constant 4 : index"):
+        y = pto.run_text(kernel(row), {"x": x}, "a5")["y"]
+        assert (y[4:6] == x[4:6]).all()
     e = _err(kernel("arith.addi %bi, %c8 : index"), {"x": x})    # past the 8x16 buffer
     assert e.rule == "pto.mem.window"
 

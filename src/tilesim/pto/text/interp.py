@@ -685,6 +685,7 @@ class Interpreter:
 
     def _grow(self, ptr: Ptr, need: int, node) -> None:
         g = ptr.glob
+        g.reach = max(g.reach, ptr.offset + need)
         if not g.given:
             g.ensure(ptr.offset + need)
         elif ptr.offset + need > g.lanes.size:
@@ -710,12 +711,21 @@ class Interpreter:
                                 "pto.mem.window")
             if o + s > n:
                 msg = f"window offsets {list(offs)} + sizes {list(sizes)} leave the {'x'.join(map(str, tv.shape))} view"
-                if self._static(st.extra["offsets"][k]) and self._static(st.extra["sizes"][k]):
+                if self._static(st.extra["offsets"][k]) and self._static(st.extra["sizes"][k]) and \
+                        self._static_dim(st, k):
                     raise self._err(st, msg, "pto.mem.window")
-                # decision PTO26: a run-time offset is address arithmetic; the buffer bound is checked on access
-                self.issues.append(f"line {st.line}: {msg} (allowed: the offset is a run-time value)")
+                # decision PTO26: a run-time offset or view dim is address arithmetic; the buffer bound is
+                # checked on access
+                self.issues.append(f"line {st.line}: {msg} (allowed: a run-time offset or view shape)")
                 beyond = True
         env[st.results[0]] = PartView(tv, offs, sizes, beyond)
+
+    @staticmethod
+    def _static_dim(st: Stmt, k: int) -> bool:
+        """Whether dim ``k`` of a partition_view's source type is static (``?`` is not; no type: static)."""
+        ty = st.in_types[0] if st.in_types else None
+        shape = next((p for _, p in (ty.params if ty is not None else []) if hasattr(p, "dims")), None)
+        return shape is None or len(shape.dims) <= k or shape.dims[k] is not None
 
     def _static(self, op) -> bool:
         """Whether an index operand is a literal or an ``arith.constant`` (known before the kernel runs)."""
