@@ -234,3 +234,16 @@ def mx_dot(a: list[float], b: list[float], sa: list[float], sb: list[float]) -> 
         p = x * y * (sa[k // 32] * sb[k // 32])          # exact in double (NaN/Inf as IEEE says)
         acc = dec(round_bits(acc + p, "f32"), "f32")       # Python float add = double RNE, then to float
     return round_bits(acc, "f32")
+
+
+# ------------------------------------------------------------------ generators
+def tci_row(start, n: int, descending: bool, dt: str) -> list[int]:
+    """TCI: ``start +- k`` for k < n (pto-isa include/pto/cpu/TCI.hpp), each rounded once / wrapped to ``dt``."""
+    s = Fraction(start)
+    return [encode(s - k if descending else s + k, dt) for k in range(n)]
+
+
+def ttri_cell(r: int, c: int, diagonal: int, upper: bool, dt: str) -> int:
+    """TTRI (include/pto/cpu/TTRI.hpp): lower is 1 for c < diagonal + r + 1; upper is 0 for c < diagonal + r."""
+    one = c >= diagonal + r if upper else c < diagonal + r + 1
+    return encode(1 if one else 0, dt)

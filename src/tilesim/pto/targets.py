@@ -107,6 +107,9 @@ _PART_A5 = ("u8", "i8", "u16", "i16", "u32", "i32", "f16", "f32", "bf16")
 _AXPY = frozenset({("f16", "f16"), ("f32", "f32"), ("f16", "f32")})
 
 
+_TCI_A2A3 = ("i16", "u16", "i32", "u32", "f16", "bf16", "f32")
+
+
 def _row(op, roles, a2a3, a5, cpu) -> OpTypes:
     return OpTypes(op, tuple(roles), frozenset(a2a3), frozenset(a5), frozenset(cpu))
 
@@ -177,6 +180,11 @@ _ROWS = [
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
     _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY),
     _ew("taddc", NARROW, ALL),
+    # ---- generators (docs/isa/TCI.md, TTRI.md; include/pto/cpu/TCI.hpp, TTRI.hpp)
+    _ew("tci", _TCI_A2A3, ("i16", "u16", "i32", "u32"), _TCI_A2A3 + ("i8", "u8", "i64", "u64")),
+    _ew("ttri", ("i32", "i16", "u32", "u16", "f16", "f32"),
+        ("i64", "u64", "i32", "i16", "i8", "u32", "u16", "u8", "f16", "f32", "bf16"),
+        ("i32", "i16", "u32", "u16", "f16", "bf16", "f32")),
 ]
 
 OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})

@@ -32,7 +32,8 @@ MULTI_OUT_KW = {op: "dst_val" for op in ("trowargmax", "trowargmin", "tcolargmax
 #: PTOAS attribute -> parameter name, where snake_case is not the name
 ATTR_ALIASES = {"sat_mode": "sat", "atomicType": "atomic", "cmpMode": "cmp_mode"}
 #: attributes that carry no semantics tilesim models (layout hints, MLIR bookkeeping)
-IGNORED_ATTRS = frozenset({"operandSegmentSizes", "resultSegmentSizes", "layout", "inferred_layout"})
+IGNORED_ATTRS = frozenset({"operandSegmentSizes", "resultSegmentSizes", "layout", "inferred_layout",
+                           "pto.inferred_layout"})
 
 
 def snake(name: str) -> str:
