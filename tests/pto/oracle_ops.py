@@ -247,3 +247,9 @@ def ttri_cell(r: int, c: int, diagonal: int, upper: bool, dt: str) -> int:
     """TTRI (include/pto/cpu/TTRI.hpp): lower is 1 for c < diagonal + r + 1; upper is 0 for c < diagonal + r."""
     one = c >= diagonal + r if upper else c < diagonal + r + 1
     return encode(1 if one else 0, dt)
+
+
+def tdequant(x: int, offset_bits: int, scale_bits: int, ftz: bool, nan_mode: str) -> int:
+    """TDEQUANT: ``(float(x) - offset) * scale``, each step rounded to f32 (pto-isa TDequant.hpp)."""
+    xb = round_bits(Fraction(x), "f32")
+    return binary("mul", binary("sub", xb, offset_bits, "f32", ftz, nan_mode), scale_bits, "f32", ftz, nan_mode)

@@ -107,6 +107,7 @@ _PART_A5 = ("u8", "i8", "u16", "i16", "u32", "i32", "f16", "f32", "bf16")
 _AXPY = frozenset({("f16", "f16"), ("f32", "f32"), ("f16", "f32")})
 
 
+_DEQUANT = {("i8", "f32"), ("i16", "f32")}
 _TCI_A2A3 = ("i16", "u16", "i32", "u32", "f16", "bf16", "f32")
 
 
@@ -180,6 +181,7 @@ _ROWS = [
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
     _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY),
     _ew("taddc", NARROW, ALL),
+    _row("tdequant", ("src", "dst"), _DEQUANT, _DEQUANT, _DEQUANT),    # docs/isa/TDEQUANT.md
     # ---- generators (docs/isa/TCI.md, TTRI.md; include/pto/cpu/TCI.hpp, TTRI.hpp)
     _ew("tci", _TCI_A2A3, ("i16", "u16", "i32", "u32"), _TCI_A2A3 + ("i8", "u8", "i64", "u64")),
     _ew("ttri", ("i32", "i16", "u32", "u16", "f16", "f32"),
