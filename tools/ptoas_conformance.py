@@ -267,6 +267,8 @@ def random_inputs(params: list, program, case: Case, rng) -> dict:
             out[p.arg] = _random(spec.dtype, shape, rng)
         elif p.dtype in ("f32", "f16", "bf16"):
             out[p.arg] = 1.0
+        elif p.dtype == "vector":          # e.g. TMRGSORT's executed-count list: zeros of its shape
+            out[p.arg] = np.zeros(next(q.dims for _, q in types[p.arg].params if hasattr(q, "dims")), np.int64)
         else:
             out[p.arg] = int(p.value)
     return out

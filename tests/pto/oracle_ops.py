@@ -253,3 +253,24 @@ def tdequant(x: int, offset_bits: int, scale_bits: int, ftz: bool, nan_mode: str
     """TDEQUANT: ``(float(x) - offset) * scale``, each step rounded to f32 (pto-isa TDequant.hpp)."""
     xb = round_bits(Fraction(x), "f32")
     return binary("mul", binary("sub", xb, offset_bits, "f32", ftz, nan_mode), scale_bits, "f32", ftz, nan_mode)
+
+
+def mrgsort(lists: list[list[tuple]], room: int, exhausted: bool) -> tuple[list[tuple], list[int]]:
+    """TMRGSORT's merge (pto-isa include/pto/cpu/TMrgSort.hpp): records are (value, payload...) tuples; the
+    first list with a head strictly greater than the current pick wins; returns the records and the counts."""
+    pos = [0] * len(lists)
+    out: list[tuple] = []
+    while len(out) < room:
+        pick = None
+        for i, lst in enumerate(lists):
+            if pos[i] < len(lst):
+                v = lst[pos[i]][0]
+                if pick is None or v > lists[pick][pos[pick]][0]:   # NaN compares false either way
+                    pick = i
+        if pick is None:
+            break
+        out.append(lists[pick][pos[pick]])
+        pos[pick] += 1
+        if exhausted and any(p == len(lst) for p, lst in zip(pos, lists)):
+            break
+    return out, pos

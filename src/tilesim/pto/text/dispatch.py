@@ -74,6 +74,12 @@ def _params(fn) -> tuple[tuple, frozenset, frozenset]:
     return tuple(pos), frozenset(kw), frozenset(req)
 
 
+@lru_cache(maxsize=None)
+def _variadic(fn) -> bool:
+    """Whether ``fn`` takes ``*operands`` (an op with several operand forms, e.g. TMRGSORT)."""
+    return any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(fn).parameters.values())
+
+
 def _fail(op: str, detail: str, operand: str, value=None, rule: str = "pto.interp.operands") -> TilesimError:
     return TilesimError(detail, instruction=op.upper(), operand=operand, rule=rule, value=value)
 
@@ -107,7 +113,7 @@ def call_op(name: str, fn, outs: list, ins: list, attrs: dict, target):
             kw["tmp"] = tmp
         free = [p for p in free if p not in kw]
     args = outs + ins
-    if len(args) > len(free):
+    if len(args) > len(free) and not _variadic(fn):
         raise _fail(name, f"takes {len(free)} operands ({', '.join(free)}), got {len(args)} "
                           f"({len(outs)} in outs, {len(ins)} in ins)", "operands", len(args))
     missing = [p for p in free[len(args):] if p in req]

@@ -309,9 +309,23 @@ class Interpreter:
                 raise self._missing(fn, name, ty, f"a 2-D array of {t.dtype} for a {t.describe()} tile")
             self.tile_args[name] = t
             return t
+        if ty.name == "vector":
+            shape = next((q for _, q in ty.params if hasattr(q, "dims")), None)
+            if name not in self.inputs:
+                raise self._missing(fn, name, ty, f"an array of {shape.elem if shape else '?'}")
+            return self._vector_input(name, ty, shape, fn)
         if name not in self.inputs:
             raise self._missing(fn, name, ty, f"a {ty.text()} scalar")
         return self._scalar_input(self.inputs[name], ty.name, fn, name)
+
+    def _vector_input(self, name: str, ty: TypeRef, shape, fn: Func) -> Scalar:
+        """A ``vector<NxT>`` argument: an array of that static shape whose values convert exactly to T."""
+        dt = get_dtype(shape.elem if shape else "", instruction="pto.run", operand=name)
+        arr = self._input_array(name, fn, allow_nd=True)
+        if None in shape.dims or arr.shape != tuple(shape.dims):
+            raise self._err(fn, f"input {name!r} has shape {arr.shape}; %{name} is {ty.text()}", "pto.interp.input",
+                            name, arr.shape)
+        return Scalar(ty.text(), self._exact(arr, dt, name, fn).copy())
 
     def _memref_view(self, ptr: Ptr, ty: TypeRef, node) -> TensorView:
         shape = memref_shape(ty)
@@ -599,7 +613,7 @@ class Interpreter:
         lit = st.ins[0].value
         if st.extra.get("dense"):
             ty = st.out_types[0] if st.out_types else None
-            env[st.results[0]] = Scalar(ty.text() if ty else "vector", np.asarray(lit))
+            env[st.results[0]] = Scalar(ty.text() if ty else "vector", self._dense(st, ty, lit))
             return
         if st.out_types:
             tname = st.out_types[0].name
@@ -665,6 +679,27 @@ class Interpreter:
         t = self._tile_from(st, ty)
         self._place(st, frame, t, None)
         env[st.results[0]] = t
+
+    def _dense(self, st: Stmt, ty, lit) -> np.ndarray:
+        """A ``dense<...>`` literal as an array of its ``vector<NxT>`` type: broadcast to N, each integer taken
+        modulo 2**bits (MLIR keeps a literal that fits the width signed or unsigned), floats rounded once."""
+        shape = next((q for _, q in (ty.params if ty is not None else []) if hasattr(q, "dims")), None)
+        if shape is None or None in shape.dims or shape.elem not in DTYPES:
+            return np.asarray(lit)
+        dt = get_dtype(shape.elem)
+        a = np.asarray(lit)
+        if a.shape not in ((), tuple(shape.dims)):
+            raise self._err(st, f"dense<...> holds {a.size} values; the type {ty.text()} has {int(np.prod(shape.dims))}",
+                            "pto.interp.type")
+        if dt.is_int:
+            bits = 8 * dt.size
+            vals = [int(v) for v in a.ravel()]
+            if any(not -(1 << (bits - 1)) <= v < (1 << bits) for v in vals):
+                raise self._err(st, f"dense<...> values must fit {bits} bits for {dt}", "pto.interp.type", vals)
+            lanes = np.array([v % (1 << bits) for v in vals], dtype=dt.lane).reshape(a.shape)
+        else:
+            lanes = to_bits(a.astype(np.float64), dt, what="arith.constant")
+        return np.broadcast_to(lanes, tuple(shape.dims)).copy().view(dt.np)
 
     def _make_view(self, st: Stmt, env, frame) -> None:
         ptr = self._get(env, st.ins[0], st)
@@ -908,6 +943,8 @@ class Interpreter:
         for t in tiles:
             t.pull()
         windows = []
+        # a vector<...> out (TMRGSORT's executed counts) is its array, written in place
+        outs = [v.value if isinstance(v, Scalar) and isinstance(v.value, np.ndarray) else v for v in outs]
         outs = [self._window_of(st, key, v, tiles, "dst", windows, write=True) for v in outs]
         args_in = [self._window_of(st, key, v, tiles, "src", windows, write=False) for v in args_in]
         call_op(key, fn, outs, args_in, dict(st.attrs), self.prof)
