@@ -48,6 +48,8 @@ def test_tstore_atomic_and_acc_conversion():
     gm = np.array([[1.0, 5.0, 3.0]], np.float32)
     pto.tstore(gm, t, atomic="add")
     assert gm[0, :2].tolist() == [2.5, 3.0] and np.isnan(gm[0, 2])
+    pto.tstore(gm, t, atomic="atomic_add")                     # PTOAS's spelling
+    assert gm[0, :2].tolist() == [4.0, 1.0]
     gm = np.array([[1.0, 5.0, 3.0]], np.float32)
     pto.tstore(gm, t, atomic="max", target="cpu")
     assert gm[0].tolist() == [1.5, 5.0, 3.0]  # max(old, new): a NaN in the second operand loses (cpu)
@@ -79,6 +81,10 @@ def test_memory_op_errors():
                 target="a2a3").rule == "pto.tload.rows"
     pto.tload(Tile("vec", "i8", 4096, 32, valid=(1, 32)), np.zeros((1, 32), np.int8), target="a5")
     assert _err(pto.tstore, gm, Tile("vec", "f32", 4, 8), atomic="xor").rule == "pto.tstore.atomic"
+    assert _err(pto.tstore, gm, Tile("vec", "f32", 4, 8), st_phase="middle").rule == "pto.tstore.st_phase"
+    before = gm.copy()
+    pto.tstore(gm, Tile.from_array(np.full((2, 3), 7, np.float32)), st_phase="final")   # no effect on data
+    assert (gm[:2, :3] == 7).all() and (gm[2:] == before[2:]).all()
     assert _err(pto.tstore, gm, Tile("mat", "f32", 4, 8), target="a5").rule == "pto.op.loc"
     pto.tstore(gm, Tile("mat", "f32", 4, 8), target="a2a3")
     assert _err(pto.tstore, np.zeros((8, 8), np.float16), Tile("vec", "f32", 4, 8)).rule == "pto.mem.elem_size"
