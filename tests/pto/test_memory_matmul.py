@@ -182,3 +182,23 @@ def test_result_cmp_rule():
     both = np.array([np.nan, 0.0])
     assert pto.result_cmp(both, both, 0.0).passed
     assert not pto.result_cmp(np.zeros(1001), np.ones(1001), 1.0).passed  # > 1000 unexpected zeros
+
+
+def test_left_block_layout_is_checked_on_a5_only():
+    """Decision PTO40: A5's TMATMUL needs a col_major Left tile (docs/isa/TMATMUL.md); A2A3's implementation
+    checks dtypes and locations only, so either Left block layout gives the same product there."""
+    rng = np.random.default_rng(seed("left-layout"))
+    A = rand_bits(rng, "f16", (5, 37), special=0.0, lo=-4, hi=4)
+    B = rand_bits(rng, "f16", (37, 7), special=0.0, lo=-4, hi=4)
+    out = {}
+    for lb in ("row_major", "col_major"):
+        a = Tile("left", "f16", 16, 64, valid=(5, 37), blayout=lb, slayout="row_major")
+        b = Tile("right", "f16", 64, 16, valid=(37, 7), blayout="row_major", slayout="col_major")
+        c = Tile("acc", "f32", 16, 16, blayout="col_major", slayout="row_major", fractal=1024)
+        a.bits[:5, :37], b.bits[:37, :7] = A, B
+        out[lb] = pto.tmatmul(c, a, b, target="a2a3").bits[:5, :7].copy()
+        if lb == "row_major":
+            assert _err(pto.tmatmul, c, a, b, target="a5").rule == "pto.op.layout"
+        else:
+            pto.tmatmul(c, a, b, target="a5")
+    assert (out["row_major"] == out["col_major"]).all()

@@ -251,7 +251,9 @@ class Profile:
         any_layout: ops whose tiles may use every layout (the CPU simulator addresses
             elements through the layout's offsets wherever it compiles).
         vec_tload_max_rows: TLOAD into a Vec tile allows at most this many rows (A2A3: 4095).
-        left_blayout: the block layout a Left (L0A) tile must have for TMATMUL, or None for either.
+        left_blayout: the block layout of the target's Left (L0A) tile (pto-isa's ``TileLeft``), which PTOAS's
+            type parser gives every ``loc=left`` tile_buf (decision PTO35); None keeps the written one.
+        matmul_left_blayout: the Left block layout TMATMUL checks (A5 only, decision PTO40), or None.
         tmov_paths: the (src loc, dst loc) pairs TMOV accepts, or None for every pair (the CPU reference).
         dtypes: op -> accepted dtype signatures (see :data:`OP_TYPES`).
     """
@@ -268,6 +270,7 @@ class Profile:
     cvt_float_honours_mode: bool
     cvt_saturate_default: bool
     left_blayout: str | None
+    matmul_left_blayout: str | None = None
     vec_tload_max_rows: int | None = None
     align: int = 32
     tmp_same_dtype: frozenset = frozenset()
@@ -350,7 +353,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major",
-        tmov_paths=_TMOV_A5),
+        matmul_left_blayout="col_major", tmov_paths=_TMOV_A5),
 })
 
 

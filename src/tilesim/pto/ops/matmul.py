@@ -74,7 +74,7 @@ def cube_operands(op: Op, c: Tile, a: Tile, b: Tile, left_blayout: str | None) -
 
 def _product(op: Op, c: Tile, a: Tile, b: Tile) -> tuple[np.ndarray, int, int]:
     """Check c, a, b for TMATMUL-family op ``op``; return (the product's lanes as int64 or float32, M, N)."""
-    M, K, N = cube_operands(op, c, a, b, op.prof.left_blayout)
+    M, K, N = cube_operands(op, c, a, b, op.prof.matmul_left_blayout)
     op.dtypes("tmatmul", (c.dtype, a.dtype, b.dtype), ("c", "a", "b"))
     A, B = a.bits[:M, :K], b.bits[:K, :N]
     if c.dtype.name == "i32":
