@@ -498,6 +498,10 @@ def test_cube_and_vector_functions_run_as_coroutines_over_their_pipes():
     stuck = PEERS.replace(f"    pto.tpush_to_aic(%t : {_V16}) {{split = 0}}\n", "")
     e = _err(stuck, {"x": x}, target="a5")
     assert e.rule == "pto.pipe.empty" and e.line > 1
+    # a vector push with split 1 is one subblock's half of the cube's tile; the other subblock is not modelled
+    half = PEERS.replace(f"pto.tpush_to_aic(%t : {_V16}) {{split = 0}}", f"pto.tpush_to_aic(%t : {_V16}) {{split = 1}}")
+    e = _err(half, {"x": x}, target="a5")
+    assert e.rule == "pto.pipe.subblocks" and e.line > 1
 
 
 def test_left_tile_buf_takes_the_targets_layout():
