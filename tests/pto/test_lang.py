@@ -583,3 +583,32 @@ def test_attribute_and_operand_spellings():
         out = pto.run_text(SPELLINGS.replace(" {note = 7 : i32}", ""), {"x": x}, "a5")
     assert (out["y"] == 2 * x).all()
     assert (out["z"] == np.floor(x + 0.5)).all()                   # ROUND: to nearest, ties away from zero
+
+
+_LEFT8 = ("!pto.tile_buf<loc=left, dtype=f8E4M3FN, rows=16, cols=64, v_row=16, v_col=64, blayout=col_major, "
+          "slayout=row_major, fractal=512, pad=0>")
+_SCALE = ("!pto.tile_buf<loc={loc}, dtype=f16, rows=16, cols=64, v_row=16, v_col=64, blayout=row_major, "
+          "slayout=row_major, fractal=512, pad=0>")
+SCALE_ADDR = f"""
+module {{
+  func.func @k() {{
+    %a = pto.alloc_tile addr = 1024 : {_LEFT8}
+    %s = pto.alloc_tile : {_SCALE.format(loc="scaling")}
+    pto.tget_scale_addr ins(%a : {_LEFT8}) outs(%s : {_SCALE.format(loc="scaling")})
+    pto.tprint ins(%s : {_SCALE.format(loc="scaling")})
+    return
+  }}
+}}
+"""
+
+
+def test_tget_scale_addr_places_the_scale_tile_at_the_shifted_address():
+    """PTO41: on A5 the scale tile moves to its operand's address >> 4; elsewhere, or with a non-scaling dst,
+    it is an error (PTOAS: only on A5, dst in the scaling address space)."""
+    out = io.StringIO()
+    Interpreter(pto.parse(SCALE_ADDR), {}, "a5", stdout=out).run()
+    assert "@0x40:" in out.getvalue()                   # tprint names the tile's address: 1024 >> 4
+    assert _err(SCALE_ADDR, {}, target="a2a3").rule == "pto.op.target"
+    vec = SCALE_ADDR.replace(_SCALE.format(loc="scaling"), _SCALE.format(loc="vec").replace(
+        "slayout=row_major", "slayout=none_box"))
+    assert _err(vec, {}, target="a5").rule == "pto.op.loc"

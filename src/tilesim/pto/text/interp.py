@@ -61,6 +61,7 @@ __all__ = ["run_file", "run_text", "Interpreter", "Scalar", "Global", "Ptr", "Te
            "program_target"]
 
 _MAX_WHILE = 1_000_000
+_SHIFT_MX_ADDR = 4      # an MX scale tile's address is its operand's >> 4 (pto-isa include/pto/npu/a5/utils.hpp)
 _MAX_DEPTH = 64
 _ROW_REDUCE = ("trowsum", "trowmax", "trowmin", "trowprod")
 _COL_REDUCE = ("tcolsum", "tcolmax", "tcolmin", "tcolprod")
@@ -803,6 +804,26 @@ class Interpreter:
         if st.results:
             env[st.results[0]] = t
 
+    def _scale_addr(self, st: Stmt, env, frame) -> None:
+        """TGET_SCALE_ADDR (A5): place dst, a ``scaling`` tile of src's shape, at src's address >> 4
+        (pto-isa docs/isa/TGET_SCALE_ADDR.md; SHIFT_MX_ADDR in include/pto/npu/a5/utils.hpp; decision PTO41)."""
+        if not self.prof.name.startswith("a5"):
+            raise self._err(st, f"tget_scale_addr exists on A5 only, not {self.prof.name}", "pto.op.target")
+        if len(st.ins) != 1 or len(st.outs) != 1:
+            raise self._err(st, "tget_scale_addr takes ins(src) outs(dst)", "pto.interp.operands")
+        src, dst = self._get(env, st.ins[0], st), self._get(env, st.outs[0], st)
+        if not isinstance(src, Tile) or not isinstance(dst, Tile):
+            raise self._err(st, "tget_scale_addr takes two tiles", "pto.interp.operand")
+        if dst.loc != "scaling":
+            raise self._err(st, f"dst must be in the scaling address space, not {dst.loc}", "pto.op.loc", "dst")
+        if (dst.rows, dst.cols) != (src.rows, src.cols) or dst.valid != src.valid:
+            raise self._err(st, f"dst ({dst.describe()}) must have src's shape and valid shape ({src.describe()})",
+                            "pto.op.valid_match", "dst")
+        if src.addr is None:
+            raise self._err(st, "src has no address yet (allocate or assign it first)", "pto.mem.unplaced", "src")
+        self.mem.place(dst, src.addr >> _SHIFT_MX_ADDR, name=st.outs[0].name, op="TGET_SCALE_ADDR")
+        frame.placed[st.outs[0].name] = dst
+
     def _set_valid(self, st: Stmt, env, frame) -> None:
         t = self._get(env, st.ins[0], st)
         if not isinstance(t, Tile):
@@ -1323,7 +1344,7 @@ _SPECIAL = {
     "pto.build_async_session": Interpreter._async_session, "pto.tput_async": Interpreter._async_copy,
     "pto.tget_async": Interpreter._async_copy, "pto.wait_async_event": Interpreter._async_wait,
     "pto.test_async_event": Interpreter._async_wait, "memref.dealloc": Interpreter._noop,
-    "pto.auto_sync_tail_hint": Interpreter._noop,
+    "pto.auto_sync_tail_hint": Interpreter._noop, "pto.tget_scale_addr": Interpreter._scale_addr,
 }
 
 
