@@ -9,7 +9,9 @@ each program the script
 
 1. parses it (``tilesim.pto.parse``);
 2. classifies it: a *negative* test is one whose first ``RUN:`` line is
-   ``not ptoas`` (or a Python sample named ``*_invalid``); PTOAS must reject it;
+   ``not ptoas``, or pipes ptoas's stderr into FileCheck with CHECK lines
+   that expect an ``error:``, or an IR string of a Python sample named
+   ``*_invalid`` or passed to its ``expect_parse_error``; PTOAS must reject it;
 3. runs every positive program once on its intended target (``--pto-arch`` of
    its RUN line, else the module's ``pto.target_arch``, else ``a2a3``) with
    random inputs: pointer arguments are sized from the tensor views made over
@@ -134,7 +136,9 @@ def corpus(root: Path) -> list[Case]:
         text = p.read_text(errors="replace")
         runs = _run_lines(text)
         first = runs[0] if runs else ""
-        neg = first.lstrip().startswith("not ")
+        # negative: `not ptoas`, or ptoas's stderr piped to FileCheck whose CHECK lines expect an error
+        neg = first.lstrip().startswith("not ") or ("2>&1" in first and bool(
+            re.search(r"//\s*CHECK[\w-]*:.*\berror:", text)))
         level = re.search(r"--pto-level[= ](level\d)", first)
         golden = p.with_name(p.stem + "_golden.py")
         cases.append(Case(str(p.relative_to(test)), p, text, neg, _target_of(text, first),
@@ -148,8 +152,11 @@ def corpus(root: Path) -> list[Case]:
             body = m.group(1)
             if "func.func" not in body or "module" not in body:
                 continue
-            cases.append(Case(f"{p.relative_to(test)}#{k}", p, body, p.stem.endswith("_invalid"),
-                              _target_of(body, ""), None, p.stem))
+            # an IR string handed to the sample's expect_parse_error(ctx, IR, needle, ...) must be rejected
+            parse_error = "expect_parse_error(" in src[max(0, m.start() - 80): m.start()]
+            needle = re.match(r'\s*,\s*"([^"]*)"', src[m.end():]) if parse_error else None
+            cases.append(Case(f"{p.relative_to(test)}#{k}", p, body, p.stem.endswith("_invalid") or parse_error,
+                              _target_of(body, ""), None, needle.group(1) if needle else p.stem))
     return cases
 
 

@@ -130,6 +130,7 @@ def test_tile_types():
     (KEYED.replace(", fractal=512", ""), "missing fractal"),
     ("!pto.tile_buf<vec, f32>", "compact tile_buf"),
     ("!pto.tile_buf<vec, 16x16xf32, shade=1>", "unknown compact"),
+    ("!pto.tile_buf<vec, 16x128xf32, valid=16x1, valid=16x2>", "duplicate valid"),
 ])
 def test_bad_tile_types(text, frag):
     with pytest.raises(ParseError) as e:
