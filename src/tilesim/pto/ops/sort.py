@@ -173,7 +173,8 @@ def tmrgsort(dst: Tile, *operands, exhausted=False, target=None) -> Tile:
     op = Op("tmrgsort", target)
     if len(operands) == 2 and isinstance(operands[0], Tile) and not isinstance(operands[1], Tile):
         return _mrg_blocks(op, dst, operands[0], operands[1])
-    executed, tiles = (operands[0], operands[1:]) if operands and not isinstance(operands[0], Tile) else (None, operands)
+    has_counts = bool(operands) and not isinstance(operands[0], Tile)
+    executed, tiles = (operands[0], operands[1:]) if has_counts else (None, operands)
     if not 3 <= len(tiles) <= 5 or not all(isinstance(t, Tile) for t in tiles):
         op.fail("takes dst, executed, 2 to 4 source tiles and tmp, or dst, src and block_len", "operands",
                 "pto.tmrgsort.form", len(operands), TilesimError)

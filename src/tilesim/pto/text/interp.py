@@ -690,8 +690,8 @@ class Interpreter:
         dt = get_dtype(shape.elem)
         a = np.asarray(lit)
         if a.shape not in ((), tuple(shape.dims)):
-            raise self._err(st, f"dense<...> holds {a.size} values; the type {ty.text()} has {int(np.prod(shape.dims))}",
-                            "pto.interp.type")
+            raise self._err(st, f"dense<...> holds {a.size} values; the type {ty.text()} has "
+                                f"{int(np.prod(shape.dims))}", "pto.interp.type")
         if dt.is_int:
             bits = 8 * dt.size
             vals = [int(v) for v in a.ravel()]

@@ -2,11 +2,12 @@
 
 A pipe direction is a FIFO of tile payloads: ``c2v`` (cube pushes with
 ``tpush_to_aiv``/``tpush``, vector pops with ``tpop_from_aic``/``tpop``) and
-``v2c``. ``split`` divides a cube payload between the two vector subblocks: 0
-keeps it whole, 1 splits the rows into an upper and a lower half, 2 the
-columns into a left and a right half; the subblock a function runs as
-takes its half. tilesim runs one vector subblock, so a vector push with
-split 1/2 (one half of the cube's tile) is refused (``pto.pipe.subblocks``). Functions that push and pop run as coroutines
+``v2c``. ``split`` divides a cube payload between the two vector
+subblocks: 0 keeps it whole, 1 splits the rows into an upper and a lower
+half, 2 the columns into a left and a right half; the subblock a function
+runs as takes its half. tilesim runs one vector subblock, so a vector push
+with split 1/2 (one half of the cube's tile) is refused
+(``pto.pipe.subblocks``). Functions that push and pop run as coroutines
 (:mod:`.peers`), so a pop waits for its peer's push; a pop no push can
 fill is an error (``pto.pipe.empty``), and payloads left at the end are
 reported. Reserved buffers (``reserve_buffer``/``import_reserved_buffer``)
