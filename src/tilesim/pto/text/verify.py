@@ -14,6 +14,8 @@ verifiers and passes; decision PTO34):
 * ``pto.pipe.split``: the TPUSH/TPOP/TFREE of a peer group do not mix split 0 with split 1/2.
 * ``pto.pipe.nosplit``: ``nosplit = false`` contradicts users with split 0.
 * ``pto.async.shape``: ``tput_async``'s destination is a static 1-D GM memref.
+* ``pto.op.target``: an op the target does not have (``Profile.absent_ops``, e.g.
+  THISTOGRAM on A2A3), found before any tile is placed (PTO43).
 """
 
 from __future__ import annotations
@@ -60,8 +62,11 @@ def _int_attr(st: Stmt, key: str):
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def verify(program: Program) -> None:
-    """Raise the first rule any function of ``program`` breaks (see the module docstring)."""
+def verify(program: Program, prof=None) -> None:
+    """Raise the first rule any function of ``program`` breaks (see the module docstring).
+
+    prof: the target profile the program will run on (its ``absent_ops``), or None.
+    """
     consts: dict = {}
     funcs = {f.name: f for f in program.funcs if f.body is not None}
     for f in funcs.values():
@@ -74,6 +79,8 @@ def verify(program: Program) -> None:
                     consts[r] = st.ins[0].value
         for st in walk(f.body):
             _check_stmt(program, st, defs, consts)
+            if prof is not None and st.op and st.op.removeprefix("pto.") in prof.absent_ops:
+                raise _err(program, st, f"{st.op} is not available on target {prof.name}", "pto.op.target")
     _check_peers(program, funcs)
 
 
