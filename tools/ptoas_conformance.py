@@ -70,8 +70,9 @@ REASONS = {
     "pto.pipe.split": r"conflicting pipe split", "pto.pipe.nosplit": r"nosplit",
     "pto.view.result_shape": r"size_result_mismatch", "pto.mem.window": r"out_of_bounds|out of bounds",
     # per-target TEXTRACT/TINSERT rules and ops a target lacks (PTO43)
-    "pto.op.loc": r"supported src/dst loc pair|to use loc=", "pto.op.layout": r"textract src/dst to use ND layout",
-    "pto.op.dtype": r"(textract|tinsert) element types? to be", "pto.op.target": r"is only supported on",
+    "pto.op.layout": r"textract src/dst to use ND layout",
+    "pto.op.dtype": r"(textract|tinsert) element types? to be|tgather src element type",
+    "pto.op.target": r"is only supported on", "pto.op.loc": r"supported src/dst loc pair|to use loc=|to be in the \w+ address space",
 }
 
 

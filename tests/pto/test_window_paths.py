@@ -186,3 +186,52 @@ def test_text_thistogram_on_a3_is_refused_before_anything_runs():
         pto.run_text(text, {}, "a2a3", source="h.pto")
     assert (e.value.rule, e.value.line) == ("pto.op.target", 5)
     pto.run_text(text, {}, "a5", source="h.pto")
+
+
+def _vec(dt, rows=1, cols=32):
+    return (f"!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={rows}, v_col={cols}, "
+            "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+
+
+def _compare_gather(src_dt):
+    s, t, d = _vec(src_dt), _vec("i8"), _vec("i32")
+    k = "f32" if src_dt == "f32" else "i16"
+    return f"""func.func @g() {{
+  %k = arith.constant 0 : {k}
+  %s = pto.alloc_tile : {s}
+  %t = pto.alloc_tile : {t}
+  %d = pto.alloc_tile : {d}
+  %c = pto.alloc_tile : {d}
+  pto.tgather ins(%s, %k, %t : {s}, {k}, {t}) outs(%d, %c : {d}, {d})
+  return
+}}
+"""
+
+
+def test_text_compare_form_tgather_src_dtype_per_target():
+    """docs/isa/TGATHER.md: the compare form's src is f16/f32/i32 on A2A3, i16/u16/i32/u32/f16/f32 on A5."""
+    with pytest.raises(TilesimError) as e:
+        pto.run_text(_compare_gather("i16"), {}, "a2a3", source="g.pto")
+    assert (e.value.rule, e.value.line) == ("pto.op.dtype", 7)
+    for target, dt in (("a5", "i16"), ("a2a3", "f32")):       # past the dtype rule (the form itself is PTO63's)
+        with pytest.raises(TilesimError) as e:
+            pto.run_text(_compare_gather(dt), {}, target, source="g.pto")
+        assert e.value.rule != "pto.op.dtype"
+
+
+def test_text_tget_scale_addr_writes_a_scaling_tile():
+    left = ("!pto.tile_buf<loc=left, dtype=f16, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, "
+            "slayout=row_major, fractal=512, pad=0>")
+    text = f"""func.func @s() {{
+  %a = pto.alloc_tile : {left}
+  %d = pto.alloc_tile : {_vec("f16", 16, 16)}
+  pto.tget_scale_addr ins(%a : {left}) outs(%d : {_vec("f16", 16, 16)})
+  return
+}}
+"""
+    with pytest.raises(TilesimError) as e:
+        pto.run_text(text, {}, "a5", source="s.pto")
+    assert (e.value.rule, e.value.line) == ("pto.op.loc", 4)
+    with pytest.raises(TilesimError) as e:
+        pto.run_text(text, {}, "a2a3", source="s.pto")
+    assert e.value.rule == "pto.op.target"                    # A5 only
