@@ -100,6 +100,9 @@ class _Frame:
         self.peers = Peers()
 
 
+#: ops whose per-target path rules PTOAS checks on tile_buf operands only (PTO43)
+_WINDOW_OPS = frozenset({"textract", "tinsert", "textract_fp", "tinsert_fp", "tmov"})
+
 class Interpreter:
     """Executes a parsed :class:`Program` on one target.
 
@@ -901,7 +904,8 @@ class Interpreter:
         outs = [self._window_of(st, key, v, tiles, "dst", windows, write=True) for v in outs]
         args_in = [self._window_of(st, key, v, tiles, "src", windows, write=False) for v in args_in]
         prof = self.prof
-        if prof.window_paths is not None and any(t.name == "memref" for t in list(st.in_types) + list(st.out_types)):
+        if key in _WINDOW_OPS and prof.window_paths is not None and any(
+                t.name == "memref" for t in list(st.in_types) + list(st.out_types)):
             # PTOAS verifies TEXTRACT/TINSERT per target only on tile_buf operands, not on memrefs (PTO43)
             prof = prof.with_(name=prof.name, window_paths=None, quant_paths=None)
         call_op(key, fn, outs, args_in, dict(st.attrs), prof)
