@@ -294,7 +294,7 @@ def _random(dtype: str, shape: tuple, rng) -> np.ndarray:
 
 def run_tilesim(case: Case, program, inputs: dict, timeout: int, reach: dict | None = None) -> dict:
     """Outputs of one run; ``reach`` receives how many elements of each pointer the kernel touched."""
-    it = Interpreter(program, inputs, case.target, level=case.level)
+    it = Interpreter(program, inputs, case.target, level=case.level, stdout=io.StringIO())   # tprint text
     with _deadline(timeout), contextlib.redirect_stdout(io.StringIO()):
         out = it.run()
     if reach is not None:
