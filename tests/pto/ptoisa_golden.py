@@ -41,7 +41,13 @@ _CALLS = {
 }
 for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
     _CALLS[_op] = (("dst_idx", "src", "tmp"), ("dst_val",))
+for _op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu"):
+    _CALLS[_op] = (("dst", "src"), ())
 _BINARY_ROLES = (("dst", "src0", "src1"), ())
+#: tile-scalar ops: ``args["scalar"]`` holds the scalar's lane code (``scalar_first``: TDIVS's scalar / src form)
+SCALAR_OPS = frozenset({"tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"})
+for _op in SCALAR_OPS:
+    _CALLS[_op] = (("dst", "src"), ())
 
 
 @dataclass
@@ -110,6 +116,10 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
     a = dict(case.args)
     if case.op == "tcvt":
         args += [a.pop("rmode"), a.pop("sat", None)]
+    if case.op in SCALAR_OPS:
+        dt = pto.get_dtype(tiles["dst"].dtype)
+        scalar = np.array(a.pop("scalar"), np.uint64).astype(dt.lane).view(dt.np)[()]
+        args = [args[0], scalar, tiles["src"]] if a.pop("scalar_first", False) else [args[0], tiles["src"], scalar]
     fn(*args, **kwargs, **a, target=target)
     return tiles
 

@@ -152,7 +152,7 @@ _ROWS = [
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU) for op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip")],
     _ew("tabs", ("f32", "f16"), ("f32", "f16", "i32", "i16", "i8"), ("i32", "i16", "i8", "f16", "bf16", "f32")),
     _ew("tneg", NARROW, ("i32", "i16", "u32", "u16", "f16", "f32", "bf16"), ("i8", "i16", "i32", "i64", "f16", "bf16", "f32")),
-    _ew("trelu", ("f16", "f32", "i32"), ("f16", "f32", "i32"), ("f16", "f32", "i32", "bf16")),
+    _ew("trelu", ("f16", "f32", "i32"), ("f16", "f32", "i32"), ("f16", "f32", "i32", "i16", "bf16")),
     # ---- elementwise tile-scalar
     _ew("tadds", NARROW, ALL), _ew("tsubs", NARROW, ALL),
     _ew("tmuls", NARROW, ("u16", "i16", "u32", "i32", "i64", "u64", "f16", "f32", "bf16")),
@@ -309,7 +309,9 @@ class Profile:
 #: ops whose CPU_SIM code addresses elements through each tile's layout offsets and asserts no layout
 _CPU_ANY_LAYOUT = frozenset({
     "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
-    "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin"})
+    "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",
+    "texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu",
+    "tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"})
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}

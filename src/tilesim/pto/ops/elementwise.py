@@ -90,7 +90,7 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     R, C = dst.valid
     p = op.prof
     dst.bits[:R, :C] = nx.unary(kind, src.bits[:R, :C], dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
-                                instruction=op.inst)
+                                instruction=op.inst, x86=p.x86_nans)
     return dst
 
 
@@ -107,8 +107,10 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     x = src.bits[:R, :C]
     p = op.prof
     args = (s, x) if s_first else (x, s)
+    # x86 NaN order (PTO91): the first operand's NaN wins; clang puts the scalar first in f16 add and mul
+    b_first = not s_first and kind in ("add", "mul") and dst.dtype.name == "f16"
     dst.bits[:R, :C] = nx.binary(kind, *args, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
-                                 instruction=op.inst)
+                                 instruction=op.inst, x86=p.x86_nans, b_first=b_first)
     return dst
 
 
