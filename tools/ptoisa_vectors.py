@@ -498,10 +498,50 @@ def scalar_cases(rng) -> list[Case]:
     return cases
 
 
+EXPAND_KINDS = ("add", "sub", "mul", "div", "max", "min", "expdif")
+#: dtypes tried for the expand-binary ops (the simulator compiles f32/f16, 16/32-bit ints, u8 for mul)
+EXPAND_DTS = ("f32", "f16", "i32", "i16", "u32", "u16", "u8", "i8")
+
+
+def expand_binary_cases(rng) -> list[Case]:
+    """TROWEXPAND<op> in its three forms (src1 col_major one column; src1 row_major 32 bytes a row; src0 the
+    broadcast one) and TCOLEXPAND<op> (src1 one row), over odd valid shapes."""
+    cases = []
+    R, C, vr, vc = 32, 32, 29, 13
+    for kind in EXPAND_KINDS:
+        for dt in EXPAND_DTS:
+            per = 32 // get_dtype(dt).size
+            full, other = _pair_operands(rng, dt, R * C)
+            full, other = full.reshape(R, C), other.reshape(R, C)
+            forms = (("dn", "rm", "swap") if dt == "f32" else ("dn", "rm") if dt == "f16" else ("dn",))
+            for form in forms:
+                bc = (Spec("b", dt, R, 1, "col_major") if form in ("dn", "swap") else Spec("b", dt, R, per))
+                bvalid = (vr, 1 if form != "rm" else per)
+                bdata = other[:, :bc.cols].copy()
+                if kind == "div" and form != "swap":
+                    bdata = _safe_divisors(dt, bdata)
+                fdata = _safe_divisors(dt, full) if kind == "div" and form == "swap" else full
+                s0, s1 = (("src0", bc, bdata), ("src1", Spec("f", dt, R, C), fdata)) if form == "swap" else \
+                    (("src0", Spec("f", dt, R, C), fdata), ("src1", bc, bdata))
+                specs = (Spec("dst", dt, R, C),) + tuple(Spec(r, dt, sp.rows, sp.cols, sp.blayout) for r, sp, _ in (s0, s1))
+                valid = {"dst": (vr, vc), s0[0]: (vr, vc) if s0[1].role == "f" else bvalid,
+                         s1[0]: (vr, vc) if s1[1].role == "f" else bvalid}
+                cases.append(Case(f"trowexpand{kind}", f"TROWEXPAND{kind.upper()}(dst, src0, src1);", specs, valid,
+                                  {"dst": _sentinel(dt, (R, C)), s0[0]: s0[2], s1[0]: s1[2]}))
+            row = other[:1].copy()
+            if kind == "div":
+                row = _safe_divisors(dt, row)
+            specs = (Spec("dst", dt, R, C), Spec("src0", dt, R, C), Spec("src1", dt, 1, C))
+            cases.append(Case(f"tcolexpand{kind}", f"TCOLEXPAND{kind.upper()}(dst, src0, src1);", specs,
+                              {"dst": (vr, vc), "src0": (vr, vc), "src1": (1, vc)},
+                              {"dst": _sentinel(dt, (R, C)), "src0": full, "src1": row}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
-MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases)
+MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases)
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -72,6 +72,7 @@ IDX = ("i32", "u32")
 FLOAT_ARITH_NPU = ("f16", "f32")
 FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
+_EXPAND_CPU = ("f16", "f32", "bf16", "i16", "i32", "u16", "u32")
 
 _MIXED_CPU_SUM = frozenset({("f16", "f32"), ("bf16", "f32")})
 #: exact widenings (every source value is a destination value): the mixed pairs the CPU simulator's
@@ -140,9 +141,10 @@ _ROWS = [
     # ---- expand
     _ew("trowexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
     _ew("tcolexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
-    *[_ew(f"t{fam}expand{op}", NARROW, EXPAND_ARITH_A5, EXPAND_ARITH_A5)
+    # cpu: what cpu/TRowExpandOp.hpp and TColExpandOp.hpp compile (bf16 is half there, PTO88)
+    *[_ew(f"t{fam}expand{op}", NARROW, EXPAND_ARITH_A5, _EXPAND_CPU + (("u8",) if op == "mul" else ()))
       for fam in ("row", "col") for op in ("add", "sub", "mul", "max", "min")],
-    *[_ew(f"t{fam}expand{op}", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU)
+    *[_ew(f"t{fam}expand{op}", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, _EXPAND_CPU if op == "div" else FLOAT_ARITH_CPU)
       for fam in ("row", "col") for op in ("div", "expdif")],
     # ---- elementwise tile-tile (docs/isa/TADD.md ...)
     _ew("tadd", NARROW, ALL), _ew("tsub", NARROW, ALL),

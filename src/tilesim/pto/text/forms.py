@@ -146,7 +146,7 @@ def _num(tok: Tok):
     s = tok.text
     if tok.type in ("INT", "HEX"):
         neg = s.startswith("-")
-        v = int(s.lstrip("-"), 0)
+        v = int(s.lstrip("-"), 0 if tok.type == "HEX" else 10)  # MLIR decimals may have leading zeros
         return -v if neg else v
     if tok.type == "FLOAT":
         low = s.lower().lstrip("-")
