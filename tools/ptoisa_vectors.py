@@ -538,10 +538,81 @@ def expand_binary_cases(rng) -> list[Case]:
     return cases
 
 
+CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")  # pto CmpMode 0..5
+#: (src dtype, mask dtype) pairs tried for TCMP/TCMPS; data dtypes for TSEL/TSELS/TEXPANDS
+CMP_PAIRS = [(d, "u32") for d in ("f32", "f16", "i32", "u32", "i16", "u16", "i8", "u8")] + \
+    [(d, "u8") for d in ("f32", "f16", "i32", "i16", "u16")]
+SEL_DTS = DTS
+
+
+def _scalar_params(dt: str, code: int) -> tuple[int, ...]:
+    """A scalar's lane code as the int32 words the driver copies into a ``DType`` (two for 8-byte types)."""
+    words = (code & 0xFFFFFFFF, code >> 32) if get_dtype(dt).size == 8 else (code,)
+    return tuple(int(np.uint32(w).view(np.int32)) for w in words)
+
+
+_SCALAR_DECL = "typename T_dst::DType sc; std::memcpy(&sc, P + 1, sizeof sc); "
+
+
+def _near_pairs(rng, dt: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Operand pairs for compares: specials against specials, and b equal to a in about a third of lanes."""
+    a, b = _pair_operands(rng, dt, n)
+    return a, np.where(rng.random(n) < 0.35, a, b).astype(a.dtype)
+
+
+def compare_select_cases(rng) -> list[Case]:
+    cases = []
+    R, C, vr, vc = 16, 32, 15, 29
+    for sdt, mdt in CMP_PAIRS:
+        a, b = (x.reshape(R, C) for x in _near_pairs(rng, sdt, R * C))
+        words = -(-vc // get_dtype(mdt).bits)
+        mcols = _aligned_cols(mdt, words)
+        src = lambda role: Spec(role, sdt, R, C)
+        dst = Spec("dst", mdt, R, mcols)
+        for mode in range(len(CMP_MODES)):
+            cases.append(Case("tcmp", "TCMP(dst, src0, src1, (CmpMode)P[0]);", (dst, src("src0"), src("src1")),
+                              {"dst": (vr, words), "src0": (vr, vc), "src1": (vr, vc)},
+                              {"dst": _sentinel(mdt, (R, mcols)), "src0": a, "src1": b}, (mode,),
+                              {"cmp_mode": CMP_MODES[mode]}))
+        # TCMPS with a scalar; the simulator packs bytes over the source's full width, so dst is as wide
+        sdst = Spec("dst", mdt, R, C)
+        call = ("typename T_src::DType sc; std::memcpy(&sc, P + 1, sizeof sc); "
+                "TCMPS(dst, src, sc, (CmpMode)P[0]);")
+        for k, code in enumerate([int(a[0, 3]), int(a[2, 5]), int(lanes(sdt, [1])[0])]):
+            for mode in range(len(CMP_MODES)):
+                dvalid = ((vr, -(-vc // 8)), (R, C), (3, 7))[(k + mode) % 3]
+                cases.append(Case("tcmps", call, (sdst, src("src")), {"dst": dvalid, "src": (vr, vc)},
+                                  {"dst": _sentinel(mdt, (R, C)), "src": a}, (mode,) + _scalar_params(sdt, code),
+                                  {"cmp_mode": CMP_MODES[mode], "scalar": code}))
+    for dt in SEL_DTS:
+        a, b = (x.reshape(R, C) for x in _pair_operands(rng, dt, R * C))
+        for mdt in ("u8", "u32"):
+            mcols = _aligned_cols(mdt, 8)
+            mask = rand_lanes(rng, mdt, (R, mcols))
+            mvalid = (R, 4)  # 64 mask elements: TSEL on cpu reads 8 bits of each, as one stream (PTO94)
+            specs = (Spec("dst", dt, R, C), Spec("mask", mdt, R, mcols), Spec("src0", dt, R, C),
+                     Spec("src1", dt, R, C), Spec("tmp", dt, R, C))
+            cases.append(Case("tsel", "TSEL(dst, mask, src0, src1, tmp);", specs,
+                              {"dst": (vr, vc), "mask": mvalid, "src0": (vr, vc), "src1": (vr, vc), "tmp": (vr, vc)},
+                              {"dst": _sentinel(dt, (R, C)), "mask": mask, "src0": a, "src1": b,
+                               "tmp": _scratch(dt, R, C)}))
+            specs = (Spec("dst", dt, R, C), Spec("mask", mdt, R, mcols), Spec("src", dt, R, C), Spec("tmp", dt, R, C))
+            code = int(b[1, 1])
+            cases.append(Case("tsels", _SCALAR_DECL + "TSELS(dst, mask, src, tmp, sc);", specs,
+                              {"dst": (vr, vc), "mask": (R, mcols), "src": (vr, vc), "tmp": (vr, vc)},
+                              {"dst": _sentinel(dt, (R, C)), "mask": mask, "src": a, "tmp": _scratch(dt, R, C)},
+                              (0,) + _scalar_params(dt, code), {"scalar": code}))
+        for code in (int(a[0, 0]), int(a[0, 6])):
+            cases.append(Case("texpands", _SCALAR_DECL + "TEXPANDS(dst, sc);", (Spec("dst", dt, R, C),),
+                              {"dst": (vr, vc)}, {"dst": _sentinel(dt, (R, C))}, (0,) + _scalar_params(dt, code),
+                              {"scalar": code}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
-MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases)
+MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases)
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -30,7 +30,8 @@ from tilesim.pto import Tile
 
 GOLDEN = Path(__file__).parent / "golden"
 
-#: op name -> (positional roles after dst, keyword roles) of the tilesim call; dst roles come first.
+#: op name -> (positional roles, keyword roles) of the tilesim call. ``@scalar`` stands for the scalar
+#: whose lane code is ``args["scalar"]`` (in the dtype of the case's ``src`` tile, else ``dst``'s).
 _CALLS = {
     "tcvt": (("dst", "src"), ()),
     "trowsum": (("dst", "src", "tmp"), ()), "trowmax": (("dst", "src", "tmp"), ()),
@@ -38,16 +39,16 @@ _CALLS = {
     "tcolsum": (("dst", "src", "tmp"), ()), "tcolmax": (("dst", "src"), ()),
     "tcolmin": (("dst", "src"), ()), "tcolprod": (("dst", "src"), ()),
     "trowexpand": (("dst", "src"), ()), "tcolexpand": (("dst", "src"), ()),
+    "tcmps": (("dst", "src", "@scalar"), ()), "texpands": (("dst", "@scalar"), ()),
+    "tsel": (("dst", "mask", "src0", "src1", "tmp"), ()), "tsels": (("dst", "mask", "src", "@scalar", "tmp"), ()),
 }
 for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
     _CALLS[_op] = (("dst_idx", "src", "tmp"), ("dst_val",))
 for _op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu"):
     _CALLS[_op] = (("dst", "src"), ())
+for _op in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"):
+    _CALLS[_op] = (("dst", "src", "@scalar"), ())
 _BINARY_ROLES = (("dst", "src0", "src1"), ())
-#: tile-scalar ops: ``args["scalar"]`` holds the scalar's lane code (``scalar_first``: TDIVS's scalar / src form)
-SCALAR_OPS = frozenset({"tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"})
-for _op in SCALAR_OPS:
-    _CALLS[_op] = (("dst", "src"), ())
 
 
 @dataclass
@@ -111,15 +112,16 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
     tiles = build_tiles(case)
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
     fn = getattr(pto, case.op)
-    args = [tiles.get(r) for r in pos]
-    kwargs = {r: tiles[r] for r in kw if r in tiles}
     a = dict(case.args)
+    if "scalar" in a:  # the scalar as a numpy number of its dtype: its bits reach tilesim unchanged
+        dt = pto.get_dtype(tiles.get("src", tiles["dst"]).dtype)
+        scalar = np.array(a.pop("scalar"), np.uint64).astype(dt.lane).view(dt.np)[()]
+        if a.pop("scalar_first", False):  # TDIVS's scalar / src form
+            pos = ("dst", "@scalar", "src")
+    args = [scalar if r == "@scalar" else tiles.get(r) for r in pos]
+    kwargs = {r: tiles[r] for r in kw if r in tiles}
     if case.op == "tcvt":
         args += [a.pop("rmode"), a.pop("sat", None)]
-    if case.op in SCALAR_OPS:
-        dt = pto.get_dtype(tiles["dst"].dtype)
-        scalar = np.array(a.pop("scalar"), np.uint64).astype(dt.lane).view(dt.np)[()]
-        args = [args[0], scalar, tiles["src"]] if a.pop("scalar_first", False) else [args[0], tiles["src"], scalar]
     fn(*args, **kwargs, **a, target=target)
     return tiles
 

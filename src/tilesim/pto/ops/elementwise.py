@@ -22,6 +22,7 @@ from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile, to_bits
+from . import masks_cpu
 from ._common import Op
 
 __all__ = ["CMP_MODES"]
@@ -239,7 +240,10 @@ def tcmp(dst: Tile, src0: Tile, src1: Tile, cmp_mode: str = "eq", *, target=None
     op.rows_match(src0, dst, "dst", "src0")
     R, C = src0.valid
     pred = _predicate(op, src0.bits[:R, :C], src1.bits[:R, :C], src0.dtype, mode)
-    _pack(op, pred, dst)
+    if op.prof.cpu_masks:
+        masks_cpu.tcmp_pack(pred, dst)
+    else:
+        _pack(op, pred, dst)
     return dst
 
 
@@ -250,8 +254,11 @@ def tcmps(dst: Tile, src: Tile, scalar, cmp_mode: str = "eq", *, target=None) ->
     _vec_tiles(op, [(dst, "dst"), (src, "src")])
     op.dtypes("tcmps", (src.dtype, dst.dtype), ("src", "dst"))
     s = _scalar(op, scalar, src.dtype)
-    op.rows_match(src, dst, "dst", "src")
     R, C = src.valid
+    if op.prof.cpu_masks:
+        masks_cpu.tcmps_write(masks_cpu.tcmps_predicate(src.bits[:R, :C], s, src.dtype, mode), src, dst)
+        return dst
+    op.rows_match(src, dst, "dst", "src")
     _pack(op, _predicate(op, src.bits[:R, :C], s, src.dtype, mode), dst)
     return dst
 
@@ -272,7 +279,7 @@ def tsel(dst: Tile, mask: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None,
     op = Op("tsel", target)
     _tile_tile(op, dst, src0, src1, tmp, mask)
     R, C = dst.valid
-    m = _mask_bits(op, mask, R, C)
+    m = masks_cpu.sel_bits(op, mask, R, C) if op.prof.cpu_masks else _mask_bits(op, mask, R, C)
     dst.bits[:R, :C] = np.where(m, src0.bits[:R, :C], src1.bits[:R, :C])
     return dst
 
