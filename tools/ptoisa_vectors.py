@@ -609,10 +609,54 @@ def compare_select_cases(rng) -> list[Case]:
     return cases
 
 
+PART_DTS = ("f32", "f16", "i32", "i16", "i8", "u8", "u16", "u32")
+AXPY_PAIRS = (("f32", "f32"), ("f16", "f16"), ("f16", "f32"), ("f32", "f16"))
+
+
+def arith_more_cases(rng) -> list[Case]:
+    """TREM/TREMS, TPARTADD/MUL/MAX/MIN (sources with other valid shapes than dst), TAXPY and TADDC."""
+    cases = []
+    R, C, vr, vc = 16, 32, 15, 29
+    for dt in DTS:
+        a, b = (x.reshape(R, C) for x in _pair_operands(rng, dt, R * C))
+        b = _safe_divisors(dt, b)
+        four = ("dst", "src0", "src1", "tmp")
+        cases.append(_tiles3("trem", "TREM(dst, src0, src1, tmp);", dt, four,
+                             {"src0": a, "src1": b, "tmp": _scratch(dt, R, C)}, (vr, vc), R=R))
+        for code in scalar_values(dt):
+            v = np.array(code, get_dtype(dt).lane).view(get_dtype(dt).np)
+            if v == 0 or (dt[0] == "i" and v == -1):
+                continue
+            cases.append(_tiles3("trems", _SCALAR_DECL + "TREMS(dst, src, sc, tmp);", dt, ("dst", "src", "tmp"),
+                                 {"src": a, "tmp": _scratch(dt, R, C)}, (vr, vc), params=(0,) + _scalar_params(dt, code),
+                                 args={"scalar": code}, R=R))
+        c = conversion_pool(rng, dt, R * C).reshape(R, C)
+        cases.append(_tiles3("taddc", "TADDC(dst, src0, src1, src2);", dt, ("dst", "src0", "src1", "src2"),
+                             {"src0": a, "src1": b, "src2": c}, (vr, vc), R=R))
+    for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin"):
+        for dt in PART_DTS:
+            a, b = (x.reshape(R, C) for x in _pair_operands(rng, dt, R * C))
+            specs = tuple(Spec(r, dt, R, C) for r in ("dst", "src0", "src1"))
+            for v0, v1 in (((vr, vc), (vr, vc)), ((vr, vc - 6), (vr - 4, vc)), ((vr - 2, vc), (vr, 3))):
+                cases.append(Case(op, f"{op.upper()}(dst, src0, src1);", specs,
+                                  {"dst": (vr, vc), "src0": v0, "src1": v1},
+                                  {"dst": _sentinel(dt, (R, C)), "src0": a, "src1": b}))
+    for sdt, ddt in AXPY_PAIRS:
+        x = unary_pool(rng, sdt, R * C).reshape(R, C)
+        y = unary_pool(rng, ddt, R * C).reshape(R, C)
+        specs = (Spec("dst", ddt, R, C), Spec("src", sdt, R, C))
+        call = "typename T_src::DType sc; std::memcpy(&sc, P + 1, sizeof sc); TAXPY(dst, src, sc);"
+        for code in scalar_values(sdt)[:6]:
+            cases.append(Case("taxpy", call, specs, {"dst": (vr, vc), "src": (vr, vc)}, {"dst": y, "src": x},
+                              (0,) + _scalar_params(sdt, code), {"scalar": code}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
-MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases)
+MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
+                 arith_more_cases)
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -41,6 +41,8 @@ _CALLS = {
     "trowexpand": (("dst", "src"), ()), "tcolexpand": (("dst", "src"), ()),
     "tcmps": (("dst", "src", "@scalar"), ()), "texpands": (("dst", "@scalar"), ()),
     "tsel": (("dst", "mask", "src0", "src1", "tmp"), ()), "tsels": (("dst", "mask", "src", "@scalar", "tmp"), ()),
+    "trem": (("dst", "src0", "src1", "tmp"), ()), "trems": (("dst", "src", "@scalar", "tmp"), ()),
+    "taxpy": (("dst", "src", "@scalar"), ()), "taddc": (("dst", "src0", "src1", "src2"), ()),
 }
 for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
     _CALLS[_op] = (("dst_idx", "src", "tmp"), ("dst_val",))

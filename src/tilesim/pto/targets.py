@@ -177,7 +177,7 @@ _ROWS = [
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
     *[_ew(op, ("i32", "i16", "f16", "f32"), _PART_A5, ("i32", "i16", "f16", "bf16", "f32", "i8", "u8"))
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
-    _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY),
+    _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY | {("f32", "f16")}),  # cpu: TBinSOps.hpp compiles f32 -> f16
     _ew("taddc", NARROW, ALL),
 ]
 
