@@ -652,11 +652,51 @@ def arith_more_cases(rng) -> list[Case]:
     return cases
 
 
+GATHER_PATTERNS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
+
+
+def gather_cases(rng) -> list[Case]:
+    """TGATHER by an index tile (in and out of range, both index dtypes) and by each mask pattern, both axes."""
+    cases = []
+    R, C = 16, 32
+    for dt in DTS:
+        src = conversion_pool(rng, dt, R * C).reshape(R, C)
+        for idt in (("i32", "u32") if dt == "f32" else ("i32",)):
+            k = rng.integers(-40, R * C + 40, (R, 32)).astype(np.int64)
+            k[0, :4] = [0, R * C - 1, R * C, -1]
+            idx = (k if idt == "i32" else k % (1 << 32)).astype(get_dtype(idt).np).view(get_dtype(idt).lane)
+            specs = (Spec("dst", dt, R, C), Spec("src", dt, R, C), Spec("indices", idt, R, 32), Spec("tmp", dt, R, C))
+            cases.append(Case("tgather", "TGATHER(dst, src, indices, tmp);", specs,
+                              {"dst": (15, 29), "src": (R, C), "indices": (15, 29), "tmp": (R, C)},
+                              {"dst": _sentinel(dt, (R, C)), "src": src, "indices": idx, "tmp": _scratch(dt, R, C)}))
+    for dt, ddt in (("f32", "f32"), ("f16", "f16"), ("f32", "i32"), ("u8", "i8")):
+        src = conversion_pool(rng, dt, R * C).reshape(R, C)
+        for pat in GATHER_PATTERNS:
+            call = f"TGATHER<T_dst, T_src, MaskPattern::{pat}>(dst, src);"
+            specs = (Spec("dst", ddt, R, C), Spec("src", dt, R, C))
+            cases.append(Case("tgather", call, specs, {"dst": (R, C), "src": (13, 29)},
+                              {"dst": _sentinel(ddt, (R, C)), "src": src}, (), {"mask_pattern": pat}))
+            n = sum(1 for r in range(13) if _selects(pat, r))
+            call = f"TGATHER<T_dst, T_src, MaskPattern::{pat}, GatherAxis::GATHER_COL>(dst, src);"
+            specs = (Spec("dst", ddt, n, C), Spec("src", dt, R, C))
+            cases.append(Case("tgather", call, specs, {"dst": (n, 29), "src": (13, 29)},
+                              {"dst": _sentinel(ddt, (n, C)), "src": src}, (), {"mask_pattern": pat, "axis": "col"}))
+    return cases
+
+
+def _selects(pat: str, i: int) -> bool:
+    """Whether mask pattern ``pat`` (P0101 ...) keeps element ``i``: read right to left, period its length."""
+    if pat == "P1111":
+        return True
+    period = 2 if pat in ("P0101", "P1010") else 4
+    return pat[1:][::-1][:period][i % period] == "1"
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
 MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
-                 arith_more_cases)
+                 arith_more_cases, gather_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -896,7 +936,6 @@ NOT_IN_BANK = {
     "tfillpad": "needs PadValue tile types in the driver",
     "tfillpad_expand": "needs PadValue tile types in the driver",
     "tfillpad_inplace": "needs PadValue tile types in the driver",
-    "tgather": "not generated yet",
     "tconcat": "not generated yet",
     "tsort32": "not generated yet",
     "thistogram": "not generated yet",
