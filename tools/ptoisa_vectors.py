@@ -692,11 +692,26 @@ def _selects(pat: str, i: int) -> bool:
     return pat[1:][::-1][:period][i % period] == "1"
 
 
+def concat_cases(rng) -> list[Case]:
+    """TCONCAT (two sources side by side) over every dtype the simulator takes, odd widths, a DN case."""
+    cases = []
+    R = 16
+    for dt in ("f32", "f16", "i32", "i16", "i8", "u32", "u16", "u8", "i64"):
+        for bl in (("row_major", "col_major") if dt == "f32" else ("row_major",)):
+            a, b = (conversion_pool(rng, dt, R * 32).reshape(R, 32) for _ in range(2))
+            specs = (Spec("dst", dt, R, 64, bl), Spec("src0", dt, R, 32, bl), Spec("src1", dt, R, 32, bl))
+            for c0, c1 in ((13, 29), (32, 32), (0, 7)):
+                cases.append(Case("tconcat", "TCONCAT(dst, src0, src1);", specs,
+                                  {"dst": (15, c0 + c1), "src0": (15, c0), "src1": (15, c1)},
+                                  {"dst": _sentinel(dt, (R, 64)), "src0": a, "src1": b}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
 MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
-                 arith_more_cases, gather_cases)
+                 arith_more_cases, gather_cases, concat_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -936,7 +951,6 @@ NOT_IN_BANK = {
     "tfillpad": "needs PadValue tile types in the driver",
     "tfillpad_expand": "needs PadValue tile types in the driver",
     "tfillpad_inplace": "needs PadValue tile types in the driver",
-    "tconcat": "not generated yet",
     "tsort32": "not generated yet",
     "thistogram": "not generated yet",
     "tquant": "not generated yet",
