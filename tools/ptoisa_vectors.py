@@ -68,13 +68,16 @@ class Spec:
     cols: int
     blayout: str = "row_major"
     slayout: str = "none_box"
+    pad: str = "null"
 
     def cxx(self) -> str:
+        pad = "" if self.pad == "null" else f", 512, PadValue::{self.pad.capitalize()}"
         return (f"Tile<TileType::Vec, {CXX_TYPE[self.dtype]}, {self.rows}, {self.cols}, "
-                f"BLayout::{_BLAYOUT[self.blayout]}, DYNAMIC, DYNAMIC, SLayout::{_SLAYOUT[self.slayout]}>")
+                f"BLayout::{_BLAYOUT[self.blayout]}, DYNAMIC, DYNAMIC, SLayout::{_SLAYOUT[self.slayout]}{pad}>")
 
     def tile(self, valid) -> Tile:
-        return Tile("vec", self.dtype, self.rows, self.cols, valid=valid, blayout=self.blayout, slayout=self.slayout)
+        return Tile("vec", self.dtype, self.rows, self.cols, valid=valid, blayout=self.blayout, slayout=self.slayout,
+                    pad=self.pad)
 
 
 @dataclass
@@ -707,11 +710,29 @@ def concat_cases(rng) -> list[Case]:
     return cases
 
 
+def fillpad_cases(rng) -> list[Case]:
+    """TFILLPAD (every dtype size, each pad value), TFILLPAD_EXPAND (a larger dst) and TFILLPAD_INPLACE."""
+    cases = []
+    R, C = 16, 32
+    plan = [("tfillpad", dt, pad) for dt in ("f32", "f16", "i32", "i16", "i8", "u8", "u16", "u32")
+            for pad in ("max", "min")]
+    plan += [("tfillpad", "f32", "zero"), ("tfillpad", "i8", "zero"), ("tfillpad_inplace", "f32", "min"),
+             ("tfillpad_inplace", "i32", "max")] + [("tfillpad_expand", dt, "max") for dt in ("f32", "f16", "i16", "u8")]
+    for op, dt, pad in plan:
+        src = conversion_pool(rng, dt, R * C).reshape(R, C)
+        dr, dc = (R + 8, C + 32) if op == "tfillpad_expand" else (R, C)
+        specs = (Spec("dst", dt, dr, dc, pad=pad), Spec("src", dt, R, C))
+        for vr, vc in ((13, 29), (R, C), (1, 1)):
+            cases.append(Case(op, f"{op.upper()}(dst, src);", specs, {"dst": (dr, dc), "src": (vr, vc)},
+                              {"dst": _sentinel(dt, (dr, dc)), "src": src}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
 MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
-                 arith_more_cases, gather_cases, concat_cases)
+                 arith_more_cases, gather_cases, concat_cases, fillpad_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -923,7 +944,8 @@ def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
         specs, ins, outs = [], [], []
         for c, r in items:
             specs.append({"tiles": [dict(role=s.role, dtype=s.dtype, rows=s.rows, cols=s.cols, blayout=s.blayout,
-                                         slayout=s.slayout, valid=list(c.valid[s.role])) for s in c.specs],
+                                         slayout=s.slayout, valid=list(c.valid[s.role]),
+                                         **({} if s.pad == "null" else {"pad": s.pad})) for s in c.specs],
                           "args": c.args})
             ins += [c.storage(s.role).view(np.uint8) for s in c.specs]
             outs += [r[s.role].view(np.uint8) for s in c.specs if s.role.startswith("dst")]
@@ -948,9 +970,6 @@ NOT_IN_BANK = {
     "textract_fp": "needs Acc and FP tiles in the driver",
     "tinsert": "needs Mat/Acc tiles in the driver",
     "tinsert_fp": "needs Acc and FP tiles in the driver",
-    "tfillpad": "needs PadValue tile types in the driver",
-    "tfillpad_expand": "needs PadValue tile types in the driver",
-    "tfillpad_inplace": "needs PadValue tile types in the driver",
     "tsort32": "not generated yet",
     "thistogram": "not generated yet",
     "tquant": "not generated yet",

@@ -44,6 +44,7 @@ _CALLS = {
     "trem": (("dst", "src0", "src1", "tmp"), ()), "trems": (("dst", "src", "@scalar", "tmp"), ()),
     "taxpy": (("dst", "src", "@scalar"), ()), "taddc": (("dst", "src0", "src1", "src2"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
+    "tfillpad": (("dst", "src"), ()), "tfillpad_expand": (("dst", "src"), ()), "tfillpad_inplace": (("dst", "src"), ()),
 }
 for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
     _CALLS[_op] = (("dst_idx", "src", "tmp"), ("dst_val",))
@@ -104,7 +105,7 @@ def build_tiles(case: Case) -> dict[str, Tile]:
     tiles = {}
     for t in case.tiles:
         tile = Tile("vec", t["dtype"], t["rows"], t["cols"], valid=tuple(t["valid"]), blayout=t["blayout"],
-                    slayout=t["slayout"])
+                    slayout=t["slayout"], pad=t.get("pad", "null"))
         tile.load_storage(case.inputs[t["role"]])
         tiles[t["role"]] = tile
     return tiles

@@ -237,6 +237,9 @@ class Profile:
             (:func:`tilesim.pto.numerics.x86_nans`), not the canonical NaN.
         cpu_masks: TCMP, TCMPS and TSEL write and read masks as the CPU simulator's loops do
             (:mod:`tilesim.pto.ops.masks_cpu`, PTO94).
+        f16_pad_limits_zero: TFILLPAD's ``max``/``min`` pad of an f16 tile is +0: the CPU
+            simulator takes it from ``std::numeric_limits<_Float16>``, unspecialised (all zero) in
+            the C++20 build (PTO96).
         empty_reduce_cpu: a row (column) reduce over an empty line gives +0 (sum), 1 (product)
             or the line's first element, read outside the valid region (max), as the CPU
             simulator's loops do; its min reduces and empty sets of lines write nothing.
@@ -275,6 +278,7 @@ class Profile:
     expand_casts: bool = False
     x86_nans: bool = False
     cpu_masks: bool = False
+    f16_pad_limits_zero: bool = False
     empty_reduce_cpu: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
@@ -333,7 +337,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
         cvt_cpu_model=True, any_layout=_CPU_ANY_LAYOUT, colsum_pairwise=False,
-        expand_casts=True, x86_nans=True, cpu_masks=True, empty_reduce_cpu=True, zero_size_noop=frozenset()),
+        expand_casts=True, x86_nans=True, cpu_masks=True, f16_pad_limits_zero=True,
+        empty_reduce_cpu=True, zero_size_noop=frozenset()),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,

@@ -110,7 +110,8 @@ def _fillpad(name: str, dst: Tile, src: Tile, expand: bool, target) -> Tile:
     if 0 in dst.valid:
         return dst
     R, C = src.valid
-    out = np.full(dst.bits.shape, pad_bits(dst.dtype, dst.pad), dst.dtype.lane)
+    zero = op.prof.f16_pad_limits_zero and dst.dtype.name == "f16" and dst.pad in ("max", "min")
+    out = np.full(dst.bits.shape, 0 if zero else pad_bits(dst.dtype, dst.pad), dst.dtype.lane)
     out[:R, :C] = src.bits[:R, :C]
     dst.bits[...] = out
     return dst
