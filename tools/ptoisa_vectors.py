@@ -728,11 +728,37 @@ def fillpad_cases(rng) -> list[Case]:
     return cases
 
 
+def sort_cases(rng) -> list[Case]:
+    """TSORT32: 32-element blocks by score, descending, ties by index; ties, +-0, +-Inf, a partial last block.
+    No NaN scores: the simulator's comparator is then no strict weak order (std::stable_sort is undefined)."""
+    cases = []
+    R, C = 4, 64
+    for dt in ("f32", "f16", "i32", "i16"):
+        per = 8 // get_dtype(dt).size
+        dcols = _aligned_cols(dt, 2 * 32 + 32 * per)
+        for k in range(3):
+            if k == 0:
+                src = lanes(dt, rng.integers(-3, 4, R * C))
+            elif dt in FLOATS:
+                vals = rng.choice([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 2.5], R * C)
+                src = lanes(dt, np.where(rng.random(R * C) < 0.5, vals, rng.standard_normal(R * C) * 100))
+            else:
+                src = rand_lanes(rng, dt, R * C)
+            idx = rng.permutation(1 << 16)[: R * C].astype(np.uint32)
+            specs = (Spec("dst", dt, R, dcols), Spec("src", dt, R, C), Spec("idx", "u32", R, C))
+            vr, vc = ((3, 61), (4, 64), (2, 32))[k]
+            cases.append(Case("tsort32", "TSORT32(dst, src, idx);", specs,
+                              {"dst": (R, dcols), "src": (vr, vc), "idx": (vr, vc)},
+                              {"dst": _sentinel(dt, (R, dcols)), "src": src.reshape(R, C), "idx": idx.reshape(R, C)}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
 MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
-                 arith_more_cases, gather_cases, concat_cases, fillpad_cases)
+                 arith_more_cases, gather_cases, concat_cases, fillpad_cases,
+                 sort_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -970,7 +996,6 @@ NOT_IN_BANK = {
     "textract_fp": "needs Acc and FP tiles in the driver",
     "tinsert": "needs Mat/Acc tiles in the driver",
     "tinsert_fp": "needs Acc and FP tiles in the driver",
-    "tsort32": "not generated yet",
     "thistogram": "not generated yet",
     "tquant": "not generated yet",
     "trandom": "not generated yet",

@@ -44,6 +44,7 @@ _CALLS = {
     "trem": (("dst", "src0", "src1", "tmp"), ()), "trems": (("dst", "src", "@scalar", "tmp"), ()),
     "taxpy": (("dst", "src", "@scalar"), ()), "taddc": (("dst", "src0", "src1", "src2"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
+    "tsort32": (("dst", "src", "idx"), ()),
     "tfillpad": (("dst", "src"), ()), "tfillpad_expand": (("dst", "src"), ()), "tfillpad_inplace": (("dst", "src"), ()),
 }
 for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
