@@ -69,15 +69,23 @@ class Spec:
     blayout: str = "row_major"
     slayout: str = "none_box"
     pad: str = "null"
+    loc: str = "vec"
+    fractal: int = 512
 
     def cxx(self) -> str:
-        pad = "" if self.pad == "null" else f", 512, PadValue::{self.pad.capitalize()}"
-        return (f"Tile<TileType::Vec, {CXX_TYPE[self.dtype]}, {self.rows}, {self.cols}, "
-                f"BLayout::{_BLAYOUT[self.blayout]}, DYNAMIC, DYNAMIC, SLayout::{_SLAYOUT[self.slayout]}{pad}>")
+        tail = ("" if (self.pad, self.fractal) == ("null", 512)
+                else f", {self.fractal}" + ("" if self.pad == "null" else f", PadValue::{self.pad.capitalize()}"))
+        return (f"Tile<TileType::{self.loc.capitalize()}, {CXX_TYPE[self.dtype]}, {self.rows}, {self.cols}, "
+                f"BLayout::{_BLAYOUT[self.blayout]}, DYNAMIC, DYNAMIC, SLayout::{_SLAYOUT[self.slayout]}{tail}>")
 
     def tile(self, valid) -> Tile:
-        return Tile("vec", self.dtype, self.rows, self.cols, valid=valid, blayout=self.blayout, slayout=self.slayout,
-                    pad=self.pad)
+        return Tile(self.loc, self.dtype, self.rows, self.cols, valid=valid, blayout=self.blayout,
+                    slayout=self.slayout, fractal=self.fractal, pad=self.pad)
+
+    def saved(self) -> dict:
+        """The fields a stored case records beyond the defaults of a plain vec tile."""
+        return {k: v for k, v in (("pad", self.pad), ("loc", self.loc), ("fractal", self.fractal))
+                if v != {"pad": "null", "loc": "vec", "fractal": 512}[k]}
 
 
 @dataclass
@@ -753,12 +761,46 @@ def sort_cases(rng) -> list[Case]:
     return cases
 
 
+MATMUL_TYPES = (("f32", "f32"), ("f16", "f32"), ("i8", "i32"))  # (a/b, c); bf16 is left out (PTO88)
+
+
+def matmul_cases(rng) -> list[Case]:
+    """TMATMUL, TMATMUL_ACC, TMATMUL_BIAS: Left (col_major/row_major boxes) x Right (row_major/col_major boxes)
+    -> Acc (col_major/row_major, 1024-byte boxes), odd valid M, K, N; products that cancel, NaN and Inf."""
+    cases = []
+    M, K, N = 32, 64, 32
+    for ab, c in MATMUL_TYPES:
+        left = Spec("a", ab, M, K, "col_major", "row_major", loc="left")
+        right = Spec("b", ab, K, N, "row_major", "col_major", loc="right")
+        acc = Spec("dst", c, M, N, "col_major", "row_major", loc="acc", fractal=1024)
+        for vm, vk, vn in ((29, 61, 31), (32, 64, 32), (1, 1, 1)):
+            if ab in FLOATS:
+                a = lanes(ab, rng.integers(-8, 9, M * K) * 2.0 ** rng.integers(-6, 7, M * K)).reshape(M, K)
+                b = lanes(ab, rng.standard_normal(K * N) * 2.0 ** rng.integers(-8, 9, K * N)).reshape(K, N)
+                if vm == 29:
+                    a[0, 3], b[5, 2] = lanes(ab, [np.inf])[0], _F_SPECIAL[ab][6]
+            else:
+                a, b = rand_lanes(rng, ab, (M, K)), rand_lanes(rng, ab, (K, N))
+            valid = {"dst": (vm, vn), "a": (vm, vk), "b": (vk, vn)}
+            data = {"dst": _sentinel(c, (M, N)), "a": a, "b": b}
+            cases.append(Case("tmatmul", "TMATMUL(dst, a, b);", (acc, left, right), valid, data))
+            c_in = Spec("c_in", c, M, N, "col_major", "row_major", loc="acc", fractal=1024)
+            cin = conversion_pool(rng, c, M * N).reshape(M, N) if c == "i32" else \
+                lanes(c, rng.standard_normal(M * N) * 64).reshape(M, N)
+            cases.append(Case("tmatmul_acc", "TMATMUL_ACC(dst, c_in, a, b);", (acc, c_in, left, right),
+                              dict(valid, c_in=(vm, vn)), dict(data, c_in=cin)))
+            bias = Spec("bias", c, 1, N, loc="bias")
+            cases.append(Case("tmatmul_bias", "TMATMUL_BIAS(dst, a, b, bias);", (acc, left, right, bias),
+                              dict(valid, bias=(1, vn)), dict(data, bias=cin[:1].copy())))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
 MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
                  arith_more_cases, gather_cases, concat_cases, fillpad_cases,
-                 sort_cases)
+                 sort_cases, matmul_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -970,8 +1012,8 @@ def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
         specs, ins, outs = [], [], []
         for c, r in items:
             specs.append({"tiles": [dict(role=s.role, dtype=s.dtype, rows=s.rows, cols=s.cols, blayout=s.blayout,
-                                         slayout=s.slayout, valid=list(c.valid[s.role]),
-                                         **({} if s.pad == "null" else {"pad": s.pad})) for s in c.specs],
+                                         slayout=s.slayout, valid=list(c.valid[s.role]), **s.saved())
+                                    for s in c.specs],
                           "args": c.args})
             ins += [c.storage(s.role).view(np.uint8) for s in c.specs]
             outs += [r[s.role].view(np.uint8) for s in c.specs if s.role.startswith("dst")]
@@ -984,9 +1026,6 @@ NOT_IN_BANK = {
     "tload": "needs GlobalTensor operands in the driver",
     "tstore": "needs GlobalTensor operands in the driver",
     "tprefetch": "needs GlobalTensor operands in the driver",
-    "tmatmul": "needs Left/Right/Acc tiles in the driver",
-    "tmatmul_acc": "needs Left/Right/Acc tiles in the driver",
-    "tmatmul_bias": "needs Left/Right/Acc/Bias tiles in the driver",
     "tmatmul_mx": "needs MX scale tiles in the driver",
     "tmatmul_mx_acc": "no CPU_SIM entry point of that name (TMATMUL_MX overloads)",
     "tmatmul_mx_bias": "no CPU_SIM entry point of that name (TMATMUL_MX overloads)",

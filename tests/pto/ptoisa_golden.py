@@ -45,6 +45,8 @@ _CALLS = {
     "taxpy": (("dst", "src", "@scalar"), ()), "taddc": (("dst", "src0", "src1", "src2"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
     "tsort32": (("dst", "src", "idx"), ()),
+    "tmatmul": (("dst", "a", "b"), ()), "tmatmul_acc": (("dst", "c_in", "a", "b"), ()),
+    "tmatmul_bias": (("dst", "a", "b", "bias"), ()),
     "tfillpad": (("dst", "src"), ()), "tfillpad_expand": (("dst", "src"), ()), "tfillpad_inplace": (("dst", "src"), ()),
 }
 for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
@@ -105,8 +107,8 @@ def build_tiles(case: Case) -> dict[str, Tile]:
     """tilesim tiles with the case's types, valid regions and input lanes."""
     tiles = {}
     for t in case.tiles:
-        tile = Tile("vec", t["dtype"], t["rows"], t["cols"], valid=tuple(t["valid"]), blayout=t["blayout"],
-                    slayout=t["slayout"], pad=t.get("pad", "null"))
+        tile = Tile(t.get("loc", "vec"), t["dtype"], t["rows"], t["cols"], valid=tuple(t["valid"]),
+                    blayout=t["blayout"], slayout=t["slayout"], fractal=t.get("fractal", 512), pad=t.get("pad", "null"))
         tile.load_storage(case.inputs[t["role"]])
         tiles[t["role"]] = tile
     return tiles
