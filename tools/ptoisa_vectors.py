@@ -104,6 +104,8 @@ class Case:
 
     def storage(self, role: str) -> np.ndarray:
         s = next(s for s in self.specs if s.role == role)
+        if s.loc == "gm":
+            return np.ascontiguousarray(self.data[role]).ravel()
         t = s.tile(self.valid[role])
         t.bits[...] = self.data[role]
         return t.storage()
@@ -795,12 +797,36 @@ def matmul_cases(rng) -> list[Case]:
     return cases
 
 
+def memory_cases(rng) -> list[Case]:
+    """TLOAD and TSTORE between a 2-D global array (a window at an offset, row stride the array's width) and
+    vec tiles, ND and DN, every element size."""
+    cases = []
+    GR, GC = 40, 48
+    for dt in ("f32", "f16", "i8", "i64", "u16"):
+        g = conversion_pool(rng, dt, GR * GC).reshape(GR, GC)
+        t = conversion_pool(rng, dt, 32 * 64).reshape(32, 64)
+        for bl, (wr, wc), (r0, c0) in (("row_major", (29, 37), (3, 5)), ("row_major", (32, 48), (0, 0)),
+                                        ("col_major", (13, 7), (20, 40))):
+            glob = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {GC}, 1>> "
+                    f"g({{gm}}.data() + {r0 * GC + c0});")
+            tile = Spec("dst", dt, 32, 64, bl) if bl == "row_major" else Spec("dst", dt, 64, 32, bl)
+            cases.append(Case("tload", glob.format(gm="gm") + " TLOAD(dst, g);", (tile, Spec("gm", dt, GR, GC, loc="gm")),
+                              {"dst": (wr, wc), "gm": (wr, wc)},
+                              {"dst": _sentinel(dt, (tile.rows, tile.cols)), "gm": g}, (), {"offset": [r0, c0]}))
+            src = Spec("src", dt, tile.rows, tile.cols, bl)
+            cases.append(Case("tstore", glob.format(gm="dst_gm") + " TSTORE(g, src);",
+                              (Spec("dst_gm", dt, GR, GC, loc="gm"), src), {"dst_gm": (wr, wc), "src": (wr, wc)},
+                              {"dst_gm": g, "src": t if bl == "row_major" else t.reshape(64, 32)}, (),
+                              {"offset": [r0, c0]}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
 MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
                  arith_more_cases, gather_cases, concat_cases, fillpad_cases,
-                 sort_cases, matmul_cases)
+                 sort_cases, matmul_cases, memory_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -883,12 +909,29 @@ def kernel_source(key: tuple) -> str:
     lines = [f"void {kernel_name(key)}(const int32_t* P, const uint32_t* V, const uint8_t*& in, "
              "std::vector<uint8_t>& out) {", "    (void)P;", "    std::size_t addr = 0;"]
     for i, s in enumerate(specs):
+        if s.loc == "gm":  # global memory: a plain array the call wraps in a GlobalTensor
+            n = f"{s.rows * s.cols} * sizeof({CXX_TYPE[s.dtype]})"
+            lines.append(f"    std::vector<{CXX_TYPE[s.dtype]}> {s.role}({s.rows * s.cols});")
+            continue
         lines.append(f"    using T_{s.role} = {s.cxx()};")
         lines.append(f"    T_{s.role} {s.role}(V[{2 * i}], V[{2 * i + 1}]);")
         lines.append(f"    place({s.role}, addr);")
-    lines += [f"    load({s.role}, in);" for s in specs]
+    for s in specs:
+        if s.loc == "gm":
+            n = f"{s.rows * s.cols} * sizeof({CXX_TYPE[s.dtype]})"
+            lines.append(f"    std::memcpy({s.role}.data(), in, {n}); in += {n};")
+        else:
+            lines.append(f"    load({s.role}, in);")
     lines.append(f"    {call}")
-    lines += [f"    save({s.role}, out);" for s in specs if s.role.startswith("dst")]
+    for s in specs:
+        if not s.role.startswith("dst"):
+            continue
+        if s.loc == "gm":
+            n = f"{s.rows * s.cols} * sizeof({CXX_TYPE[s.dtype]})"
+            lines.append(f"    {{ auto* q = reinterpret_cast<const uint8_t*>({s.role}.data()); "
+                         f"out.insert(out.end(), q, q + {n}); }}")
+        else:
+            lines.append(f"    save({s.role}, out);")
     lines.append("}")
     return "\n".join(lines)
 
@@ -1023,8 +1066,6 @@ def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
 
 #: tilesim ops on target cpu with no golden vectors yet, and why (the coverage table prints these)
 NOT_IN_BANK = {
-    "tload": "needs GlobalTensor operands in the driver",
-    "tstore": "needs GlobalTensor operands in the driver",
     "tprefetch": "needs GlobalTensor operands in the driver",
     "tmatmul_mx": "needs MX scale tiles in the driver",
     "tmatmul_mx_acc": "no CPU_SIM entry point of that name (TMATMUL_MX overloads)",

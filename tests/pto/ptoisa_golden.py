@@ -45,6 +45,7 @@ _CALLS = {
     "taxpy": (("dst", "src", "@scalar"), ()), "taddc": (("dst", "src0", "src1", "src2"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
     "tsort32": (("dst", "src", "idx"), ()),
+    "tload": (("dst", "gm"), ()), "tstore": (("dst_gm", "src"), ()),
     "tmatmul": (("dst", "a", "b"), ()), "tmatmul_acc": (("dst", "c_in", "a", "b"), ()),
     "tmatmul_bias": (("dst", "a", "b", "bias"), ()),
     "tfillpad": (("dst", "src"), ()), "tfillpad_expand": (("dst", "src"), ()), "tfillpad_inplace": (("dst", "src"), ()),
@@ -107,6 +108,10 @@ def build_tiles(case: Case) -> dict[str, Tile]:
     """tilesim tiles with the case's types, valid regions and input lanes."""
     tiles = {}
     for t in case.tiles:
+        if t.get("loc") == "gm":  # global memory: a 2-D array of the dtype (TLOAD/TSTORE)
+            dt = pto.get_dtype(t["dtype"])
+            tiles[t["role"]] = case.inputs[t["role"]].reshape(t["rows"], t["cols"]).view(dt.np).copy()
+            continue
         tile = Tile(t.get("loc", "vec"), t["dtype"], t["rows"], t["cols"], valid=tuple(t["valid"]),
                     blayout=t["blayout"], slayout=t["slayout"], fractal=t.get("fractal", 512), pad=t.get("pad", "null"))
         tile.load_storage(case.inputs[t["role"]])
@@ -154,7 +159,8 @@ def replay(case: Case, target="cpu", *, nan_payloads: bool = False) -> tuple[boo
     except TilesimError as e:
         return False, f"refused: {e}"
     for role, want in case.outputs.items():
-        got = tiles[role].storage()
+        got = tiles[role]
+        got = got.view(want.dtype).ravel() if isinstance(got, np.ndarray) else got.storage()
         differ = got != want
         if nan_payloads and case.op in NAN_PAYLOAD_OPS:
             dtype = next(t["dtype"] for t in case.tiles if t["role"] == role)

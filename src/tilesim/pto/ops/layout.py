@@ -90,6 +90,14 @@ def pad_bits(dt: DType, pad: str) -> int:
     return int(np.asarray(v).astype(dt.np).view(dt.lane)[()])
 
 
+def pad_lane(op: Op, t: Tile) -> int:
+    """The lane a tile's pad value fills with on op's target: ``null`` gives 0, and on ``cpu`` an f16 tile's
+    ``max``/``min`` give +0 (PTO96)."""
+    if t.pad == "null" or (op.prof.f16_pad_limits_zero and t.dtype.name == "f16" and t.pad in ("max", "min")):
+        return 0
+    return pad_bits(t.dtype, t.pad)
+
+
 def _fillpad(name: str, dst: Tile, src: Tile, expand: bool, target) -> Tile:
     op = Op(name, target)
     op.tile(dst, "dst", ("vec", "mat"))
@@ -110,8 +118,7 @@ def _fillpad(name: str, dst: Tile, src: Tile, expand: bool, target) -> Tile:
     if 0 in dst.valid:
         return dst
     R, C = src.valid
-    zero = op.prof.f16_pad_limits_zero and dst.dtype.name == "f16" and dst.pad in ("max", "min")
-    out = np.full(dst.bits.shape, 0 if zero else pad_bits(dst.dtype, dst.pad), dst.dtype.lane)
+    out = np.full(dst.bits.shape, pad_lane(op, dst), dst.dtype.lane)
     out[:R, :C] = src.bits[:R, :C]
     dst.bits[...] = out
     return dst
