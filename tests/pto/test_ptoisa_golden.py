@@ -11,6 +11,8 @@ import json
 import numpy as np
 import pytest
 
+from tilesim import pto
+
 from . import ptoisa_golden as g
 
 FILES = g.files()
@@ -18,7 +20,10 @@ FILES = g.files()
 
 def test_the_golden_vectors_are_there():
     ops = {p.stem for p in FILES}
-    assert {"tcvt", "trowmax", "tcolargmax", "trowexpand", "tadd", "tcolsum"} <= ops
+    assert {"tcvt", "trowmax", "tcolargmax", "trowexpand", "tadd", "tcolsum", "tdiv", "texp", "tadds", "tdivs",
+            "trowexpanddiv", "tcolexpandexpdif", "tcmps", "tsel", "trem", "taxpy", "tgather", "tfillpad",
+            "tsort32", "tmatmul", "tload", "tstore"} <= ops
+    assert ops <= set(pto.OPS)  # one file per tilesim op
     for p in FILES:
         meta, _ = g.load(p)
         assert len(meta["pto_isa_commit"]) == 40 and "clang" in meta["compiler"]
