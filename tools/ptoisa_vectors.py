@@ -821,12 +821,55 @@ def memory_cases(rng) -> list[Case]:
     return cases
 
 
+def _box(role, dt, rows, cols, kind, **kw) -> Spec:
+    """A cube-side tile: ``nz`` (col_major blocks of row_major boxes: Mat, Left), ``zn`` (row_major blocks of
+    col_major boxes: Right), ``acc`` (nz with 1024-byte boxes)."""
+    bl, sl = {"nz": ("col_major", "row_major"), "zn": ("row_major", "col_major"),
+              "acc": ("col_major", "row_major")}[kind]
+    return Spec(role, dt, rows, cols, bl, sl, fractal=1024 if kind == "acc" else 512, **kw)
+
+
+def move_cases(rng) -> list[Case]:
+    """TMOV (vec layouts, Mat -> Left/Right, Acc -> Vec/Mat with f32 -> f16), TEXTRACT (Mat -> Left/Right at
+    an offset, Acc -> Vec) and TINSERT (Vec/Acc -> Mat at an offset)."""
+    cases = []
+    R, C = 32, 64
+    pool = {dt: conversion_pool(rng, dt, R * C).reshape(R, C) for dt in ("f32", "f16", "i8", "i32")}
+    movs = [(Spec("dst", "f32", R, C, "col_major"), Spec("src", "f32", R, C)),
+            (Spec("dst", "f16", R, C), Spec("src", "f16", R, C)),
+            (_box("dst", "f16", R, C, "nz", loc="left"), _box("src", "f16", R, C, "nz", loc="mat")),
+            (_box("dst", "f16", R, C, "zn", loc="right"), _box("src", "f16", R, C, "zn", loc="mat")),
+            (_box("dst", "i8", R, C, "nz", loc="left"), _box("src", "i8", R, C, "nz", loc="mat")),
+            (Spec("dst", "f32", R, C), _box("src", "f32", R, C, "acc", loc="acc")),
+            (Spec("dst", "f16", R, C), _box("src", "f32", R, C, "acc", loc="acc")),
+            (_box("dst", "f16", R, C, "nz", loc="mat"), _box("src", "f32", R, C, "acc", loc="acc"))]
+    for dst, src in movs:
+        for v in ((R, C), (29, 48)):
+            cases.append(Case("tmov", "TMOV(dst, src);", (dst, src), {"dst": v, "src": v},
+                              {"dst": _sentinel(dst.dtype, (R, C)), "src": pool[src.dtype]}))
+    for dst, src in movs[2:4] + movs[5:7]:
+        small = Spec(dst.role, dst.dtype, 16, 32, dst.blayout, dst.slayout, loc=dst.loc, fractal=dst.fractal)
+        for r0, c0 in ((0, 0), (16, 32), (8, 16)):
+            cases.append(Case("textract", "TEXTRACT(dst, src, (uint16_t)P[0], (uint16_t)P[1]);", (small, src),
+                              {"dst": (16, 32), "src": (R, C)},
+                              {"dst": _sentinel(dst.dtype, (16, 32)), "src": pool[src.dtype]}, (r0, c0),
+                              {"index_row": r0, "index_col": c0}))
+    for dst, src in ((_box("dst", "f16", R, C, "nz", loc="mat"), Spec("src", "f16", 16, 32)),
+                     (_box("dst", "f16", R, C, "nz", loc="mat"), _box("src", "f32", 16, 32, "acc", loc="acc"))):
+        for r0, c0 in ((0, 0), (16, 32), (8, 16)):
+            cases.append(Case("tinsert", "TINSERT(dst, src, (uint16_t)P[0], (uint16_t)P[1]);", (dst, src),
+                              {"dst": (R, C), "src": (16, 32)},
+                              {"dst": pool["f16"], "src": pool[src.dtype][:16, :32].copy()}, (r0, c0),
+                              {"index_row": r0, "index_col": c0}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
 MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
                  arith_more_cases, gather_cases, concat_cases, fillpad_cases,
-                 sort_cases, matmul_cases, memory_cases)
+                 sort_cases, matmul_cases, memory_cases, move_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -1071,10 +1114,7 @@ NOT_IN_BANK = {
     "tmatmul_mx_acc": "no CPU_SIM entry point of that name (TMATMUL_MX overloads)",
     "tmatmul_mx_bias": "no CPU_SIM entry point of that name (TMATMUL_MX overloads)",
     "tpack": "no CPU_SIM entry point of that name",
-    "tmov": "needs Mat/Left/Right/Acc tiles in the driver",
-    "textract": "needs Mat/Left/Right tiles in the driver",
     "textract_fp": "needs Acc and FP tiles in the driver",
-    "tinsert": "needs Mat/Acc tiles in the driver",
     "tinsert_fp": "needs Acc and FP tiles in the driver",
     "thistogram": "not generated yet",
     "tquant": "not generated yet",

@@ -45,6 +45,7 @@ _CALLS = {
     "taxpy": (("dst", "src", "@scalar"), ()), "taddc": (("dst", "src0", "src1", "src2"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
     "tsort32": (("dst", "src", "idx"), ()),
+    "tmov": (("dst", "src"), ()), "textract": (("dst", "src"), ()), "tinsert": (("dst", "src"), ()),
     "tload": (("dst", "gm"), ()), "tstore": (("dst_gm", "src"), ()),
     "tmatmul": (("dst", "a", "b"), ()), "tmatmul_acc": (("dst", "c_in", "a", "b"), ()),
     "tmatmul_bias": (("dst", "a", "b", "bias"), ()),

@@ -87,7 +87,7 @@ def test_tpart(op, dt, target, r0, c0, r1, c1, s):
             in0, in1 = i < r0 and j < c0, i < r1 and j < c1
             x, y = int(a.bits[i, j]), int(b.bits[i, j])
             exp = oo.binary(op, x, y, dt, f["ftz"], f["nan"]) if in0 and in1 else x if in0 else y if in1 else 0
-            assert int(d.bits[i, j]) == exp
+            assert nan_blind([[int(d.bits[i, j])]], dt, target) == nan_blind([[exp]], dt, target)  # cpu: PTO91
     assert (d.bits[R:] == keep[R:]).all() and (d.bits[:, C:] == keep[:, C:]).all()
 
 
