@@ -864,12 +864,46 @@ def move_cases(rng) -> list[Case]:
     return cases
 
 
+def random_histogram_cases(rng) -> list[Case]:
+    """TRANDOM (Philox 4x32, 7 and 10 rounds, keys and counters from the params, odd valid widths) and
+    THISTOGRAM (every byte of u16/u32 sources, idx filters that match and that do not)."""
+    cases = []
+    for dt in ("u32", "i32"):
+        for rounds in (7, 10):
+            call = (f"TRandomKey key = {{(uint32_t)P[0], (uint32_t)P[1]}}; TRandomCounter ctr = {{(uint32_t)P[2], "
+                    f"(uint32_t)P[3], (uint32_t)P[4], (uint32_t)P[5]}}; TRANDOM<{rounds}>(dst, key, ctr);")
+            for k, valid in enumerate(((16, 32), (5, 13), (1, 4))):
+                words = [int(w) for w in rng.integers(0, 1 << 32, 6, dtype=np.uint64)]
+                if k == 2:
+                    words[2:] = [0xFFFFFFFF] * 4  # counter carries
+                cases.append(Case("trandom", call, (Spec("dst", dt, 16, 32),), {"dst": valid},
+                                  {"dst": _sentinel(dt, (16, 32))}, tuple(int(np.uint32(w).view(np.int32)) for w in words),
+                                  {"key0": words[0], "key1": words[1], "counter0": words[2], "counter1": words[3],
+                                   "counter2": words[4], "counter3": words[5], "rounds": rounds}))
+    for sdt, nbytes in (("u16", 2), ("u32", 4)):
+        for byte in range(nbytes):
+            src = rng.integers(0, 1 << 16, (8, 64)).astype(np.uint64)
+            src = (src | (src << 16)).astype(get_dtype(sdt).np).view(get_dtype(sdt).lane) if sdt == "u32" else \
+                src.astype(np.uint16)
+            src[:, :20] &= get_dtype(sdt).lane.type(0xFF0F)  # some rows share high bytes with idx
+            idx = np.zeros((8, 32), np.uint8)
+            idx[:, 0] = rng.integers(0, 256, 8)
+            idx[::2, 0] = (src[::2, 0] >> (8 * (nbytes - 1))).astype(np.uint8)
+            idx[:, 1] = (src[:, 0] >> 8).astype(np.uint8) if nbytes == 4 else 0
+            call = f"THISTOGRAM<HistByte::BYTE_{byte}>(dst, src, idx);"
+            specs = (Spec("dst", "u32", 8, 256), Spec("src", sdt, 8, 64), Spec("idx", "u8", 8, 32))
+            cases.append(Case("thistogram", call, specs, {"dst": (7, 256), "src": (7, 61), "idx": (7, 32)},
+                              {"dst": _sentinel("u32", (8, 256)), "src": src, "idx": idx}, (), {"byte": byte}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
 MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
                  arith_more_cases, gather_cases, concat_cases, fillpad_cases,
-                 sort_cases, matmul_cases, memory_cases, move_cases)
+                 sort_cases, matmul_cases, memory_cases, move_cases,
+                 random_histogram_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -1116,9 +1150,7 @@ NOT_IN_BANK = {
     "tpack": "no CPU_SIM entry point of that name",
     "textract_fp": "needs Acc and FP tiles in the driver",
     "tinsert_fp": "needs Acc and FP tiles in the driver",
-    "thistogram": "not generated yet",
     "tquant": "not generated yet",
-    "trandom": "not generated yet",
     "tprint": "prints; no tile result",
 }
 
