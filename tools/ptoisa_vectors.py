@@ -818,6 +818,12 @@ def memory_cases(rng) -> list[Case]:
                               (Spec("dst_gm", dt, GR, GC, loc="gm"), src), {"dst_gm": (wr, wc), "src": (wr, wc)},
                               {"dst_gm": g, "src": t if bl == "row_major" else t.reshape(64, 32)}, (),
                               {"offset": [r0, c0]}))
+    for dt, gc in (("f32", 32), ("f16", 48), ("i8", 64)):
+        g = conversion_pool(rng, dt, 16 * gc).reshape(16, gc)
+        call = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, 16, {gc}>, Stride<1, 1, 1, {gc}, 1>> g(gm.data()); "
+                "TPREFETCH(dst, g);")
+        cases.append(Case("tprefetch", call, (Spec("dst", dt, 16, 32), Spec("gm", dt, 16, gc, loc="gm")),
+                          {"dst": (13, 29), "gm": (16, gc)}, {"dst": _sentinel(dt, (16, 32)), "gm": g}))
     return cases
 
 
@@ -1143,7 +1149,6 @@ def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
 
 #: tilesim ops on target cpu with no golden vectors yet, and why (the coverage table prints these)
 NOT_IN_BANK = {
-    "tprefetch": "needs GlobalTensor operands in the driver",
     "tmatmul_mx": "needs MX scale tiles in the driver",
     "tmatmul_mx_acc": "no CPU_SIM entry point of that name (TMATMUL_MX overloads)",
     "tmatmul_mx_bias": "no CPU_SIM entry point of that name (TMATMUL_MX overloads)",

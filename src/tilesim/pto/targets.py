@@ -237,6 +237,8 @@ class Profile:
             (:func:`tilesim.pto.numerics.x86_nans`), not the canonical NaN.
         cpu_masks: TCMP, TCMPS and TSEL write and read masks as the CPU simulator's loops do
             (:mod:`tilesim.pto.ops.masks_cpu`, PTO94).
+        prefetch_copies: TPREFETCH copies global memory into dst's valid region, element (r, c) from
+            flat position ``r * dst.cols + c`` of the array (the CPU simulator's loop; PTO68).
         tload_fills_pad: TLOAD first fills the whole tile with its pad value (``null``: zero), then
             copies the window, as the CPU simulator does (PTO98).
         f16_pad_limits_zero: TFILLPAD's ``max``/``min`` pad of an f16 tile is +0: the CPU
@@ -282,6 +284,7 @@ class Profile:
     cpu_masks: bool = False
     f16_pad_limits_zero: bool = False
     tload_fills_pad: bool = False
+    prefetch_copies: bool = False
     empty_reduce_cpu: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
@@ -341,6 +344,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
         cvt_cpu_model=True, any_layout=_CPU_ANY_LAYOUT, colsum_pairwise=False,
         expand_casts=True, x86_nans=True, cpu_masks=True, f16_pad_limits_zero=True, tload_fills_pad=True,
+        prefetch_copies=True,
         empty_reduce_cpu=True, zero_size_noop=frozenset()),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,

@@ -140,7 +140,8 @@ def tfillpad_expand(dst: Tile, src: Tile, *, target=None) -> Tile:
 
 
 def tprefetch(dst: Tile, src, *, target=None) -> Tile:
-    """TPREFETCH: a hint that src (global memory) will be loaded into dst; checks dst and src, writes nothing.
+    """TPREFETCH: a hint that src (global memory) will be loaded into dst; checks dst and src, writes nothing
+    (on ``cpu``, copies as the simulator does: ``Profile.prefetch_copies``).
 
     src: a 2-D numpy array whose elements are dst's size (rules ``pto.op.operand``, ``pto.mem.elem_size``),
     or the interpreter's global-memory view.
@@ -155,4 +156,12 @@ def tprefetch(dst: Tile, src, *, target=None) -> Tile:
         if src.dtype.itemsize != dst.dtype.size:
             op.fail(f"global elements are {src.dtype.itemsize} bytes, the tile's {dst.dtype} {dst.dtype.size}",
                     "src", "pto.mem.elem_size", str(src.dtype), DtypeError)
+        if op.prof.prefetch_copies:  # cpu: the simulator copies, with dst's row length as the stride (PTO68)
+            R, C = dst.valid
+            need = (R - 1) * dst.cols + C if R and C else 0
+            if need > src.size:
+                op.fail(f"the copy reads {need} elements, the array holds {src.size}", "src", "pto.mem.window",
+                        src.shape)
+            flat = np.ascontiguousarray(src).reshape(-1).view(dst.dtype.lane)
+            dst.bits[:R, :C] = flat[(np.arange(R)[:, None] * dst.cols + np.arange(C)[None, :])]
     return dst
