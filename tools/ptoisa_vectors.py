@@ -903,13 +903,36 @@ def random_histogram_cases(rng) -> list[Case]:
     return cases
 
 
+def quant_cases(rng) -> list[Case]:
+    """TQUANT INT8_SYM (f32 -> i8) and INT8_ASYM (f32 -> u8 with a zero point): ties, range edges, NaN, +-Inf;
+    the scale and zero point are one value per row."""
+    cases = []
+    R, C = 16, 32
+    x = lanes("f32", np.concatenate([[np.nan, np.inf, -np.inf, 127.5, -128.5, 255.5, -0.5, 0.5, 1e30, -1e30,
+                                      126.5, 2.5, -2.5, 0.0, -0.0, 3.5], rng.integers(-600, 600, R * C - 16) / 4.0]
+                                    )).reshape(R, C)
+    scale = lanes("f32", np.where(rng.random(R * 8) < 0.5, 1.0, rng.choice([0.5, 2.0, 0.1, 3.0], R * 8))).reshape(R, 8)
+    zero = lanes("f32", rng.integers(-10, 140, R * 8).astype(np.float64)).reshape(R, 8)
+    for qt, ddt in (("INT8_SYM", "i8"), ("INT8_ASYM", "u8")):
+        specs = [Spec("dst", ddt, R, C), Spec("src", "f32", R, C), Spec("fp", "f32", R, 8)]
+        data = {"dst": _sentinel(ddt, (R, C)), "src": x, "fp": scale}
+        valid = {"dst": (15, 29), "src": (15, 29), "fp": (R, 1)}
+        call = f"TQUANT<QuantType::{qt}>(dst, src, fp);"
+        if qt == "INT8_ASYM":
+            specs.append(Spec("offset", "f32", R, 8))
+            data["offset"], valid["offset"] = zero, (R, 1)
+            call = f"TQUANT<QuantType::{qt}>(dst, src, fp, &offset);"
+        cases.append(Case("tquant", call, tuple(specs), valid, data, (), {"quant_type": qt}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
 MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
                  arith_more_cases, gather_cases, concat_cases, fillpad_cases,
                  sort_cases, matmul_cases, memory_cases, move_cases,
-                 random_histogram_cases)
+                 random_histogram_cases, quant_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -1155,7 +1178,6 @@ NOT_IN_BANK = {
     "tpack": "no CPU_SIM entry point of that name",
     "textract_fp": "needs Acc and FP tiles in the driver",
     "tinsert_fp": "needs Acc and FP tiles in the driver",
-    "tquant": "not generated yet",
     "tprint": "prints; no tile result",
 }
 

@@ -47,7 +47,7 @@ _CALLS = {
     "tsort32": (("dst", "src", "idx"), ()),
     "tmov": (("dst", "src"), ()), "textract": (("dst", "src"), ()), "tinsert": (("dst", "src"), ()),
     "trandom": (("dst",), ()), "thistogram": (("dst", "src", "idx"), ()),
-    "tload": (("dst", "gm"), ()), "tprefetch": (("dst", "gm"), ()), "tstore": (("dst_gm", "src"), ()),
+    "tload": (("dst", "gm"), ()), "tprefetch": (("dst", "gm"), ()), "tquant": (("dst", "src", "fp", "offset"), ()), "tstore": (("dst_gm", "src"), ()),
     "tmatmul": (("dst", "a", "b"), ()), "tmatmul_acc": (("dst", "c_in", "a", "b"), ()),
     "tmatmul_bias": (("dst", "a", "b", "bias"), ()),
     "tfillpad": (("dst", "src"), ()), "tfillpad_expand": (("dst", "src"), ()), "tfillpad_inplace": (("dst", "src"), ()),

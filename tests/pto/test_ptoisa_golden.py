@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tilesim import pto
+from tilesim.errors import SpecGapError
 
 from . import ptoisa_golden as g
 
@@ -65,3 +66,15 @@ def test_case_format_round_trips(tmp_path):
     with pytest.raises(ValueError):
         g.load(bad)
     assert json.loads(str(data["meta"]))["pto_isa_commit"]
+
+
+def test_tquant_nan_lanes_are_marked_and_strict_refuses_them():
+    """INT8_SYM of a NaN is an undefined cast in the simulator (PTO69): cpu gives x86's 0x80, marks the lane,
+    and a strict cpu raises."""
+    _, cases = g.load(g.GOLDEN / "tquant.npz")
+    case = next(c for c in cases if c.args["quant_type"] == "INT8_SYM")
+    tiles = g.run(case)
+    assert tiles["dst"].undefined is not None and tiles["dst"].undefined.sum() == 1
+    with pytest.raises(SpecGapError) as e:
+        g.run(case, target=pto.get_target("cpu").with_(strict=True))
+    assert e.value.rule == "pto.tcvt.undefined"
