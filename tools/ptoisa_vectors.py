@@ -1,7 +1,8 @@
 """Golden vectors from pto-isa's CPU simulator (``__CPU_SIM``), and tilesim's agreement with them.
 
     python tools/ptoisa_vectors.py PTO_ISA_CHECKOUT [-o tests/pto/golden] [--cxx clang++-19] [--check]
-    python tools/ptoisa_vectors.py --check-only [-o tests/pto/golden]
+                                   [--ops tdiv,texp] [--keep BUILD_DIR] [--jobs 2]
+    python tools/ptoisa_vectors.py [PTO_ISA_CHECKOUT] --check-only [-o tests/pto/golden]
 
 The script makes its own cases (inputs that hit ties, NaN at and after index 0,
 +-0, +-Inf, subnormals, out-of-range conversions, odd and empty valid shapes,
@@ -12,12 +13,23 @@ flags of pto-isa's own CPU test build (``tests/cpu/st/CMakeLists.txt``:
 C++20, ``-O2``, ``-DNDEBUG``, ``-D__CPU_SIM``), runs it, and stores one
 compact ``<op>.npz`` per op: the inputs, the reference's outputs and the
 checkout's commit (format: ``tests/pto/ptoisa_golden.py``). ``--check``
-replays them through tilesim (target ``cpu``) and prints, per op, how many
-cases agree bit for bit. Nothing of pto-isa's is copied: the driver is
-generated here and only includes the checkout's public headers.
+replays them through tilesim (target ``cpu``) and prints the coverage table:
+per tilesim op, how many cases agree bit for bit, the ops without vectors and
+why, and (given the checkout) the simulator's entry points tilesim lacks.
+Nothing of pto-isa's is copied: the driver is generated here and only
+includes the checkout's public headers.
 
-bf16 is left out: without C++23 ``std::bfloat16_t`` (GCC >= 14) the simulator
-aliases ``bfloat16_t`` to ``_Float16``, so its bf16 results are not bf16.
+The driver is compiled in translation units of one op each (at most
+``TU_KERNELS`` kernels), named by a hash of their text, the compiler and the
+checkout, so a kept build folder (``--keep``) rebuilds only the units whose
+kernels changed; ``--ops`` regenerates only those ops' files. Each family of
+cases after the first five draws from its own generator, so adding one
+changes no stored file.
+
+bf16 is left out: without C++23 ``std::bfloat16_t`` (libstdc++ >= 13, or GCC
+>= 14) the simulator aliases ``bfloat16_t`` to ``_Float16``, so its bf16
+results are not bf16 (PTO88). Debian 12 has neither (clang 19 with
+libstdc++ 12 or libc++ 19 lacks ``<stdfloat>``).
 """
 
 from __future__ import annotations
