@@ -548,7 +548,8 @@ def expand_binary_cases(rng) -> list[Case]:
                 fdata = _safe_divisors(dt, full) if kind == "div" and form == "swap" else full
                 s0, s1 = (("src0", bc, bdata), ("src1", Spec("f", dt, R, C), fdata)) if form == "swap" else \
                     (("src0", Spec("f", dt, R, C), fdata), ("src1", bc, bdata))
-                specs = (Spec("dst", dt, R, C),) + tuple(Spec(r, dt, sp.rows, sp.cols, sp.blayout) for r, sp, _ in (s0, s1))
+                specs = (Spec("dst", dt, R, C),) + tuple(Spec(r, dt, sp.rows, sp.cols, sp.blayout)
+                                                         for r, sp, _ in (s0, s1))
                 valid = {"dst": (vr, vc), s0[0]: (vr, vc) if s0[1].role == "f" else bvalid,
                          s1[0]: (vr, vc) if s1[1].role == "f" else bvalid}
                 cases.append(Case(f"trowexpand{kind}", f"TROWEXPAND{kind.upper()}(dst, src0, src1);", specs, valid,
@@ -653,7 +654,8 @@ def arith_more_cases(rng) -> list[Case]:
             if v == 0 or (dt[0] == "i" and v == -1):
                 continue
             cases.append(_tiles3("trems", _SCALAR_DECL + "TREMS(dst, src, sc, tmp);", dt, ("dst", "src", "tmp"),
-                                 {"src": a, "tmp": _scratch(dt, R, C)}, (vr, vc), params=(0,) + _scalar_params(dt, code),
+                                 {"src": a, "tmp": _scratch(dt, R, C)}, (vr, vc),
+                                 params=(0,) + _scalar_params(dt, code),
                                  args={"scalar": code}, R=R))
         c = conversion_pool(rng, dt, R * C).reshape(R, C)
         cases.append(_tiles3("taddc", "TADDC(dst, src0, src1, src2);", dt, ("dst", "src0", "src1", "src2"),
@@ -739,7 +741,8 @@ def fillpad_cases(rng) -> list[Case]:
     plan = [("tfillpad", dt, pad) for dt in ("f32", "f16", "i32", "i16", "i8", "u8", "u16", "u32")
             for pad in ("max", "min")]
     plan += [("tfillpad", "f32", "zero"), ("tfillpad", "i8", "zero"), ("tfillpad_inplace", "f32", "min"),
-             ("tfillpad_inplace", "i32", "max")] + [("tfillpad_expand", dt, "max") for dt in ("f32", "f16", "i16", "u8")]
+             ("tfillpad_inplace", "i32", "max")]
+    plan += [("tfillpad_expand", dt, "max") for dt in ("f32", "f16", "i16", "u8")]
     for op, dt, pad in plan:
         src = conversion_pool(rng, dt, R * C).reshape(R, C)
         dr, dc = (R + 8, C + 32) if op == "tfillpad_expand" else (R, C)
@@ -822,7 +825,8 @@ def memory_cases(rng) -> list[Case]:
             glob = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {GC}, 1>> "
                     f"g({{gm}}.data() + {r0 * GC + c0});")
             tile = Spec("dst", dt, 32, 64, bl) if bl == "row_major" else Spec("dst", dt, 64, 32, bl)
-            cases.append(Case("tload", glob.format(gm="gm") + " TLOAD(dst, g);", (tile, Spec("gm", dt, GR, GC, loc="gm")),
+            gm = Spec("gm", dt, GR, GC, loc="gm")
+            cases.append(Case("tload", glob.format(gm="gm") + " TLOAD(dst, g);", (tile, gm),
                               {"dst": (wr, wc), "gm": (wr, wc)},
                               {"dst": _sentinel(dt, (tile.rows, tile.cols)), "gm": g}, (), {"offset": [r0, c0]}))
             src = Spec("src", dt, tile.rows, tile.cols, bl)
@@ -895,7 +899,8 @@ def random_histogram_cases(rng) -> list[Case]:
                 if k == 2:
                     words[2:] = [0xFFFFFFFF] * 4  # counter carries
                 cases.append(Case("trandom", call, (Spec("dst", dt, 16, 32),), {"dst": valid},
-                                  {"dst": _sentinel(dt, (16, 32))}, tuple(int(np.uint32(w).view(np.int32)) for w in words),
+                                  {"dst": _sentinel(dt, (16, 32))},
+                                  tuple(int(np.uint32(w).view(np.int32)) for w in words),
                                   {"key0": words[0], "key1": words[1], "counter0": words[2], "counter1": words[3],
                                    "counter2": words[4], "counter3": words[5], "rounds": rounds}))
     for sdt, nbytes in (("u16", 2), ("u32", 4)):
@@ -1085,7 +1090,7 @@ def translation_units(keys: list[tuple], ops: list[str]) -> list[list[tuple]]:
 def _compile_unit(checkout: Path, keys: list[tuple], work: Path, cxx: str, salt: str) -> tuple[Path, set]:
     """Compile one unit into ``work`` (cached under a hash of its text, the compiler and the checkout);
     returns the object and the kernels the headers reject at compile time (left out of the object)."""
-    tag = hashlib.sha1((salt + "".join(kernel_source(k) for k in keys)).encode()).hexdigest()[:16]
+    tag = hashlib.sha1((salt + _PRELUDE + "".join(kernel_source(k) for k in keys)).encode()).hexdigest()[:16]
     obj, stamp = work / f"u{tag}.o", work / f"u{tag}.json"
     if obj.exists() and stamp.exists():
         rej = set(json.loads(stamp.read_text()))
