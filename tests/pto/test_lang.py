@@ -585,7 +585,6 @@ def test_attribute_and_operand_spellings():
     assert (out["z"] == np.floor(x + 0.5)).all()                   # ROUND: to nearest, ties away from zero
 
 
-<<<<<<< HEAD
 _LEFT8 = ("!pto.tile_buf<loc=left, dtype=f8E4M3FN, rows=16, cols=64, v_row=16, v_col=64, blayout=col_major, "
           "slayout=row_major, fractal=512, pad=0>")
 _SCALE = ("!pto.tile_buf<loc={loc}, dtype=f16, rows=16, cols=64, v_row=16, v_col=64, blayout=row_major, "
@@ -613,10 +612,10 @@ def test_tget_scale_addr_places_the_scale_tile_at_the_shifted_address():
     vec = SCALE_ADDR.replace(_SCALE.format(loc="scaling"), _SCALE.format(loc="vec").replace(
         "slayout=row_major", "slayout=none_box"))
     assert _err(vec, {}, target="a5").rule == "pto.op.loc"
-=======
+
+
 def test_integer_literals_with_leading_zeros_are_decimal():
     """``08`` is decimal 8 (as MLIR reads it), not a Python octal error; hex keeps its base."""
     prog = pto.parse("func.func @k() {\n  %c = arith.constant 08 : index\n  %h = arith.constant 0x10 : index\n"
                  "  return\n}\n")
     assert [st.ins[0].value for st in prog.funcs[0].body[:2]] == [8, 16]
->>>>>>> main

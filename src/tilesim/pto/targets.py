@@ -184,18 +184,9 @@ _ROWS = [
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
     _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY | {("f32", "f16")}),  # cpu: TBinSOps.hpp compiles f32 -> f16
     _ew("taddc", NARROW, ALL),
-<<<<<<< HEAD
-    _row("tdequant", ("src", "dst"), _DEQUANT, _DEQUANT, _DEQUANT),    # docs/isa/TDEQUANT.md
-    # ---- generators (docs/isa/TCI.md, TTRI.md; include/pto/cpu/TCI.hpp, TTRI.hpp)
-    _ew("tci", _TCI_A2A3, ("i16", "u16", "i32", "u32"), _TCI_A2A3 + ("i8", "u8", "i64", "u64")),
-    _ew("ttri", ("i32", "i16", "u32", "u16", "f16", "f32"),
-        ("i64", "u64", "i32", "i16", "i8", "u32", "u16", "u8", "f16", "f32", "bf16"),
-        ("i32", "i16", "u32", "u16", "f16", "bf16", "f32")),
-=======
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
->>>>>>> main
 ]
 
 OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})
@@ -386,11 +377,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major",
-<<<<<<< HEAD
-        matmul_left_blayout="col_major", tmov_paths=_TMOV_A5),
-=======
-        tmov_paths=_TMOV_A5, window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5),
->>>>>>> main
+        matmul_left_blayout="col_major", tmov_paths=_TMOV_A5,
+        window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5),
 })
 
 
