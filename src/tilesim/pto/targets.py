@@ -187,6 +187,12 @@ _ROWS = [
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
+    _row("tdequant", ("src", "dst"), _DEQUANT, _DEQUANT, _DEQUANT),    # docs/isa/TDEQUANT.md
+    # ---- generators (docs/isa/TCI.md, TTRI.md; include/pto/cpu/TCI.hpp, TTRI.hpp)
+    _ew("tci", _TCI_A2A3, ("i16", "u16", "i32", "u32"), _TCI_A2A3 + ("i8", "u8", "i64", "u64")),
+    _ew("ttri", ("i32", "i16", "u32", "u16", "f16", "f32"),
+        ("i64", "u64", "i32", "i16", "i8", "u32", "u16", "u8", "f16", "f32", "bf16"),
+        ("i32", "i16", "u32", "u16", "f16", "bf16", "f32")),
 ]
 
 OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})
