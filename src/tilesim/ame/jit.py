@@ -39,11 +39,14 @@ __all__ = ["ENABLED", "kernel_args", "run"]
 ENABLED = True
 
 _NO_TABLE = np.zeros(1)  # FP32 lanes read the float32 view
+_NO_TABLE.flags.writeable = False  # read-only, as the lanes tables are: one compiled type for both
 _FUSED = MODELS.index("fused")
+_helper = njit(cache=True, error_model="numpy", no_cpython_wrapper=True)  # called from the kernels only
+_inline = njit(cache=True, error_model="numpy", no_cpython_wrapper=True, inline="always")  # in their hot loops
 
 
 # ------------------------------------------------------------- tile access
-@njit(cache=True, inline="always")
+@_inline
 def _code(tiles, t, r, e, lane_bits):
     """The lane code of element ``e`` of row ``r`` of tile ``t`` (uint64; 4-bit lanes: element 2i low)."""
     if lane_bits == 4:
@@ -57,7 +60,7 @@ def _code(tiles, t, r, e, lane_bits):
     return c
 
 
-@njit(cache=True, inline="always")
+@_inline
 def _put(tiles, t, r, e, lane_bits, code):
     """Write a lane code (uint64), leaving the other bits of the row as they are."""
     if lane_bits == 4:
@@ -72,7 +75,7 @@ def _put(tiles, t, r, e, lane_bits, code):
         tiles[t, base + i] = np.uint8((code >> np.uint64(8 * i)) & np.uint64(0xFF))
 
 
-@njit(cache=True, inline="always")
+@_inline
 def _signed(code, bits):
     """The two's complement value of a ``bits``-wide code."""
     if bits == 64:
@@ -81,7 +84,7 @@ def _signed(code, bits):
     return v - (np.int64(1) << bits) if v >= (np.int64(1) << (bits - 1)) else v
 
 
-@njit(cache=True, inline="always")
+@_inline
 def _value(tiles, tiles32, t, r, e, lane_bits, table):
     """The float64 value of a lane: the table for narrow lanes, the float32 view for FP32."""
     if lane_bits == 32:
@@ -89,7 +92,7 @@ def _value(tiles, tiles32, t, r, e, lane_bits, table):
     return table[_code(tiles, t, r, e, lane_bits)]
 
 
-@njit(cache=True, inline="always")
+@_inline
 def _place(out, s, r, e, transposed, v):
     """Store element (r, e) of a tile at ``out[s, r, e]``, or at ``out[s, e, r]`` when ``transposed``."""
     if transposed:
@@ -98,7 +101,7 @@ def _place(out, s, r, e, transposed, v):
         out[s, r, e] = v
 
 
-@njit(cache=True)
+@_helper
 def _int_operands(tiles, first, count, m, k, transposed, lane_bits):
     """The m x k integer tiles ``first..`` (count, m, k), or transposed (count, k, m), as int64."""
     out = np.empty((count, k, m) if transposed else (count, m, k), np.int64)
@@ -109,7 +112,7 @@ def _int_operands(tiles, first, count, m, k, transposed, lane_bits):
     return out
 
 
-@njit(cache=True)
+@_helper
 def _float_operands(tiles, tiles32, first, count, m, k, transposed, lane_bits, table):
     """The m x k float tiles ``first..`` (count, m, k), or transposed (count, k, m), as float64 values."""
     out = np.empty((count, k, m) if transposed else (count, m, k))
@@ -120,7 +123,7 @@ def _float_operands(tiles, tiles32, first, count, m, k, transposed, lane_bits, t
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def write_results(tiles, tc, span, acc_lane, acc_e, codes):
     """Write result ``s`` (codes (n, m, m), uint64) as the matrix from tile ``tc + s * span``."""
     n, m, _ = codes.shape
@@ -131,7 +134,7 @@ def write_results(tiles, tc, span, acc_lane, acc_e, codes):
 
 
 # ---------------------------------------------------------------- integers
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def int_mac(tiles, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_lane, acc_lane, acc_e, model, saturate, lo,
             hi):
     """Integer MMACC on the tiles, in place: returns whether a result clamped.
@@ -181,7 +184,7 @@ def int_mac(tiles, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_lane, acc_lan
 
 
 # ------------------------------------------------------------------ floats
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def float_fused(tiles, tiles32, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_lane, ft_table, acc_lane,
                 acc_table, acc_e, rdn):
     """``C + sum_k a_k b_k`` of every result in float64 (tiles as :func:`int_mac`): (sums (n, m, m), exact).
@@ -224,7 +227,7 @@ def float_fused(tiles, tiles32, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_
     return out, True
 
 
-@njit(cache=True)
+@_helper
 def _zero(a, b, tiles, tiles32, t, r, e, acc_lane, acc_table, beta, rdn):
     """The sign of an exact zero sum: -0 when every term is -0, or toward -inf when not every term is +0."""
     c = 0.0 if beta else _value(tiles, tiles32, t, r, e, acc_lane, acc_table)
