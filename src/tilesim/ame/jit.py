@@ -123,14 +123,25 @@ def _float_operands(tiles, tiles32, first, count, m, k, transposed, lane_bits, t
     return out
 
 
+@_helper
+def _columns(m, acc_e):
+    """(tile, lane) of each of m result columns: a matrix continues in the next tile every ``acc_e`` columns."""
+    tile = np.empty(m, np.int64)
+    lane = np.empty(m, np.int64)
+    for j in range(m):  # divisions once per call, not once per element
+        tile[j], lane[j] = divmod(j, acc_e)
+    return tile, lane
+
+
 @njit(cache=True, error_model="numpy")
 def write_results(tiles, tc, span, acc_lane, acc_e, codes):
     """Write result ``s`` (codes (n, m, m), uint64) as the matrix from tile ``tc + s * span``."""
     n, m, _ = codes.shape
+    jt, je = _columns(m, acc_e)
     for s in range(n):
         for i in range(m):
             for j in range(m):
-                _put(tiles, tc + s * span + j // acc_e, i, j % acc_e, acc_lane, codes[s, i, j])
+                _put(tiles, tc + s * span + jt[j], i, je[j], acc_lane, codes[s, i, j])
 
 
 # ---------------------------------------------------------------- integers
@@ -148,6 +159,7 @@ def int_mac(tiles, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_lane, acc_lan
     a = _int_operands(tiles, ta, n_a, m, k, btr & 2 != 0, ft_lane)  # a[., i, kk]
     b = _int_operands(tiles, tb, n_b, m, k, btr & 1 == 0, ft_lane)  # b[., j, kk]
     out = np.empty((n_a * n_b, m, m), np.uint64)
+    jt, je = _columns(m, acc_e)
     hit = False
     for s in range(n_a * n_b):
         ia, ib = divmod(s, n_b)
@@ -155,7 +167,7 @@ def int_mac(tiles, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_lane, acc_lan
             for j in range(m):
                 c = np.int64(0)
                 if not beta:
-                    c = _signed(_code(tiles, tc + s * span + j // acc_e, i, j % acc_e, acc_lane), acc_lane)
+                    c = _signed(_code(tiles, tc + s * span + jt[j], i, je[j], acc_lane), acc_lane)
                 if not saturate:  # wrapping commutes with addition: every model is the sum modulo 2**64
                     u = np.uint64(c)
                     for kk in range(k):
@@ -200,14 +212,15 @@ def float_fused(tiles, tiles32, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_
     a = _float_operands(tiles, tiles32, ta, n_a, m, k, btr & 2 != 0, ft_lane, ft_table)  # a[., i, kk]
     b = _float_operands(tiles, tiles32, tb, n_b, m, k, btr & 1 != 0, ft_lane, ft_table)  # b[., kk, j]
     out = np.empty((n_a * n_b, m, m))
+    jt, je = _columns(m, acc_e)
     total = np.empty(m)
     err = np.empty(m)
     for s in range(n_a * n_b):
         ia, ib = divmod(s, n_b)
         for i in range(m):
             for j in range(m):
-                total[j] = 0.0 if beta else _value(tiles, tiles32, tc + s * span + j // acc_e, i, j % acc_e,
-                                                   acc_lane, acc_table)
+                total[j] = 0.0 if beta else _value(tiles, tiles32, tc + s * span + jt[j], i, je[j], acc_lane,
+                                                   acc_table)
                 err[j] = 0.0
             for kk in range(k):  # over j innermost: independent sums, which the compiler vectorises
                 x = a[ia, i, kk]
@@ -222,8 +235,8 @@ def float_fused(tiles, tiles32, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_
                     return out, False
                 out[s, i, j] = total[j]
                 if total[j] == 0:
-                    out[s, i, j] = _zero(a[ia, i], b[ib, :, j], tiles, tiles32, tc + s * span + j // acc_e, i,
-                                         j % acc_e, acc_lane, acc_table, beta, rdn)
+                    out[s, i, j] = _zero(a[ia, i], b[ib, :, j], tiles, tiles32, tc + s * span + jt[j], i, je[j],
+                                         acc_lane, acc_table, beta, rdn)
     return out, True
 
 
