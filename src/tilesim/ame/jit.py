@@ -158,30 +158,27 @@ def int_mac(tiles, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_lane, acc_lan
     """
     a = _int_operands(tiles, ta, n_a, m, k, btr & 2 != 0, ft_lane)  # a[., i, kk]
     b = _int_operands(tiles, tb, n_b, m, k, btr & 1 == 0, ft_lane)  # b[., j, kk]
+    c = _int_results(tiles, tc, n_a * n_b, span, m, beta, acc_lane, acc_e)
     out = np.empty((n_a * n_b, m, m), np.uint64)
-    jt, je = _columns(m, acc_e)
     hit = False
-    for s in range(n_a * n_b):
+    for s in range(n_a * n_b):  # no tile reads in here: the compiler vectorises it
         ia, ib = divmod(s, n_b)
         for i in range(m):
             for j in range(m):
-                c = np.int64(0)
-                if not beta:
-                    c = _signed(_code(tiles, tc + s * span + jt[j], i, je[j], acc_lane), acc_lane)
                 if not saturate:  # wrapping commutes with addition: every model is the sum modulo 2**64
-                    u = np.uint64(c)
+                    u = np.uint64(c[s, i, j])
                     for kk in range(k):
                         u += np.uint64(a[ia, i, kk]) * np.uint64(b[ib, j, kk])
                     out[s, i, j] = u
                     continue
-                v = c if model != 2 else np.int64(0)
+                v = c[s, i, j] if model != 2 else np.int64(0)
                 for kk in range(k):
                     v += a[ia, i, kk] * b[ib, j, kk]
                     if model != _FUSED and (v < lo or v > hi):
                         hit = True
                         v = lo if v < lo else hi
                 if model == 2:  # chain_then_add: C last
-                    v += c
+                    v += c[s, i, j]
                 if v < lo or v > hi:
                     hit = True
                     v = lo if v < lo else hi
@@ -211,16 +208,15 @@ def float_fused(tiles, tiles32, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_
     """
     a = _float_operands(tiles, tiles32, ta, n_a, m, k, btr & 2 != 0, ft_lane, ft_table)  # a[., i, kk]
     b = _float_operands(tiles, tiles32, tb, n_b, m, k, btr & 1 != 0, ft_lane, ft_table)  # b[., kk, j]
+    c = _float_results(tiles, tiles32, tc, n_a * n_b, span, m, beta, acc_lane, acc_table, acc_e)
     out = np.empty((n_a * n_b, m, m))
-    jt, je = _columns(m, acc_e)
     total = np.empty(m)
     err = np.empty(m)
-    for s in range(n_a * n_b):
+    for s in range(n_a * n_b):  # no tile reads in here: the compiler vectorises it
         ia, ib = divmod(s, n_b)
         for i in range(m):
             for j in range(m):
-                total[j] = 0.0 if beta else _value(tiles, tiles32, tc + s * span + jt[j], i, je[j], acc_lane,
-                                                   acc_table)
+                total[j] = c[s, i, j]
                 err[j] = 0.0
             for kk in range(k):  # over j innermost: independent sums, which the compiler vectorises
                 x = a[ia, i, kk]
@@ -235,15 +231,41 @@ def float_fused(tiles, tiles32, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_
                     return out, False
                 out[s, i, j] = total[j]
                 if total[j] == 0:
-                    out[s, i, j] = _zero(a[ia, i], b[ib, :, j], tiles, tiles32, tc + s * span + jt[j], i, je[j],
-                                         acc_lane, acc_table, beta, rdn)
+                    out[s, i, j] = _zero(a[ia, i], b[ib, :, j], c[s, i, j], rdn)
     return out, True
 
 
 @_helper
-def _zero(a, b, tiles, tiles32, t, r, e, acc_lane, acc_table, beta, rdn):
+def _int_results(tiles, tc, n, span, m, beta, acc_lane, acc_e):
+    """The integer results (n, m, m) from tile ``tc`` (0 with beta = 1)."""
+    out = np.zeros((n, m, m), np.int64)
+    if beta:
+        return out
+    jt, je = _columns(m, acc_e)
+    for s in range(n):
+        for i in range(m):
+            for j in range(m):
+                out[s, i, j] = _signed(_code(tiles, tc + s * span + jt[j], i, je[j], acc_lane), acc_lane)
+    return out
+
+
+@_helper
+def _float_results(tiles, tiles32, tc, n, span, m, beta, acc_lane, acc_table, acc_e):
+    """The values (n, m, m) of the results from tile ``tc`` (+0 with beta = 1)."""
+    out = np.zeros((n, m, m))
+    if beta:
+        return out
+    jt, je = _columns(m, acc_e)
+    for s in range(n):
+        for i in range(m):
+            for j in range(m):
+                out[s, i, j] = _value(tiles, tiles32, tc + s * span + jt[j], i, je[j], acc_lane, acc_table)
+    return out
+
+
+@_helper
+def _zero(a, b, c, rdn):
     """The sign of an exact zero sum: -0 when every term is -0, or toward -inf when not every term is +0."""
-    c = 0.0 if beta else _value(tiles, tiles32, t, r, e, acc_lane, acc_table)
     neg0 = pos0 = c == 0
     neg0 = neg0 and math.copysign(1.0, c) < 0
     pos0 = pos0 and not neg0
@@ -304,5 +326,11 @@ def run(tiles: np.ndarray, p, model: str):
     if not ok:
         return None
     codes, _, inexact, sat = round_values(sums, p.acc, p.rounding, p.saturate and not p.acc.has_inf)
-    write_results(tiles, *dest, codes.astype(np.uint64))
+    tc, span, lane_bits, e = dest
+    n, m, _ = codes.shape
+    if lane_bits >= 8 and m % e == 0:  # whole columns of whole lanes: one numpy store into the tiles' view
+        view = tiles[tc:tc + n * span].view(codes.dtype).reshape(n, span, 16, e)
+        view[:, :, :m] = codes.reshape(n, m, span, e).transpose(0, 2, 1, 3)
+    else:
+        write_results(tiles, *dest, codes.astype(np.uint64))
     return inexact, sat
