@@ -14,7 +14,7 @@ numpy calls, for the plans it can take (:func:`kernel_args` says which):
 
 Operand values come from :mod:`tilesim.ame.lanes`' tables (built by
 :func:`tilesim.formats.decode`) or, for FP32, from the tile bytes viewed as
-float32. Whatever the kernels do not take (a NaN or Inf operand, a
+float32. Whatever the kernels do not take (a NaN operand or result, a
 non-canonical lane, a sum float64 does not hold, a step-wise float model, other
 formats) returns ``None`` before any state changes, and the numpy reference
 runs. ``tests/ame/test_jit.py`` holds the two equal, bit for bit and flag for
@@ -102,35 +102,40 @@ def _place(out, s, r, e, transposed, v):
 
 
 @_helper
-def _int_operands(tiles, first, count, m, k, transposed, lane_bits):
-    """The m x k integer tiles ``first..`` (count, m, k), or transposed (count, k, m), as int64."""
-    out = np.empty((count, k, m) if transposed else (count, m, k), np.int64)
-    for s in range(count):
-        for r in range(m):
-            for e in range(k):
-                _place(out, s, r, e, transposed, _signed(_code(tiles, first + s, r, e, lane_bits), lane_bits))
-    return out
-
-
-@_helper
-def _float_operands(tiles, tiles32, first, count, m, k, transposed, lane_bits, table):
-    """The m x k float tiles ``first..`` (count, m, k), or transposed (count, k, m), as float64 values."""
-    out = np.empty((count, k, m) if transposed else (count, m, k))
-    for s in range(count):
-        for r in range(m):
-            for e in range(k):
-                _place(out, s, r, e, transposed, _value(tiles, tiles32, first + s, r, e, lane_bits, table))
-    return out
-
-
-@_helper
-def _columns(m, acc_e):
-    """(tile, lane) of each of m result columns: a matrix continues in the next tile every ``acc_e`` columns."""
+def _columns(m, per_row):
+    """(tile, lane) of each of m columns: a matrix continues in the next tile every ``per_row`` columns."""
     tile = np.empty(m, np.int64)
     lane = np.empty(m, np.int64)
     for j in range(m):  # divisions once per call, not once per element
-        tile[j], lane[j] = divmod(j, acc_e)
+        tile[j], lane[j] = divmod(j, per_row)
     return tile, lane
+
+
+@_helper
+def _int_matrices(tiles, first, count, stride, m, k, transposed, lane_bits, per_row):
+    """``count`` m x k integer matrices from tiles ``first``, ``first + stride``, ...: (count, m, k) int64,
+    or (count, k, m) transposed. A matrix continues in the next tile every ``per_row`` columns."""
+    out = np.empty((count, k, m) if transposed else (count, m, k), np.int64)
+    jt, je = _columns(k, per_row)
+    for s in range(count):
+        for r in range(m):
+            for e in range(k):
+                v = _signed(_code(tiles, first + s * stride + jt[e], r, je[e], lane_bits), lane_bits)
+                _place(out, s, r, e, transposed, v)
+    return out
+
+
+@_helper
+def _float_matrices(tiles, tiles32, first, count, stride, m, k, transposed, lane_bits, per_row, table):
+    """As :func:`_int_matrices`, for float values (float64) of narrow lanes (``table``) or FP32."""
+    out = np.empty((count, k, m) if transposed else (count, m, k))
+    jt, je = _columns(k, per_row)
+    for s in range(count):
+        for r in range(m):
+            for e in range(k):
+                v = _value(tiles, tiles32, first + s * stride + jt[e], r, je[e], lane_bits, table)
+                _place(out, s, r, e, transposed, v)
+    return out
 
 
 @njit(cache=True, error_model="numpy")
@@ -156,12 +161,13 @@ def int_mac(tiles, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_lane, acc_lan
     :data:`MODELS`; ``lo``, ``hi``: the accumulator's range. Every operand is
     read before any result is written.
     """
-    a = _int_operands(tiles, ta, n_a, m, k, btr & 2 != 0, ft_lane)  # a[., i, kk]
-    b = _int_operands(tiles, tb, n_b, m, k, btr & 1 == 0, ft_lane)  # b[., j, kk]
-    c = _int_results(tiles, tc, n_a * n_b, span, m, beta, acc_lane, acc_e)
-    out = np.empty((n_a * n_b, m, m), np.uint64)
+    a = _int_matrices(tiles, ta, n_a, 1, m, k, btr & 2 != 0, ft_lane, k)  # a[., i, kk]
+    b = _int_matrices(tiles, tb, n_b, 1, m, k, btr & 1 == 0, ft_lane, k)  # b[., j, kk]
+    n = n_a * n_b
+    c = np.zeros((n, m, m), np.int64) if beta else _int_matrices(tiles, tc, n, span, m, m, False, acc_lane, acc_e)
+    out = np.empty((n, m, m), np.uint64)
     hit = False
-    for s in range(n_a * n_b):  # no tile reads in here: the compiler vectorises it
+    for s in range(n):  # no tile reads in here: the compiler vectorises it
         ia, ib = divmod(s, n_b)
         for i in range(m):
             for j in range(m):
@@ -184,7 +190,7 @@ def int_mac(tiles, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_lane, acc_lan
                     v = lo if v < lo else hi
                 out[s, i, j] = np.uint64(v)
     mask = np.uint64(0xFFFFFFFFFFFFFFFF) if acc_lane == 64 else (np.uint64(1) << np.uint64(acc_lane)) - np.uint64(1)
-    for s in range(n_a * n_b):
+    for s in range(n):
         for i in range(m):
             for j in range(m):
                 out[s, i, j] &= mask
@@ -206,13 +212,15 @@ def float_fused(tiles, tiles32, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_
     the reference's sign rule: -0 when every term is -0, or when rounding
     toward -inf and not every term is +0.
     """
-    a = _float_operands(tiles, tiles32, ta, n_a, m, k, btr & 2 != 0, ft_lane, ft_table)  # a[., i, kk]
-    b = _float_operands(tiles, tiles32, tb, n_b, m, k, btr & 1 != 0, ft_lane, ft_table)  # b[., kk, j]
-    c = _float_results(tiles, tiles32, tc, n_a * n_b, span, m, beta, acc_lane, acc_table, acc_e)
-    out = np.empty((n_a * n_b, m, m))
+    a = _float_matrices(tiles, tiles32, ta, n_a, 1, m, k, btr & 2 != 0, ft_lane, k, ft_table)  # a[., i, kk]
+    b = _float_matrices(tiles, tiles32, tb, n_b, 1, m, k, btr & 1 != 0, ft_lane, k, ft_table)  # b[., kk, j]
+    n = n_a * n_b
+    c = np.zeros((n, m, m)) if beta else _float_matrices(tiles, tiles32, tc, n, span, m, m, False, acc_lane, acc_e,
+                                                          acc_table)
+    out = np.empty((n, m, m))
     total = np.empty(m)
     err = np.empty(m)
-    for s in range(n_a * n_b):  # no tile reads in here: the compiler vectorises it
+    for s in range(n):  # no tile reads in here: the compiler vectorises it
         ia, ib = divmod(s, n_b)
         for i in range(m):
             for j in range(m):
@@ -233,34 +241,6 @@ def float_fused(tiles, tiles32, ta, tb, tc, n_a, n_b, span, m, k, btr, beta, ft_
                 if total[j] == 0:
                     out[s, i, j] = _zero(a[ia, i], b[ib, :, j], c[s, i, j], rdn)
     return out, True
-
-
-@_helper
-def _int_results(tiles, tc, n, span, m, beta, acc_lane, acc_e):
-    """The integer results (n, m, m) from tile ``tc`` (0 with beta = 1)."""
-    out = np.zeros((n, m, m), np.int64)
-    if beta:
-        return out
-    jt, je = _columns(m, acc_e)
-    for s in range(n):
-        for i in range(m):
-            for j in range(m):
-                out[s, i, j] = _signed(_code(tiles, tc + s * span + jt[j], i, je[j], acc_lane), acc_lane)
-    return out
-
-
-@_helper
-def _float_results(tiles, tiles32, tc, n, span, m, beta, acc_lane, acc_table, acc_e):
-    """The values (n, m, m) of the results from tile ``tc`` (+0 with beta = 1)."""
-    out = np.zeros((n, m, m))
-    if beta:
-        return out
-    jt, je = _columns(m, acc_e)
-    for s in range(n):
-        for i in range(m):
-            for j in range(m):
-                out[s, i, j] = _value(tiles, tiles32, tc + s * span + jt[j], i, je[j], acc_lane, acc_table)
-    return out
 
 
 @_helper
