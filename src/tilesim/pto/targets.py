@@ -21,6 +21,7 @@ from typing import Iterable, Mapping
 
 from ..errors import DtypeError, TilesimError
 from .dtypes import ALL, DTYPES, get_dtype
+from .window_paths import QUANT_PATHS_A2A3, QUANT_PATHS_A5, WINDOW_PATHS_A2A3, WINDOW_PATHS_A5
 
 __all__ = ["Profile", "OpTypes", "OP_TYPES", "TARGETS", "get_target", "NAN_MODES", "LOCATIONS", "DEFAULT_TARGET"]
 
@@ -177,6 +178,9 @@ _ROWS = [
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
     _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY),
     _ew("taddc", NARROW, ALL),
+    # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
+    _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
+        ("i16", "u16", "i32", "u32", "f16", "f32")),
 ]
 
 OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})
@@ -243,6 +247,9 @@ class Profile:
         vec_tload_max_rows: TLOAD into a Vec tile allows at most this many rows (A2A3: 4095).
         left_blayout: the block layout a Left (L0A) tile must have for TMATMUL, or None for either.
         tmov_paths: the (src loc, dst loc) pairs TMOV accepts, or None for every pair (the CPU reference).
+        window_paths: TEXTRACT/TINSERT rules per location pair (:mod:`tilesim.pto.window_paths`),
+            or None for every pair (the CPU reference); quant_paths: the pairs of their quant forms.
+        absent_ops: ops the target does not have (pto-isa gives them no back end there).
         dtypes: op -> accepted dtype signatures (see :data:`OP_TYPES`).
     """
 
@@ -264,6 +271,9 @@ class Profile:
     cvt_wrap_pairs: frozenset = frozenset()
     zero_size_noop: frozenset = frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod"})
     tmov_paths: frozenset | None = None
+    window_paths: Mapping | None = None
+    quant_paths: frozenset | None = None
+    absent_ops: frozenset = frozenset()
     cvt_cpu_model: bool = False
     strict: bool = False
     any_layout: frozenset = frozenset()
@@ -335,12 +345,13 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         tmp_same_dtype=frozenset({"tcolargmax", "tcolargmin", "trowprod", "tcolsum"}),
         cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
-        tmov_paths=_TMOV_A2A3),
+        tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
+        absent_ops=frozenset({"thistogram", "tget_scale_addr"})),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major",
-        tmov_paths=_TMOV_A5),
+        tmov_paths=_TMOV_A5, window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5),
 })
 
 
