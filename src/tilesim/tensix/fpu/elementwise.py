@@ -16,7 +16,7 @@ from ..rounding import (acc_from_dst, acc_to_dst, doc_fidelity_a, doc_fidelity_b
 from ..state import Machine
 from .common import (FpuMode, apply_addr_mod, check_fp16_datums, check_no_stochastic, dst_row, fidelity_phase,
                      flip_banks, fpu_mode, read_dst_block, require_src, write_dst_block)
-from .jit import hw_elw
+from .jit import elw_kernels
 
 __all__ = ["elw_kernel", "HANDLERS", "INT8_MASK_A", "INT8_MASK_B", "saturate_int32"]
 
@@ -43,7 +43,7 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
         dst_raw: raw Dst data (uint32 in 32-bit mode, uint16 otherwise), same shape; ``valid`` (..., R).
         mode: formats; ``phase``: fidelity phase 0..3; ``add_dst``: accumulate (always for mul).
         model: ``"doc"`` or ``"hardware"``.
-        jit: the hardware model's float arithmetic through :func:`.jit.hw_elw` (numba); ``False``
+        jit: the hardware model's float arithmetic through :func:`.jit.elw_kernels` (numba); ``False``
             takes the numpy reference path, which the tests hold it equal to.
     """
     a = np.asarray(a, np.uint32)
@@ -52,9 +52,9 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
         if b.shape != a.shape:
             b = np.broadcast_to(b, a.shape)
         raw = np.ascontiguousarray(dst_raw)
-        out = hw_elw(_OPS[op], a.ravel(), np.ascontiguousarray(b).ravel(), raw.ravel(),
-                     np.ascontiguousarray(valid, bool).ravel(), add_dst, mode.exp8, mode.dst32, phase, mode.a_man,
-                     mode.b_man, mode.flush_b)
+        batch = elw_kernels(_OPS[op], mode.exp8, mode.dst32)[0]
+        out = batch(a.ravel(), np.ascontiguousarray(b).ravel(), raw.ravel(), np.ascontiguousarray(valid, bool).ravel(),
+                    add_dst, phase, mode.a_man, mode.b_man, mode.flush_b)
         return out.reshape(raw.shape).astype(raw.dtype, copy=False)
     dst = dst_raw_from_valid(dst_raw, valid, 0)  # undefined rows read as 0
     if mode.style == "INT8":
