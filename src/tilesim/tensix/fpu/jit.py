@@ -166,12 +166,13 @@ def _elw_one(op, x, y, raw, ok, add_dst, exp8, dst32, phase, a_man, b_man, flush
 @lru_cache(maxsize=None)
 def elw_kernels(op: int, exp8: bool, dst32: bool):
     """``(batch, block)``: the hardware model's ELWMUL (``op`` 0), ELWADD (1) or ELWSUB (2) for one
-    Src style and Dst width, compiled for those constants (about twice as fast as one kernel that
-    tests them per element; each is compiled on first use and cached on disk).
+    Src style (``exp8``) and Dst width (``dst32``), compiled with those as constants (about twice as
+    fast as one kernel that tests them per element). Each is compiled on first use and cached on
+    disk under its own name (closures of one name would share numba's cache index).
 
     ``batch(a, b, raw, valid, add_dst, phase, a_man, b_man, flush_b)``: new raw Dst data (uint32;
     16-bit layouts in the low half) for flat arrays ``a``, ``b`` (Src datums) and ``raw`` (raw Dst
-    data), 16 per row, ``valid`` one flag per row.
+    data), 16 per row, ``valid`` one flag per row (an undefined row reads as 0).
 
     ``block(srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, b_row, b_rows, b_cols, start, add_dst,
     phase, a_man, b_man, flush_b)``: one 8x16 block of the machine, in place: SrcA rows ``a_row ..
@@ -180,7 +181,6 @@ def elw_kernels(op: int, exp8: bool, dst32: bool):
     32-bit); marks the rows valid.
     """
 
-    @njit(cache=True, error_model="numpy")
     def batch(a, b, raw, valid, add_dst, phase, a_man, b_man, flush_b):
         n = a.size
         out = np.empty(n, np.uint32)
@@ -189,7 +189,6 @@ def elw_kernels(op: int, exp8: bool, dst32: bool):
                               flush_b)
         return out
 
-    @njit(cache=True, error_model="numpy")
     def block(srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, b_row, b_rows, b_cols, start, add_dst, phase,
               a_man, b_man, flush_b):
         for r in range(8):
@@ -206,7 +205,11 @@ def elw_kernels(op: int, exp8: bool, dst32: bool):
                     dst[start + r, c] = v
             dst_valid[start + r] = True
 
-    return batch, block
+    kernels = []
+    for f in (batch, block):
+        f.__qualname__ = f"elw_{f.__name__}_{op}{int(exp8)}{int(dst32)}"
+        kernels.append(njit(cache=True, error_model="numpy")(f))
+    return tuple(kernels)
 
 
 #: GMPOOL styles as the kernel's codes (pool.gmpool_styles names them).
