@@ -18,7 +18,7 @@ from ..rounding import (acc_from_dst, acc_to_dst, doc_fidelity_a, doc_fidelity_b
 from ..state import Machine
 from .common import (FpuMode, apply_addr_mod, block_start, check_fp16_datums, check_no_stochastic, dst_row,
                      fidelity_phase, flip_banks, fpu_mode, read_dst_block, require_src, write_dst_block)
-from .jit import elw_kernels
+from .jit import elw_batch, elw_block
 
 __all__ = ["elw_kernel", "HANDLERS", "INT8_MASK_A", "INT8_MASK_B", "saturate_int32"]
 
@@ -45,7 +45,7 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
         dst_raw: raw Dst data (uint32 in 32-bit mode, uint16 otherwise), same shape; ``valid`` (..., R).
         mode: formats; ``phase``: fidelity phase 0..3; ``add_dst``: accumulate (always for mul).
         model: ``"doc"`` or ``"hardware"``.
-        jit: the hardware model's float arithmetic through :func:`.jit.elw_kernels` (numba); ``False``
+        jit: the hardware model's float arithmetic through :func:`.jit.elw_batch` (numba); ``False``
             takes the numpy reference path, which the tests hold it equal to.
     """
     a = np.asarray(a, np.uint32)
@@ -54,7 +54,7 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
         if b.shape != a.shape:
             b = np.broadcast_to(b, a.shape)
         raw = np.ascontiguousarray(dst_raw)
-        batch = elw_kernels(_OPS[op], mode.exp8, mode.dst32)[0]
+        batch = elw_batch(_OPS[op], mode.exp8, mode.dst32)
         out = batch(a.ravel(), np.ascontiguousarray(b).ravel(), raw.ravel(), np.ascontiguousarray(valid, bool).ravel(),
                     add_dst, phase, mode.a_man, mode.b_man, mode.flush_b)
         return out.reshape(raw.shape).astype(raw.dtype, copy=False)
@@ -102,7 +102,7 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
 class _Plan:
     """What an ELW instruction word derives from its fields and the configuration, once
     (:meth:`~..state.Machine.memo`): the formats, the broadcasts and, for the hardware model,
-    the compiled in-place kernel (None: the numpy path)."""
+    whether the in-place numba kernel runs (else the numpy path)."""
 
     mode: FpuMode
     hardware: bool
@@ -111,7 +111,7 @@ class _Plan:
     b_rows: int
     b_cols: int
     add_dst: bool
-    kernel: object
+    fast: bool
 
     @staticmethod
     def build(m: Machine, thread: int, insn, op: str) -> "_Plan":
@@ -121,8 +121,7 @@ class _Plan:
         fast = hardware and m.jit and mode.style != "INT8"
         return _Plan(mode, hardware, bool(m.cfg(thread)["ALU_ROUNDING_MODE_Fpu_srnd_en"]),
                      0x3F if bcast_row else 0x38, 1 if bcast_row else 8, 1 if insn["BroadcastSrcBCol0"] else 16,
-                     True if op == "mul" else bool(insn["AddDst"]),
-                     elw_kernels(_OPS[op], mode.exp8, mode.dst32)[1] if fast else None)
+                     True if op == "mul" else bool(insn["AddDst"]), fast)
 
 
 def _elw(m: Machine, insn, thread: int, op: str) -> None:
@@ -147,9 +146,10 @@ def _elw(m: Machine, insn, thread: int, op: str) -> None:
         if mode.style == "FP16":
             check_fp16_datums(name, "SrcA", a)
             check_fp16_datums(name, "SrcB", b)
-    if p.kernel is not None:
-        p.kernel(m.srca, m.srcb, m.dst, m.dst_valid, m.srca_bank, a_row, m.srcb_bank, b_row, p.b_rows, p.b_cols,
-                 block_start(start, mode.dst32), p.add_dst, phase, mode.a_man, mode.b_man, mode.flush_b)
+    if p.fast:
+        elw_block(_OPS[op], mode.exp8, mode.dst32, m.srca, m.srcb, m.dst, m.dst_valid, m.srca_bank, a_row,
+                  m.srcb_bank, b_row, p.b_rows, p.b_cols, block_start(start, mode.dst32), p.add_dst, phase,
+                  mode.a_man, mode.b_man, mode.flush_b)
     else:
         raw, valid = read_dst_block(m, start, mode.dst32)
         new = elw_kernel(op, a, np.broadcast_to(b, (8, 16)), raw, valid, mode, phase, p.add_dst, m.rounding, jit=False)

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros
 
-__all__ = ["elw_kernels", "gmpool", "gmpool_block", "SRC_STYLES", "DST_STYLES"]
+__all__ = ["elw_batch", "elw_block", "gmpool", "gmpool_block", "SRC_STYLES", "DST_STYLES"]
 
 _M32 = 0xFFFFFFFF
 _LOW13 = -8192   # ~0x1FFF
@@ -164,21 +164,15 @@ def _elw_one(op, x, y, raw, ok, add_dst, exp8, dst32, phase, a_man, b_man, flush
 
 
 @lru_cache(maxsize=None)
-def elw_kernels(op: int, exp8: bool, dst32: bool):
-    """``(batch, block)``: the hardware model's ELWMUL (``op`` 0), ELWADD (1) or ELWSUB (2) for one
-    Src style (``exp8``) and Dst width (``dst32``), compiled with those as constants (about twice as
-    fast as one kernel that tests them per element). Each is compiled on first use and cached on
-    disk under its own name (closures of one name would share numba's cache index).
+def elw_batch(op: int, exp8: bool, dst32: bool):
+    """The hardware model's ELWMUL (``op`` 0), ELWADD (1) or ELWSUB (2) over a batch, for one Src style
+    (``exp8``) and Dst width (``dst32``), compiled with those as constants (about twice as fast as
+    testing them per element). Compiled on first use and cached on disk under its own name (closures
+    of one name would share numba's cache index).
 
-    ``batch(a, b, raw, valid, add_dst, phase, a_man, b_man, flush_b)``: new raw Dst data (uint32;
-    16-bit layouts in the low half) for flat arrays ``a``, ``b`` (Src datums) and ``raw`` (raw Dst
-    data), 16 per row, ``valid`` one flag per row (an undefined row reads as 0).
-
-    ``block(srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, b_row, b_rows, b_cols, start, add_dst,
-    phase, a_man, b_man, flush_b)``: one 8x16 block of the machine, in place: SrcA rows ``a_row ..
-    a_row + 7``, SrcB rows from ``b_row`` (``b_rows`` 8, or 1 to broadcast a row; ``b_cols`` 16, or
-    1 to broadcast column 0), Dst's physical rows from ``start`` (the low halves 8 rows below when
-    32-bit); marks the rows valid.
+    The kernel, ``(a, b, raw, valid, add_dst, phase, a_man, b_man, flush_b)``, returns new raw Dst
+    data (uint32; 16-bit layouts in the low half) for flat arrays ``a``, ``b`` (Src datums) and
+    ``raw`` (raw Dst data), 16 per row, ``valid`` one flag per row (an undefined row reads as 0).
     """
 
     def batch(a, b, raw, valid, add_dst, phase, a_man, b_man, flush_b):
@@ -189,27 +183,31 @@ def elw_kernels(op: int, exp8: bool, dst32: bool):
                               flush_b)
         return out
 
-    def block(srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, b_row, b_rows, b_cols, start, add_dst, phase,
-              a_man, b_man, flush_b):
-        for r in range(8):
-            ok = dst_valid[start + r]
-            rb = b_row + (r if b_rows == 8 else 0)
-            for c in range(16):
-                raw = (np.int64(dst[start + r, c]) << 16) | dst[start + r + 8, c] if dst32 else dst[start + r, c]
-                v = _elw_one(op, srca[a_bank, a_row + r, c], srcb[b_bank, rb, c if b_cols == 16 else 0], raw, ok,
-                             add_dst, exp8, dst32, phase, a_man, b_man, flush_b)
-                if dst32:
-                    dst[start + r, c] = v >> 16
-                    dst[start + r + 8, c] = v & 0xFFFF
-                else:
-                    dst[start + r, c] = v
-            dst_valid[start + r] = True
+    batch.__qualname__ = f"elw_batch_{op}{int(exp8)}{int(dst32)}"
+    return njit(cache=True, error_model="numpy")(batch)
 
-    kernels = []
-    for f in (batch, block):
-        f.__qualname__ = f"elw_{f.__name__}_{op}{int(exp8)}{int(dst32)}"
-        kernels.append(njit(cache=True, error_model="numpy")(f))
-    return tuple(kernels)
+
+@njit(cache=True, error_model="numpy")
+def elw_block(op, exp8, dst32, srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, b_row, b_rows, b_cols, start,
+              add_dst, phase, a_man, b_man, flush_b):
+    """One ELW instruction on the machine's 8x16 block, in place: SrcA rows ``a_row .. a_row + 7``,
+    SrcB rows from ``b_row`` (``b_rows`` 8, or 1 to broadcast a row; ``b_cols`` 16, or 1 to broadcast
+    column 0), Dst's physical rows from ``start`` (the low halves 8 rows below when 32-bit); marks
+    the rows valid. One compilation for every operation and format (a program start-up compiles
+    once; 128 elements do not repay a compilation per combination)."""
+    for r in range(8):
+        ok = dst_valid[start + r]
+        rb = b_row + (r if b_rows == 8 else 0)
+        for c in range(16):
+            raw = (np.int64(dst[start + r, c]) << 16) | dst[start + r + 8, c] if dst32 else np.int64(dst[start + r, c])
+            v = _elw_one(op, srca[a_bank, a_row + r, c], srcb[b_bank, rb, c if b_cols == 16 else 0], raw, ok,
+                         add_dst, exp8, dst32, phase, a_man, b_man, flush_b)
+            if dst32:
+                dst[start + r, c] = v >> 16
+                dst[start + r + 8, c] = v & 0xFFFF
+            else:
+                dst[start + r, c] = v
+        dst_valid[start + r] = True
 
 
 #: GMPOOL styles as the kernel's codes (pool.gmpool_styles names them).
