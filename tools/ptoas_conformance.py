@@ -19,7 +19,9 @@ each program the script
    checkout, in a scratch directory, with the ``main.cpp``/``outputs.txt``
    metadata it reads synthesised from the program's signature), runs tilesim
    on the inputs the script wrote, and compares every output with the
-   script's golden bit for bit;
+   script's golden bit for bit; a pair that differs shows how many elements,
+   the largest difference and the largest distance in ulps, and, where it was
+   traced (:data:`EXPLAINED`), "differs, explained" with the decision;
 5. runs every negative program and records whether tilesim rejects it, with
    tilesim's rule id next to PTOAS's expected diagnostic.
 
@@ -69,7 +71,39 @@ REASONS = {
     "pto.pipe.local_addr": r"local_addr to come from", "pto.pipe.valid_shape": r"dynamic validShape",
     "pto.pipe.split": r"conflicting pipe split", "pto.pipe.nosplit": r"nosplit",
     "pto.view.result_shape": r"size_result_mismatch", "pto.mem.window": r"out_of_bounds|out of bounds",
+    # per-target TEXTRACT/TINSERT rules and ops a target lacks (PTO43)
+    "pto.op.layout": r"textract src/dst to use ND layout",
+    "pto.op.dtype": r"(textract|tinsert) element types? to be|tgather src element type",
+    "pto.op.target": r"is only supported on", "pto.op.loc": r"supported src/dst loc pair|to use loc=|to be in the \w+ address space",
 }
+
+
+#: golden pairs traced element by element that differ for a known reason (docs/decisions.md): (dir prefix, stem) ->
+#: (decision, cause). Each cause was checked by rerunning the golden with that one step done tilesim's way
+#: (then every element matched).
+EXPLAINED = {
+    **{("Qwen3Decode", f"qwen3_decode_incore_{k}"): ("PTO44", "matmul: BLAS sgemm order vs the sequential fma chain")
+       for k in (1, 2, 5, 7, 9, 12, 13, 15)},
+    **{("Qwen3Decode", f"qwen3_decode_incore_{k}"): (
+        "PTO44", "row sum: numpy pairwise vs sequential; TCVT rmode=ROUND ties: golden rounds half to even")
+       for k in (0, 11)},
+    ("Qwen3Decode", "qwen3_decode_incore_4"): ("PTO45", "golden binds cos/sin lo and hi to swapped arguments"),
+}
+
+
+def explained(case) -> tuple[str, str] | None:
+    """The decision and cause recorded for a golden pair that is known to differ, or None."""
+    return EXPLAINED.get((case.path.parent.name[:len("Qwen3Decode")], case.path.stem))
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray, lane) -> np.ndarray:
+    """|a - b| in units in the last place: the distance of the two codes on the ordered float line."""
+    bits = 8 * np.dtype(lane).itemsize
+    sign = 1 << (bits - 1)
+    ai, bi = a.view(lane).astype(np.int64), b.view(lane).astype(np.int64)
+    ai = np.where(ai & sign, sign - ai, ai)
+    bi = np.where(bi & sign, sign - bi, bi)
+    return np.abs(ai - bi)
 
 
 @dataclass
@@ -260,7 +294,7 @@ def _random(dtype: str, shape: tuple, rng) -> np.ndarray:
 
 def run_tilesim(case: Case, program, inputs: dict, timeout: int, reach: dict | None = None) -> dict:
     """Outputs of one run; ``reach`` receives how many elements of each pointer the kernel touched."""
-    it = Interpreter(program, inputs, case.target, level=case.level)
+    it = Interpreter(program, inputs, case.target, level=case.level, stdout=io.StringIO())   # tprint text
     with _deadline(timeout), contextlib.redirect_stdout(io.StringIO()):
         out = it.run()
     if reach is not None:
@@ -327,7 +361,8 @@ def golden(case: Case, root: Path, program, params: list, outputs: list, timeout
                 hv = have.view(dt.np).astype(np.float64)
                 wv = want.view(dt.np).astype(np.float64)
                 err = np.nanmax(np.abs(hv - wv)[bad]) if dt.is_float else int(np.max(np.abs(hv - wv)))
-                verdicts.append(f"{p.cname}: {bad.size}/{want.size} differ (max |diff| {err:.3g})")
+                ulp = f", max {int(ulp_distance(have, want, dt.lane)[bad].max())} ulp" if dt.is_float else ""
+                verdicts.append(f"{p.cname}: {bad.size}/{want.size} differ (max |diff| {err:.3g}{ulp})")
         return "; ".join(verdicts) or "no outputs"
 
 
@@ -411,8 +446,11 @@ def main(argv=None) -> int:
     print(f"ran:      {sum(c.ran for c in pos)}/{len(pos)} positive programs on their target")
     gold = [c for c in pos if c.golden is not None]
     exact = [c for c in gold if c.golden_result and all(v.endswith("bit-exact") for v in c.golden_result.split("; "))]
+    differ = [c for c in gold if c.golden_result and c not in exact and " differ (" in c.golden_result]
+    known = [c for c in differ if explained(c)]
     print(f"golden:   {len(exact)} bit-exact of {sum(bool(c.golden_result) for c in gold)} compared "
-          f"({len(gold)} positive programs have a golden script)")
+          f"({len(gold)} positive programs have a golden script); {len(known)} differ, explained; "
+          f"{len(differ) - len(known)} differ, unexplained")
     right = [c for c in neg if c.reject and re.search(REASONS.get(c.reject.split()[-1], "$^"), c.expect)]
     print(f"negative: {sum(bool(c.reject) for c in neg)}/{len(neg)} rejected, {len(right)} for PTOAS's reason")
     crashes = [c for c in cases if c.blocker.startswith("CRASH")]
@@ -428,7 +466,9 @@ def main(argv=None) -> int:
     print("\ngolden comparisons:")
     for c in gold:
         if c.golden_result:
-            print(f"  {c.name}: {c.golden_result}")
+            why = explained(c) if c in differ else None
+            note = f"  [differs, explained: {why[0]}: {why[1]}]" if why else ""
+            print(f"  {c.name}: {c.golden_result}{note}")
     print("\nnegative tests (tilesim's rule | PTOAS's expected diagnostic):")
     for c in neg:
         verdict = "REJECTED" if c in right else "rejected (other reason)" if c.reject else "accepted"

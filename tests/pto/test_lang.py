@@ -576,3 +576,10 @@ def test_attribute_and_operand_spellings():
         out = pto.run_text(SPELLINGS.replace(" {note = 7 : i32}", ""), {"x": x}, "a5")
     assert (out["y"] == 2 * x).all()
     assert (out["z"] == np.floor(x + 0.5)).all()                   # ROUND: to nearest, ties away from zero
+
+
+def test_integer_literals_with_leading_zeros_are_decimal():
+    """``08`` is decimal 8 (as MLIR reads it), not a Python octal error; hex keeps its base."""
+    prog = pto.parse("func.func @k() {\n  %c = arith.constant 08 : index\n  %h = arith.constant 0x10 : index\n"
+                 "  return\n}\n")
+    assert [st.ins[0].value for st in prog.funcs[0].body[:2]] == [8, 16]

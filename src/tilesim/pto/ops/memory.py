@@ -22,6 +22,7 @@ from .. import numerics as nx
 from ..dtypes import get_dtype
 from ..tile import Tile
 from ._common import Op
+from .layout import pad_lane
 
 __all__ = ["tload", "tstore", "ATOMICS"]
 
@@ -69,6 +70,8 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
                 "pto.mem.elem_size", str(gm.dtype), DtypeError)
     op.nonzero(dst, "dst")
     rs, cs = _window(op, gm, offset, dst.valid, "src")
+    if op.prof.tload_fills_pad:
+        dst.bits[...] = pad_lane(op, dst)
     dst.bits[: dst.valid_rows, : dst.valid_cols] = gm[rs, cs].view(dst.dtype.lane)
     return dst
 

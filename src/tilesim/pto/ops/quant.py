@@ -20,6 +20,7 @@ import numpy as np
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..tile import Tile
+from . import convert_cpu
 from ._common import Op
 
 __all__ = ["tquant", "trandom", "QUANT_TYPES"]
@@ -77,7 +78,14 @@ def tquant(dst: Tile, src: Tile, fp: Tile, offset: Tile | None = None, *, quant_
         if asym:
             x = (x + _param(op, offset, "offset", R)[:, None]).astype(np.float32)
         r = np.clip(np.rint(x), 0 if asym else -128, 255 if asym else 127)
-        dst.bits[:R, :C] = np.where(np.isnan(r), 0, r).astype(np.int64).astype(dst.dtype.np).view(dst.dtype.lane)
+    nan = np.isnan(r)
+    # NaN: the simulator's static_cast of a NaN float is undefined; clang's x86-64 code gives 0x80 for i8, 0 for u8
+    nan_lane = -128 if op.prof.x86_nans and not asym else 0
+    dst.bits[:R, :C] = np.where(nan, nan_lane, r).astype(np.int64).astype(dst.dtype.np).view(dst.dtype.lane)
+    if op.prof.cvt_cpu_model:  # cpu: mark those lanes (and refuse them under strict), as TCVT does (PTO82)
+        convert_cpu.refuse_undefined(op, nan, src.bits[:R, :C], src.dtype, dst.dtype)
+        dst.undefined = np.zeros(dst.bits.shape, bool)
+        dst.undefined[:R, :C] = nan
     return dst
 
 

@@ -100,6 +100,9 @@ class _Frame:
         self.peers = Peers()
 
 
+#: ops whose per-target path rules PTOAS checks on tile_buf operands only (PTO43)
+_WINDOW_OPS = frozenset({"textract", "tinsert", "textract_fp", "tinsert_fp", "tmov"})
+
 class Interpreter:
     """Executes a parsed :class:`Program` on one target.
 
@@ -156,7 +159,7 @@ class Interpreter:
     # -------------------------------------------------------------------- run
     def run(self, entry: str | None = None) -> dict[str, np.ndarray]:
         """Run the entry function (or the loose statements) ``blocks`` times; return the outputs."""
-        verify(self.program)
+        verify(self.program, self.prof)
         fn = self._entry(entry) if self.program.funcs else None
         args = self._bind_inputs(fn)
         for b in range(self.blocks):
@@ -900,7 +903,12 @@ class Interpreter:
         windows = []
         outs = [self._window_of(st, key, v, tiles, "dst", windows, write=True) for v in outs]
         args_in = [self._window_of(st, key, v, tiles, "src", windows, write=False) for v in args_in]
-        call_op(key, fn, outs, args_in, dict(st.attrs), self.prof)
+        prof = self.prof
+        if key in _WINDOW_OPS and prof.window_paths is not None and any(
+                t.name == "memref" for t in list(st.in_types) + list(st.out_types)):
+            # PTOAS verifies TEXTRACT/TINSERT per target only on tile_buf operands, not on memrefs (PTO43)
+            prof = prof.with_(name=prof.name, window_paths=None, quant_paths=None)
+        call_op(key, fn, outs, args_in, dict(st.attrs), prof)
         for t in outs:
             if isinstance(t, Tile):
                 t.push()

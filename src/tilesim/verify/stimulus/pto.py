@@ -259,6 +259,12 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
             text.bits[...] = 0
             text.bits[0, : len(out)] = np.frombuffer(out, np.uint8)
         return _Call({"src": src, "text": text}, ("text",), call)
+    if fam == "move" and op == "tinsert" and _acc_insert(target):   # A2A3 TINSERT: acc f32 -> mat, Nz (PTO43)
+        nz = dict(blayout="col_major", slayout="row_major")
+        small = Tile("acc", "f32", 16, 16, valid=(vr, vc), fractal=1024, **nz)
+        big = Tile("mat", d, 16, 16, valid=(16, 16), **nz)
+        return _Call({"src": small, "dst": big}, ("dst",),
+                     lambda v=None: fn(big, small, 16 - vr, 16 - vc, target=target))
     if fam == "move":         # textract / tinsert: the window at the bottom-right corner of the big tile
         big, small = t(d, R, C, (R, C)), t(d, R, C, (vr, vc))
         if op == "tmov":
@@ -328,10 +334,16 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
     raise AssertionError(fam)
 
 
+def _acc_insert(target) -> bool:
+    """TINSERT on this target has no vec -> vec path, only acc -> mat (A2A3; PTO43)."""
+    paths = get_target(target).window_paths
+    return paths is not None and ("vec", "vec") not in paths["tinsert"]
+
+
 def _region(op: str, sig, target) -> tuple[int, int]:
     """The full region (rows, cols) of the op's main tile."""
     fam = FAMILY[op]
-    if fam.startswith("matmul") or fam == "window_fp":
+    if fam.startswith("matmul") or fam == "window_fp" or (op == "tinsert" and _acc_insert(target)):
         return 16, 16
     if fam == "sort32":
         return R, 32
