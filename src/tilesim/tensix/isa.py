@@ -225,6 +225,11 @@ class Instruction:
     def word(self) -> int:
         return encode(self)
 
+    @cached_property
+    def bits(self) -> int:
+        """:meth:`word`, worked out once: the key of what handlers derive per instruction (``Machine.memo``)."""
+        return encode(self)
+
     def text(self) -> str:
         return to_text(self)
 

@@ -11,6 +11,7 @@ are listed. Everything is 0 at reset (decision TT3).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterator
@@ -119,6 +120,8 @@ _THREAD = _validate(THREAD_CONFIG_FIELDS, 16, "ThreadConfig")
 #: (word, mask, shift) of every field by name, for reads on the hot path.
 _PLACES = {what: {n: (f.addr, f.mask, f.shift) for n, f in fields.items()}
            for what, fields in (("Config", _CONFIG), ("ThreadConfig", _THREAD))}
+#: Stamps of register-file contents: every write takes a new one, unique across all files.
+_STAMPS = itertools.count()
 
 
 class RegisterFile:
@@ -135,7 +138,9 @@ class RegisterFile:
         self._word_bits = word_bits
         self._what = what
         self._words: dict[int, int] = {}
-        self._memo: dict = {}
+        #: Changes on every write (unique across register files): what was derived from the
+        #: contents is still good while the stamp is the same (``Machine.memo``).
+        self.stamp = next(_STAMPS)
 
     @classmethod
     def config(cls) -> "RegisterFile":
@@ -166,7 +171,7 @@ class RegisterFile:
             raise EncodingError(f"{v} does not fit the {f.width}-bit field", instruction=self._what,
                                 operand=name, rule="tt.cfg.value", value=v)
         self._words[f.addr] = (self._words.get(f.addr, 0) & ~f.mask) | (v << f.shift)
-        self._memo.clear()
+        self._written()
 
     def __contains__(self, name: object) -> bool:
         return name in self._fields
@@ -185,16 +190,10 @@ class RegisterFile:
             raise EncodingError(f"{v:#x} does not fit a {self._word_bits}-bit word", instruction=self._what,
                                 operand=f"word {addr}", rule="tt.cfg.value", value=v)
         self._words[int(addr)] = v
-        self._memo.clear()
+        self._written()
 
-    def memo(self, key, make):
-        """``make(self)``, kept until the next write: what an instruction derives from many fields
-        (an ADDR_MOD section, a format selection) is read once per configuration, not per call."""
-        try:
-            return self._memo[key]
-        except KeyError:
-            value = self._memo[key] = make(self)
-            return value
+    def _written(self) -> None:
+        self.stamp = next(_STAMPS)
 
     def nonzero(self) -> dict[str, int]:
         """Every listed field whose value is not 0 (the reset value)."""

@@ -37,6 +37,7 @@ class Client(enum.Enum):
 
 _RWC_BITS = {"dst": 10, "dst_cr": 10, "srca": 6, "srca_cr": 6, "srcb": 6, "srcb_cr": 6, "fidelity": 2,
              "extra_addr_mod_bit": 1}
+_RWC_MASKS = {name: (1 << bits) - 1 for name, bits in _RWC_BITS.items()}
 
 
 @dataclass
@@ -58,6 +59,15 @@ class RWC:
             raise AttributeError(f"RWC has no counter {name!r}")
         object.__setattr__(self, name, int(value) & ((1 << bits) - 1))
 
+    def update(self, srca: int, srca_cr: int, srcb: int, srcb_cr: int, dst: int, dst_cr: int, fidelity: int,
+               extra_addr_mod_bit: int) -> None:
+        """Assign every counter at once (each wrapped to its width): one call per ``ApplyAddrMod``."""
+        k = _RWC_MASKS
+        self.__dict__.update(srca=srca & k["srca"], srca_cr=srca_cr & k["srca_cr"], srcb=srcb & k["srcb"],
+                             srcb_cr=srcb_cr & k["srcb_cr"], dst=dst & k["dst"], dst_cr=dst_cr & k["dst_cr"],
+                             fidelity=fidelity & k["fidelity"],
+                             extra_addr_mod_bit=extra_addr_mod_bit & k["extra_addr_mod_bit"])
+
     def as_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
@@ -68,17 +78,21 @@ class Machine:
     Args:
         rounding: ``"hardware"`` (the FPU's alignment and round-half-away, the default) or
             ``"doc"`` (the seed pages' functional model with IEEE binary32 ``float``).
+        jit: run the hardware model's ELWMUL/ELWADD/ELWSUB and GMPOOL through their numba kernels,
+            in place on the arrays (the default); ``False`` takes the numpy reference path, which
+            ``tests/tensix/test_fast_path.py`` holds the kernels equal to.
 
     >>> m = Machine()
     >>> m.srca.shape, m.dst.dtype.name, m.config[0]["ALU_ACC_CTRL_Fp32_enabled"]
     ((2, 64, 16), 'uint16', 0)
     """
 
-    def __init__(self, rounding: str = "hardware") -> None:
+    def __init__(self, rounding: str = "hardware", jit: bool = True) -> None:
         if rounding not in ROUNDING_MODELS:
             raise TilesimError(f"unknown rounding model; valid: {', '.join(ROUNDING_MODELS)}",
                                instruction="Machine", operand="rounding", rule="tt.rounding", value=rounding)
         self.rounding = rounding
+        self.jit = jit
         self.srca = np.zeros((2, 64, 16), np.uint32)
         self.srcb = np.zeros((2, 64, 16), np.uint32)
         self.dst = np.zeros((1024, 16), np.uint16)
@@ -95,12 +109,28 @@ class Machine:
         self.unpacker_src_row = [[0, 0, 0], [0, 0, 0]]
         #: The SrcA row the last instruction that reads SrcA started at (SHIFTXA's ``HardwareBug()``).
         self.last_srca_row = 0
+        self._memo: dict = {}
 
     # -- conveniences ---------------------------------------------------------------------------
 
     def cfg(self, thread: int = 0) -> RegisterFile:
         """The Config bank that ``thread`` uses (``CFG_STATE_ID_StateID``)."""
         return self.config[self.thread_config[check_thread(thread)]["CFG_STATE_ID_StateID"]]
+
+    def memo(self, thread: int, key, make):
+        """``make(self, thread)``, kept while the registers are unchanged: what an instruction derives
+        from its fields and the configuration (a format selection, an ADDR_MOD section, a compiled
+        kernel) is worked out once, not per call. ``key`` names what is derived (with the
+        instruction word where it depends on it); any register write (stamps of the Config banks
+        and of the thread's ThreadConfig) or a change of ``rounding`` or ``jit`` makes it derive again."""
+        tc = self.thread_config[thread]
+        stamp = (self.config[0].stamp, self.config[1].stamp, tc.stamp, self.rounding, self.jit)
+        hit = self._memo.get((thread, key))
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        value = make(self, thread)
+        self._memo[thread, key] = stamp, value
+        return value
 
     def configure(self, thread: int = 0, **fields: int) -> "Machine":
         """Write Config fields of ``thread``'s bank and ThreadConfig fields of ``thread`` by name."""
@@ -141,7 +171,7 @@ class Machine:
 
     def copy(self) -> "Machine":
         """A deep copy (for what-if runs and tests)."""
-        m = Machine(self.rounding)
+        m = Machine(self.rounding, self.jit)
         m.srca, m.srcb, m.dst, m.dst_valid = (a.copy() for a in (self.srca, self.srcb, self.dst, self.dst_valid))
         m.config = tuple(c.copy() for c in self.config)
         m.thread_config = tuple(c.copy() for c in self.thread_config)

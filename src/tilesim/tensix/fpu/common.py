@@ -18,7 +18,7 @@ from ..layouts import adj32
 from ..state import Client, Machine
 
 __all__ = ["FpuMode", "fpu_mode", "src_a_format", "dst_row", "fidelity_phase", "require_src", "read_dst",
-           "write_dst", "read_dst_block", "write_dst_block", "flip_banks", "check_handback", "apply_addr_mod", "check_fp16_datums", "check_no_stochastic"]
+           "write_dst", "block_start", "read_dst_block", "write_dst_block", "flip_banks", "check_handback", "apply_addr_mod", "check_fp16_datums", "check_no_stochastic"]
 
 TF32_CODE = 4
 
@@ -89,9 +89,9 @@ def style_of(code: int, insn: str) -> str:
 
 def fpu_mode(m: Machine, thread: int, insn: str) -> FpuMode:
     """The format selection at the top of every arithmetic page (``ELWMUL.md``), kept per
-    configuration (:meth:`~..regs.RegisterFile.memo`)."""
-    force = m.thread_config[thread]["FP16A_FORCE_Enable"]
-    return m.cfg(thread).memo(("fpu_mode", insn, force), lambda c: _fpu_mode(c, force, insn))
+    configuration (:meth:`~..state.Machine.memo`)."""
+    return m.memo(thread, ("fpu_mode", insn),
+                  lambda m, t: _fpu_mode(m.cfg(t), m.thread_config[t]["FP16A_FORCE_Enable"], insn))
 
 
 def _fpu_mode(c, force: int, insn: str) -> FpuMode:
@@ -107,12 +107,19 @@ def _fpu_mode(c, force: int, insn: str) -> FpuMode:
 
 def dst_row(m: Machine, thread: int, row: int, mask: int) -> int:
     """``(DstRow + MATH_Offset + RWC.Dst + DEST_REGW_BASE) & mask``."""
-    r = row + m.thread_config[thread]["DEST_TARGET_REG_CFG_MATH_Offset"] + m.rwc[thread].dst
-    return (r + m.cfg(thread)["DEST_REGW_BASE_Base"]) & mask
+    return (row + m.rwc[thread].dst + m.memo(thread, "dst_base", _dst_base)) & mask
+
+
+def _dst_base(m: Machine, thread: int) -> int:
+    return m.thread_config[thread]["DEST_TARGET_REG_CFG_MATH_Offset"] + m.cfg(thread)["DEST_REGW_BASE_Base"]
 
 
 def fidelity_phase(m: Machine, thread: int) -> int:
-    return (m.rwc[thread].fidelity + m.thread_config[thread]["FIDELITY_BASE_Phase"]) & 3
+    return (m.rwc[thread].fidelity + m.memo(thread, "fidelity_base", _fidelity_base)) & 3
+
+
+def _fidelity_base(m: Machine, thread: int) -> int:
+    return m.thread_config[thread]["FIDELITY_BASE_Phase"]
 
 
 def require_src(m: Machine, insn: str, a: bool = False, b: bool = False) -> None:
@@ -141,12 +148,16 @@ def read_dst(m: Machine, rows: np.ndarray, dst32: bool):
     return m.dst[rows], m.dst_valid[rows]
 
 
+def block_start(start: int, dst32: bool) -> int:
+    """First physical row of the 4- or 8-row block at Dst row ``start`` (a multiple of its size):
+    for 32-bit data the high halves, as ``Adj32`` maps such a block to consecutive rows (the low
+    halves are 8 rows below)."""
+    return ((start & 0x1F8) << 1) | (start & 0x207) if dst32 else start
+
+
 def _block(start: int, dst32: bool, n: int) -> slice:
-    """Physical rows of the ``n``-row block at ``start`` (``n`` 4 or 8, ``start`` a multiple of
-    ``n``): for 32-bit data the high halves, as ``Adj32`` maps such a block to consecutive rows
-    (the low halves are 8 rows below)."""
-    if dst32:
-        start = ((start & 0x1F8) << 1) | (start & 0x207)
+    """Physical rows of the ``n``-row block at ``start`` (see :func:`block_start`)."""
+    start = block_start(start, dst32)
     return slice(start, start + n)
 
 
@@ -227,47 +238,53 @@ def _addr_mod_section(i: int):
 _SECTIONS = tuple(_addr_mod_section(i) for i in range(8))
 
 
+def _addr_mods(addr_mod: int):
+    """Reader of the two sections ``addr_mod`` can select (without and with the +4) and ``ADDR_MOD_SET_Base``."""
+    def read(m: Machine, thread: int):
+        tc = m.thread_config[thread]
+        return _SECTIONS[addr_mod](tc), _SECTIONS[addr_mod + 4](tc), tc["ADDR_MOD_SET_Base"]
+    return read
+
+
+_ADDR_MODS = tuple(_addr_mods(i) for i in range(4))
+
+
 def apply_addr_mod(m: Machine, thread: int, addr_mod: int, update_fidelity: bool = True) -> None:
     """``ApplyAddrMod`` (``RWCs.md``): index = AddrMod (+4 when ``ExtraAddrModBit`` or
     ``ADDR_MOD_SET_Base``), then the SrcA, SrcB, Dst, fidelity and bias updates of that index."""
     r = m.rwc[thread]
-    tc = m.thread_config[thread]
-    i = addr_mod + (4 if (r.extra_addr_mod_bit or tc["ADDR_MOD_SET_Base"]) else 0)
+    plain, plus4, set_base = m.memo(thread, ("addr_mod", addr_mod), _ADDR_MODS[addr_mod])
     (a_clear, a_cr, a_incr, b_clear, b_cr, b_incr, d_clear, d_ctocr, d_cr, d_incr, f_clear, f_incr, bias_clear,
-     bias_incr) = tc.memo(("addr_mod", i), _SECTIONS[i])
+     bias_incr) = plus4 if (r.extra_addr_mod_bit or set_base) else plain
+    srca, srca_cr, srcb, srcb_cr, dst, dst_cr = r.srca, r.srca_cr, r.srcb, r.srcb_cr, r.dst, r.dst_cr
+    fidelity, bias = r.fidelity, r.extra_addr_mod_bit
     if a_clear:
-        r.srca = r.srca_cr = 0
+        srca = srca_cr = 0
     elif a_cr:
-        r.srca_cr += a_incr
-        r.srca = r.srca_cr
+        srca = srca_cr = srca_cr + a_incr
     else:
-        r.srca += a_incr
+        srca += a_incr
     if b_clear:
-        r.srcb = r.srcb_cr = 0
+        srcb = srcb_cr = 0
     elif b_cr:
-        r.srcb_cr += b_incr
-        r.srcb = r.srcb_cr
+        srcb = srcb_cr = srcb_cr + b_incr
     else:
-        r.srcb += b_incr
+        srcb += b_incr
     if d_clear:
-        r.dst = r.dst_cr = 0
+        dst = dst_cr = 0
     elif d_ctocr:
-        r.dst += d_incr
-        r.dst_cr = r.dst
+        dst = dst_cr = dst + d_incr
     elif d_cr:
-        r.dst_cr += d_incr
-        r.dst = r.dst_cr
+        dst = dst_cr = dst_cr + d_incr
     else:
-        r.dst += d_incr
+        dst += d_incr
     if update_fidelity:
-        if f_clear:
-            r.fidelity = 0
-        else:
-            r.fidelity += f_incr
+        fidelity = 0 if f_clear else fidelity + f_incr
     if bias_clear:
-        r.extra_addr_mod_bit = 0
+        bias = 0
     elif bias_incr & 3:
-        r.extra_addr_mod_bit += 1
+        bias += 1
+    r.update(srca, srca_cr, srcb, srcb_cr, dst, dst_cr, fidelity, bias)
 
 
 def check_fp16_datums(insn: str, operand: str, data: np.ndarray) -> None:

@@ -7,6 +7,8 @@ the instruction handlers add addressing, broadcasts, the Wait Gate, flips and ``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ...errors import UnsupportedError
@@ -14,9 +16,9 @@ from ..layouts import dst32_from_int, dst32_to_int, src_exp, src_read_fp32, src_
 from ..rounding import (acc_from_dst, acc_to_dst, doc_fidelity_a, doc_fidelity_b, doc_read_dst, doc_write_dst,
                         dst_raw_from_valid, hw_accumulate, hw_add_term, hw_mul_terms)
 from ..state import Machine
-from .common import (FpuMode, apply_addr_mod, check_fp16_datums, check_no_stochastic, dst_row, fidelity_phase,
-                     flip_banks, fpu_mode, read_dst_block, require_src, write_dst_block)
-from .jit import hw_elw
+from .common import (FpuMode, apply_addr_mod, block_start, check_fp16_datums, check_no_stochastic, dst_row,
+                     fidelity_phase, flip_banks, fpu_mode, read_dst_block, require_src, write_dst_block)
+from .jit import elw_batch, elw_block
 
 __all__ = ["elw_kernel", "HANDLERS", "INT8_MASK_A", "INT8_MASK_B", "saturate_int32"]
 
@@ -43,7 +45,7 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
         dst_raw: raw Dst data (uint32 in 32-bit mode, uint16 otherwise), same shape; ``valid`` (..., R).
         mode: formats; ``phase``: fidelity phase 0..3; ``add_dst``: accumulate (always for mul).
         model: ``"doc"`` or ``"hardware"``.
-        jit: the hardware model's float arithmetic through :func:`.jit.hw_elw` (numba); ``False``
+        jit: the hardware model's float arithmetic through :func:`.jit.elw_batch` (numba); ``False``
             takes the numpy reference path, which the tests hold it equal to.
     """
     a = np.asarray(a, np.uint32)
@@ -52,9 +54,9 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
         if b.shape != a.shape:
             b = np.broadcast_to(b, a.shape)
         raw = np.ascontiguousarray(dst_raw)
-        out = hw_elw(_OPS[op], a.ravel(), np.ascontiguousarray(b).ravel(), raw.ravel(),
-                     np.ascontiguousarray(valid, bool).ravel(), add_dst, mode.exp8, mode.dst32, phase, mode.a_man,
-                     mode.b_man, mode.flush_b)
+        batch = elw_batch(_OPS[op], mode.exp8, mode.dst32)
+        out = batch(a.ravel(), np.ascontiguousarray(b).ravel(), raw.ravel(), np.ascontiguousarray(valid, bool).ravel(),
+                    add_dst, phase, mode.a_man, mode.b_man, mode.flush_b)
         return out.reshape(raw.shape).astype(raw.dtype, copy=False)
     dst = dst_raw_from_valid(dst_raw, valid, 0)  # undefined rows read as 0
     if mode.style == "INT8":
@@ -96,37 +98,65 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
     return acc_to_dst(out, mode.dst32, mode.exp8)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What an ELW instruction word derives from its fields and the configuration, once
+    (:meth:`~..state.Machine.memo`): the formats, the broadcasts and, for the hardware model,
+    whether the in-place numba kernel runs (else the numpy path)."""
+
+    mode: FpuMode
+    hardware: bool
+    srnd: bool
+    b_mask: int
+    b_rows: int
+    b_cols: int
+    add_dst: bool
+    fast: bool
+
+    @staticmethod
+    def build(m: Machine, thread: int, insn, op: str) -> "_Plan":
+        mode = fpu_mode(m, thread, insn.mnemonic)
+        hardware = m.rounding == "hardware"
+        bcast_row = insn["BroadcastSrcBRow"]
+        fast = hardware and m.jit and mode.style != "INT8"
+        return _Plan(mode, hardware, bool(m.cfg(thread)["ALU_ROUNDING_MODE_Fpu_srnd_en"]),
+                     0x3F if bcast_row else 0x38, 1 if bcast_row else 8, 1 if insn["BroadcastSrcBCol0"] else 16,
+                     True if op == "mul" else bool(insn["AddDst"]), fast)
+
+
 def _elw(m: Machine, insn, thread: int, op: str) -> None:
     name = insn.mnemonic
     require_src(m, name, a=True, b=True)
-    mode = fpu_mode(m, thread, name)
+    p = m.memo(thread, ("elw", insn.bits), lambda m, t: _Plan.build(m, t, insn, op))
+    mode = p.mode
     r = m.rwc[thread]
-    bcast_row, bcast_col = insn["BroadcastSrcBRow"], insn["BroadcastSrcBCol0"]
     a_row = r.srca & 0x38
-    b_row = r.srcb & (0x3F if bcast_row else 0x38)
+    b_row = r.srcb & p.b_mask
     start = dst_row(m, thread, insn["DstRow"], 0x3F8)
     phase = fidelity_phase(m, thread)
-    a = m.srca[m.srca_bank, a_row:a_row + 8]
-    b = m.srcb[m.srcb_bank, b_row:b_row + (1 if bcast_row else 8)]
-    if bcast_col:
-        b = b[:, :1]
-    if b.shape != (8, 16):
-        b = np.broadcast_to(b, (8, 16))
-    add_dst = True if op == "mul" else bool(insn["AddDst"])
-    if m.rounding == "hardware" and op != "mul" and phase:
+    if p.hardware and op != "mul" and phase:
         raise UnsupportedError(f"{name} with fidelity phase {phase} divides by 32/128 in the doc model; "
                                "the hardware's result is outside the contract (ttsim: NonContractual)",
                                instruction=name, operand="FidelityPhase", rule="tt.hw.elw_fidelity", value=phase)
-    if m.rounding == "hardware" and mode.style != "INT8":
-        check_no_stochastic(m, thread, name)
+    a = m.srca[m.srca_bank, a_row:a_row + 8]
+    b = m.srcb[m.srcb_bank, b_row:b_row + p.b_rows, :p.b_cols]
+    if p.hardware and mode.style != "INT8":
+        if p.srnd:
+            check_no_stochastic(m, thread, name)
         if mode.style == "FP16":
             check_fp16_datums(name, "SrcA", a)
             check_fp16_datums(name, "SrcB", b)
-    raw, valid = read_dst_block(m, start, mode.dst32)
-    new = elw_kernel(op, a, b, raw, valid, mode, phase, add_dst, m.rounding)
-    write_dst_block(m, start, new, mode.dst32)
+    if p.fast:
+        elw_block(_OPS[op], mode.exp8, mode.dst32, m.srca, m.srcb, m.dst, m.dst_valid, m.srca_bank, a_row,
+                  m.srcb_bank, b_row, p.b_rows, p.b_cols, block_start(start, mode.dst32), p.add_dst, phase,
+                  mode.a_man, mode.b_man, mode.flush_b)
+    else:
+        raw, valid = read_dst_block(m, start, mode.dst32)
+        new = elw_kernel(op, a, np.broadcast_to(b, (8, 16)), raw, valid, mode, phase, p.add_dst, m.rounding, jit=False)
+        write_dst_block(m, start, new, mode.dst32)
     m.last_srca_row = a_row
-    flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
+    if insn["FlipSrcA"] or insn["FlipSrcB"]:
+        flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
     apply_addr_mod(m, thread, insn["AddrMod"])
 
 

@@ -1,21 +1,24 @@
-"""numba kernels for the hardware model's element-wise FPU arithmetic (ELWMUL, ELWADD, ELWSUB).
+"""numba kernels for the hardware model's element-wise FPU arithmetic (ELWMUL, ELWADD, ELWSUB) and
+for GMPOOL's column scan, over batches (the API) and in place on the machine's arrays (one
+instruction: no array is allocated or copied in Python).
 
 The same steps as :func:`..rounding.hw_mul_terms`, :func:`..rounding.hw_add_term` and
 :func:`..rounding.hw_accumulate` with one term (and the Dst layout conversions of
 :func:`..rounding.acc_from_dst` / :func:`..rounding.acc_to_dst`), one element at a time in int64, so an 8x16 block
-costs a few microseconds instead of dozens of numpy calls. The numpy functions stay the
+costs a microsecond or two instead of dozens of numpy calls. The numpy functions stay the
 reference: ``tests/tensix/test_jit.py`` holds the two equal on random and special datums.
 Compiled code is cached on disk (``cache=True``), so only the first run pays the compile.
 """
 
 from __future__ import annotations
 
-import math
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros
 
-__all__ = ["hw_elw"]
+__all__ = ["elw_batch", "elw_block", "gmpool", "gmpool_block", "SRC_STYLES", "DST_STYLES"]
 
 _M32 = 0xFFFFFFFF
 _LOW13 = -8192   # ~0x1FFF
@@ -28,8 +31,8 @@ def _wrap32(x):
 
 @njit(cache=True, inline="always")
 def _bit_length(x):
-    """Bit length of 0 <= x < 2**53 (float64 holds it exactly)."""
-    return math.frexp(float(x))[1]
+    """Bit length of 0 <= x < 2**63 (one LZCNT; numba's own intrinsic, as its random module uses)."""
+    return 64 - leading_zeros(np.uint64(x))
 
 
 @njit(cache=True, inline="always")
@@ -120,49 +123,91 @@ def _parts(d, exp8, man_bits):
     return sign, exp, man | 0x400
 
 
-@njit(cache=True, error_model="numpy")
-def hw_elw(op, a, b, raw, valid, add_dst, exp8, dst32, phase, a_man, b_man, flush_b):
-    """New raw Dst data (uint32; 16-bit layouts in the low half) for flat arrays ``a``, ``b`` (Src
-    datums) and ``raw`` (raw Dst data), 16 per row, ``valid`` one flag per row (an undefined row
-    reads as 0). ``op``: 0 ELWMUL, 1 ELWADD, 2 ELWSUB."""
-    n = a.size
-    out = np.empty(n, np.uint32)
+@njit(cache=True, inline="always")
+def _elw_one(op, x, y, raw, ok, add_dst, exp8, dst32, phase, a_man, b_man, flush_b):
+    """One element: the new raw Dst datum from Src datums ``x``, ``y`` and raw Dst datum ``raw``
+    (``ok``: its row is valid; an undefined row reads as 0)."""
     adj = (-127 if exp8 else (127 - 30 if dst32 else -15)) - (5 if phase & 1 else 0) - (7 if phase & 2 else 0)
-    for i in range(n):
-        sa, ea, ma = _parts(np.int64(a[i]), exp8, a_man)
-        sb, eb, mb = _parts(np.int64(b[i]), exp8, b_man)
-        if op == 0:
-            pa = (ma >> 1) & 31 if phase & 1 else ma >> 6
-            pb = (mb & 15) << 3 if phase & 2 else mb >> 4
-            e = ea + eb + adj
-            if ea == 0 or (flush_b and eb == 0) or e <= 0:
-                s, e, m = 0, max(adj, 0), 0
-            else:
-                s, m = sa ^ sb, (pa * pb) << 13
+    sa, ea, ma = _parts(np.int64(x), exp8, a_man)
+    sb, eb, mb = _parts(np.int64(y), exp8, b_man)
+    if op == 0:
+        pa = (ma >> 1) & 31 if phase & 1 else ma >> 6
+        pb = (mb & 15) << 3 if phase & 2 else mb >> 4
+        e = ea + eb + adj
+        if ea == 0 or (flush_b and eb == 0) or e <= 0:
+            s, e, m = 0, max(adj, 0), 0
         else:
-            if op == 2:
-                sb ^= 1
-            if ea == 0:
-                sa, ea, ma = 0, 0, 0
-            if flush_b and eb == 0:
-                sb, eb, mb = 0, 0, 0
-            elif sb == 0 and eb == 0 and (mb & 0x3FF) == 0:
-                mb = 0
-            if ((ea << 10) | (ma & 0x3FF)) < ((eb << 10) | (mb & 0x3FF)):
-                sa, sb, ea, eb, ma, mb = sb, sa, eb, ea, mb, ma
-            dd = ea - eb
-            if dd >= 12:
-                mb = 0
-            elif dd > 0:
-                mb = (mb + (1 << (dd - 1))) >> dd
-            s = sa
-            m = ((ma + mb if sa == sb else ma - mb) << 13) & _M32
-            e = ea
-            if dst32 and not exp8:
-                e = e + 112 if e != 0 else 97
-        acc = _to_acc(np.int64(raw[i]), dst32, exp8) if add_dst and valid[i >> 4] else 0
-        out[i] = _from_acc(_accumulate(s, e, m, acc, dst32, exp8), dst32, exp8)
-    return out
+            s, m = sa ^ sb, (pa * pb) << 13
+    else:
+        if op == 2:
+            sb ^= 1
+        if ea == 0:
+            sa, ea, ma = 0, 0, 0
+        if flush_b and eb == 0:
+            sb, eb, mb = 0, 0, 0
+        elif sb == 0 and eb == 0 and (mb & 0x3FF) == 0:
+            mb = 0
+        if ((ea << 10) | (ma & 0x3FF)) < ((eb << 10) | (mb & 0x3FF)):
+            sa, sb, ea, eb, ma, mb = sb, sa, eb, ea, mb, ma
+        dd = ea - eb
+        if dd >= 12:
+            mb = 0
+        elif dd > 0:
+            mb = (mb + (1 << (dd - 1))) >> dd
+        s = sa
+        m = ((ma + mb if sa == sb else ma - mb) << 13) & _M32
+        e = ea
+        if dst32 and not exp8:
+            e = e + 112 if e != 0 else 97
+    acc = _to_acc(np.int64(raw), dst32, exp8) if add_dst and ok else 0
+    return _from_acc(_accumulate(s, e, m, acc, dst32, exp8), dst32, exp8)
+
+
+@lru_cache(maxsize=None)
+def elw_batch(op: int, exp8: bool, dst32: bool):
+    """The hardware model's ELWMUL (``op`` 0), ELWADD (1) or ELWSUB (2) over a batch, for one Src style
+    (``exp8``) and Dst width (``dst32``), compiled with those as constants (about twice as fast as
+    testing them per element). Compiled on first use and cached on disk under its own name (closures
+    of one name would share numba's cache index).
+
+    The kernel, ``(a, b, raw, valid, add_dst, phase, a_man, b_man, flush_b)``, returns new raw Dst
+    data (uint32; 16-bit layouts in the low half) for flat arrays ``a``, ``b`` (Src datums) and
+    ``raw`` (raw Dst data), 16 per row, ``valid`` one flag per row (an undefined row reads as 0).
+    """
+
+    def batch(a, b, raw, valid, add_dst, phase, a_man, b_man, flush_b):
+        n = a.size
+        out = np.empty(n, np.uint32)
+        for i in range(n):
+            out[i] = _elw_one(op, a[i], b[i], raw[i], valid[i >> 4], add_dst, exp8, dst32, phase, a_man, b_man,
+                              flush_b)
+        return out
+
+    batch.__qualname__ = f"elw_batch_{op}{int(exp8)}{int(dst32)}"
+    return njit(cache=True, error_model="numpy")(batch)
+
+
+@njit(cache=True, error_model="numpy")
+def elw_block(op, exp8, dst32, srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, b_row, b_rows, b_cols, start,
+              add_dst, phase, a_man, b_man, flush_b):
+    """One ELW instruction on the machine's 8x16 block, in place: SrcA rows ``a_row .. a_row + 7``,
+    SrcB rows from ``b_row`` (``b_rows`` 8, or 1 to broadcast a row; ``b_cols`` 16, or 1 to broadcast
+    column 0), Dst's physical rows from ``start`` (the low halves 8 rows below when 32-bit); marks
+    the rows valid. One compilation for every operation and format (a program start-up compiles
+    once; 128 elements do not repay a compilation per combination)."""
+    for r in range(8):
+        ok = dst_valid[start + r]
+        rb = b_row + (r if b_rows == 8 else 0)
+        for c in range(16):
+            raw = (np.int64(dst[start + r, c]) << 16) | dst[start + r + 8, c] if dst32 else np.int64(dst[start + r, c])
+            v = _elw_one(op, srca[a_bank, a_row + r, c], srcb[b_bank, rb, c if b_cols == 16 else 0], raw, ok,
+                         add_dst, exp8, dst32, phase, a_man, b_man, flush_b)
+            if dst32:
+                dst[start + r, c] = v >> 16
+                dst[start + r + 8, c] = v & 0xFFFF
+            else:
+                dst[start + r, c] = v
+        dst_valid[start + r] = True
 
 
 #: GMPOOL styles as the kernel's codes (pool.gmpool_styles names them).
@@ -205,6 +250,48 @@ def _gm_write_dst(sign, exp, man, style):
     return x
 
 
+@njit(cache=True, inline="always")
+def _gm_block(a, b, v, out, src_style, dst_style, argmax, strict):
+    """GMPOOL of one 16x16 block: ``a`` SrcA datums (16, 16), ``b`` the SrcB row (16), ``v`` the
+    Dst value (16; 32-bit, undefined already all ones); the new values go to ``out`` (16)."""
+    for j in range(16):
+        dv = np.int64(v[j])
+        bs, be, bm = _gm_read_dst(dv, dst_style)
+        best = -((be << 10) + bm) if bs else (be << 10) + bm
+        phase = (dv + 0x100) & 0xF00
+        index = dv & 0xFF
+        for k in range(16):
+            i = _VISIT[k]
+            x, y = np.int64(a[i, j]), np.int64(b[i])
+            ea, eb = x & 0xFF, y & 0xFF
+            if eb == 0:
+                s, e, m = 1, 0x1FF, 0x3FF
+            elif ea == 0:
+                s, e, m = 0, 0, 0
+            else:
+                s, m = (x >> 18) & 1, (x >> 8) & 0x3FF
+                if src_style == 3:
+                    e = 0
+                elif src_style == 1:
+                    e = (ea & 0x1F) + (eb & 0x1F)
+                else:
+                    e = ea + eb
+                    if src_style == 0:
+                        m &= 0x3F8
+            c = -((e << 10) + m) if s else (e << 10) + m
+            if c > best or (not strict and c == best):
+                best, bs, be, bm = c, s, e, m
+                if k < 8:
+                    index = (phase >> 4) + _TRANSFORM[i]
+        if argmax:
+            r = phase | index
+            if dst_style != 3:
+                r |= _gm_write_dst(bs, be, bm, dst_style)
+        else:
+            r = _gm_write_dst(bs, be, bm, dst_style)
+        out[j] = r & 0xFFFFFFFF
+
+
 @njit(cache=True, error_model="numpy")
 def gmpool(a, b, v, src_style, dst_style, argmax, strict):
     """GMPOOL as the page runs it, one column at a time: ``a`` (N, 16, 16) SrcA datums, ``b``
@@ -214,40 +301,40 @@ def gmpool(a, b, v, src_style, dst_style, argmax, strict):
     n = a.shape[0]
     out = np.empty((n, 16), np.uint32)
     for t in range(n):
-        for j in range(16):
-            dv = np.int64(v[t, j])
-            bs, be, bm = _gm_read_dst(dv, dst_style)
-            best = -((be << 10) + bm) if bs else (be << 10) + bm
-            phase = (dv + 0x100) & 0xF00
-            index = dv & 0xFF
-            for k in range(16):
-                i = _VISIT[k]
-                x, y = np.int64(a[t, i, j]), np.int64(b[t, i])
-                ea, eb = x & 0xFF, y & 0xFF
-                if eb == 0:
-                    s, e, m = 1, 0x1FF, 0x3FF
-                elif ea == 0:
-                    s, e, m = 0, 0, 0
-                else:
-                    s, m = (x >> 18) & 1, (x >> 8) & 0x3FF
-                    if src_style == 3:
-                        e = 0
-                    elif src_style == 1:
-                        e = (ea & 0x1F) + (eb & 0x1F)
-                    else:
-                        e = ea + eb
-                        if src_style == 0:
-                            m &= 0x3F8
-                c = -((e << 10) + m) if s else (e << 10) + m
-                if c > best or (not strict and c == best):
-                    best, bs, be, bm = c, s, e, m
-                    if k < 8:
-                        index = (phase >> 4) + _TRANSFORM[i]
-            if argmax:
-                r = phase | index
-                if dst_style != 3:
-                    r |= _gm_write_dst(bs, be, bm, dst_style)
-            else:
-                r = _gm_write_dst(bs, be, bm, dst_style)
-            out[t, j] = r & 0xFFFFFFFF
+        _gm_block(a[t], b[t], v[t], out[t], src_style, dst_style, argmax, strict)
     return out
+
+
+@njit(cache=True, error_model="numpy")
+def gmpool_block(srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, b_row, start, use32, src_style, dst_style,
+                 argmax, strict):
+    """GMPOOL on the machine, in place: SrcA rows ``a_row .. a_row + 15``, SrcB row ``b_row``, the
+    4-row Dst block at physical row ``start`` (the low halves 8 rows below when ``use32``). The top
+    row takes the result; the next three become 0, or with ArgMax in 32-bit mode their index
+    phase advanced. Marks the four rows valid."""
+    v = np.empty(16, np.uint32)
+    out = np.empty(16, np.uint32)
+    for j in range(16):
+        if not dst_valid[start]:
+            v[j] = 0xFFFFFFFF
+        elif use32:
+            v[j] = (np.int64(dst[start, j]) << 16) | dst[start + 8, j]
+        else:
+            v[j] = np.int64(dst[start, j]) << 16
+    _gm_block(srca[a_bank, a_row:a_row + 16], srcb[b_bank, b_row], v, out, src_style, dst_style, argmax, strict)
+    for j in range(16):
+        dst[start, j] = out[j] >> 16
+        if use32:
+            dst[start + 8, j] = out[j] & 0xFFFF
+    for r in range(1, 4):
+        for j in range(16):
+            x = 0
+            if use32 and argmax:
+                raw = (np.int64(dst[start + r, j]) << 16) | dst[start + r + 8, j] if dst_valid[start + r] \
+                    else np.int64(0xFFFFFFFF)
+                x = (raw + 0x100) & 0xF00
+            dst[start + r, j] = x >> 16
+            if use32:
+                dst[start + r + 8, j] = x & 0xFFFF
+    for r in range(4):
+        dst_valid[start + r] = True

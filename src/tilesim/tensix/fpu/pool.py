@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..state import Machine
-from .common import (apply_addr_mod, dst_row, flip_banks, read_dst_block, require_src, src_a_format, style_of,
-                     write_dst_block)
-from .jit import DST_STYLES, SRC_STYLES, gmpool
+from .common import (apply_addr_mod, block_start, dst_row, flip_banks, read_dst_block, require_src, src_a_format,
+                     style_of, write_dst_block)
+from .jit import DST_STYLES, SRC_STYLES, gmpool, gmpool_block
 from .matmul import run_matmul
 
 __all__ = ["gmpool_styles", "gmpool_kernel", "argmax_rows", "INDEX_TRANSFORM", "HANDLERS"]
@@ -176,30 +176,41 @@ def argmax_rows(low: np.ndarray) -> np.ndarray:
     return inverse[nib]
 
 
+def _gmpool_plan(m: Machine, thread: int, argmax: bool) -> tuple[str, str, bool]:
+    """:func:`gmpool_styles`, kept per configuration (:meth:`~..state.Machine.memo`)."""
+    return m.memo(thread, ("gmpool", argmax), lambda m, t: gmpool_styles(m, t, argmax))
+
+
 def GMPOOL(m: Machine, insn, thread: int) -> None:
     """Max-reduce a 16x16 SrcA block along columns into one Dst row; zero (or index-phase) the next 3."""
     require_src(m, "GMPOOL", a=True, b=True)
     argmax = bool(insn["ArgMax"])
-    src_style, dst_style, use32 = gmpool_styles(m, thread, argmax)
+    src_style, dst_style, use32 = _gmpool_plan(m, thread, argmax)
     r = m.rwc[thread]
     a_row, b_row = r.srca & 0x30, r.srcb & 0x38
     top = dst_row(m, thread, insn["DstRow"], 0x3FC)
-    raw, valid = read_dst_block(m, top, use32, 4)
-    raw = np.where(valid[:, None], raw, np.array(0xFFFFFFFF if use32 else 0xFFFF, raw.dtype))  # undefined: all ones
-    dst_val = raw[0].astype(U32) if use32 else raw[0].astype(U32) << 16
-    a = m.srca[m.srca_bank, a_row:a_row + 16]
-    b = m.srcb[m.srcb_bank, b_row]
-    out = gmpool_kernel(a, b, dst_val, src_style, dst_style, argmax, strict=m.rounding == "hardware")
-    new = np.zeros((4, 16), U32)
-    if use32:
-        new[0] = out
-        if argmax:
-            new[1:] = (raw[1:].astype(np.int64) + 0x100) & 0xF00
+    strict = m.rounding == "hardware"
+    if m.jit:
+        gmpool_block(m.srca, m.srcb, m.dst, m.dst_valid, m.srca_bank, a_row, m.srcb_bank, b_row,
+                     block_start(top, use32), use32, SRC_STYLES[src_style], DST_STYLES[dst_style], argmax, strict)
     else:
-        new[0] = out >> 16
-    write_dst_block(m, top, new, use32, 4)
+        raw, valid = read_dst_block(m, top, use32, 4)
+        raw = np.where(valid[:, None], raw, np.array(0xFFFFFFFF if use32 else 0xFFFF, raw.dtype))  # undefined: all ones
+        dst_val = raw[0].astype(U32) if use32 else raw[0].astype(U32) << 16
+        a = m.srca[m.srca_bank, a_row:a_row + 16]
+        b = m.srcb[m.srcb_bank, b_row]
+        out = gmpool_kernel(a, b, dst_val, src_style, dst_style, argmax, strict, jit=False)
+        new = np.zeros((4, 16), U32)
+        if use32:
+            new[0] = out
+            if argmax:
+                new[1:] = (raw[1:].astype(np.int64) + 0x100) & 0xF00
+        else:
+            new[0] = out >> 16
+        write_dst_block(m, top, new, use32, 4)
     m.last_srca_row = a_row
-    flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
+    if insn["FlipSrcA"] or insn["FlipSrcB"]:
+        flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
     apply_addr_mod(m, thread, insn["AddrMod"])
 
 
