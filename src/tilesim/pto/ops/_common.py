@@ -66,7 +66,7 @@ class Op:
 
     def dtypes(self, key: str, sig: tuple, operands: tuple[str, ...]) -> None:
         """Check a dtype signature against the target's table row ``key`` (arg ops share rows)."""
-        if tuple(map(str, sig)) in self.prof.dtypes[key]:
+        if tuple([d.name for d in sig]) in self.prof.dtypes[key]:  # DTypes (the common, accepted case)
             return
         try:
             self.prof.check_dtypes(key, tuple(str(s) for s in sig), operands)

@@ -21,6 +21,8 @@ column reduce), each step vectorised over the other axis.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import formats
@@ -41,6 +43,9 @@ _ROW_DST_WHAT = "ND, or DN with exactly one column"
 
 
 # ------------------------------------------------------------ extremes
+_REDUCE = {"max": np.maximum.reduce, "min": np.minimum.reduce}
+
+
 def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
             nan_index_last: bool = False, need_index: bool = True,
             need_value: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -64,7 +69,7 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
             key = key.astype(np.float32)
     else:
         key = bits.view(dt.np)
-    ext = (np.maximum if kind == "max" else np.minimum).reduce(key, axis=axis)  # NaN-propagating
+    ext = _REDUCE[kind](key, axis=axis)  # NaN-propagating
     special = None
     if key.dtype.kind == "f":
         zeros_matter = nan_mode == "spec" or not need_index
@@ -73,15 +78,16 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
             special = (ext != ext) | (ext == 0) if zeros_matter else ext != ext
     if need_index:
         idx = _first_reaching(key, ext, axis)
-        other = np.arange(idx.size)
-        val = (bits[idx, other] if axis == 0 else bits[other, idx]) if need_value or special is not None else None
+        val = np.take_along_axis(bits, np.expand_dims(idx, axis), axis)[0 if axis == 0 else (slice(None), 0)] \
+            if need_value else None
     else:
         idx, val = None, _key_bits(ext, dt)
     if special is not None:
         lines = np.flatnonzero(special)
         sub_idx, sub_val = extreme_scan(np.take(bits, lines, axis=1 - axis), dt, kind, nan_mode, axis,
                                         float_view=float_view, nan_index_last=nan_index_last)
-        val[lines] = sub_val
+        if val is not None:
+            val[lines] = sub_val
         if idx is not None:
             idx[lines] = sub_idx
     return idx, val
@@ -91,21 +97,31 @@ def _first_reaching(key: np.ndarray, ext: np.ndarray, axis: int) -> np.ndarray:
     """Index of the first element of each line equal to its extreme (lines without NaN).
 
     Along rows numpy's argmax of the equality finds it. Down columns (a
-    strided argmax is slow in numpy) each row is weighted ``n - i`` where it
-    reaches the extreme and the largest weight is taken: two passes that
-    run over the rows in memory order.
+    strided argmax is slow in numpy) each row is weighted ``n - 1 - i`` where
+    it reaches the extreme and the largest weight is taken: two passes that
+    run over the rows in memory order. A NaN line reaches nothing and gets
+    ``n - 1``; its caller replaces it.
     """
-    eq = key == np.expand_dims(ext, axis)
     if axis == 1:
-        return eq.argmax(axis=1)
+        return (key == ext[:, None]).argmax(axis=1)
+    eq = key == ext
     n = key.shape[0]
-    if n <= 256:  # weights n-1-i fit a byte; a line that reaches only at its last row scores 0 -> n-1
-        w = eq.view(np.uint8)
-        np.multiply(w, np.arange(n - 1, -1, -1, dtype=np.uint8)[:, None], out=w)
-        return (n - 1) - w.max(axis=0).astype(np.int64)
-    wdt = np.uint16 if n < 65536 else np.uint32
-    first = n - np.multiply(eq, np.arange(n, 0, -1, dtype=wdt)[:, None], dtype=wdt).max(axis=0).astype(np.int64)
-    return np.minimum(first, n - 1)  # a NaN line reaches nothing; its caller replaces it
+    w = _down_weights(n)
+    if w.dtype == np.uint8:  # weight the equality's bytes in place
+        u = eq.view(np.uint8)
+        np.multiply(u, w, out=u)
+    else:
+        u = np.multiply(eq, w, dtype=w.dtype)
+    return np.subtract(n - 1, u.max(axis=0), dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=64)
+def _down_weights(n: int) -> np.ndarray:
+    """``n - 1 - i`` for rows ``i`` as a read-only column, in the narrowest unsigned type that holds it."""
+    wdt = np.uint8 if n <= 256 else np.uint16 if n <= 65536 else np.uint32
+    w = np.arange(n - 1, -1, -1, dtype=wdt)[:, None]
+    w.flags.writeable = False
+    return w
 
 
 def extreme_scan(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
