@@ -109,6 +109,9 @@ class Tile:
         self.pad = _norm(pad, PADS, "pad", "pto.tile.pad")
         self.inner_rows, self.inner_cols = self._inner_box()
         self._layout = self._layout_name()
+        #: what an op's static checks read (:meth:`~tilesim.pto.ops._common.Op.static`); fixed for the tile's life
+        self.signature = (self.loc, self.dtype.name, self.rows, self.cols, self.blayout, self.slayout, self.fractal,
+                          self.pad)
         self._check_static()
         self.addr: int | None = None
         #: lanes whose value the last TCVT on target ``cpu`` wrote through an undefined C++ cast (x86-64's result)

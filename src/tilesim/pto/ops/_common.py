@@ -27,6 +27,9 @@ from ..tile import Tile
 
 __all__ = ["Op"]
 
+#: (op name, id(profile), operand signatures) -> the profile those operands' static checks passed on
+_PASSED: dict = {}
+
 
 class Op:
     """One call of one op: its name, its target profile, and the checks it makes."""
@@ -35,6 +38,17 @@ class Op:
         self.name = name
         self.inst = name.upper()
         self.prof: Profile = get_target(target)
+
+    def static(self, operands: tuple, checks) -> None:
+        """Run ``checks()``, the checks that read only the operands' types (location, dtype, layout, capacity),
+        unless they passed before for operands of the same types on this profile (ops run in loops)."""
+        key = (self.name, id(self.prof), *[getattr(t, "signature", type(t)) for t in operands])
+        if _PASSED.get(key) is self.prof:  # the value keeps the profile alive, so its id is not reused
+            return
+        checks()
+        if len(_PASSED) > 4096:
+            _PASSED.clear()
+        _PASSED[key] = self.prof
 
     # ---------------------------------------------------------------- errors
     def fail(self, detail: str, operand: str, rule: str, value=None, cls=GeometryError):

@@ -21,8 +21,6 @@ column reduce), each step vectorised over the other axis.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ... import formats
@@ -70,6 +68,9 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
     else:
         key = bits.view(dt.np)
     ext = _REDUCE[kind](key, axis=axis)  # NaN-propagating
+    if not need_index and (key.dtype.kind != "f" or not (np.count_nonzero(ext != ext)
+                                                         or np.count_nonzero(ext) != ext.size)):
+        return None, _key_bits(ext, dt)  # value-only, no NaN or zero line: the reduce's answer
     special = None
     if key.dtype.kind == "f":
         zeros_matter = nan_mode == "spec" or not need_index
@@ -97,31 +98,21 @@ def _first_reaching(key: np.ndarray, ext: np.ndarray, axis: int) -> np.ndarray:
     """Index of the first element of each line equal to its extreme (lines without NaN).
 
     Along rows numpy's argmax of the equality finds it. Down columns (a
-    strided argmax is slow in numpy) each row is weighted ``n - 1 - i`` where
-    it reaches the extreme and the largest weight is taken: two passes that
-    run over the rows in memory order. A NaN line reaches nothing and gets
-    ``n - 1``; its caller replaces it.
+    strided argmax is slow in numpy) each row is weighted ``n - i`` where it
+    reaches the extreme and the largest weight is taken: two passes that
+    run over the rows in memory order.
     """
+    eq = key == np.expand_dims(ext, axis)
     if axis == 1:
-        return (key == ext[:, None]).argmax(axis=1)
-    eq = key == ext
+        return eq.argmax(axis=1)
     n = key.shape[0]
-    w = _down_weights(n)
-    if w.dtype == np.uint8:  # weight the equality's bytes in place
-        u = eq.view(np.uint8)
-        np.multiply(u, w, out=u)
-    else:
-        u = np.multiply(eq, w, dtype=w.dtype)
-    return np.subtract(n - 1, u.max(axis=0), dtype=np.int64)
-
-
-@functools.lru_cache(maxsize=64)
-def _down_weights(n: int) -> np.ndarray:
-    """``n - 1 - i`` for rows ``i`` as a read-only column, in the narrowest unsigned type that holds it."""
-    wdt = np.uint8 if n <= 256 else np.uint16 if n <= 65536 else np.uint32
-    w = np.arange(n - 1, -1, -1, dtype=wdt)[:, None]
-    w.flags.writeable = False
-    return w
+    if n <= 256:  # weights n-1-i fit a byte; a line that reaches only at its last row scores 0 -> n-1
+        w = eq.view(np.uint8)
+        np.multiply(w, np.arange(n - 1, -1, -1, dtype=np.uint8)[:, None], out=w)
+        return (n - 1) - w.max(axis=0).astype(np.int64)
+    wdt = np.uint16 if n < 65536 else np.uint32
+    first = n - np.multiply(eq, np.arange(n, 0, -1, dtype=wdt)[:, None], dtype=wdt).max(axis=0).astype(np.int64)
+    return np.minimum(first, n - 1)  # a NaN line reaches nothing; its caller replaces it
 
 
 def extreme_scan(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
@@ -267,12 +258,15 @@ def _to_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
 # ------------------------------------------------------------- row family
 def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     op = Op(name, target)
-    op.tile(src, "src")
-    op.tile(dst, "dst")
-    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
-    op.layout(dst, "dst", _ROW_DST, _ROW_DST_WHAT)
-    op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
-    op.tmp(tmp, src)
+
+    def checks():
+        op.tile(src, "src")
+        op.tile(dst, "dst")
+        op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+        op.layout(dst, "dst", _ROW_DST, _ROW_DST_WHAT)
+        op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
+        op.tmp(tmp, src)
+    op.static((src, dst, tmp), checks)
     if op.prof.empty_reduce_cpu and 0 in src.valid:
         op.rows_match(src, dst, "dst", "src")
         if name != "trowmin":  # TRowMin returns early; the others' loops run
@@ -283,8 +277,8 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     bits = src.valid_bits
     f = op.prof.flush_denormals
     if name in ("trowmax", "trowmin"):
-        out = extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 1, need_index=False)[1]
-        out = _convert_exact(out, src.dtype, dst.dtype)
+        out = _convert_exact(extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 1, need_index=False)[1],
+                             src.dtype, dst.dtype)
     elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.name == dst.dtype.name == "f32":
         out = _vectorised_rowsum(bits)
     else:
@@ -348,12 +342,15 @@ def trowprod(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> T
 # ---------------------------------------------------------- column family
 def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = False) -> Tile:
     op = Op(name, target)
-    op.tile(src, "src")
-    op.tile(dst, "dst")
-    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
-    op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
-    op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
-    op.tmp(tmp, src)
+
+    def checks():
+        op.tile(src, "src")
+        op.tile(dst, "dst")
+        op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+        op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
+        op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
+        op.tmp(tmp, src)
+    op.static((src, dst, tmp), checks)
     op.cols_match(src, dst, "dst", "src")
     if op.prof.empty_reduce_cpu and 0 in src.valid:
         if name != "tcolmin":  # TColMin returns early; the others' loops run
@@ -431,7 +428,7 @@ def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     if dst_val is not None:
         op.rows_match(src, dst_val, "dst_val", "src")
     idx, val = extreme(src.valid_bits, src.dtype, name[-3:], op.prof.nan_mode, 1, need_value=dst_val is not None)
-    idx_lanes = _index_lanes(idx, dst_idx.dtype, op)
+    idx_lanes = _index_lanes(idx, dst_idx.dtype, op, src.valid_cols)
     dst_idx.bits[: src.valid_rows, 0] = idx_lanes
     if dst_val is not None:
         dst_val.bits[: src.valid_rows, 0] = val
@@ -439,9 +436,10 @@ def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     return dst_idx
 
 
-def _index_lanes(idx: np.ndarray, dt: DType, op: Op) -> np.ndarray:
-    """Index lanes of ``dt``: a plain cast when every index fits (the common case), else to_bits' range error."""
-    if idx.size and int(idx.max()) <= dt.format.int_max:
+def _index_lanes(idx: np.ndarray, dt: DType, op: Op, below: int | None = None) -> np.ndarray:
+    """Index lanes of ``dt``: a plain cast when every index fits (the common case), else to_bits' range error.
+    ``below``: a bound every index is known to lie under (then no pass over the indices checks them)."""
+    if (below is not None and below - 1 <= dt.format.int_max) or (idx.size and int(idx.max()) <= dt.format.int_max):
         return idx.astype(dt.np).view(dt.lane)
     return to_bits(idx, dt, what=op.inst)
 
@@ -472,16 +470,20 @@ def trowargmin(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Ti
 def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, target):
     op = Op(name, target)
     prof = op.prof
-    op.tile(src, "src")
-    op.tile(dst_idx, "dst_idx")
-    op.layout(src, "src", ("NONEBOX",), "ND or DN (none_box)")
-    op.layout(dst_idx, "dst_idx", ("ND",), "ND (row_major, none_box)")
-    if dst_val is not None:
-        op.tile(dst_val, "dst_val")
-        op.layout(dst_val, "dst_val", ("ND",), "ND (row_major, none_box)")
-        op.same_dtype(src, dst_val, "dst_val", "src")
-    op.dtypes("tcolarg_val" if dst_val is not None else "tcolarg", (src.dtype, dst_idx.dtype), ("src", "dst_idx"))
-    op.tmp(tmp, src)
+
+    def checks():
+        op.tile(src, "src")
+        op.tile(dst_idx, "dst_idx")
+        op.layout(src, "src", ("NONEBOX",), "ND or DN (none_box)")
+        op.layout(dst_idx, "dst_idx", ("ND",), "ND (row_major, none_box)")
+        if dst_val is not None:
+            op.tile(dst_val, "dst_val")
+            op.layout(dst_val, "dst_val", ("ND",), "ND (row_major, none_box)")
+            op.same_dtype(src, dst_val, "dst_val", "src")
+        op.dtypes("tcolarg_val" if dst_val is not None else "tcolarg", (src.dtype, dst_idx.dtype),
+                  ("src", "dst_idx"))
+        op.tmp(tmp, src)
+    op.static((src, dst_idx, dst_val, tmp), checks)
     op.nonzero(src, "src")
     if dst_idx.valid_rows != 1:
         op.fail(f"must have exactly 1 valid row, not {dst_idx.valid_rows}", "dst_idx", "pto.op.dst_rows",
@@ -501,11 +503,12 @@ def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     # A2A3 (propagate): !(old >= new) is true once a NaN is involved, so every later row takes the index.
     idx, val = extreme(src.valid_bits, src.dtype, kind, prof.nan_mode, 0, float_view=float_view,
                        nan_index_last=True, need_value=dst_val is not None)
+    below = src.valid_rows
     if prof.colarg_f16_index and two_byte and dst_val is None:
         # A2A3 half index-only path: s16 -> f16 (round half away) -> s32; exact only up to 2048.
-        from ... import formats
         idx = formats.decode(formats.encode(idx.astype(np.int64), "fp16", rounding="rmm"), "fp16").astype(np.int64)
-    idx_lanes = _index_lanes(idx, dst_idx.dtype, op)
+        below = None  # rounding can carry an index past the last row
+    idx_lanes = _index_lanes(idx, dst_idx.dtype, op, below)
     dst_idx.bits[0, : src.valid_cols] = idx_lanes
     if dst_val is not None:
         dst_val.bits[0, : src.valid_cols] = val
