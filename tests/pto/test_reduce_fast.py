@@ -1,4 +1,5 @@
-"""The whole-tile max/min/arg fast path (``extreme``) equals the element scan it replaced (``extreme_scan``)."""
+"""The whole-tile max/min/arg fast paths (``extreme``, and ``line_extremes`` for the value-only reduces) equal the
+element scan they replaced (``extreme_scan``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 from hypothesis import assume, given, strategies as st
 
 from tilesim.pto import get_dtype
-from tilesim.pto.ops.reduce import extreme, extreme_scan
+from tilesim.pto.ops.reduce import extreme, extreme_scan, line_extremes
 from tilesim.pto.targets import NAN_MODES
 
 DTS = ("f32", "f16", "bf16", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64")
@@ -42,3 +43,19 @@ def test_fast_extreme_equals_the_scan(case, kind, nan_mode, axis, float_view, na
     assert val.dtype == want_val.dtype and np.array_equal(val, want_val)
     if need_index:
         assert np.array_equal(idx, want_idx)
+
+
+@given(lanes(), st.sampled_from(("max", "min")), st.sampled_from(NAN_MODES), st.integers(0, 1))
+def test_line_extremes_equal_the_scan(case, kind, nan_mode, axis):
+    dt, bits = case
+    val = line_extremes(bits, dt, kind, nan_mode, axis)
+    want = extreme_scan(bits, dt, kind, nan_mode, axis)[1]
+    assert val.dtype == want.dtype and np.array_equal(val, want)
+
+
+@given(lanes(), st.sampled_from(("max", "min")), st.sampled_from(NAN_MODES), st.integers(0, 1), st.booleans())
+def test_index_only_extreme_equals_the_scan(case, kind, nan_mode, axis, nan_index_last):
+    dt, bits = case
+    idx, val = extreme(bits, dt, kind, nan_mode, axis, nan_index_last=nan_index_last, need_value=False)
+    assert val is None and np.array_equal(idx, extreme_scan(bits, dt, kind, nan_mode, axis,
+                                                            nan_index_last=nan_index_last)[0])

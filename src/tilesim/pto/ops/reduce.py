@@ -68,9 +68,6 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
     else:
         key = bits.view(dt.np)
     ext = _REDUCE[kind](key, axis=axis)  # NaN-propagating
-    if not need_index and (key.dtype.kind != "f" or not (np.count_nonzero(ext != ext)
-                                                         or np.count_nonzero(ext) != ext.size)):
-        return None, _key_bits(ext, dt)  # value-only, no NaN or zero line: the reduce's answer
     special = None
     if key.dtype.kind == "f":
         zeros_matter = nan_mode == "spec" or not need_index
@@ -92,6 +89,17 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
         if idx is not None:
             idx[lines] = sub_idx
     return idx, val
+
+
+def line_extremes(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int) -> np.ndarray:
+    """Value lanes of each line's first max/min (the max/min reduces): numpy's reduce of the lanes viewed as
+    numbers when no line's extreme is a NaN or a zero (then every NaN rule agrees, and equal values have equal
+    bits), else :func:`extreme`'s general rule. f32 and the integers only; f16/bf16 go to :func:`extreme`."""
+    if dt.name not in ("bf16", "f16"):
+        ext = _REDUCE[kind](bits.view(dt.np), axis=axis)
+        if dt.is_int or not (np.count_nonzero(ext != ext) or np.count_nonzero(ext) != ext.size):
+            return ext.view(dt.lane)
+    return extreme(bits, dt, kind, nan_mode, axis, need_index=False)[1]
 
 
 def _first_reaching(key: np.ndarray, ext: np.ndarray, axis: int) -> np.ndarray:
@@ -277,8 +285,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     bits = src.valid_bits
     f = op.prof.flush_denormals
     if name in ("trowmax", "trowmin"):
-        out = _convert_exact(extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 1, need_index=False)[1],
-                             src.dtype, dst.dtype)
+        out = _convert_exact(line_extremes(bits, src.dtype, name[4:], op.prof.nan_mode, 1), src.dtype, dst.dtype)
     elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.name == dst.dtype.name == "f32":
         out = _vectorised_rowsum(bits)
     else:
@@ -362,8 +369,7 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     bits = src.valid_bits
     f = op.prof.flush_denormals
     if name in ("tcolmax", "tcolmin"):
-        out = _convert_exact(extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 0, need_index=False)[1],
-                             src.dtype, dst.dtype)
+        out = _convert_exact(line_extremes(bits, src.dtype, name[4:], op.prof.nan_mode, 0), src.dtype, dst.dtype)
     elif is_binary and op.prof.colsum_pairwise:
         out = _pairwise_sum(bits, src.dtype, dst.dtype, f)
     else:
