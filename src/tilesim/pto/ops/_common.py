@@ -42,7 +42,7 @@ class Op:
     def static(self, operands: tuple, checks) -> None:
         """Run ``checks()``, the checks that read only the operands' types (location, dtype, layout, capacity),
         unless they passed before for operands of the same types on this profile (ops run in loops)."""
-        key = (self.name, id(self.prof), *[getattr(t, "signature", type(t)) for t in operands])
+        key = (self.name, id(self.prof), *[t.signature if isinstance(t, Tile) else type(t) for t in operands])
         if _PASSED.get(key) is self.prof:  # the value keeps the profile alive, so its id is not reused
             return
         checks()
