@@ -59,3 +59,19 @@ def test_index_only_extreme_equals_the_scan(case, kind, nan_mode, axis, nan_inde
     idx, val = extreme(bits, dt, kind, nan_mode, axis, nan_index_last=nan_index_last, need_value=False)
     assert val is None and np.array_equal(idx, extreme_scan(bits, dt, kind, nan_mode, axis,
                                                             nan_index_last=nan_index_last)[0])
+
+
+@given(st.sampled_from(("f32", "f16", "i32", "u16")), st.integers(0, 2 ** 32 - 1), st.sampled_from(NAN_MODES))
+def test_long_rows_column_arg_equals_the_scan(dtname, seed, nan_mode):
+    """Rows of >= 1024 elements take the one-row ufunc buffer (PTO65); numpy's buffer size is restored."""
+    dt = get_dtype(dtname)
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 1 << dt.bits, 5, dtype=np.uint64).astype(dt.lane)
+    if dt.is_float:
+        pool = np.concatenate([pool, np.array((_SPECIAL32 if dt.name == "f32" else _SPECIAL16)[:6], dt.lane)])
+    bits = rng.choice(pool, (int(rng.integers(1, 40)), int(rng.integers(1024, 1300))))
+    before = np.getbufsize()
+    idx, val = extreme(bits, dt, "max", nan_mode, 0)
+    want_idx, want_val = extreme_scan(bits, dt, "max", nan_mode, 0)
+    assert np.getbufsize() == before
+    assert np.array_equal(idx, want_idx) and np.array_equal(val, want_val)
