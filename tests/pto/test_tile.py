@@ -242,3 +242,13 @@ def test_static_checks_are_remembered_only_when_they_pass():
         assert pto.trowmax(good, src, target="a5").valid_values.ravel().tolist() == [1.0, 1.0]
     with pytest.raises(GeometryError):                # same types, a dynamic check still runs
         pto.trowmax(good.set_valid(1, 1), src, target="a5")
+
+
+def test_a_copied_or_unpickled_tile_still_views_its_bytes():
+    import copy
+    import pickle
+    t = Tile.from_array(np.arange(16, dtype=np.float32).reshape(2, 8))
+    for u in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+        u.values[1, 2] = 99.0
+        assert u.storage().view(np.float32)[10] == 99.0 and u.valid_values[1, 2] == 99.0
+    assert t.values[1, 2] == 10.0

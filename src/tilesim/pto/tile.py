@@ -182,6 +182,15 @@ class Tile:
     def bits(self, value) -> None:
         self.bits[...] = value
 
+    def __getstate__(self) -> dict:
+        # the kept views are remade on unpickling, so that they view the unpickled bytes (a pickled view is a copy)
+        return {k: v for k, v in self.__dict__.items() if k not in ("_bits", "_valid_bits")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bits = self._view()
+        self._valid_bits = self._bits[: self._valid[0], : self._valid[1]]
+
     def bind(self, data: np.ndarray, offset: int) -> "Tile":
         """View ``data`` (a uint8 buffer) from byte ``offset`` on: the tile now reads and writes those bytes."""
         if data.dtype != np.uint8 or data.ndim != 1 or not 0 <= offset <= data.size - self.span:
