@@ -9,17 +9,22 @@ each program the script
 
 1. parses it (``tilesim.pto.parse``);
 2. classifies it: a *negative* test is one whose first ``RUN:`` line is
-   ``not ptoas`` (or a Python sample named ``*_invalid``); PTOAS must reject it;
+   ``not ptoas``, or pipes ptoas's stderr into FileCheck with CHECK lines
+   that expect an ``error:``, or an IR string of a Python sample named
+   ``*_invalid`` or passed to its ``expect_parse_error``; PTOAS must reject it;
 3. runs every positive program once on its intended target (``--pto-arch`` of
    its RUN line, else the module's ``pto.target_arch``, else ``a2a3``) with
    random inputs: pointer arguments are sized from the tensor views made over
    them (as PTOAS's ``test/npu_validation/scripts/generate_testcase.py`` does),
-   integer scalars get that script's defaults;
+   integer scalars get that script's defaults, except that a scalar which
+   sets a tile's valid rows/cols gets the tile's extent (``valid_extents``);
 4. where the program has a ``*_golden.py`` script, runs that script (from the
    checkout, in a scratch directory, with the ``main.cpp``/``outputs.txt``
    metadata it reads synthesised from the program's signature), runs tilesim
    on the inputs the script wrote, and compares every output with the
-   script's golden bit for bit;
+   script's golden bit for bit; a pair that differs shows how many elements,
+   the largest difference and the largest distance in ulps, and, where it was
+   traced (:data:`EXPLAINED`), "differs, explained" with the decision;
 5. runs every negative program and records whether tilesim rejects it, with
    tilesim's rule id next to PTOAS's expected diagnostic.
 
@@ -69,7 +74,39 @@ REASONS = {
     "pto.pipe.local_addr": r"local_addr to come from", "pto.pipe.valid_shape": r"dynamic validShape",
     "pto.pipe.split": r"conflicting pipe split", "pto.pipe.nosplit": r"nosplit",
     "pto.view.result_shape": r"size_result_mismatch", "pto.mem.window": r"out_of_bounds|out of bounds",
+    # per-target TEXTRACT/TINSERT rules and ops a target lacks (PTO43)
+    "pto.op.layout": r"textract src/dst to use ND layout",
+    "pto.op.dtype": r"(textract|tinsert) element types? to be|tgather src element type",
+    "pto.op.target": r"is only supported on", "pto.op.loc": r"supported src/dst loc pair|to use loc=|to be in the \w+ address space",
 }
+
+
+#: golden pairs traced element by element that differ for a known reason (docs/decisions.md): (dir prefix, stem) ->
+#: (decision, cause). Each cause was checked by rerunning the golden with that one step done tilesim's way
+#: (then every element matched).
+EXPLAINED = {
+    **{("Qwen3Decode", f"qwen3_decode_incore_{k}"): ("PTO44", "matmul: BLAS sgemm order vs the sequential fma chain")
+       for k in (1, 2, 5, 7, 9, 12, 13, 15)},
+    **{("Qwen3Decode", f"qwen3_decode_incore_{k}"): (
+        "PTO44", "row sum: numpy pairwise vs sequential; TCVT rmode=ROUND ties: golden rounds half to even")
+       for k in (0, 11)},
+    ("Qwen3Decode", "qwen3_decode_incore_4"): ("PTO45", "golden binds cos/sin lo and hi to swapped arguments"),
+}
+
+
+def explained(case) -> tuple[str, str] | None:
+    """The decision and cause recorded for a golden pair that is known to differ, or None."""
+    return EXPLAINED.get((case.path.parent.name[:len("Qwen3Decode")], case.path.stem))
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray, lane) -> np.ndarray:
+    """|a - b| in units in the last place: the distance of the two codes on the ordered float line."""
+    bits = 8 * np.dtype(lane).itemsize
+    sign = 1 << (bits - 1)
+    ai, bi = a.view(lane).astype(np.int64), b.view(lane).astype(np.int64)
+    ai = np.where(ai & sign, sign - ai, ai)
+    bi = np.where(bi & sign, sign - bi, bi)
+    return np.abs(ai - bi)
 
 
 @dataclass
@@ -133,7 +170,9 @@ def corpus(root: Path) -> list[Case]:
         text = p.read_text(errors="replace")
         runs = _run_lines(text)
         first = runs[0] if runs else ""
-        neg = first.lstrip().startswith("not ")
+        # negative: `not ptoas`, or ptoas's stderr piped to FileCheck whose CHECK lines expect an error
+        neg = first.lstrip().startswith("not ") or ("2>&1" in first and bool(
+            re.search(r"//\s*CHECK[\w-]*:.*\berror:", text)))
         level = re.search(r"--pto-level[= ](level\d)", first)
         golden = p.with_name(p.stem + "_golden.py")
         cases.append(Case(str(p.relative_to(test)), p, text, neg, _target_of(text, first),
@@ -147,8 +186,11 @@ def corpus(root: Path) -> list[Case]:
             body = m.group(1)
             if "func.func" not in body or "module" not in body:
                 continue
-            cases.append(Case(f"{p.relative_to(test)}#{k}", p, body, p.stem.endswith("_invalid"),
-                              _target_of(body, ""), None, p.stem))
+            # an IR string handed to the sample's expect_parse_error(ctx, IR, needle, ...) must be rejected
+            parse_error = "expect_parse_error(" in src[max(0, m.start() - 80): m.start()]
+            needle = re.match(r'\s*,\s*"([^"]*)"', src[m.end():]) if parse_error else None
+            cases.append(Case(f"{p.relative_to(test)}#{k}", p, body, p.stem.endswith("_invalid") or parse_error,
+                              _target_of(body, ""), None, needle.group(1) if needle else p.stem))
     return cases
 
 
@@ -180,6 +222,29 @@ def pointer_counts(text: str, env: dict) -> dict:
     return need
 
 
+def valid_extents(text: str) -> dict:
+    """Scalar arguments that set a tile's valid rows/cols -> the smallest such tile extent.
+
+    PTOAS's own hand-written validation mains run these kernels on whole tiles
+    (e.g. ``test/samples/FFN/npu_validation/main.cpp`` passes 32, 32), while
+    ``generate_testcase.py`` would pass 1, which breaks pto-isa's TLOAD check
+    ``validCol == shape4`` against the kernels' static 32x32 windows.
+    """
+    alias = {m.group(1): m.group(2) for m in re.finditer(
+        r"%([\w.$-]+)\s*=\s*arith\.(?:index_cast\w*|ext[su]i|trunci)\s+%([\w.$-]+)", text)}
+    out: dict = {}
+    for m in re.finditer(r"alloc_tile\b([^:\n]*):\s*!pto\.tile_buf<([^>]*)>", text):
+        dims = dict(re.findall(r"\b(rows|cols)\s*=\s*(\d+)", m.group(2)))
+        for key, dim in (("valid_row", "rows"), ("valid_col", "cols")):
+            v = re.search(key + r"\s*=\s*%([\w.$-]+)", m.group(1))
+            if v and dim in dims:
+                name = v.group(1)
+                while name in alias:
+                    name = alias[name]
+                out[name] = min(out.get(name, 1 << 30), int(dims[dim]))
+    return out
+
+
 def _scalar_defaults(root: Path) -> dict:
     """PTOAS's per-case overrides of integer scalar arguments (read from the checkout, not copied)."""
     script = root / "test/npu_validation/scripts/generate_testcase.py"
@@ -204,6 +269,7 @@ class Param:
 def signature(case: Case, program, overrides: dict) -> tuple:
     fn = Interpreter(program, {}, case.target)._entry(None)
     env = _constants(case.text)
+    extents = valid_extents(case.text)
     params = []
     for k, (name, ty) in enumerate(fn.args):
         cname = f"v{k + 1}"
@@ -213,7 +279,7 @@ def signature(case: Case, program, overrides: dict) -> tuple:
         elif ty.name.startswith("!pto.tile") or ty.name == "memref":
             params.append(Param(name, cname, "tile", ""))
         else:
-            v = overrides.get(case.path.stem, {}).get(cname, 1)
+            v = overrides.get(case.path.stem, {}).get(cname, extents.get(name, 1))
             params.append(Param(name, cname, "scalar", ty.name, value=v if ty.name != "i1" else 1))
     env.update({p.arg: p.value for p in params if p.kind == "scalar"})
     counts = pointer_counts(case.text, env)
@@ -242,6 +308,8 @@ def random_inputs(params: list, program, case: Case, rng) -> dict:
             out[p.arg] = _random(spec.dtype, shape, rng)
         elif p.dtype in ("f32", "f16", "bf16"):
             out[p.arg] = 1.0
+        elif p.dtype == "vector":          # e.g. TMRGSORT's executed-count list: zeros of its shape
+            out[p.arg] = np.zeros(next(q.dims for _, q in types[p.arg].params if hasattr(q, "dims")), np.int64)
         else:
             out[p.arg] = int(p.value)
     return out
@@ -260,7 +328,7 @@ def _random(dtype: str, shape: tuple, rng) -> np.ndarray:
 
 def run_tilesim(case: Case, program, inputs: dict, timeout: int, reach: dict | None = None) -> dict:
     """Outputs of one run; ``reach`` receives how many elements of each pointer the kernel touched."""
-    it = Interpreter(program, inputs, case.target, level=case.level)
+    it = Interpreter(program, inputs, case.target, level=case.level, stdout=io.StringIO())   # tprint text
     with _deadline(timeout), contextlib.redirect_stdout(io.StringIO()):
         out = it.run()
     if reach is not None:
@@ -327,7 +395,8 @@ def golden(case: Case, root: Path, program, params: list, outputs: list, timeout
                 hv = have.view(dt.np).astype(np.float64)
                 wv = want.view(dt.np).astype(np.float64)
                 err = np.nanmax(np.abs(hv - wv)[bad]) if dt.is_float else int(np.max(np.abs(hv - wv)))
-                verdicts.append(f"{p.cname}: {bad.size}/{want.size} differ (max |diff| {err:.3g})")
+                ulp = f", max {int(ulp_distance(have, want, dt.lane)[bad].max())} ulp" if dt.is_float else ""
+                verdicts.append(f"{p.cname}: {bad.size}/{want.size} differ (max |diff| {err:.3g}{ulp})")
         return "; ".join(verdicts) or "no outputs"
 
 
@@ -375,7 +444,7 @@ def main(argv=None) -> int:
             _, params = signature(c, prog, overrides)
             base = {p.arg: p.count for p in params}
             for p in params:        # room for offsets the views do not show (run-time rows, PTO26)
-                p.count += min(p.count, 1 << 20) if p.kind == "ptr" and not p.fixed else 0
+                p.count += max(min(p.count, 1 << 20), 1 << 16) if p.kind == "ptr" and not p.fixed else 0
             inputs = random_inputs(params, prog, c, rng)
             reach: dict = {}
             got = run_tilesim(c, prog, inputs, a.timeout, reach)
@@ -411,8 +480,11 @@ def main(argv=None) -> int:
     print(f"ran:      {sum(c.ran for c in pos)}/{len(pos)} positive programs on their target")
     gold = [c for c in pos if c.golden is not None]
     exact = [c for c in gold if c.golden_result and all(v.endswith("bit-exact") for v in c.golden_result.split("; "))]
+    differ = [c for c in gold if c.golden_result and c not in exact and " differ (" in c.golden_result]
+    known = [c for c in differ if explained(c)]
     print(f"golden:   {len(exact)} bit-exact of {sum(bool(c.golden_result) for c in gold)} compared "
-          f"({len(gold)} positive programs have a golden script)")
+          f"({len(gold)} positive programs have a golden script); {len(known)} differ, explained; "
+          f"{len(differ) - len(known)} differ, unexplained")
     right = [c for c in neg if c.reject and re.search(REASONS.get(c.reject.split()[-1], "$^"), c.expect)]
     print(f"negative: {sum(bool(c.reject) for c in neg)}/{len(neg)} rejected, {len(right)} for PTOAS's reason")
     crashes = [c for c in cases if c.blocker.startswith("CRASH")]
@@ -428,7 +500,9 @@ def main(argv=None) -> int:
     print("\ngolden comparisons:")
     for c in gold:
         if c.golden_result:
-            print(f"  {c.name}: {c.golden_result}")
+            why = explained(c) if c in differ else None
+            note = f"  [differs, explained: {why[0]}: {why[1]}]" if why else ""
+            print(f"  {c.name}: {c.golden_result}{note}")
     print("\nnegative tests (tilesim's rule | PTOAS's expected diagnostic):")
     for c in neg:
         verdict = "REJECTED" if c in right else "rejected (other reason)" if c.reject else "accepted"

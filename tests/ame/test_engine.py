@@ -146,6 +146,20 @@ def test_inputs_the_format_cannot_hold_are_errors_unless_quantized():
     assert e.value.operand == "c"
     with pytest.raises(DtypeError):
         gemm(np.array([["a"]]), np.ones((1, 1)))
+
+
+@pytest.mark.parametrize("a, kw, shown", [
+    ([[1, 300]], {"ft": "int8"}, "a[0, 1] = 300 is not a int8 value (it would be stored as 44)"),  # wraps: 300 - 256
+    ([[1, 300]], {"ft": "int8", "sat": 1}, "a[0, 1] = 300 is not a int8 value (it would be stored as 127)"),
+    ([[0.1]], {"ft": "bf16", "rnd": "rup"}, "a[0, 0] = 0.1 is not a bf16 value (it would be stored as 0.10009765625)"),
+    ([[np.nan]], {"ft": "int8"}, "a[0, 0] = nan is not a int8 value"),
+])
+def test_the_refusal_names_the_element_and_what_rnd_and_sat_would_store(a, kw, shown):
+    """formats.fit decides what is refused; the GEMM's own rule id and wording name it, with what RND and SAT
+    would store (0.1 rounded up to BF16's step of 2**-11 there: 205 * 2**-11 = 0.10009765625)."""
+    with pytest.raises(EncodingError) as e:
+        gemm(np.array(a), np.ones((len(a[0]), 1)), **kw)
+    assert e.value.rule == "ame.gemm.quantize" and shown in str(e.value) and "quantize=True" in str(e.value)
     with pytest.raises(GeometryError):
         gemm(np.ones(3), np.ones((3, 1)))
     nan = gemm(np.array([[np.nan]]), np.ones((1, 1)), ft="bf16")  # NaN is a bf16 value

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tilesim import formats
-from tilesim.errors import FormatError, TilesimError
+from tilesim.errors import EncodingError, FormatError, TilesimError
 from tilesim.formats.fit import fit
 
 
@@ -59,6 +59,21 @@ def test_fit_stores_only_what_the_format_holds():
     assert e.value.rule == "formats.fit.invalid"
     assert fit([300, 0.4], "int8", rounding="rne", saturate=True).tolist() == [127, 0]
     assert fit([np.inf], "fp8_e4m3", saturate=True).tolist() == [0x7E]  # E4M3 has no Inf: clamp when asked
+
+
+def test_fit_raises_the_callers_error_for_every_refusal():
+    """``refuse(index, value)`` replaces all three rules (range, inexact, invalid); accepted values are untouched."""
+    seen = []
+
+    def refuse(at, v):
+        seen.append((at, v))
+        return EncodingError("caller's words", rule="caller.rule")
+    for bad, fmt, at in (([[1, 300]], "int8", [0, 1]), ([0.5, 0.1], "bf16", [1]), ([[2], [np.nan]], "int8", [1, 0])):
+        with pytest.raises(EncodingError, match="caller's words"):
+            fit(bad, fmt, refuse=refuse)
+        assert seen[-1][0] == at
+    assert seen[0][1] == 300 and type(seen[0][1]) is int and np.isnan(seen[2][1])
+    assert fit([1.0, -2.5], "fp8_e4m3", refuse=refuse).tolist() == [0x38, 0xC2]
 
 
 # ------------------------------------------------------------------ fuzz: only TilesimErrors escape

@@ -277,14 +277,19 @@ def _dec_fn(name: str, a: float):
         return Fraction(f(Decimal(a)))
 
 
-def unary(op: str, x: int, dt: str, ftz: bool = False, nan_mode: str = "first") -> int:
+def unary(op: str, x: int, dt: str, ftz: bool = False, nan_mode: str = "first", x86: bool = False) -> int:
+    """``x86``: the CPU simulator's code: abs is ``x < 0 ? -x : x``; f16 exp is f32 expf, rounded again."""
     if op == "relu":
         return max_sel(x, 0, dt, nan_mode)
     if dt in INTS:
         a = dec(x, dt)
         return int_bits(abs(a) if op == "abs" else -a, dt)
+    if op == "abs" and x86:
+        return x ^ sign_bit(dt) if dec(x, dt) < 0 else x
     if op == "abs":
         return x & ~sign_bit(dt)
+    if op == "exp" and x86 and dt == "f16":
+        return round_bits(dec(unary("exp", round_bits(dec(x, dt), "f32"), "f32"), "f32"), "f16")
     if op == "neg":
         return x ^ sign_bit(dt)
     a = _exact(x, dt, ftz)

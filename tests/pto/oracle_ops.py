@@ -234,3 +234,43 @@ def mx_dot(a: list[float], b: list[float], sa: list[float], sb: list[float]) -> 
         p = x * y * (sa[k // 32] * sb[k // 32])          # exact in double (NaN/Inf as IEEE says)
         acc = dec(round_bits(acc + p, "f32"), "f32")       # Python float add = double RNE, then to float
     return round_bits(acc, "f32")
+
+
+# ------------------------------------------------------------------ generators
+def tci_row(start, n: int, descending: bool, dt: str) -> list[int]:
+    """TCI: ``start +- k`` for k < n (pto-isa include/pto/cpu/TCI.hpp), each rounded once / wrapped to ``dt``."""
+    s = Fraction(start)
+    return [encode(s - k if descending else s + k, dt) for k in range(n)]
+
+
+def ttri_cell(r: int, c: int, diagonal: int, upper: bool, dt: str) -> int:
+    """TTRI (include/pto/cpu/TTRI.hpp): lower is 1 for c < diagonal + r + 1; upper is 0 for c < diagonal + r."""
+    one = c >= diagonal + r if upper else c < diagonal + r + 1
+    return encode(1 if one else 0, dt)
+
+
+def tdequant(x: int, offset_bits: int, scale_bits: int, ftz: bool, nan_mode: str) -> int:
+    """TDEQUANT: ``(float(x) - offset) * scale``, each step rounded to f32 (pto-isa TDequant.hpp)."""
+    xb = round_bits(Fraction(x), "f32")
+    return binary("mul", binary("sub", xb, offset_bits, "f32", ftz, nan_mode), scale_bits, "f32", ftz, nan_mode)
+
+
+def mrgsort(lists: list[list[tuple]], room: int, exhausted: bool) -> tuple[list[tuple], list[int]]:
+    """TMRGSORT's merge (pto-isa include/pto/cpu/TMrgSort.hpp): records are (value, payload...) tuples; the
+    first list with a head strictly greater than the current pick wins; returns the records and the counts."""
+    pos = [0] * len(lists)
+    out: list[tuple] = []
+    while len(out) < room:
+        pick = None
+        for i, lst in enumerate(lists):
+            if pos[i] < len(lst):
+                v = lst[pos[i]][0]
+                if pick is None or v > lists[pick][pos[pick]][0]:   # NaN compares false either way
+                    pick = i
+        if pick is None:
+            break
+        out.append(lists[pick][pos[pick]])
+        pos[pick] += 1
+        if exhausted and any(p == len(lst) for p, lst in zip(pos, lists)):
+            break
+    return out, pos

@@ -30,7 +30,8 @@ from tilesim.pto import Tile
 
 GOLDEN = Path(__file__).parent / "golden"
 
-#: op name -> (positional roles after dst, keyword roles) of the tilesim call; dst roles come first.
+#: op name -> (positional roles, keyword roles) of the tilesim call. ``@scalar`` stands for the scalar
+#: whose lane code is ``args["scalar"]`` (in the dtype of the case's ``src`` tile, else ``dst``'s).
 _CALLS = {
     "tcvt": (("dst", "src"), ()),
     "trowsum": (("dst", "src", "tmp"), ()), "trowmax": (("dst", "src", "tmp"), ()),
@@ -38,9 +39,25 @@ _CALLS = {
     "tcolsum": (("dst", "src", "tmp"), ()), "tcolmax": (("dst", "src"), ()),
     "tcolmin": (("dst", "src"), ()), "tcolprod": (("dst", "src"), ()),
     "trowexpand": (("dst", "src"), ()), "tcolexpand": (("dst", "src"), ()),
+    "tcmps": (("dst", "src", "@scalar"), ()), "texpands": (("dst", "@scalar"), ()),
+    "tsel": (("dst", "mask", "src0", "src1", "tmp"), ()), "tsels": (("dst", "mask", "src", "@scalar", "tmp"), ()),
+    "trem": (("dst", "src0", "src1", "tmp"), ()), "trems": (("dst", "src", "@scalar", "tmp"), ()),
+    "taxpy": (("dst", "src", "@scalar"), ()), "taddc": (("dst", "src0", "src1", "src2"), ()),
+    "tgather": (("dst", "src", "indices", "tmp"), ()),
+    "tsort32": (("dst", "src", "idx"), ()),
+    "tmov": (("dst", "src"), ()), "textract": (("dst", "src"), ()), "tinsert": (("dst", "src"), ()),
+    "trandom": (("dst",), ()), "thistogram": (("dst", "src", "idx"), ()),
+    "tload": (("dst", "gm"), ()), "tprefetch": (("dst", "gm"), ()), "tquant": (("dst", "src", "fp", "offset"), ()), "tstore": (("dst_gm", "src"), ()),
+    "tmatmul": (("dst", "a", "b"), ()), "tmatmul_acc": (("dst", "c_in", "a", "b"), ()),
+    "tmatmul_bias": (("dst", "a", "b", "bias"), ()),
+    "tfillpad": (("dst", "src"), ()), "tfillpad_expand": (("dst", "src"), ()), "tfillpad_inplace": (("dst", "src"), ()),
 }
 for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
     _CALLS[_op] = (("dst_idx", "src", "tmp"), ("dst_val",))
+for _op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu"):
+    _CALLS[_op] = (("dst", "src"), ())
+for _op in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"):
+    _CALLS[_op] = (("dst", "src", "@scalar"), ())
 _BINARY_ROLES = (("dst", "src0", "src1"), ())
 
 
@@ -93,8 +110,12 @@ def build_tiles(case: Case) -> dict[str, Tile]:
     """tilesim tiles with the case's types, valid regions and input lanes."""
     tiles = {}
     for t in case.tiles:
-        tile = Tile("vec", t["dtype"], t["rows"], t["cols"], valid=tuple(t["valid"]), blayout=t["blayout"],
-                    slayout=t["slayout"])
+        if t.get("loc") == "gm":  # global memory: a 2-D array of the dtype (TLOAD/TSTORE)
+            dt = pto.get_dtype(t["dtype"])
+            tiles[t["role"]] = case.inputs[t["role"]].reshape(t["rows"], t["cols"]).view(dt.np).copy()
+            continue
+        tile = Tile(t.get("loc", "vec"), t["dtype"], t["rows"], t["cols"], valid=tuple(t["valid"]),
+                    blayout=t["blayout"], slayout=t["slayout"], fractal=t.get("fractal", 512), pad=t.get("pad", "null"))
         tile.load_storage(case.inputs[t["role"]])
         tiles[t["role"]] = tile
     return tiles
@@ -105,9 +126,14 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
     tiles = build_tiles(case)
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
     fn = getattr(pto, case.op)
-    args = [tiles.get(r) for r in pos]
-    kwargs = {r: tiles[r] for r in kw if r in tiles}
     a = dict(case.args)
+    if "scalar" in a:  # the scalar as a numpy number of its dtype: its bits reach tilesim unchanged
+        dt = pto.get_dtype(tiles.get("src", tiles["dst"]).dtype)
+        scalar = np.array(a.pop("scalar"), np.uint64).astype(dt.lane).view(dt.np)[()]
+        if a.pop("scalar_first", False):  # TDIVS's scalar / src form
+            pos = ("dst", "@scalar", "src")
+    args = [scalar if r == "@scalar" else tiles.get(r) for r in pos]
+    kwargs = {r: tiles[r] for r in kw if r in tiles}
     if case.op == "tcvt":
         args += [a.pop("rmode"), a.pop("sat", None)]
     fn(*args, **kwargs, **a, target=target)
@@ -135,7 +161,8 @@ def replay(case: Case, target="cpu", *, nan_payloads: bool = False) -> tuple[boo
     except TilesimError as e:
         return False, f"refused: {e}"
     for role, want in case.outputs.items():
-        got = tiles[role].storage()
+        got = tiles[role]
+        got = got.view(want.dtype).ravel() if isinstance(got, np.ndarray) else got.storage()
         differ = got != want
         if nan_payloads and case.op in NAN_PAYLOAD_OPS:
             dtype = next(t["dtype"] for t in case.tiles if t["role"] == role)

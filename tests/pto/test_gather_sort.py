@@ -147,3 +147,120 @@ def test_thistogram_checks():
     with pytest.raises(GeometryError) as e:
         pto.thistogram(Tile("vec", "u32", 2, 256), src, idx, byte=2)
     assert e.value.rule == "pto.thistogram.byte"
+
+
+_NAN = {"f32": 0x7FC00000, "f16": 0x7E00}
+
+
+def _records(rng, dt: str, n: int, cols: int) -> Tile:
+    """A one-row tile of n sorted (descending) records; values tie often and a NaN shows up now and then."""
+    k = 8 // pto.get_dtype(dt).size
+    t = Tile("vec", dt, 1, cols, valid=(1, n * k))
+    vals = sorted((int(v) for v in rng.integers(-6, 6, n)), reverse=True)
+    lanes = rng.integers(0, 1 << (8 * pto.get_dtype(dt).size), (n, k))
+    lanes[:, 0] = [oo.encode(v, dt) for v in vals]
+    if n and rng.random() < 0.3:
+        lanes[rng.integers(0, n), 0] = _NAN[dt]
+    t.bits[0, : n * k] = lanes.ravel()
+    return t
+
+
+def _as_records(lanes: np.ndarray, dt: str) -> list[tuple]:
+    """(value, lane, lane ...) tuples of a flat lane array; the value decoded by the oracle."""
+    k = 8 // pto.get_dtype(dt).size
+    rec = lanes.reshape(-1, k)
+    return [(float(oo.value(int(r[0]), dt)), *map(int, r)) for r in rec]
+
+
+@pytest.mark.parametrize("dt", ["f32", "f16"])
+@pytest.mark.parametrize("nlists", [2, 3, 4])
+@pytest.mark.parametrize("exhausted", [False, True])
+def test_tmrgsort_lists_match_the_cpu_merge(dt, nlists, exhausted):
+    rng = np.random.default_rng(seed("tmrgsort", dt, nlists, exhausted))
+    k = 8 // pto.get_dtype(dt).size
+    for _ in range(8):
+        sizes = [int(rng.integers(0, 9)) for _ in range(nlists)]
+        srcs = [_records(rng, dt, n, 16 * k) for n in sizes]
+        room = int(rng.integers(0, sum(sizes) + 2))
+        dst = Tile("vec", dt, 1, 64 * k, valid=(1, room * k))
+        dst.bits[...] = 3
+        tmp = Tile("vec", dt, 1, 64 * k)
+        ex = np.full(4, -1, np.int16)
+        pto.tmrgsort(dst, ex, *srcs, tmp, exhausted=exhausted, target="a2a3")
+        want, pos = oo.mrgsort([_as_records(s.bits[0, : n * k], dt) for s, n in zip(srcs, sizes)], room, exhausted)
+        got = _as_records(dst.bits[0, : len(want) * k], dt)
+        assert [r[1:] for r in got] == [r[1:] for r in want]
+        assert (dst.bits[0, len(want) * k:] == 3).all()
+        assert ex.tolist() == pos + [0] * (4 - nlists)
+
+
+def test_tmrgsort_blocks_and_checks():
+    rng = np.random.default_rng(seed("tmrgsort-blocks"))
+    src = Tile("vec", "f32", 1, 512)
+    for b in range(8):                         # 8 blocks of 32 records (64 lanes), each sorted
+        src.bits[0, 64 * b: 64 * (b + 1)] = _records(rng, "f32", 32, 64).bits[0]
+    dst = Tile("vec", "f32", 1, 512)
+    pto.tmrgsort(dst, src, 64)
+    for g in range(2):
+        lists = [_as_records(src.bits[0, 256 * g + 64 * b: 256 * g + 64 * (b + 1)], "f32") for b in range(4)]
+        want, _ = oo.mrgsort(lists, 128, False)
+        got = _as_records(dst.bits[0, 256 * g: 256 * (g + 1)], "f32")
+        assert [r[1:] for r in got] == [r[1:] for r in want]
+    with pytest.raises(TilesimError) as e:
+        pto.tmrgsort(dst, src, 96)
+    assert e.value.rule == "pto.tmrgsort.block_len"
+    a, b = Tile("vec", "f32", 1, 64), Tile("vec", "f32", 1, 64)
+    with pytest.raises(TilesimError) as e:
+        pto.tmrgsort(Tile("vec", "f32", 1, 128), None, a, b, Tile("vec", "f32", 1, 64))
+    assert e.value.rule == "pto.tmrgsort.tmp_cols"
+    with pytest.raises(DtypeError):
+        pto.tmrgsort(Tile("vec", "i32", 1, 128), None, Tile("vec", "i32", 1, 64), Tile("vec", "i32", 1, 64),
+                     Tile("vec", "i32", 1, 128))
+    with pytest.raises(TilesimError) as e:
+        pto.tmrgsort(Tile("vec", "f32", 2, 128), None, a, b, Tile("vec", "f32", 1, 128))
+    assert e.value.rule == "pto.tmrgsort.rows"
+
+
+_ROW = "!pto.tile_buf<loc=vec, dtype=f32, rows=1, cols={c}, v_row=1, v_col={c}, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
+_MRG = f"""
+module {{
+  func.func @merge(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %ex: vector<4xi16>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %cnt = arith.constant dense<[7, 50000, 0, 1]> : vector<4xi16>
+    %xv = pto.make_tensor_view %x, shape = [%c1, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
+    %yv = pto.make_tensor_view %y, shape = [%c1, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
+    %a = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+    %b = pto.partition_view %xv, offsets = [%c0, %c16], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x16xf32>
+    %o = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c32] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x32xf32>
+    %s0 = pto.alloc_tile : {_ROW.format(c=16)}
+    %s1 = pto.alloc_tile : {_ROW.format(c=16)}
+    %d = pto.alloc_tile : {_ROW.format(c=32)}
+    %t = pto.alloc_tile : {_ROW.format(c=32)}
+    pto.tload ins(%a : !pto.partition_tensor_view<1x16xf32>) outs(%s0 : {_ROW.format(c=16)})
+    pto.tload ins(%b : !pto.partition_tensor_view<1x16xf32>) outs(%s1 : {_ROW.format(c=16)})
+    pto.tmrgsort ins(%s0, %s1, %t {{exhausted = false}} : {_ROW.format(c=16)}, {_ROW.format(c=16)}, {_ROW.format(c=32)}) outs(%d, %cnt : {_ROW.format(c=32)}, vector<4xi16>)
+    pto.tmrgsort ins(%s0, %s1, %t {{exhausted = true}} : {_ROW.format(c=16)}, {_ROW.format(c=16)}, {_ROW.format(c=32)}) outs(%d, %ex : {_ROW.format(c=32)}, vector<4xi16>)
+    pto.tstore ins(%d : {_ROW.format(c=32)}) outs(%o : !pto.partition_tensor_view<1x32xf32>)
+    return
+  }}
+}}
+"""
+
+
+def test_tmrgsort_from_text_with_vector_operands():
+    """Two 8-record lists merged from a .pto kernel; the executed list is a dense constant or a vector argument."""
+    vals = np.array([[9, 7, 5, 3, 2, 1, 0, -1], [8, 8, 6, 4, 2, -3, -4, -5]], np.float32)
+    x = np.stack([vals, np.arange(16, dtype=np.float32).reshape(2, 8)], axis=-1).reshape(1, 32)
+    y = pto.run_text(_MRG, {"x": x, "ex": np.zeros(4, np.int16)}, "a2a3")["y"].reshape(16, 2)
+    lists = [[(float(v), int(i)) for v, i in zip(vals[j], range(8 * j, 8 * j + 8))] for j in (0, 1)]
+    want, _ = oo.mrgsort(lists, 16, True)           # the second merge stops when one list is used up
+    assert [(float(v), int(i)) for v, i in y[: len(want)]] == want
+    with pytest.raises(TilesimError) as e:
+        pto.run_text(_MRG, {"x": x, "ex": np.zeros(3, np.int16)}, "a2a3")
+    assert e.value.rule == "pto.interp.input"
+    with pytest.raises(TilesimError) as e:
+        pto.run_text(_MRG.replace("50000", "70000"), {"x": x, "ex": np.zeros(4, np.int16)}, "a2a3")
+    assert e.value.rule == "pto.interp.type"

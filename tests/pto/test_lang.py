@@ -363,17 +363,20 @@ def test_assembly_form_checks_inputs_against_declared_types():
 
 
 def test_window_past_the_view_static_is_an_error_dynamic_is_address_arithmetic():
-    """Decision PTO26: PTOAS rejects a constant window outside its view; a run-time offset is only bounded by
-    the buffer."""
-    def kernel(row: str) -> str:
+    """Decision PTO26: PTOAS rejects a constant window outside a view whose type has that dim static; a run-time
+    offset, or a ``?`` dim in the view's type, is address arithmetic bounded only by the buffer."""
+    def kernel(row: str, dims: str = "?x?") -> str:
         return BLOCKS.replace("%row = arith.muli %bi, %c2 : index", f"%row = {row}").replace(
             "shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>\n    %yv",
-            "shape = [%c2, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>\n    %yv")
+            f"shape = [%c2, %c16], strides = [%c16, %c1] : !pto.tensor_view<{dims}xf32>\n    %yv").replace(
+            "%xp = pto.partition_view %xv, offsets = [%row, %c0], sizes = [%c2, %c16] : !pto.tensor_view<?x?xf32>",
+            f"%xp = pto.partition_view %xv, offsets = [%row, %c0], sizes = [%c2, %c16] : !pto.tensor_view<{dims}xf32>")
     x = np.arange(128, dtype=np.float32).reshape(8, 16)
-    e = _err(kernel("arith.constant 4 : index"), {"x": x})
+    e = _err(kernel("arith.constant 4 : index", "2x16"), {"x": x})
     assert e.rule == "pto.mem.window"
-    y = pto.run_text(kernel("arith.addi %bi, %c4 : index"), {"x": x}, "a5")["y"]
-    assert (y[4:6] == x[4:6]).all()
+    for row in ("arith.addi %bi, %c4 : index", "arith.constant 4 : index"):
+        y = pto.run_text(kernel(row), {"x": x}, "a5")["y"]
+        assert (y[4:6] == x[4:6]).all()
     e = _err(kernel("arith.addi %bi, %c8 : index"), {"x": x})    # past the 8x16 buffer
     assert e.rule == "pto.mem.window"
 
@@ -495,6 +498,10 @@ def test_cube_and_vector_functions_run_as_coroutines_over_their_pipes():
     stuck = PEERS.replace(f"    pto.tpush_to_aic(%t : {_V16}) {{split = 0}}\n", "")
     e = _err(stuck, {"x": x}, target="a5")
     assert e.rule == "pto.pipe.empty" and e.line > 1
+    # a vector push with split 1 is one subblock's half of the cube's tile; the other subblock is not modelled
+    half = PEERS.replace(f"pto.tpush_to_aic(%t : {_V16}) {{split = 0}}", f"pto.tpush_to_aic(%t : {_V16}) {{split = 1}}")
+    e = _err(half, {"x": x}, target="a5")
+    assert e.rule == "pto.pipe.subblocks" and e.line > 1
 
 
 def test_left_tile_buf_takes_the_targets_layout():
@@ -576,3 +583,39 @@ def test_attribute_and_operand_spellings():
         out = pto.run_text(SPELLINGS.replace(" {note = 7 : i32}", ""), {"x": x}, "a5")
     assert (out["y"] == 2 * x).all()
     assert (out["z"] == np.floor(x + 0.5)).all()                   # ROUND: to nearest, ties away from zero
+
+
+_LEFT8 = ("!pto.tile_buf<loc=left, dtype=f8E4M3FN, rows=16, cols=64, v_row=16, v_col=64, blayout=col_major, "
+          "slayout=row_major, fractal=512, pad=0>")
+_SCALE = ("!pto.tile_buf<loc={loc}, dtype=f16, rows=16, cols=64, v_row=16, v_col=64, blayout=row_major, "
+          "slayout=row_major, fractal=512, pad=0>")
+SCALE_ADDR = f"""
+module {{
+  func.func @k() {{
+    %a = pto.alloc_tile addr = 1024 : {_LEFT8}
+    %s = pto.alloc_tile : {_SCALE.format(loc="scaling")}
+    pto.tget_scale_addr ins(%a : {_LEFT8}) outs(%s : {_SCALE.format(loc="scaling")})
+    pto.tprint ins(%s : {_SCALE.format(loc="scaling")})
+    return
+  }}
+}}
+"""
+
+
+def test_tget_scale_addr_places_the_scale_tile_at_the_shifted_address():
+    """PTO41: on A5 the scale tile moves to its operand's address >> 4; elsewhere, or with a non-scaling dst,
+    it is an error (PTOAS: only on A5, dst in the scaling address space)."""
+    out = io.StringIO()
+    Interpreter(pto.parse(SCALE_ADDR), {}, "a5", stdout=out).run()
+    assert "@0x40:" in out.getvalue()                   # tprint names the tile's address: 1024 >> 4
+    assert _err(SCALE_ADDR, {}, target="a2a3").rule == "pto.op.target"
+    vec = SCALE_ADDR.replace(_SCALE.format(loc="scaling"), _SCALE.format(loc="vec").replace(
+        "slayout=row_major", "slayout=none_box"))
+    assert _err(vec, {}, target="a5").rule == "pto.op.loc"
+
+
+def test_integer_literals_with_leading_zeros_are_decimal():
+    """``08`` is decimal 8 (as MLIR reads it), not a Python octal error; hex keeps its base."""
+    prog = pto.parse("func.func @k() {\n  %c = arith.constant 08 : index\n  %h = arith.constant 0x10 : index\n"
+                 "  return\n}\n")
+    assert [st.ins[0].value for st in prog.funcs[0].body[:2]] == [8, 16]

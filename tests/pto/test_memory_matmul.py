@@ -27,6 +27,8 @@ def test_tload_tstore_round_trip(target, dt):
     before = sentinel(t)
     pto.tload(t, gm, offset=(2, 5), target=target)
     assert (t.bits[:3, :37] == gm[2:5, 5:42].view(d.lane)).all()   # bits copied
+    if target == "cpu":  # the simulator pads the rest of the tile first (PTO98)
+        before[...] = 0
     assert (t.bits[3:] == before[3:]).all() and (t.bits[:, 37:] == before[:, 37:]).all()
     out = np.zeros((5, 40), d.np)
     pto.tstore(out, t, offset=(1, 2), target=target)
@@ -48,6 +50,8 @@ def test_tstore_atomic_and_acc_conversion():
     gm = np.array([[1.0, 5.0, 3.0]], np.float32)
     pto.tstore(gm, t, atomic="add")
     assert gm[0, :2].tolist() == [2.5, 3.0] and np.isnan(gm[0, 2])
+    pto.tstore(gm, t, atomic="atomic_add")                     # PTOAS's spelling
+    assert gm[0, :2].tolist() == [4.0, 1.0]
     gm = np.array([[1.0, 5.0, 3.0]], np.float32)
     pto.tstore(gm, t, atomic="max", target="cpu")
     assert gm[0].tolist() == [1.5, 5.0, 3.0]  # max(old, new): a NaN in the second operand loses (cpu)
@@ -79,6 +83,10 @@ def test_memory_op_errors():
                 target="a2a3").rule == "pto.tload.rows"
     pto.tload(Tile("vec", "i8", 4096, 32, valid=(1, 32)), np.zeros((1, 32), np.int8), target="a5")
     assert _err(pto.tstore, gm, Tile("vec", "f32", 4, 8), atomic="xor").rule == "pto.tstore.atomic"
+    assert _err(pto.tstore, gm, Tile("vec", "f32", 4, 8), st_phase="middle").rule == "pto.tstore.st_phase"
+    before = gm.copy()
+    pto.tstore(gm, Tile.from_array(np.full((2, 3), 7, np.float32)), st_phase="final")   # no effect on data
+    assert (gm[:2, :3] == 7).all() and (gm[2:] == before[2:]).all()
     assert _err(pto.tstore, gm, Tile("mat", "f32", 4, 8), target="a5").rule == "pto.op.loc"
     pto.tstore(gm, Tile("mat", "f32", 4, 8), target="a2a3")
     assert _err(pto.tstore, np.zeros((8, 8), np.float16), Tile("vec", "f32", 4, 8)).rule == "pto.mem.elem_size"
@@ -176,3 +184,23 @@ def test_result_cmp_rule():
     both = np.array([np.nan, 0.0])
     assert pto.result_cmp(both, both, 0.0).passed
     assert not pto.result_cmp(np.zeros(1001), np.ones(1001), 1.0).passed  # > 1000 unexpected zeros
+
+
+def test_left_block_layout_is_checked_on_a5_only():
+    """Decision PTO40: A5's TMATMUL needs a col_major Left tile (docs/isa/TMATMUL.md); A2A3's implementation
+    checks dtypes and locations only, so either Left block layout gives the same product there."""
+    rng = np.random.default_rng(seed("left-layout"))
+    A = rand_bits(rng, "f16", (5, 37), special=0.0, lo=-4, hi=4)
+    B = rand_bits(rng, "f16", (37, 7), special=0.0, lo=-4, hi=4)
+    out = {}
+    for lb in ("row_major", "col_major"):
+        a = Tile("left", "f16", 16, 64, valid=(5, 37), blayout=lb, slayout="row_major")
+        b = Tile("right", "f16", 64, 16, valid=(37, 7), blayout="row_major", slayout="col_major")
+        c = Tile("acc", "f32", 16, 16, blayout="col_major", slayout="row_major", fractal=1024)
+        a.bits[:5, :37], b.bits[:37, :7] = A, B
+        out[lb] = pto.tmatmul(c, a, b, target="a2a3").bits[:5, :7].copy()
+        if lb == "row_major":
+            assert _err(pto.tmatmul, c, a, b, target="a5").rule == "pto.op.layout"
+        else:
+            pto.tmatmul(c, a, b, target="a5")
+    assert (out["row_major"] == out["col_major"]).all()

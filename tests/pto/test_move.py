@@ -98,6 +98,7 @@ def test_tmov_checks():
 @given(r0=st.integers(0, 10), c0=st.integers(0, 40), vr=st.integers(1, 6), vc=st.integers(1, 24),
        relu=st.booleans(), dt=st.sampled_from(["f32", "f16", "i16", "bf16", "u8"]))
 def test_textract_tinsert_windows(r0, c0, vr, vc, relu, dt):
+    """The window semantics, on the CPU reference (every dtype and location pair; A2A3/A5 rules below)."""
     rng = np.random.default_rng(seed("tx", r0, c0, vr, vc, dt))
     per = 32 // pto.get_dtype(dt).size
     src = Tile("vec", dt, 16, 64)
@@ -106,17 +107,17 @@ def test_textract_tinsert_windows(r0, c0, vr, vc, relu, dt):
     before = sentinel(dst)
     if r0 + vr > 16 or c0 + vc > 64:
         with pytest.raises(GeometryError) as e:
-            pto.textract(dst, src, r0, c0, relu_pre_mode=relu)
+            pto.textract(dst, src, r0, c0, relu_pre_mode=relu, target="cpu")
         assert e.value.rule == "pto.op.window" and (dst.bits == before).all()
         return
-    pto.textract(dst, src, r0, c0, relu_pre_mode=relu)
+    pto.textract(dst, src, r0, c0, relu_pre_mode=relu, target="cpu")
     exp = _expect_cast(src.bits[r0:r0 + vr, c0:c0 + vc], dt, dt, "before" if relu else None)
     assert (dst.bits[:vr, :vc].astype(np.uint64) == exp).all()
     assert (dst.bits[vr:] == before[vr:]).all() and (dst.bits[:, vc:] == before[:, vc:]).all()
     # insert it back somewhere else: the inverse window
     big = Tile("vec", dt, 16, 64)
     keep = sentinel(big)
-    pto.tinsert(big, dst, r0, c0)
+    pto.tinsert(big, dst, r0, c0, target="cpu")
     assert (big.bits[r0:r0 + vr, c0:c0 + vc] == dst.bits[:vr, :vc]).all()
     mask = np.ones(big.bits.shape, bool)
     mask[r0:r0 + vr, c0:c0 + vc] = False

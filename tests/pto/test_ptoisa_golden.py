@@ -11,6 +11,9 @@ import json
 import numpy as np
 import pytest
 
+from tilesim import pto
+from tilesim.errors import SpecGapError
+
 from . import ptoisa_golden as g
 
 FILES = g.files()
@@ -18,7 +21,10 @@ FILES = g.files()
 
 def test_the_golden_vectors_are_there():
     ops = {p.stem for p in FILES}
-    assert {"tcvt", "trowmax", "tcolargmax", "trowexpand", "tadd", "tcolsum"} <= ops
+    assert {"tcvt", "trowmax", "tcolargmax", "trowexpand", "tadd", "tcolsum", "tdiv", "texp", "tadds", "tdivs",
+            "trowexpanddiv", "tcolexpandexpdif", "tcmps", "tsel", "trem", "taxpy", "tgather", "tfillpad",
+            "tsort32", "tmatmul", "tload", "tstore"} <= ops
+    assert ops <= set(pto.OPS)  # one file per tilesim op
     for p in FILES:
         meta, _ = g.load(p)
         assert len(meta["pto_isa_commit"]) == 40 and "clang" in meta["compiler"]
@@ -60,3 +66,15 @@ def test_case_format_round_trips(tmp_path):
     with pytest.raises(ValueError):
         g.load(bad)
     assert json.loads(str(data["meta"]))["pto_isa_commit"]
+
+
+def test_tquant_nan_lanes_are_marked_and_strict_refuses_them():
+    """INT8_SYM of a NaN is an undefined cast in the simulator (PTO69): cpu gives x86's 0x80, marks the lane,
+    and a strict cpu raises."""
+    _, cases = g.load(g.GOLDEN / "tquant.npz")
+    case = next(c for c in cases if c.args["quant_type"] == "INT8_SYM")
+    tiles = g.run(case)
+    assert tiles["dst"].undefined is not None and tiles["dst"].undefined.sum() == 1
+    with pytest.raises(SpecGapError) as e:
+        g.run(case, target=pto.get_target("cpu").with_(strict=True))
+    assert e.value.rule == "pto.tcvt.undefined"

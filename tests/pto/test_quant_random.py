@@ -35,6 +35,41 @@ def test_tquant(asym, pdt):
         assert int(dst.bits[i, j]) == oo.tquant(int(x), s, z), (i, j)
 
 
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("sdt", ["i8", "i16"])
+def test_tdequant(sdt, target):
+    """Per-row parameters: column 0 on the NPUs, column min(c, P-1) on cpu (PTO38); f32 rounding per step."""
+    rng = np.random.default_rng(seed("tdequant", sdt, target))
+    src = Tile("vec", sdt, 6, 64, valid=(5, 37))
+    src.bits[...] = rng.integers(0, 1 << (8 * pto.get_dtype(sdt).size), src.bits.shape)
+    scale, offset = Tile("vec", "f32", 6, 8, valid=(5, 3)), Tile("vec", "f32", 6, 8, valid=(5, 3))
+    scale.bits[...] = rand_bits(rng, "f32", scale.bits.shape, lo=-4, hi=4)
+    offset.bits[...] = rand_bits(rng, "f32", offset.bits.shape, lo=-300, hi=300)
+    dst = Tile("vec", "f32", 6, 40, valid=(5, 37))
+    pto.tdequant(dst, src, scale, offset, target=target)
+    prof = pto.get_target(target)
+    x = src.bits.view(pto.get_dtype(sdt).np)
+    for (i, j), got in np.ndenumerate(dst.bits[:5, :37]):
+        k = min(j, 2) if target == "cpu" else 0
+        want = oo.tdequant(int(x[i, j]), int(offset.bits[i, k]), int(scale.bits[i, k]), prof.flush_denormals,
+                           prof.nan_mode)
+        assert int(got) == want, (i, j)
+
+
+def test_tdequant_checks():
+    src, scale = Tile("vec", "i8", 4, 32), Tile("vec", "f32", 4, 8, valid=(4, 1))
+    with pytest.raises(DtypeError):
+        pto.tdequant(Tile("vec", "f16", 4, 32), src, scale, scale)
+    with pytest.raises(DtypeError):
+        pto.tdequant(Tile("vec", "f32", 4, 32), Tile("vec", "i32", 4, 32), scale, scale)
+    with pytest.raises(TilesimError) as e:
+        pto.tdequant(Tile("vec", "f32", 4, 32), src, Tile("vec", "f32", 4, 8, valid=(3, 1)), scale)
+    assert e.value.rule == "pto.op.rows_match"
+    with pytest.raises(TilesimError) as e:
+        pto.tdequant(Tile("vec", "f32", 4, 32, valid=(4, 16)), src, scale, scale)
+    assert e.value.rule == "pto.op.valid_match"
+
+
 def test_tquant_checks():
     src, fp = Tile("vec", "f32", 2, 8), Tile("vec", "f32", 2, 8)
     with pytest.raises(DtypeError) as e:

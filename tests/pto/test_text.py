@@ -130,6 +130,7 @@ def test_tile_types():
     (KEYED.replace(", fractal=512", ""), "missing fractal"),
     ("!pto.tile_buf<vec, f32>", "compact tile_buf"),
     ("!pto.tile_buf<vec, 16x16xf32, shade=1>", "unknown compact"),
+    ("!pto.tile_buf<vec, 16x128xf32, valid=16x1, valid=16x2>", "duplicate valid"),
 ])
 def test_bad_tile_types(text, frag):
     with pytest.raises(ParseError) as e:
@@ -275,8 +276,8 @@ TB = ("!pto.tile_buf<loc=vec, dtype=f32, rows=2, cols=8, v_row=2, v_col=8, blayo
      "%v = pto.make_tensor_view %p, shape = [%c2, %c2], strides = [%c2] : !pto.tensor_view<?x?xf32>\nreturn\n}",
      {}, "pto.interp.view"),
     ("func.func @k(%p: !pto.ptr<f32>) {\n%c2 = arith.constant 2 : index\n"
-     "%v = pto.make_tensor_view %p, shape = [%c2, %c2], strides = [%c2, %c2] : !pto.tensor_view<?x?xf32>\n"
-     "%w = pto.partition_view %v, offsets = [%c2, %c2], sizes = [%c2, %c2] : !pto.tensor_view<?x?xf32> -> "
+     "%v = pto.make_tensor_view %p, shape = [%c2, %c2], strides = [%c2, %c2] : !pto.tensor_view<2x2xf32>\n"
+     "%w = pto.partition_view %v, offsets = [%c2, %c2], sizes = [%c2, %c2] : !pto.tensor_view<2x2xf32> -> "
      "!pto.partition_tensor_view<2x2xf32>\nreturn\n}", {}, "pto.mem.window"),
     (f"%t = pto.alloc_tile : {TB}\n%c = arith.constant 1.0 : f32\nscf.for %i = %c to %c step %c {{\n}}", {},
      "pto.interp.index"),

@@ -165,3 +165,23 @@ def test_pto_fixed_signature_ops_reject_another_dtype():
     with pytest.raises(TilesimError) as e:
         _pto("tconcat", n=1, dtype="f32")
     assert e.value.rule == "verify.pto.dtype" and "f16" in str(e.value)
+
+
+def test_pto_tinsert_on_a2a3_is_acc_f32_into_a_mat_f16_window():
+    """A2A3 TINSERT has only the acc -> mat path, f32 -> f16 (PTO43): the stimulus uses it, and each
+    output is src rounded to f16 (numpy's cast as the oracle) at the window, the rest of dst kept."""
+    vs = _pto("tinsert", n=6, target="a2a3")
+    assert vs.config["target"] == "a2a3"
+    for i in range(vs.count):
+        r, c = (int(x) for x in vs.arrays["valid"][i][0])          # src's valid region
+        src = vs.arrays["src"][i].astype(np.uint32).view(np.float32)
+        before, after = vs.arrays["dst"][i], vs.arrays["dst_out"][i]
+        r0, c0 = 16 - r, 16 - c
+        with np.errstate(all="ignore"):
+            want = src[:r, :c].astype(np.float16)
+        got = after[r0:, c0:].astype(np.uint16)
+        nan = np.isnan(want)                                          # any NaN code (PTO6)
+        assert (got[~nan] == want.view(np.uint16)[~nan]).all() and np.isnan(got.view(np.float16)[nan]).all()
+        keep = np.ones(after.shape, bool)
+        keep[r0:, c0:] = False
+        assert (after[keep] == before[keep]).all()

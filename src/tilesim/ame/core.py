@@ -21,7 +21,7 @@ from ..errors import EncodingError, GeometryError
 from ..formats import Format, Kind
 from ..formats.checks import flag, values_array
 from ..formats.fit import fit
-from . import regfile
+from . import jit, regfile
 from .csr import CSRS, MXCFG, MXSTATUS, MXTILE, Csr, csr
 from .models import check_model
 from .mmacc import Executed, execute, plan
@@ -29,6 +29,7 @@ from .mmacc import Executed, execute, plan
 __all__ = ["Core"]
 
 _XLEN_MASK = (1 << 64) - 1
+_FALLBACK, _INEXACT, _SAT_HIT = (MXSTATUS.field(f).mask for f in ("guard_fallback", "inexact", "sat_hit"))
 
 
 class Core:
@@ -88,15 +89,16 @@ class Core:
         return self._run("MMACC.T", tc, ta, tb, imm)
 
     def _run(self, name, tc, ta, tb, imm) -> Executed:
-        p = plan(self.csrr(MXCFG), self.csrr(MXTILE), tc, ta, tb, imm, instruction=name)
-        idx, new, out = execute(self.tiles, p, self.accumulation)
-        self.tiles[idx] = new  # commit: nothing above changed any state
-        raised = 0
-        for flag, on in (("guard_fallback", p.fallback), ("inexact", out.inexact), ("sat_hit", out.sat_hit)):
-            if on:
-                raised |= MXSTATUS.field(flag).mask
-        self._csr[MXSTATUS.address] |= raised
-        return Executed(p, out.inexact, out.sat_hit)
+        p = plan(self._csr[MXCFG.address], self._csr[MXTILE.address], tc, ta, tb, imm, instruction=name)
+        flags = jit.run(self.tiles, p, self.accumulation)  # the kernels, in place; None: they do not take it
+        if flags is None:
+            idx, new, out = execute(self.tiles, p, self.accumulation)  # the numpy reference
+            self.tiles[idx] = new  # commit: nothing above changed any state
+            flags = out.inexact, out.sat_hit
+        inexact, sat_hit = flags
+        self._csr[MXSTATUS.address] |= ((_FALLBACK if p.fallback else 0) | (_INEXACT if inexact else 0)
+                                        | (_SAT_HIT if sat_hit else 0))
+        return Executed(p, inexact, sat_hit)
 
     # ------------------------------------------------------------ tile data
     def _span_check(self, index, cols: int, fmt: Format, rows: int, what: str, one_tile: bool) -> int:

@@ -43,6 +43,7 @@ import numpy as np
 from .. import formats
 from ..errors import DtypeError, EncodingError, GeometryError, TilesimError, UnsupportedError
 from ..formats import Format, Kind
+from ..formats.fit import fit
 from . import engine, models, regfile
 from .accum import accumulator
 from .cost import Cost
@@ -420,20 +421,17 @@ def _encode(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: b
             xi = x.astype(np.int64)
         if ((xi == x) & (xi >= fmt.int_min) & (xi <= fmt.int_max)).all():
             return xi.astype(whole).view(fmt.dtype)
-    codes = formats.encode(x, fmt, rounding=rounding, saturate=saturate or quantize)  # quantize clamps, as mld's (E3)
     if quantize:
-        return codes
-    back = formats.decode_int(codes, fmt) if fmt.kind is Kind.INT and x.dtype.kind in "biu" else formats.decode(
-        codes, fmt)
-    same = (back == x) | (np.isnan(back) & np.isnan(x)) if x.dtype.kind == "f" else back == x
-    if not same.all():
-        i = tuple(int(v) for v in np.argwhere(~same)[0])
-        v = x[i].item()
-        raise EncodingError(f"{name}{list(i)} = {v!r} is not a {fmt.name} value (it would be stored as "
-                            f"{back[i].item()!r}); pass values of the format, or quantize=True to round them with "
-                            "RND and clamp them as mld does", instruction="gemm", operand=name, rule="ame.gemm.quantize",
-                            value=v)
-    return codes
+        return formats.encode(x, fmt, rounding=rounding, saturate=True)  # quantize rounds and clamps, as mld (E3)
+
+    def refuse(at: list, v) -> EncodingError:
+        stored = formats.encode(np.array([v]), fmt, rounding=rounding, saturate=saturate)
+        back = (formats.decode_int if fmt.kind is Kind.INT and x.dtype.kind in "biu" else formats.decode)(stored, fmt)
+        return EncodingError(f"{name}{at} = {v!r} is not a {fmt.name} value (it would be stored as "
+                             f"{back[0].item()!r}); pass values of the format, or quantize=True to round them with "
+                             "RND and clamp them as mld does", instruction="gemm", operand=name,
+                             rule="ame.gemm.quantize", value=v)
+    return fit(x, fmt, instruction="gemm", operand=name, refuse=refuse)
 
 
 def _batched(p: GemmPlan, ac, bc, cc, accumulation: str, saturate: bool, tick):

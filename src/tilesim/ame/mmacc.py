@@ -29,7 +29,7 @@ import numpy as np
 from .. import formats
 from ..errors import EncodingError, FormatError, GeometryError
 from ..formats import Format
-from . import models, regfile
+from . import jit, models, regfile
 from .accum import accumulator
 from .csr import MXCFG, MXSTATUS, MXTILE, ROUNDING, TILING_4X4, Field, Tiling, tiling_mode
 
@@ -85,6 +85,11 @@ class Plan:
     @property
     def macs(self) -> int:
         return len(self.pairs) * self.m * self.m * self.k
+
+    @functools.cached_property
+    def kernel(self):
+        """The fast path's plan-fixed arguments (:func:`tilesim.ame.jit.kernel_args`), or ``None``."""
+        return jit.kernel_args(self)
 
 
 @dataclass(frozen=True)

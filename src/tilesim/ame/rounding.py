@@ -36,7 +36,7 @@ def round_values(s: np.ndarray, acc: Format, rounding: str, saturate: bool, flag
         y = s.astype(dt)
     back = y.astype(np.float64)
     if rounding == "rne":
-        return y.view(acc.dtype), back, flags and not np.array_equal(back, s), False
+        return y.view(acc.dtype), back, flags and bool((back != s).any()), False  # NaN != NaN: inexact, as before
     if rounding == "rtz":
         wrong = np.abs(back) > np.abs(s)
         toward = 0.0
@@ -44,7 +44,7 @@ def round_values(s: np.ndarray, acc: Format, rounding: str, saturate: bool, flag
         wrong, toward = back < s, np.inf
     else:
         wrong, toward = back > s, -np.inf
-    inexact = not np.array_equal(back, s)
+    inexact = bool((back != s).any())
     if wrong.any():
         i = np.nonzero(wrong)
         with np.errstate(over="ignore"):  # max -> Inf toward +-Inf is the rounding, not an accident

@@ -19,7 +19,7 @@ __all__ = ["fit"]
 
 
 def fit(values, fmt, *, rounding=None, saturate: bool = False, instruction: str = "formats.fit",
-        operand: str = "values", ask: str = "pass rounding='rne' to round and saturate=True to clamp"):
+        operand: str = "values", ask: str = "pass rounding='rne' to round and saturate=True to clamp", refuse=None):
     """Codes of values that ``fmt`` must hold as given: nothing is rounded or clamped unless asked.
 
     With ``rounding=None`` a value between two codes is an error; with
@@ -27,7 +27,9 @@ def fit(values, fmt, *, rounding=None, saturate: bool = False, instruction: str 
     without Inf, a negative into an unsigned format) is an error. A NaN into a
     format without NaN, or a value with no code at all (0 into E8M0), is always
     an error. The message names the first offending element and ends with
-    ``ask``: how the caller asks for rounding or clamping.
+    ``ask``: how the caller asks for rounding or clamping. A caller with its own
+    rule id and wording passes ``refuse(index, value)``, which returns the
+    exception to raise for the first offending element instead.
 
     >>> fit([1.0, -2.5], "fp8_e4m3").tolist()
     [56, 194]
@@ -53,18 +55,22 @@ range -128..127; pass quantize=True
     over = none if sat else (flags.overflow | flags.invalid) & ~invalid
     inexact = none if rounding is not None else flags.inexact & ~flags.overflow & ~flags.invalid
     where = {"instruction": instruction, "operand": operand}
+    if refuse is not None:
+        _refuse(invalid | over | inexact, a, "", "", fmt, "", where, refuse)
     _refuse(invalid, a, "has no {fmt} code ({fmt} holds {range}{specials})", "formats.fit.invalid", fmt, "", where)
     _refuse(over, a, "is outside {fmt}'s range {range}", "formats.fit.range", fmt, ask, where)
     _refuse(inexact, a, "is not a {fmt} value (the nearest are {nearest})", "formats.fit.inexact", fmt, ask, where)
     return codes
 
 
-def _refuse(mask, a, detail: str, rule: str, fmt, ask: str, where: dict) -> None:
-    """Raise ``rule`` for the first element under ``mask``, if any (``detail`` names it)."""
+def _refuse(mask, a, detail: str, rule: str, fmt, ask: str, where: dict, refuse=None) -> None:
+    """Raise ``rule`` for the first element under ``mask``, if any (``detail`` names it), or ``refuse``'s error."""
     if not np.any(mask):
         return
     at = tuple(int(i) for i in np.argwhere(mask)[0])
     x = a[at]
+    if refuse is not None:
+        raise refuse(list(at), x.item() if isinstance(x, np.generic) else x)
     text = detail.format(fmt=fmt.name, range=_range(fmt), specials="" if fmt.is_integer else f"; {fmt.specials}",
                          nearest=_nearest(x, fmt) if "{nearest}" in detail else "")
     raise FormatError(f"{_shown(x)} at {list(at)} {text}" + (f"; {ask}" if ask else ""), rule=rule,

@@ -252,22 +252,35 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
             if np.any(y == 0):
                 raise SpecGapError("integer division by zero is undefined", instruction=instruction,
                                    operand="divisor", rule="pto.op.div_zero", value=0)
-            q = np.abs(x) // np.abs(y) if dt.name != "u64" else x // y
-            r = np.where((x < 0) != (y < 0), -q, q) if dt.signed else q  # C: truncate toward zero
+            r = x // y  # numpy floors; C truncates toward zero: one up where the signs differ and it is inexact
+            if dt.signed:
+                r = r + ((r * y != x) & ((x < 0) != (y < 0)))
         else:
             raise ValueError(op)
     return np.asarray(r).astype(dt.np).view(dt.lane) if dt.name != "u64" else r.view(np.uint64)
 
 
 def unary(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
-          instruction: str = "pto") -> np.ndarray:
+          instruction: str = "pto", x86: bool = False) -> np.ndarray:
     """Lane-wise exp, log, sqrt, rsqrt, recip, abs, neg, relu.
 
     abs and neg are sign-bit operations on floats (payloads kept); relu is
-    ``max(x, +0)`` under the NaN rule.
+    ``max(x, +0)`` under the NaN rule. ``x86``: as the CPU simulator's x86-64
+    code does it: abs is ``x < 0 ? -x : x`` (-0 and NaN kept as they are), f16
+    exp is f32 ``expf`` rounded to f16 (two roundings), and NaN results are the
+    input NaN quieted, or else the default NaN (PTO92).
     """
     dt = get_dtype(dt)
     a = np.asarray(a, dt.lane)
+    if x86 and dt.is_float:
+        if op == "abs":
+            return np.where(as_key(a, dt) < 0, unary("neg", a, dt), a)
+        if op == "exp" and dt.name == "f16":  # expf, then rounded to half: two roundings
+            f32 = get_dtype("f32")
+            r = unary("exp", as_f32(a, dt).view(np.uint32), f32).view(np.float32)
+            return x86_nans(from_f32(r, dt, flush=flush), a, a, dt)
+        if op not in ("neg", "relu"):
+            return x86_nans(unary(op, a, dt, flush=flush, nan_mode=nan_mode, instruction=instruction), a, a, dt)
     if op == "relu":
         return select_max(a, np.zeros_like(a), dt, nan_mode)
     if dt.is_int:

@@ -21,6 +21,7 @@ from typing import Iterable, Mapping
 
 from ..errors import DtypeError, TilesimError
 from .dtypes import ALL, DTYPES, get_dtype
+from .window_paths import QUANT_PATHS_A2A3, QUANT_PATHS_A5, WINDOW_PATHS_A2A3, WINDOW_PATHS_A5
 
 __all__ = ["Profile", "OpTypes", "OP_TYPES", "TARGETS", "get_target", "NAN_MODES", "LOCATIONS", "DEFAULT_TARGET"]
 
@@ -72,6 +73,7 @@ IDX = ("i32", "u32")
 FLOAT_ARITH_NPU = ("f16", "f32")
 FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
+_EXPAND_CPU = ("f16", "f32", "bf16", "i16", "i32", "u16", "u32")
 
 _MIXED_CPU_SUM = frozenset({("f16", "f32"), ("bf16", "f32")})
 #: exact widenings (every source value is a destination value): the mixed pairs the CPU simulator's
@@ -107,6 +109,10 @@ _PART_A5 = ("u8", "i8", "u16", "i16", "u32", "i32", "f16", "f32", "bf16")
 _AXPY = frozenset({("f16", "f16"), ("f32", "f32"), ("f16", "f32")})
 
 
+_DEQUANT = {("i8", "f32"), ("i16", "f32")}
+_TCI_A2A3 = ("i16", "u16", "i32", "u32", "f16", "bf16", "f32")
+
+
 def _row(op, roles, a2a3, a5, cpu) -> OpTypes:
     return OpTypes(op, tuple(roles), frozenset(a2a3), frozenset(a5), frozenset(cpu))
 
@@ -140,9 +146,10 @@ _ROWS = [
     # ---- expand
     _ew("trowexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
     _ew("tcolexpand", tuple(t for t in ALL if DTYPES[t].size <= 4), ALL),
-    *[_ew(f"t{fam}expand{op}", NARROW, EXPAND_ARITH_A5, EXPAND_ARITH_A5)
+    # cpu: what cpu/TRowExpandOp.hpp and TColExpandOp.hpp compile (bf16 is half there, PTO88)
+    *[_ew(f"t{fam}expand{op}", NARROW, EXPAND_ARITH_A5, _EXPAND_CPU + (("u8",) if op == "mul" else ()))
       for fam in ("row", "col") for op in ("add", "sub", "mul", "max", "min")],
-    *[_ew(f"t{fam}expand{op}", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU)
+    *[_ew(f"t{fam}expand{op}", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, _EXPAND_CPU if op == "div" else FLOAT_ARITH_CPU)
       for fam in ("row", "col") for op in ("div", "expdif")],
     # ---- elementwise tile-tile (docs/isa/TADD.md ...)
     _ew("tadd", NARROW, ALL), _ew("tsub", NARROW, ALL),
@@ -152,7 +159,7 @@ _ROWS = [
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU) for op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip")],
     _ew("tabs", ("f32", "f16"), ("f32", "f16", "i32", "i16", "i8"), ("i32", "i16", "i8", "f16", "bf16", "f32")),
     _ew("tneg", NARROW, ("i32", "i16", "u32", "u16", "f16", "f32", "bf16"), ("i8", "i16", "i32", "i64", "f16", "bf16", "f32")),
-    _ew("trelu", ("f16", "f32", "i32"), ("f16", "f32", "i32"), ("f16", "f32", "i32", "bf16")),
+    _ew("trelu", ("f16", "f32", "i32"), ("f16", "f32", "i32"), ("f16", "f32", "i32", "i16", "bf16")),
     # ---- elementwise tile-scalar
     _ew("tadds", NARROW, ALL), _ew("tsubs", NARROW, ALL),
     _ew("tmuls", NARROW, ("u16", "i16", "u32", "i32", "i64", "u64", "f16", "f32", "bf16")),
@@ -175,8 +182,17 @@ _ROWS = [
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
     *[_ew(op, ("i32", "i16", "f16", "f32"), _PART_A5, ("i32", "i16", "f16", "bf16", "f32", "i8", "u8"))
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
-    _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY),
+    _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY | {("f32", "f16")}),  # cpu: TBinSOps.hpp compiles f32 -> f16
     _ew("taddc", NARROW, ALL),
+    # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
+    _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
+        ("i16", "u16", "i32", "u32", "f16", "f32")),
+    _row("tdequant", ("src", "dst"), _DEQUANT, _DEQUANT, _DEQUANT),    # docs/isa/TDEQUANT.md
+    # ---- generators (docs/isa/TCI.md, TTRI.md; include/pto/cpu/TCI.hpp, TTRI.hpp)
+    _ew("tci", _TCI_A2A3, ("i16", "u16", "i32", "u32"), _TCI_A2A3 + ("i8", "u8", "i64", "u64")),
+    _ew("ttri", ("i32", "i16", "u32", "u16", "f16", "f32"),
+        ("i64", "u64", "i32", "i16", "i8", "u32", "u16", "u8", "f16", "f32", "bf16"),
+        ("i32", "i16", "u32", "u16", "f16", "bf16", "f32")),
 ]
 
 OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})
@@ -233,6 +249,15 @@ class Profile:
             nothing for an empty dst (the CPU simulator).
         x86_nans: NaN results of float arithmetic carry payloads as x86-64 gives them
             (:func:`tilesim.pto.numerics.x86_nans`), not the canonical NaN.
+        cpu_masks: TCMP, TCMPS and TSEL write and read masks as the CPU simulator's loops do
+            (:mod:`tilesim.pto.ops.masks_cpu`, PTO94).
+        prefetch_copies: TPREFETCH copies global memory into dst's valid region, element (r, c) from
+            flat position ``r * dst.cols + c`` of the array (the CPU simulator's loop; PTO68).
+        tload_fills_pad: TLOAD first fills the whole tile with its pad value (``null``: zero), then
+            copies the window, as the CPU simulator does (PTO98).
+        f16_pad_limits_zero: TFILLPAD's ``max``/``min`` pad of an f16 tile is +0: the CPU
+            simulator takes it from ``std::numeric_limits<_Float16>``, unspecialised (all zero) in
+            the C++20 build (PTO96).
         empty_reduce_cpu: a row (column) reduce over an empty line gives +0 (sum), 1 (product)
             or the line's first element, read outside the valid region (max), as the CPU
             simulator's loops do; its min reduces and empty sets of lines write nothing.
@@ -241,8 +266,13 @@ class Profile:
         any_layout: ops whose tiles may use every layout (the CPU simulator addresses
             elements through the layout's offsets wherever it compiles).
         vec_tload_max_rows: TLOAD into a Vec tile allows at most this many rows (A2A3: 4095).
-        left_blayout: the block layout a Left (L0A) tile must have for TMATMUL, or None for either.
+        left_blayout: the block layout of the target's Left (L0A) tile (pto-isa's ``TileLeft``), which PTOAS's
+            type parser gives every ``loc=left`` tile_buf (decision PTO35); None keeps the written one.
+        matmul_left_blayout: the Left block layout TMATMUL checks (A5 only, decision PTO40), or None.
         tmov_paths: the (src loc, dst loc) pairs TMOV accepts, or None for every pair (the CPU reference).
+        window_paths: TEXTRACT/TINSERT rules per location pair (:mod:`tilesim.pto.window_paths`),
+            or None for every pair (the CPU reference); quant_paths: the pairs of their quant forms.
+        absent_ops: ops the target does not have (pto-isa gives them no back end there).
         dtypes: op -> accepted dtype signatures (see :data:`OP_TYPES`).
     """
 
@@ -258,18 +288,26 @@ class Profile:
     cvt_float_honours_mode: bool
     cvt_saturate_default: bool
     left_blayout: str | None
+    matmul_left_blayout: str | None = None
     vec_tload_max_rows: int | None = None
     align: int = 32
     tmp_same_dtype: frozenset = frozenset()
     cvt_wrap_pairs: frozenset = frozenset()
     zero_size_noop: frozenset = frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod"})
     tmov_paths: frozenset | None = None
+    window_paths: Mapping | None = None
+    quant_paths: frozenset | None = None
+    absent_ops: frozenset = frozenset()
     cvt_cpu_model: bool = False
     strict: bool = False
     any_layout: frozenset = frozenset()
     colsum_pairwise: bool = True
     expand_casts: bool = False
     x86_nans: bool = False
+    cpu_masks: bool = False
+    f16_pad_limits_zero: bool = False
+    tload_fills_pad: bool = False
+    prefetch_copies: bool = False
     empty_reduce_cpu: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
@@ -309,7 +347,9 @@ class Profile:
 #: ops whose CPU_SIM code addresses elements through each tile's layout offsets and asserts no layout
 _CPU_ANY_LAYOUT = frozenset({
     "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
-    "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin"})
+    "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",
+    "texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu",
+    "tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"})
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
@@ -326,7 +366,9 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
         cvt_cpu_model=True, any_layout=_CPU_ANY_LAYOUT, colsum_pairwise=False,
-        expand_casts=True, x86_nans=True, empty_reduce_cpu=True, zero_size_noop=frozenset()),
+        expand_casts=True, x86_nans=True, cpu_masks=True, f16_pad_limits_zero=True, tload_fills_pad=True,
+        prefetch_copies=True,
+        empty_reduce_cpu=True, zero_size_noop=frozenset()),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,
@@ -335,12 +377,14 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         tmp_same_dtype=frozenset({"tcolargmax", "tcolargmin", "trowprod", "tcolsum"}),
         cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
-        tmov_paths=_TMOV_A2A3),
+        tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
+        absent_ops=frozenset({"thistogram", "tget_scale_addr"})),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major",
-        tmov_paths=_TMOV_A5),
+        matmul_left_blayout="col_major", tmov_paths=_TMOV_A5,
+        window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5),
 })
 
 

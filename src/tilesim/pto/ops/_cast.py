@@ -18,6 +18,7 @@ import numpy as np
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
+from . import convert_cpu
 from ._common import Op
 
 #: (src, dst) dtype pairs a plain move converts by value (others must be equal)
@@ -52,6 +53,8 @@ def cast_bits(op: Op, bits: np.ndarray, src: DType, dst: DType, operand: str = "
         op.fail(f"cannot move {src} to {dst}; conversions: "
                 + ", ".join(f"{a}->{b}" for a, b in sorted(CASTS)) + " (other pairs need equal dtypes)",
                 operand, "pto.op.dtype", (src.name, dst.name), DtypeError)
+    if op.prof.x86_nans and src.is_float and dst.is_float:  # cpu: a C++ cast, NaN sign and payload kept (PTO83)
+        return convert_cpu.cast(bits, src, dst)[0]
     return nx.from_f32(nx.as_f32(bits, src), dst, flush=False) if dst.name != "f32" else nx.as_f32(bits, src).view(
         np.uint32).copy()
 

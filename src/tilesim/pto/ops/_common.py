@@ -16,6 +16,7 @@ Rule ids used here:
 ``pto.op.valid_match``      valid shapes that must be equal are not
 ``pto.op.dst_rows``         a row-vector destination does not have one valid row
 ``pto.op.tmp_dtype``        (A2A3) tmp must have the source dtype
+``pto.op.target``           the target does not have the op (``Profile.absent_ops``)
 ==========================  ====================================================
 """
 
@@ -38,6 +39,9 @@ class Op:
         self.name = name
         self.inst = name.upper()
         self.prof: Profile = get_target(target)
+        if name in self.prof.absent_ops:
+            self.fail(f"{self.inst} is not available on target {self.prof.name}", "op", "pto.op.target",
+                      self.prof.name, TilesimError)
 
     def static(self, operands: tuple, checks) -> None:
         """Run ``checks()``, the checks that read only the operands' types (location, dtype, layout, capacity),

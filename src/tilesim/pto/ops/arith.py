@@ -22,8 +22,10 @@ import numpy as np
 from ...errors import SpecGapError
 from .. import numerics as nx
 from ..tile import Tile
+from ..dtypes import get_dtype
+from . import convert_cpu
 from ._common import Op
-from .elementwise import _scalar, _tile_tile, _vec_tiles
+from .elementwise import _scalar, _tile_tile, _vec_tiles, _x86_b_first
 
 __all__ = ["trem", "trems", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
 
@@ -34,10 +36,11 @@ def _rem(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
     if p.flush_denormals and dt.is_float:
         a, b = nx.flush_bits(a, dt), nx.flush_bits(b, dt)
     if dt.is_float:
-        x, y = nx.as_f32(a, dt).astype(np.float64), nx.as_f32(b, dt).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            x, y = nx.as_f32(a, dt).astype(np.float64), nx.as_f32(b, dt).astype(np.float64)
     else:
         x, y = nx.int_view(a, dt), nx.int_view(b, dt)
-    if np.any(y == 0):
+    if np.any(y == 0) and not (dt.is_float and p.x86_nans):  # cpu: fmod's NaN (its assert is compiled out)
         raise SpecGapError("remainder by zero (the reference asserts)", instruction=op.inst, operand="divisor",
                            rule="pto.op.div_zero", value=0)
     if dt.is_int:
@@ -47,7 +50,10 @@ def _rem(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
         r = np.fmod(x, y)                         # exact, and representable in dt
         fix = ((x >= 0) != (y >= 0)) & (r != 0)
     rb = nx.from_f64(r, dt, flush=p.flush_denormals)
-    added = nx.binary("add", rb, b, dt, flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    if p.x86_nans:  # glibc's fmod: (x * y) / (x * y) for NaN and invalid cases
+        rb = nx.x86_nans(rb, a, b, dt)
+    added = nx.binary("add", rb, b, dt, flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst,
+                      x86=p.x86_nans)
     return np.where(fix, added, rb)
 
 
@@ -92,7 +98,7 @@ def _part(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Ti
     rb, cb = min(r0, r1), min(c0, c1)
     p = op.prof
     out[:rb, :cb] = nx.binary(kind, src0.bits[:rb, :cb], src1.bits[:rb, :cb], dst.dtype, flush=p.flush_denormals,
-                              nan_mode=p.nan_mode, instruction=op.inst)
+                              nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans)
     dst.bits[:R, :C] = out
     return dst
 
@@ -126,11 +132,17 @@ def taxpy(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
     op.valid_match(dst, src, "src", "dst")
     R, C = dst.valid
     p = op.prof
-    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans)
     prod = nx.binary("mul", src.bits[:R, :C], s, src.dtype, **kw)
-    if src.dtype != dst.dtype:
-        prod = nx.from_f32(nx.as_f32(prod, src.dtype), dst.dtype, flush=False)
-    dst.bits[:R, :C] = nx.binary("add", dst.bits[:R, :C], prod, dst.dtype, **kw)
+    acc = dst.bits[:R, :C]
+    if src.dtype.size > dst.dtype.size:  # cpu only: f16 dst + f32 product in f32, then cast to f16
+        total = nx.binary("add", _to(acc, dst.dtype, src.dtype), prod, src.dtype, **kw)
+        dst.bits[:R, :C] = _to(total, src.dtype, dst.dtype)
+        return dst
+    if src.dtype != dst.dtype:  # cpu: a C++ cast, NaN payloads kept (PTO83)
+        prod = (_to(prod, src.dtype, dst.dtype) if p.x86_nans
+                else nx.from_f32(nx.as_f32(prod, src.dtype), dst.dtype, flush=False))
+    dst.bits[:R, :C] = nx.binary("add", acc, prod, dst.dtype, b_first=True, **kw)  # x86: the product first
     return dst
 
 
@@ -145,7 +157,20 @@ def taddc(dst: Tile, src0: Tile, src1: Tile, src2: Tile, *, target=None) -> Tile
     op.dtypes("taddc", (dst.dtype,), ("dst",))
     R, C = dst.valid
     p = op.prof
-    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
-    s01 = nx.binary("add", src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, **kw)
-    dst.bits[:R, :C] = nx.binary("add", s01, src2.bits[:R, :C], dst.dtype, **kw)
+    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans)
+    dt, x = dst.dtype, [t.bits[:R, :C] for t in (src0, src1, src2)]
+    # x86 (PTO95): src1's NaN wins over src0's in f16, and in the vector body (8 columns a step) of f32;
+    # f16 sums run in f32 and are rounded to f16 once, at the end
+    b_first = dt.name == "f16" or (_x86_b_first("add", dst) if dt.name == "f32" else False)
+    wide = get_dtype("f32") if p.x86_nans and dt.name == "f16" else dt
+    if wide != dt:
+        x = [_to(v, dt, wide) for v in x]
+    s01 = nx.binary("add", x[0], x[1], wide, b_first=b_first, **kw)
+    r = nx.binary("add", s01, x[2], wide, **kw)
+    dst.bits[:R, :C] = r if wide == dt else _to(r, wide, dt)
     return dst
+
+
+def _to(bits: np.ndarray, s, d) -> np.ndarray:
+    """A C++ float cast between f16 and f32 (NaN payloads kept, PTO83)."""
+    return convert_cpu.cast(np.asarray(bits, s.lane), s, d)[0]

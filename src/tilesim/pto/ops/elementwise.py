@@ -22,6 +22,7 @@ from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile, to_bits
+from . import masks_cpu
 from ._common import Op
 
 __all__ = ["CMP_MODES"]
@@ -90,7 +91,7 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     R, C = dst.valid
     p = op.prof
     dst.bits[:R, :C] = nx.unary(kind, src.bits[:R, :C], dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
-                                instruction=op.inst)
+                                instruction=op.inst, x86=p.x86_nans)
     return dst
 
 
@@ -107,8 +108,10 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     x = src.bits[:R, :C]
     p = op.prof
     args = (s, x) if s_first else (x, s)
+    # x86 NaN order (PTO91): the first operand's NaN wins; clang puts the scalar first in f16 add and mul
+    b_first = not s_first and kind in ("add", "mul") and dst.dtype.name == "f16"
     dst.bits[:R, :C] = nx.binary(kind, *args, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
-                                 instruction=op.inst)
+                                 instruction=op.inst, x86=p.x86_nans, b_first=b_first)
     return dst
 
 
@@ -237,7 +240,10 @@ def tcmp(dst: Tile, src0: Tile, src1: Tile, cmp_mode: str = "eq", *, target=None
     op.rows_match(src0, dst, "dst", "src0")
     R, C = src0.valid
     pred = _predicate(op, src0.bits[:R, :C], src1.bits[:R, :C], src0.dtype, mode)
-    _pack(op, pred, dst)
+    if op.prof.cpu_masks:
+        masks_cpu.tcmp_pack(pred, dst)
+    else:
+        _pack(op, pred, dst)
     return dst
 
 
@@ -248,8 +254,11 @@ def tcmps(dst: Tile, src: Tile, scalar, cmp_mode: str = "eq", *, target=None) ->
     _vec_tiles(op, [(dst, "dst"), (src, "src")])
     op.dtypes("tcmps", (src.dtype, dst.dtype), ("src", "dst"))
     s = _scalar(op, scalar, src.dtype)
-    op.rows_match(src, dst, "dst", "src")
     R, C = src.valid
+    if op.prof.cpu_masks:
+        masks_cpu.tcmps_write(masks_cpu.tcmps_predicate(src.bits[:R, :C], s, src.dtype, mode), src, dst)
+        return dst
+    op.rows_match(src, dst, "dst", "src")
     _pack(op, _predicate(op, src.bits[:R, :C], s, src.dtype, mode), dst)
     return dst
 
@@ -270,7 +279,7 @@ def tsel(dst: Tile, mask: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None,
     op = Op("tsel", target)
     _tile_tile(op, dst, src0, src1, tmp, mask)
     R, C = dst.valid
-    m = _mask_bits(op, mask, R, C)
+    m = masks_cpu.sel_bits(op, mask, R, C) if op.prof.cpu_masks else _mask_bits(op, mask, R, C)
     dst.bits[:R, :C] = np.where(m, src0.bits[:R, :C], src1.bits[:R, :C])
     return dst
 

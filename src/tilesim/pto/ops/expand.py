@@ -30,10 +30,12 @@ _BINARY = ("add", "sub", "mul", "div", "max", "min", "expdif")
 
 def _apply(kind: str, a: np.ndarray, b: np.ndarray, op: Op, dt) -> np.ndarray:
     p = op.prof
-    if kind == "expdif":
-        d = nx.binary("sub", a, b, dt, flush=p.flush_denormals, instruction=op.inst)
-        return nx.unary("exp", d, dt, flush=p.flush_denormals, instruction=op.inst)
-    return nx.binary(kind, a, b, dt, flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    if kind == "expdif":  # cpu: exp of the difference in double, one rounding, NaNs as x86 gives them (PTO93)
+        d = nx.binary("sub", a, b, dt, flush=p.flush_denormals, instruction=op.inst, x86=p.x86_nans)
+        r = nx.unary("exp", d, dt, flush=p.flush_denormals, instruction=op.inst)
+        return nx.x86_nans(r, d, d, dt) if p.x86_nans else r
+    return nx.binary(kind, a, b, dt, flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst,
+                     x86=p.x86_nans)
 
 
 def _expand(name: str, dst: Tile, src: Tile, target) -> Tile:

@@ -90,6 +90,14 @@ def pad_bits(dt: DType, pad: str) -> int:
     return int(np.asarray(v).astype(dt.np).view(dt.lane)[()])
 
 
+def pad_lane(op: Op, t: Tile) -> int:
+    """The lane a tile's pad value fills with on op's target: ``null`` gives 0, and on ``cpu`` an f16 tile's
+    ``max``/``min`` give +0 (PTO96)."""
+    if t.pad == "null" or (op.prof.f16_pad_limits_zero and t.dtype.name == "f16" and t.pad in ("max", "min")):
+        return 0
+    return pad_bits(t.dtype, t.pad)
+
+
 def _fillpad(name: str, dst: Tile, src: Tile, expand: bool, target) -> Tile:
     op = Op(name, target)
     op.tile(dst, "dst", ("vec", "mat"))
@@ -110,7 +118,7 @@ def _fillpad(name: str, dst: Tile, src: Tile, expand: bool, target) -> Tile:
     if 0 in dst.valid:
         return dst
     R, C = src.valid
-    out = np.full(dst.bits.shape, pad_bits(dst.dtype, dst.pad), dst.dtype.lane)
+    out = np.full(dst.bits.shape, pad_lane(op, dst), dst.dtype.lane)
     out[:R, :C] = src.bits[:R, :C]
     dst.bits[...] = out
     return dst
@@ -132,7 +140,8 @@ def tfillpad_expand(dst: Tile, src: Tile, *, target=None) -> Tile:
 
 
 def tprefetch(dst: Tile, src, *, target=None) -> Tile:
-    """TPREFETCH: a hint that src (global memory) will be loaded into dst; checks dst and src, writes nothing.
+    """TPREFETCH: a hint that src (global memory) will be loaded into dst; checks dst and src, writes nothing
+    (on ``cpu``, copies as the simulator does: ``Profile.prefetch_copies``).
 
     src: a 2-D numpy array whose elements are dst's size (rules ``pto.op.operand``, ``pto.mem.elem_size``),
     or the interpreter's global-memory view.
@@ -147,4 +156,12 @@ def tprefetch(dst: Tile, src, *, target=None) -> Tile:
         if src.dtype.itemsize != dst.dtype.size:
             op.fail(f"global elements are {src.dtype.itemsize} bytes, the tile's {dst.dtype} {dst.dtype.size}",
                     "src", "pto.mem.elem_size", str(src.dtype), DtypeError)
+        if op.prof.prefetch_copies:  # cpu: the simulator copies, with dst's row length as the stride (PTO68)
+            R, C = dst.valid
+            need = (R - 1) * dst.cols + C if R and C else 0
+            if need > src.size:
+                op.fail(f"the copy reads {need} elements, the array holds {src.size}", "src", "pto.mem.window",
+                        src.shape)
+            flat = np.ascontiguousarray(src).reshape(-1).view(dst.dtype.lane)
+            dst.bits[:R, :C] = flat[(np.arange(R)[:, None] * dst.cols + np.arange(C)[None, :])]
     return dst

@@ -21,6 +21,8 @@ import numpy as np
 
 from .. import numerics as nx
 from ..tile import Tile
+from ..dtypes import get_dtype
+from . import convert_cpu
 from ._common import Op
 
 __all__ = ["tmatmul", "tmatmul_acc", "tmatmul_bias", "fma32"]
@@ -74,7 +76,7 @@ def cube_operands(op: Op, c: Tile, a: Tile, b: Tile, left_blayout: str | None) -
 
 def _product(op: Op, c: Tile, a: Tile, b: Tile) -> tuple[np.ndarray, int, int]:
     """Check c, a, b for TMATMUL-family op ``op``; return (the product's lanes as int64 or float32, M, N)."""
-    M, K, N = cube_operands(op, c, a, b, op.prof.left_blayout)
+    M, K, N = cube_operands(op, c, a, b, op.prof.matmul_left_blayout)
     op.dtypes("tmatmul", (c.dtype, a.dtype, b.dtype), ("c", "a", "b"))
     A, B = a.bits[:M, :K], b.bits[:K, :N]
     if c.dtype.name == "i32":
@@ -83,23 +85,48 @@ def _product(op: Op, c: Tile, a: Tile, b: Tile) -> tuple[np.ndarray, int, int]:
     acc = np.zeros((M, N), np.float32)
     for k in range(K):
         acc = fma32(x[:, k:k + 1], y[k:k + 1, :], acc)
-    return acc, M, N
+    lanes = nx.from_f32(acc, c.dtype, flush=False)
+    if op.prof.x86_nans:
+        f32 = c.dtype
+        nans = _fma_chain_nans(convert_cpu.cast(A, a.dtype, f32)[0], convert_cpu.cast(B, b.dtype, f32)[0])
+        lanes = np.where(nx.is_nan(lanes, f32), nans, lanes)
+    return lanes, M, N
+
+
+_QUIET, _DEFAULT_NAN = np.uint32(0x00400000), np.uint32(0xFFC00000)
+
+
+def _fma_chain_nans(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """The NaN each lane of the CPU simulator's ``acc = fma(a, b, acc)`` chain ends with, if it ends with one
+    (f32 lanes of A, B; PTO97): glibc's ``fma`` returns ``a * b + acc`` for NaN operands, so a step whose
+    product is NaN (a's NaN quieted, else b's, else the default NaN for Inf x 0) replaces the accumulator's
+    NaN, and a NaN accumulator survives other steps; a NaN from Inf - Inf in a sum is the default NaN."""
+    f32 = get_dtype("f32")
+    state = np.zeros((X.shape[0], Y.shape[1]), np.uint32)
+    for k in range(X.shape[1]):
+        a, b = X[:, k:k + 1], Y[k:k + 1, :]
+        av, bv = a.view(np.float32), b.view(np.float32)
+        invalid = (np.isinf(av) & (bv == 0)) | ((av == 0) & np.isinf(bv))
+        prod = np.where(nx.is_nan(a, f32), a | _QUIET, np.where(nx.is_nan(b, f32), b | _QUIET,
+                                                                 np.where(invalid, _DEFAULT_NAN, np.uint32(0))))
+        state = np.where(prod != 0, prod, state)
+    return np.where(state != 0, state, _DEFAULT_NAN)
 
 
 def _write(c: Tile, r: np.ndarray, M: int, N: int) -> Tile:
     if c.dtype.name == "i32":
         c.bits[:M, :N] = r.astype(np.int32).view(np.uint32)
     else:
-        c.bits[:M, :N] = nx.from_f32(r, c.dtype, flush=False)
+        c.bits[:M, :N] = r
     return c
 
 
-def _add(c: Tile, r: np.ndarray, other: np.ndarray) -> np.ndarray:
-    """``r + other`` in the accumulator's arithmetic (float32 rounded once; int32 wrapping)."""
+def _add(op: Op, c: Tile, r: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``other + r`` in the accumulator's arithmetic (float32 rounded once; int32 wrapping); on cpu the
+    NaN of ``other`` (c_in or bias) comes first, as in the simulator's ``acc + product`` (PTO97)."""
     if c.dtype.name == "i32":
         return r + nx.int_view(other, c.dtype)
-    with np.errstate(all="ignore"):
-        return (r + nx.as_f32(other, c.dtype)).astype(np.float32)
+    return nx.binary("add", other, r, c.dtype, instruction=op.inst, x86=op.prof.x86_nans)
 
 
 def tmatmul(c: Tile, a: Tile, b: Tile, *, target=None) -> Tile:
@@ -129,7 +156,7 @@ def tmatmul_acc(c: Tile, c_in: Tile, a: Tile, b: Tile, *, target=None) -> Tile:
         op.fail(f"c_in must have c's type ({c.dtype} {c.rows}x{c.cols} {c.layout})", "c_in", "pto.tmatmul.acc_in",
                 c_in.describe())
     r, M, N = _product(op, c, a, b)
-    return _write(c, _add(c, r, c_in.bits[:M, :N]), M, N)
+    return _write(c, _add(op, c, r, c_in.bits[:M, :N]), M, N)
 
 
 def tmatmul_bias(c: Tile, a: Tile, b: Tile, bias: Tile, *, target=None) -> Tile:
@@ -148,4 +175,4 @@ def tmatmul_bias(c: Tile, a: Tile, b: Tile, bias: Tile, *, target=None) -> Tile:
     if bias.valid_cols < N:
         op.fail(f"bias has {bias.valid_cols} valid columns, N = {N} needed", "bias", "pto.tmatmul.bias",
                 bias.valid_cols)
-    return _write(c, _add(c, r, np.broadcast_to(bias.bits[:1, :N], (M, N))), M, N)
+    return _write(c, _add(op, c, r, np.broadcast_to(bias.bits[:1, :N], (M, N))), M, N)

@@ -11,6 +11,12 @@ store f32 to an f16/bf16 array (rounded to nearest even) as TSTORE(dst, acc) doe
 
 ``atomic`` (TSTORE): ``none``, or ``add``/``max``/``min`` combine the old
 global value with the tile's by the tile dtype's arithmetic.
+
+``st_phase`` (TSTORE): ``unspecified``, ``partial`` or ``final``, the
+fixpipe's unit-flag control for an accumulation in progress (pto-isa
+include/pto/common/type.hpp ``STPhase``; npu/a2a3/TStore.hpp passes it as
+``unitFlagCtrl``). It orders the store against TMATMUL and changes no
+data, so under the sequential model it is checked and has no effect.
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ from .. import numerics as nx
 from ..dtypes import get_dtype
 from ..tile import Tile
 from ._common import Op
+from .layout import pad_lane
 
 __all__ = ["tload", "tstore", "ATOMICS"]
 
 ATOMICS = ("none", "add", "max", "min")
+ST_PHASES = ("unspecified", "partial", "final")
 
 
 def _gm(op: Op, gm, operand: str) -> np.ndarray:
@@ -69,25 +77,32 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
                 "pto.mem.elem_size", str(gm.dtype), DtypeError)
     op.nonzero(dst, "dst")
     rs, cs = _window(op, gm, offset, dst.valid, "src")
+    if op.prof.tload_fills_pad:
+        dst.bits[...] = pad_lane(op, dst)
     dst.bits[: dst.valid_rows, : dst.valid_cols] = gm[rs, cs].view(dst.dtype.lane)
     return dst
 
 
-def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", target=None) -> np.ndarray:
+def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", st_phase: str = "unspecified",
+           target=None) -> np.ndarray:
     """TSTORE: tile -> global memory, over src's valid region, in place; returns ``dst``.
 
     src: vec, mat (not on A5) or acc. An acc tile of f32 may store to an
     f16/bf16 array (rounded to nearest even). Raises: ``pto.op.loc``,
     ``pto.op.dtype``, ``pto.mem.elem_size``, ``pto.op.valid_nonzero``,
-    ``pto.mem.window``, ``pto.tstore.atomic``.
+    ``pto.mem.window``, ``pto.tstore.atomic``, ``pto.tstore.st_phase``.
     """
     op = Op("tstore", target)
     locs = ("vec", "acc") if op.prof.name.startswith("a5") else ("vec", "mat", "acc")
     op.tile(src, "src", locs)
     gm = _gm(op, dst, "dst")
     op.dtypes("tstore", (src.dtype,), ("src",))
+    atomic = str(atomic).lower().removeprefix("atomic_")      # PTOAS spells AtomicType atomic_none/atomic_add
     if atomic not in ATOMICS:
         op.fail("atomic must be one of " + ", ".join(ATOMICS), "atomic", "pto.tstore.atomic", atomic, TilesimError)
+    if str(st_phase).lower() not in ST_PHASES:
+        op.fail("st_phase must be one of " + ", ".join(ST_PHASES), "st_phase", "pto.tstore.st_phase", st_phase,
+                TilesimError)
     out_dt = src.dtype
     if gm.dtype.itemsize != src.dtype.size:
         ok = src.loc == "acc" and src.dtype.name == "f32" and gm.dtype in (get_dtype("f16").np, get_dtype("bf16").np)

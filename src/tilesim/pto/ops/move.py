@@ -16,14 +16,16 @@ sit (:meth:`Tile.offsets`). Semantics follow the pto-isa CPU reference
 Quant forms (a 64-bit scalar, or an ``fp`` scaling tile with one quant word
 per column) run :func:`~tilesim.pto.ops.fixpipe.quantize`. The location
 pairs TMOV accepts come from the target profile (``tmov_paths``; the CPU
-reference accepts every pair).
+reference accepts every pair); those of TEXTRACT and TINSERT, with their
+layouts and dtypes, from ``window_paths`` (:mod:`tilesim.pto.window_paths`,
+decision PTO43).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...errors import TilesimError
+from ...errors import DtypeError, TilesimError
 from ..tile import Tile
 from . import fixpipe
 from ._cast import RELU, cast_bits, relu_after, relu_before, word
@@ -103,12 +105,45 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
     return dst
 
 
+def _check_path(op: Op, dst: Tile, src: Tile, quant: bool) -> None:
+    """The target's TEXTRACT/TINSERT rules for this location pair (``pto.op.loc``, ``pto.op.layout``,
+    ``pto.op.dtype``); quant forms take only their location pairs here (fixpipe checks their dtypes)."""
+    base = op.name.removesuffix("_fp")
+    table = op.prof.window_paths
+    if table is None:
+        return
+    pair = (src.loc, dst.loc)
+    pairs = op.prof.quant_paths if quant else table[base]
+    if pair not in pairs:
+        op.fail(f"{src.loc} -> {dst.loc} is not a {'quant ' if quant else ''}{base.upper()} path on "
+                f"{op.prof.name}; paths: " + ", ".join(f"{a}->{b}" for a, b in sorted(pairs)), "src,dst",
+                "pto.op.loc", f"{src.loc}->{dst.loc}")
+    if quant:
+        return
+    path = table[base][pair]
+    for t, role, allowed in ((src, "src", path.src_layouts), (dst, "dst", path.dst_layouts)):
+        if allowed is not None and t.layout not in allowed:
+            op.fail(f"{pair[0]}->{pair[1]} {base.upper()} on {op.prof.name} needs {role} layout "
+                    f"{' or '.join(sorted(allowed))}, not {t.layout} ({t.blayout}/{t.slayout})", role,
+                    "pto.op.layout", t.layout)
+    if path.same_layout and src.layout != dst.layout:
+        op.fail(f"{pair[0]}->{pair[1]} {base.upper()} on {op.prof.name} needs src and dst in one layout "
+                f"(both ND or both Nz), not {src.layout} -> {dst.layout}", "src,dst", "pto.op.layout",
+                (src.layout, dst.layout))
+    sig = (src.dtype.name, dst.dtype.name)
+    if path.dtypes is not None and sig not in path.dtypes:
+        op.fail(f"{pair[0]}->{pair[1]} {base.upper()} on {op.prof.name} does not take {sig[0]} -> {sig[1]}; "
+                "supported: " + ", ".join(f"{a}->{b}" for a, b in sorted(path.dtypes)), "src,dst",
+                "pto.op.dtype", sig, DtypeError)
+
+
 def _window(name: str, dst: Tile, src: Tile, index_row, index_col, fp, scalar, relu_pre_mode, target,
             insert: bool) -> Tile:
     """TEXTRACT (a dst-sized window of src) or TINSERT (src into a window of dst) at (index_row, index_col)."""
     op = Op(name, target)
     op.tile(dst, "dst", None)
     op.tile(src, "src", None)
+    _check_path(op, dst, src, fp is not None or scalar is not None)
     r0, c0 = _index(op, index_row, "index_row"), _index(op, index_col, "index_col")
     use_relu = word(op, relu_pre_mode, "relu_pre_mode", RELU)
     small, big, where = (src, dst, "dst") if insert else (dst, src, "src")

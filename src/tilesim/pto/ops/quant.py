@@ -6,6 +6,14 @@ TQUANT: per row i, ``s = float(fp[min(i, fp.vr - 1), 0])`` and, for ASYM,
 255)`` (u8, ASYM): float32 products and sums, each rounded once (no fused
 multiply-add; decision PTO61), ``rint`` ties to even; a NaN gives 0.
 
+TDEQUANT: ``dst = (float(src) - offset) * scale`` per element, the
+difference and the product each rounded to f32 (pto-isa
+include/pto/npu/a2a3/TDequant.hpp: vadds of -offset, then vmuls; A5: vsub,
+vmul). src is i8/i16, dst/scale/offset f32. Row i's parameters are column 0
+of row i on a2a3/a5 (a per-row scalar load / BRC_B32 broadcast) and column
+``min(c, P - 1)`` on cpu, P = max(1, scale's valid cols), as the CPU loop
+reads them (decision PTO38).
+
 TRANDOM: the Philox-4x32 counter-based generator. For row r and 256-column
 chunk l, lane k (0..63) runs ``rounds`` rounds on the 128-bit counter
 ``counter + (r * chunks + l) * cols / 4 + k`` with the key (adding
@@ -20,9 +28,10 @@ import numpy as np
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..tile import Tile
+from . import convert_cpu
 from ._common import Op
 
-__all__ = ["tquant", "trandom", "QUANT_TYPES"]
+__all__ = ["tquant", "tdequant", "trandom", "QUANT_TYPES"]
 
 QUANT_TYPES = {"int8sym": "INT8_SYM", "int8asym": "INT8_ASYM", "0": "INT8_SYM", "1": "INT8_ASYM"}
 _U32 = np.uint64(0xFFFFFFFF)
@@ -77,7 +86,14 @@ def tquant(dst: Tile, src: Tile, fp: Tile, offset: Tile | None = None, *, quant_
         if asym:
             x = (x + _param(op, offset, "offset", R)[:, None]).astype(np.float32)
         r = np.clip(np.rint(x), 0 if asym else -128, 255 if asym else 127)
-        dst.bits[:R, :C] = np.where(np.isnan(r), 0, r).astype(np.int64).astype(dst.dtype.np).view(dst.dtype.lane)
+    nan = np.isnan(r)
+    # NaN: the simulator's static_cast of a NaN float is undefined; clang's x86-64 code gives 0x80 for i8, 0 for u8
+    nan_lane = -128 if op.prof.x86_nans and not asym else 0
+    dst.bits[:R, :C] = np.where(nan, nan_lane, r).astype(np.int64).astype(dst.dtype.np).view(dst.dtype.lane)
+    if op.prof.cvt_cpu_model:  # cpu: mark those lanes (and refuse them under strict), as TCVT does (PTO82)
+        convert_cpu.refuse_undefined(op, nan, src.bits[:R, :C], src.dtype, dst.dtype)
+        dst.undefined = np.zeros(dst.bits.shape, bool)
+        dst.undefined[:R, :C] = nan
     return dst
 
 
@@ -91,6 +107,35 @@ def _philox(words: list[np.ndarray], key: tuple[int, int], rounds: int) -> list[
         k0 = (k0 + np.uint64(0x9E3779B9)) & _U32
         k1 = (k1 + np.uint64(0xBB67AE85)) & _U32
     return [c0, c1, c2, c3]
+
+
+def tdequant(dst: Tile, src: Tile, scale: Tile, offset: Tile, *, target=None) -> Tile:
+    """TDEQUANT: ``dst = (src - offset) * scale`` with per-row f32 parameters (see the module docstring)."""
+    op = Op("tdequant", target)
+    for t, n in ((dst, "dst"), (src, "src"), (scale, "scale"), (offset, "offset")):
+        op.tile(t, n)
+    for t, n in ((dst, "dst"), (src, "src")):
+        op.layout(t, n, ("ROW_MAJOR",), "a row_major block layout")
+    op.dtypes("tdequant", (src.dtype, dst.dtype), ("src", "dst"))
+    for t, n in ((scale, "scale"), (offset, "offset")):
+        if t.dtype != dst.dtype:
+            op.fail(f"must have dst's dtype {dst.dtype}, not {t.dtype}", n, "pto.op.same_dtype", str(t.dtype),
+                    DtypeError)
+        if t.valid_rows != dst.valid_rows:
+            op.fail(f"needs one parameter row per dst row: {t.valid_rows} valid rows, dst has {dst.valid_rows}", n,
+                    "pto.op.rows_match", (dst.valid_rows, t.valid_rows))
+    op.valid_match(dst, src, "src", "dst")
+    R, C = dst.valid
+    if op.prof.name == "cpu":
+        cols = np.minimum(np.arange(C), max(1, scale.valid_cols) - 1)
+    else:
+        cols = np.zeros(C, np.int64)
+    p = op.prof
+    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    x = nx.from_f64(nx.int_view(src.bits[:R, :C], src.dtype).astype(np.float64), dst.dtype, flush=False)
+    diff = nx.binary("sub", x, offset.bits[:R][:, cols], dst.dtype, **kw)
+    dst.bits[:R, :C] = nx.binary("mul", diff, scale.bits[:R][:, cols], dst.dtype, **kw)
+    return dst
 
 
 def _word(op: Op, v, operand: str) -> int:

@@ -8,6 +8,17 @@ the lanes ``score, index``; for 2-byte scores ``score, 0, index low half,
 index high half``. NaN scores sort after every number (the reference's
 comparator is undefined for NaN; decision PTO59); -0 and +0 tie.
 
+TMRGSORT (include/pto/cpu/TMrgSort.hpp, docs/isa/TMRGSORT.md) merges
+8-byte (value, index) records (f32: 2 lanes, f16: 4), largest value first:
+``tmrgsort(dst, executed, src0, src1[, src2[, src3]], tmp, exhausted=...)``
+merges 2-4 sorted lists into dst's valid records; at each step the head of
+the lowest-numbered list wins unless a later head is strictly greater (so
+ties keep list order, and a NaN head wins only from the first candidate
+list); with ``exhausted`` the merge stops as soon as one list is used up.
+``executed`` (4 lanes) receives how many records each list gave.
+``tmrgsort(dst, src, block_len)`` merges each group of four consecutive
+``block_len``-lane blocks of src. Records are copied whole (decision PTO39).
+
 THISTOGRAM: per row, a cumulative 256-bin histogram of one byte of each
 src element, written to dst's columns 0..255 (uint32). u16 sources: with
 ``is_msb`` the high byte counts; otherwise the low byte counts among the
@@ -19,13 +30,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DtypeError
+from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..tile import Tile
 from ._cast import RELU, word
 from ._common import Op
 
-__all__ = ["tsort32", "thistogram"]
+__all__ = ["tsort32", "thistogram", "tmrgsort"]
 
 _SORT_DTYPES = ("i32", "i16", "f16", "bf16", "f32")
 
@@ -115,4 +126,94 @@ def thistogram(dst: Tile, src: Tile, idx: Tile, *, is_msb=True, byte: int | None
     flat = (np.arange(R)[:, None] * 256 + bins.astype(np.int64))[take]
     counts = np.bincount(flat, minlength=R * 256).reshape(R, 256)
     dst.bits[:R, :256] = np.cumsum(counts, axis=1).astype(np.uint32)
+    return dst
+
+
+def _mrg_tiles(op: Op, named: list) -> None:
+    """Every TMRGSORT tile: vec, one row, row-major, f16/f32, one dtype."""
+    for t, n in named:
+        op.tile(t, n)
+        op.layout(t, n, ("ROW_MAJOR",), "a row_major block layout")
+        if t.rows != 1:
+            op.fail(f"must have one row (it has {t.rows})", n, "pto.tmrgsort.rows", t.rows)
+        if t.dtype != named[0][0].dtype:
+            op.fail(f"must have {named[0][1]}'s dtype {named[0][0].dtype}, not {t.dtype}", n, "pto.op.same_dtype",
+                    str(t.dtype), DtypeError)
+    if named[0][0].dtype.name not in ("f16", "f32"):
+        op.fail(f"records hold f16 or f32 values, not {named[0][0].dtype}", named[0][1], "pto.op.dtype",
+                str(named[0][0].dtype), DtypeError)
+
+
+def _merge(lists: list[np.ndarray], keys: list[np.ndarray], room: int, exhausted: bool) -> tuple[list, list[int]]:
+    """The CPU reference's merge loop over whole records; returns the records taken and the per-list counts."""
+    pos = [0] * len(lists)
+    out = []
+    while len(out) < room:
+        pick = -1
+        for i, k in enumerate(keys):
+            if pos[i] < len(k) and (pick < 0 or k[pos[i]] > keys[pick][pos[pick]]):
+                pick = i
+        if pick < 0:
+            break
+        out.append(lists[pick][pos[pick]])
+        pos[pick] += 1
+        if exhausted and any(p == len(k) for p, k in zip(pos, keys)):
+            break
+    return out, pos
+
+
+def tmrgsort(dst: Tile, *operands, exhausted=False, target=None) -> Tile:
+    """TMRGSORT: ``(dst, executed, src0, src1[, src2[, src3]], tmp)`` merges 2-4 sorted record lists;
+    ``(dst, src, block_len)`` merges groups of four sorted blocks of one list (see the module docstring).
+
+    ``executed`` is a 4-lane integer array (or None) that receives the records taken from each list.
+    Rules: ``pto.tmrgsort.form``, ``pto.tmrgsort.rows``, ``pto.tmrgsort.tmp_cols``, ``pto.tmrgsort.block_len``,
+    ``pto.op.dtype``, ``pto.op.same_dtype``, ``pto.op.layout``.
+    """
+    op = Op("tmrgsort", target)
+    if len(operands) == 2 and isinstance(operands[0], Tile) and not isinstance(operands[1], Tile):
+        return _mrg_blocks(op, dst, operands[0], operands[1])
+    has_counts = bool(operands) and not isinstance(operands[0], Tile)
+    executed, tiles = (operands[0], operands[1:]) if has_counts else (None, operands)
+    if not 3 <= len(tiles) <= 5 or not all(isinstance(t, Tile) for t in tiles):
+        op.fail("takes dst, executed, 2 to 4 source tiles and tmp, or dst, src and block_len", "operands",
+                "pto.tmrgsort.form", len(operands), TilesimError)
+    *srcs, tmp = tiles
+    _mrg_tiles(op, [(dst, "dst"), *[(t, f"src{i}") for i, t in enumerate(srcs)], (tmp, "tmp")])
+    if tmp.cols < sum(t.cols for t in srcs):
+        op.fail(f"needs at least {sum(t.cols for t in srcs)} columns (the sources' together), has {tmp.cols}", "tmp",
+                "pto.tmrgsort.tmp_cols", tmp.cols)
+    if executed is not None:
+        executed = np.asarray(executed)
+        if executed.shape != (4,) or executed.dtype.kind not in "iu" or executed.dtype.itemsize < 2:
+            op.fail("must be 4 integer lanes of at least 16 bits (vector<4xi16>)", "executed", "pto.op.operand",
+                    getattr(executed, "shape", None), TilesimError)
+    k = 8 // dst.dtype.size
+    lists = [t.bits[0, : t.valid_cols // k * k].reshape(-1, k) for t in srcs]
+    keys = [rec[:, 0].view(t.dtype.np).astype(np.float64) for rec, t in zip(lists, srcs)]
+    ex = str(exhausted).strip().lower()
+    if ex not in ("true", "false", "0", "1"):
+        op.fail("must be true or false", "exhausted", "pto.tmrgsort.exhausted", exhausted, TilesimError)
+    out, pos = _merge(lists, keys, dst.valid_cols // k, ex in ("true", "1"))
+    if out:
+        dst.bits[0, : len(out) * k] = np.concatenate(out)
+    if executed is not None:
+        executed[...] = np.array(pos + [0] * (4 - len(pos)), np.int64).astype(executed.dtype)
+    return dst
+
+
+def _mrg_blocks(op: Op, dst: Tile, src: Tile, block_len) -> Tile:
+    _mrg_tiles(op, [(dst, "dst"), (src, "src")])
+    if isinstance(block_len, (bool, np.bool_)) or not isinstance(block_len, (int, np.integer)):
+        op.fail("must be an integer", "block_len", "pto.op.operand", block_len, TilesimError)
+    n = int(block_len)
+    if n <= 0 or n % 64 or src.valid_cols % (4 * n) or not 1 <= src.valid_cols // (4 * n) <= 255:
+        op.fail(f"must be a positive multiple of 64 with src's {src.valid_cols} valid columns a multiple of "
+                f"4 * block_len, 1 to 255 times", "block_len", "pto.tmrgsort.block_len", n, TilesimError)
+    k = 8 // dst.dtype.size
+    for base in range(0, min(src.valid_cols, dst.valid_cols) - 4 * n + 1, 4 * n):
+        blocks = [src.bits[0, base + b * n: base + (b + 1) * n].reshape(-1, k) for b in range(4)]
+        keys = [r[:, 0].view(src.dtype.np).astype(np.float64) for r in blocks]
+        out, _ = _merge(blocks, keys, 4 * n // k, False)
+        dst.bits[0, base: base + 4 * n] = np.concatenate(out)
     return dst

@@ -32,7 +32,8 @@ MULTI_OUT_KW = {op: "dst_val" for op in ("trowargmax", "trowargmin", "tcolargmax
 #: PTOAS attribute -> parameter name, where snake_case is not the name
 ATTR_ALIASES = {"sat_mode": "sat", "atomicType": "atomic", "cmpMode": "cmp_mode"}
 #: attributes that carry no semantics tilesim models (layout hints, MLIR bookkeeping)
-IGNORED_ATTRS = frozenset({"operandSegmentSizes", "resultSegmentSizes", "layout", "inferred_layout"})
+IGNORED_ATTRS = frozenset({"operandSegmentSizes", "resultSegmentSizes", "layout", "inferred_layout",
+                           "pto.inferred_layout"})
 
 
 def snake(name: str) -> str:
@@ -73,6 +74,12 @@ def _params(fn) -> tuple[tuple, frozenset, frozenset]:
     return tuple(pos), frozenset(kw), frozenset(req)
 
 
+@lru_cache(maxsize=None)
+def _variadic(fn) -> bool:
+    """Whether ``fn`` takes ``*operands`` (an op with several operand forms, e.g. TMRGSORT)."""
+    return any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(fn).parameters.values())
+
+
 def _fail(op: str, detail: str, operand: str, value=None, rule: str = "pto.interp.operands") -> TilesimError:
     return TilesimError(detail, instruction=op.upper(), operand=operand, rule=rule, value=value)
 
@@ -106,7 +113,7 @@ def call_op(name: str, fn, outs: list, ins: list, attrs: dict, target):
             kw["tmp"] = tmp
         free = [p for p in free if p not in kw]
     args = outs + ins
-    if len(args) > len(free):
+    if len(args) > len(free) and not _variadic(fn):
         raise _fail(name, f"takes {len(free)} operands ({', '.join(free)}), got {len(args)} "
                           f"({len(outs)} in outs, {len(ins)} in ins)", "operands", len(args))
     missing = [p for p in free[len(args):] if p in req]

@@ -146,7 +146,7 @@ def _num(tok: Tok):
     s = tok.text
     if tok.type in ("INT", "HEX"):
         neg = s.startswith("-")
-        v = int(s.lstrip("-"), 0)
+        v = int(s.lstrip("-"), 16 if tok.type == "HEX" else 10)     # "08" is decimal 8, as in MLIR
         return -v if neg else v
     if tok.type == "FLOAT":
         low = s.lower().lstrip("-")

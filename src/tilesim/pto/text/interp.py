@@ -63,6 +63,7 @@ __all__ = ["run_file", "run_text", "Interpreter", "Scalar", "Global", "Ptr", "Te
            "program_target"]
 
 _MAX_WHILE = 1_000_000
+_SHIFT_MX_ADDR = 4      # an MX scale tile's address is its operand's >> 4 (pto-isa include/pto/npu/a5/utils.hpp)
 _MAX_DEPTH = 64
 _ROW_REDUCE = ("trowsum", "trowmax", "trowmin", "trowprod")
 _COL_REDUCE = ("tcolsum", "tcolmax", "tcolmin", "tcolprod")
@@ -101,6 +102,9 @@ class _Frame:
         self.placed: dict[str, Tile] = {}
         self.peers = Peers()
 
+
+#: ops whose per-target path rules PTOAS checks on tile_buf operands only (PTO43)
+_WINDOW_OPS = frozenset({"textract", "tinsert", "textract_fp", "tinsert_fp", "tmov"})
 
 class Interpreter:
     """Executes a parsed :class:`Program` on one target.
@@ -169,7 +173,7 @@ class Interpreter:
     # -------------------------------------------------------------------- run
     def run(self, entry: str | None = None) -> dict[str, np.ndarray]:
         """Run the entry function (or the loose statements) ``blocks`` times; return the outputs."""
-        verify(self.program)
+        verify(self.program, self.prof)
         fn = self._entry(entry) if self.program.funcs else None
         args = self._bind_inputs(fn)
         for b in range(self.blocks):
@@ -334,9 +338,23 @@ class Interpreter:
                 raise self._missing(fn, name, ty, f"a 2-D array of {t.dtype} for a {t.describe()} tile")
             self.tile_args[name] = t
             return t
+        if ty.name == "vector":
+            shape = next((q for _, q in ty.params if hasattr(q, "dims")), None)
+            if name not in self.inputs:
+                raise self._missing(fn, name, ty, f"an array of {shape.elem if shape else '?'}")
+            return self._vector_input(name, ty, shape, fn)
         if name not in self.inputs:
             raise self._missing(fn, name, ty, f"a {ty.text()} scalar")
         return self._scalar_input(self.inputs[name], ty.name, fn, name)
+
+    def _vector_input(self, name: str, ty: TypeRef, shape, fn: Func) -> Scalar:
+        """A ``vector<NxT>`` argument: an array of that static shape whose values convert exactly to T."""
+        dt = get_dtype(shape.elem if shape else "", instruction="pto.run", operand=name)
+        arr = self._input_array(name, fn, allow_nd=True)
+        if None in shape.dims or arr.shape != tuple(shape.dims):
+            raise self._err(fn, f"input {name!r} has shape {arr.shape}; %{name} is {ty.text()}", "pto.interp.input",
+                            name, arr.shape)
+        return Scalar(ty.text(), self._exact(arr, dt, name, fn).copy())
 
     def _memref_view(self, ptr: Ptr, ty: TypeRef, node) -> TensorView:
         shape = memref_shape(ty)
@@ -624,7 +642,7 @@ class Interpreter:
         lit = st.ins[0].value
         if st.extra.get("dense"):
             ty = st.out_types[0] if st.out_types else None
-            env[st.results[0]] = Scalar(ty.text() if ty else "vector", np.asarray(lit))
+            env[st.results[0]] = Scalar(ty.text() if ty else "vector", self._dense(st, ty, lit))
             return
         if st.out_types:
             tname = st.out_types[0].name
@@ -691,6 +709,27 @@ class Interpreter:
         self._place(st, frame, t, None)
         env[st.results[0]] = t
 
+    def _dense(self, st: Stmt, ty, lit) -> np.ndarray:
+        """A ``dense<...>`` literal as an array of its ``vector<NxT>`` type: broadcast to N, each integer taken
+        modulo 2**bits (MLIR keeps a literal that fits the width signed or unsigned), floats rounded once."""
+        shape = next((q for _, q in (ty.params if ty is not None else []) if hasattr(q, "dims")), None)
+        if shape is None or None in shape.dims or shape.elem not in DTYPES:
+            return np.asarray(lit)
+        dt = get_dtype(shape.elem)
+        a = np.asarray(lit)
+        if a.shape not in ((), tuple(shape.dims)):
+            raise self._err(st, f"dense<...> holds {a.size} values; the type {ty.text()} has "
+                                f"{int(np.prod(shape.dims))}", "pto.interp.type")
+        if dt.is_int:
+            bits = 8 * dt.size
+            vals = [int(v) for v in a.ravel()]
+            if any(not -(1 << (bits - 1)) <= v < (1 << bits) for v in vals):
+                raise self._err(st, f"dense<...> values must fit {bits} bits for {dt}", "pto.interp.type", vals)
+            lanes = np.array([v % (1 << bits) for v in vals], dtype=dt.lane).reshape(a.shape)
+        else:
+            lanes = to_bits(a.astype(np.float64), dt, what="arith.constant")
+        return np.broadcast_to(lanes, tuple(shape.dims)).copy().view(dt.np)
+
     def _make_view(self, st: Stmt, env, frame) -> None:
         ptr = self._get(env, st.ins[0], st)
         if not isinstance(ptr, Ptr):
@@ -710,6 +749,7 @@ class Interpreter:
 
     def _grow(self, ptr: Ptr, need: int, node) -> None:
         g = ptr.glob
+        g.reach = max(g.reach, ptr.offset + need)
         if not g.given:
             g.ensure(ptr.offset + need)
         elif ptr.offset + need > g.lanes.size:
@@ -735,12 +775,21 @@ class Interpreter:
                                 "pto.mem.window")
             if o + s > n:
                 msg = f"window offsets {list(offs)} + sizes {list(sizes)} leave the {'x'.join(map(str, tv.shape))} view"
-                if self._static(st.extra["offsets"][k]) and self._static(st.extra["sizes"][k]):
+                if self._static(st.extra["offsets"][k]) and self._static(st.extra["sizes"][k]) and \
+                        self._static_dim(st, k):
                     raise self._err(st, msg, "pto.mem.window")
-                # decision PTO26: a run-time offset is address arithmetic; the buffer bound is checked on access
-                self.issues.append(f"line {st.line}: {msg} (allowed: the offset is a run-time value)")
+                # decision PTO26: a run-time offset or view dim is address arithmetic; the buffer bound is
+                # checked on access
+                self.issues.append(f"line {st.line}: {msg} (allowed: a run-time offset or view shape)")
                 beyond = True
         env[st.results[0]] = PartView(tv, offs, sizes, beyond)
+
+    @staticmethod
+    def _static_dim(st: Stmt, k: int) -> bool:
+        """Whether dim ``k`` of a partition_view's source type is static (``?`` is not; no type: static)."""
+        ty = st.in_types[0] if st.in_types else None
+        shape = next((p for _, p in (ty.params if ty is not None else []) if hasattr(p, "dims")), None)
+        return shape is None or len(shape.dims) <= k or shape.dims[k] is not None
 
     def _static(self, op) -> bool:
         """Whether an index operand is a literal or an ``arith.constant`` (known before the kernel runs)."""
@@ -782,6 +831,26 @@ class Interpreter:
         frame.placed[st.results[0] if st.results else name] = t
         if st.results:
             env[st.results[0]] = t
+
+    def _scale_addr(self, st: Stmt, env, frame) -> None:
+        """TGET_SCALE_ADDR (A5): place dst, a ``scaling`` tile of src's shape, at src's address >> 4
+        (pto-isa docs/isa/TGET_SCALE_ADDR.md; SHIFT_MX_ADDR in include/pto/npu/a5/utils.hpp; decision PTO41)."""
+        if not self.prof.name.startswith("a5"):
+            raise self._err(st, f"tget_scale_addr exists on A5 only, not {self.prof.name}", "pto.op.target")
+        if len(st.ins) != 1 or len(st.outs) != 1:
+            raise self._err(st, "tget_scale_addr takes ins(src) outs(dst)", "pto.interp.operands")
+        src, dst = self._get(env, st.ins[0], st), self._get(env, st.outs[0], st)
+        if not isinstance(src, Tile) or not isinstance(dst, Tile):
+            raise self._err(st, "tget_scale_addr takes two tiles", "pto.interp.operand")
+        if dst.loc != "scaling":
+            raise self._err(st, f"dst must be in the scaling address space, not {dst.loc}", "pto.op.loc", "dst")
+        if (dst.rows, dst.cols) != (src.rows, src.cols) or dst.valid != src.valid:
+            raise self._err(st, f"dst ({dst.describe()}) must have src's shape and valid shape ({src.describe()})",
+                            "pto.op.valid_match", "dst")
+        if src.addr is None:
+            raise self._err(st, "src has no address yet (allocate or assign it first)", "pto.mem.unplaced", "src")
+        self.mem.place(dst, src.addr >> _SHIFT_MX_ADDR, name=st.outs[0].name, op="TGET_SCALE_ADDR")
+        frame.placed[st.outs[0].name] = dst
 
     def _set_valid(self, st: Stmt, env, frame) -> None:
         t = self._get(env, st.ins[0], st)
@@ -923,10 +992,17 @@ class Interpreter:
         for t in tiles:
             t.pull()
         windows = []
+        # a vector<...> out (TMRGSORT's executed counts) is its array, written in place
+        outs = [v.value if isinstance(v, Scalar) and isinstance(v.value, np.ndarray) else v for v in outs]
         outs = [self._window_of(st, key, v, tiles, "dst", windows, write=True) for v in outs]
         args_in = [self._window_of(st, key, v, tiles, "src", windows, write=False) for v in args_in]
+        prof = self.prof
+        if key in _WINDOW_OPS and prof.window_paths is not None and any(
+                t.name == "memref" for t in list(st.in_types) + list(st.out_types)):
+            # PTOAS verifies TEXTRACT/TINSERT per target only on tile_buf operands, not on memrefs (PTO43)
+            prof = prof.with_(name=prof.name, window_paths=None, quant_paths=None)
         marks = [(t, t.undefined) for t in outs if isinstance(t, Tile)]
-        call_op(key, fn, outs, args_in, dict(st.attrs), self.prof)
+        call_op(key, fn, outs, args_in, dict(st.attrs), prof)
         for t, before in marks:
             t.push()
             if t.undefined is not before and t.undefined is not None and t.undefined.any():
@@ -1303,7 +1379,7 @@ _SPECIAL = {
     "pto.build_async_session": Interpreter._async_session, "pto.tput_async": Interpreter._async_copy,
     "pto.tget_async": Interpreter._async_copy, "pto.wait_async_event": Interpreter._async_wait,
     "pto.test_async_event": Interpreter._async_wait, "memref.dealloc": Interpreter._noop,
-    "pto.auto_sync_tail_hint": Interpreter._noop,
+    "pto.auto_sync_tail_hint": Interpreter._noop, "pto.tget_scale_addr": Interpreter._scale_addr,
 }
 
 

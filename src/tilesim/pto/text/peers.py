@@ -62,8 +62,8 @@ class Peers:
             t.join()
         errors = [w.exc for w in self.workers if w.exc is not None]
         self.workers = []
-        if errors:
-            raise errors[0]
+        if errors:     # a peer left waiting on an empty pipe is a consequence; raise the cause first
+            raise sorted(errors, key=lambda e: getattr(e, "rule", "") == "pto.pipe.empty")[0]
 
     def wait_for(self, ready: Callable[[], bool], direction: str, op: str) -> None:
         """Called by a pop that finds its FIFO empty: let the other calls run until ``ready()``."""

@@ -2,10 +2,12 @@
 
 A pipe direction is a FIFO of tile payloads: ``c2v`` (cube pushes with
 ``tpush_to_aiv``/``tpush``, vector pops with ``tpop_from_aic``/``tpop``) and
-``v2c``. ``split`` divides a payload between the two vector subblocks: 0
-keeps it whole, 1 splits the rows into an upper and a lower half, 2 the
-columns into a left and a right half; the subblock a function runs as
-takes its half. Functions that push and pop run as coroutines
+``v2c``. ``split`` divides a cube payload between the two vector
+subblocks: 0 keeps it whole, 1 splits the rows into an upper and a lower
+half, 2 the columns into a left and a right half; the subblock a function
+runs as takes its half. tilesim runs one vector subblock, so a vector push
+with split 1/2 (one half of the cube's tile) is refused
+(``pto.pipe.subblocks``). Functions that push and pop run as coroutines
 (:mod:`.peers`), so a pop waits for its peer's push; a pop no push can
 fill is an error (``pto.pipe.empty``), and payloads left at the end are
 reported. Reserved buffers (``reserve_buffer``/``import_reserved_buffer``)
@@ -39,6 +41,12 @@ class Pipes:
     def push(self, direction: str, tile: Tile, split: int, op: str) -> None:
         """Copy ``tile``'s valid region into the FIFO (halves for split 1 and 2)."""
         _check_split(split, op)
+        if direction == "v2c" and split:
+            # each vector subblock pushes its own half of the cube's tile; tilesim runs one vector subblock
+            # (get_subblock_num = 1), so the other half would never arrive: refuse rather than send half a tile
+            raise TilesimError(f"a vector-side push with split {split} sends one subblock's half of the cube's "
+                               "tile; tilesim runs a single vector subblock, so the other half is never pushed",
+                               instruction=op, operand="split", rule="pto.pipe.subblocks", value=split)
         data = tile.valid_bits.copy()
         if split == 0:
             parts = [data, data]

@@ -159,6 +159,8 @@ def _compact(t: TypeRef, prof: Profile) -> TileSpec:
     for k, v in params[2:]:
         if k not in _COMPACT_KEYS:
             raise _err(t, f"unknown compact tile_buf field {k!r}; fields are {', '.join(_COMPACT_KEYS)}")
+        if k in kw:
+            raise _err(t, f"duplicate {k} in a compact tile_buf")      # as PTOAS's compact-syntax parser
         kw[k] = v
     valid = shape.dims
     if "valid" in kw:

@@ -51,7 +51,7 @@ class Global:
     given: bool
     shape: tuple | None = None
     written: bool = False
-    reach: int = 0              # one past the highest element a window has touched
+    reach: int = 0              # one past the highest element a view spans or a window touched
 
     def __post_init__(self) -> None:
         if self.lanes.dtype != self.dtype.lane:          # keep bit patterns: stores assign lane codes

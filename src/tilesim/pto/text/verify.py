@@ -14,11 +14,17 @@ verifiers and passes; decision PTO34):
 * ``pto.pipe.split``: the TPUSH/TPOP/TFREE of a peer group do not mix split 0 with split 1/2.
 * ``pto.pipe.nosplit``: ``nosplit = false`` contradicts users with split 0.
 * ``pto.async.shape``: ``tput_async``'s destination is a static 1-D GM memref.
+* ``pto.op.target``: an op the target does not have (``Profile.absent_ops``, e.g.
+  THISTOGRAM on A2A3), found before any tile is placed (PTO43).
+* ``pto.op.dtype``: the compare form of TGATHER (two ``outs``) takes a src dtype the
+  target's ``tgather_compare`` table lacks (PTO43).
+* ``pto.op.loc``: TGET_SCALE_ADDR writes a ``scaling`` tile (pto-isa docs/isa/TGET_SCALE_ADDR.md).
 """
 
 from __future__ import annotations
 
-from ...errors import ParseError
+from ...errors import DtypeError, ParseError
+from ..dtypes import get_dtype
 from .parser import Program, Stmt, TypeRef
 from .types import memref_location, memref_shape
 
@@ -60,8 +66,11 @@ def _int_attr(st: Stmt, key: str):
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def verify(program: Program) -> None:
-    """Raise the first rule any function of ``program`` breaks (see the module docstring)."""
+def verify(program: Program, prof=None) -> None:
+    """Raise the first rule any function of ``program`` breaks (see the module docstring).
+
+    prof: the target profile the program will run on (its ``absent_ops``), or None.
+    """
     consts: dict = {}
     funcs = {f.name: f for f in program.funcs if f.body is not None}
     for f in funcs.values():
@@ -74,6 +83,8 @@ def verify(program: Program) -> None:
                     consts[r] = st.ins[0].value
         for st in walk(f.body):
             _check_stmt(program, st, defs, consts)
+            if prof is not None:
+                _check_target(program, st, prof)
     _check_peers(program, funcs)
 
 
@@ -105,6 +116,31 @@ def _check_stmt(program: Program, st: Stmt, defs: dict, consts: dict) -> None:
             if len(dims) != 1 or None in dims:
                 raise _err(program, st, f"the destination {ty.text()} must be a static 1-D GM memref",
                            "pto.async.shape")
+
+
+def _dtype_of(ty) -> str | None:
+    """The dtype a written tile_buf type names, or None (other types; spellings the run reports)."""
+    dt = ty.param("dtype") if ty is not None and ty.name == "!pto.tile_buf" else None
+    try:
+        return get_dtype(dt).name if isinstance(dt, str) else None
+    except DtypeError:
+        return None
+
+
+def _check_target(program: Program, st: Stmt, prof) -> None:
+    """Static per-target rules read from the op's written types (PTO43)."""
+    if st.op and st.op.removeprefix("pto.") in prof.absent_ops:
+        raise _err(program, st, f"{st.op} is not available on target {prof.name}", "pto.op.target")
+    if st.op == "pto.tgather" and len(st.outs) == 2 and st.in_types:
+        dt = _dtype_of(st.in_types[0])
+        allowed = sorted(s[0] for s in prof.dtypes["tgather_compare"])
+        if dt is not None and dt not in allowed:
+            raise _err(program, st, f"the compare form of TGATHER on {prof.name} takes a src of "
+                                    f"{', '.join(allowed)}, not {dt}", "pto.op.dtype")
+    if st.op == "pto.tget_scale_addr" and st.out_types and st.out_types[0].name == "!pto.tile_buf":
+        loc = st.out_types[0].param("loc")
+        if loc != "scaling":
+            raise _err(program, st, f"TGET_SCALE_ADDR writes a scaling tile, not a {loc} tile", "pto.op.loc")
 
 
 def _const(o, consts: dict):

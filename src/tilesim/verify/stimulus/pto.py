@@ -54,6 +54,7 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "tsort32": ("sort32", ("f32", "u32"), ("dtype", "idx")),
     "tquant": ("quant", ("f32", "i8"), ("src", "dst")),
     "trandom": ("random", ("u32",), ("dtype",)),
+    "tmrgsort": ("mrgsort", ("f32",), ("dtype",)),
     **{o: ("matmul_mx", ("f32", "f8e4m3", "f8e4m3", "f8e8m0"), ("c", "a", "b", "scale"))
        for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias")},
 }
@@ -73,6 +74,7 @@ FAMILY: dict[str, str] = {
     **{o: "binary" for o in ("trem", "tpartadd", "tpartmul", "tpartmax", "tpartmin")},
     "trems": "scalar", "taddc": "ternary", "taxpy": "axpy",
     "tmatmul_acc": "matmul_acc", "tmatmul_bias": "matmul_bias",
+    "tci": "ci", "ttri": "tri", "tdequant": "dequant",
     **{o: _FIXED[o][0] for o in sorted(_FIXED)},
 }
 OPS = tuple(FAMILY)
@@ -81,7 +83,7 @@ OPS = tuple(FAMILY)
 #: arithmetic results are NaNs the spec does not give a payload (tilesim writes a canonical one)
 _BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg",
                        "concat", "pack", "fillpad", "prefetch", "print", "move", "gather", "histogram", "sort32",
-                       "random"})
+                       "random", "ci", "tri", "mrgsort"})
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
@@ -259,6 +261,12 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
             text.bits[...] = 0
             text.bits[0, : len(out)] = np.frombuffer(out, np.uint8)
         return _Call({"src": src, "text": text}, ("text",), call)
+    if fam == "move" and op == "tinsert" and _acc_insert(target):   # A2A3 TINSERT: acc f32 -> mat, Nz (PTO43)
+        nz = dict(blayout="col_major", slayout="row_major")
+        small = Tile("acc", "f32", 16, 16, valid=(vr, vc), fractal=1024, **nz)
+        big = Tile("mat", d, 16, 16, valid=(16, 16), **nz)
+        return _Call({"src": small, "dst": big}, ("dst",),
+                     lambda v=None: fn(big, small, 16 - vr, 16 - vc, target=target))
     if fam == "move":         # textract / tinsert: the window at the bottom-right corner of the big tile
         big, small = t(d, R, C, (R, C)), t(d, R, C, (vr, vc))
         if op == "tmov":
@@ -307,6 +315,23 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         dst, keys = t(d, R, C, (vr, vc)), t("u32", 1, 8, (1, 6))
         return _Call({"keys": keys, "dst": dst}, ("dst",),
                      lambda v=None: fn(dst, *(int(k) for k in keys.bits[0, :6]), target=target))
+    if fam == "ci":           # one row: start +- k from the scalar
+        dst = t(d, 1, C, (1, vc))
+        return _Call({"dst": dst}, ("dst",), lambda v: fn(dst, v, target=target), d)
+    if fam == "tri":          # lower triangle, diagonal 1
+        dst = t(d, R, C, (vr, vc))
+        return _Call({"dst": dst}, ("dst",), lambda v=None: fn(dst, 1, target=target))
+    if fam == "dequant":      # one f32 scale and offset per row
+        cols = max(_cols(sig[0]), _cols(sig[1]))
+        src, dst = t(sig[0], R, cols, (vr, vc)), t(sig[1], R, cols, (vr, vc))
+        scale, offset = t(sig[1], R, _pb(sig[1]), (vr, 1)), t(sig[1], R, _pb(sig[1]), (vr, 1))
+        return _Call({"src": src, "scale": scale, "offset": offset, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src, scale, offset, target=target))
+    if fam == "mrgsort":      # two 8-record lists merged into 16 records (records copied whole)
+        src0, src1 = t(d, 1, 16, (1, 16)), t(d, 1, 16, (1, 16))
+        dst, tmp = t(d, 1, 32, (1, 32)), t(d, 1, 32, (1, 32))
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, None, src0, src1, tmp, target=target))
     if fam == "matmul_mx":    # K = 64, f8e8m0 scales near 1 (codes 110..140)
         c_dt, a_dt, b_dt, s_dt = sig
         a = Tile("left", a_dt, 16, 64, valid=(vr, 64), blayout="col_major", slayout="row_major")
@@ -328,13 +353,23 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
     raise AssertionError(fam)
 
 
+def _acc_insert(target) -> bool:
+    """TINSERT on this target has no vec -> vec path, only acc -> mat (A2A3; PTO43)."""
+    paths = get_target(target).window_paths
+    return paths is not None and ("vec", "vec") not in paths["tinsert"]
+
+
 def _region(op: str, sig, target) -> tuple[int, int]:
     """The full region (rows, cols) of the op's main tile."""
     fam = FAMILY[op]
-    if fam.startswith("matmul") or fam == "window_fp":
+    if fam.startswith("matmul") or fam == "window_fp" or (op == "tinsert" and _acc_insert(target)):
         return 16, 16
     if fam == "sort32":
         return R, 32
+    if fam == "mrgsort":      # the one-row tiles ignore the rows
+        return R, 16
+    if fam == "dequant":
+        return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam == "axpy":
         return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam == "cvt":
