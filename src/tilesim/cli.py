@@ -48,7 +48,7 @@ DEMOS: list[tuple[str, str]] = [
 # file suffix -> (ISA, "module:function", options that ISA accepts)
 RUNNERS: dict[str, tuple[str, str, frozenset[str]]] = {
     ".tt": ("Tensix", "tilesim.tensix.cli:run_file", frozenset({"rounding_model"})),
-    ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target", "blocks", "entry"})),
+    ".pto": ("PTO", "tilesim.pto.runner:run_file", frozenset({"target", "blocks", "entry", "strict"})),
     ".s": ("AME", "tilesim.ame.cli:run_file", frozenset({"accumulation", "macs_per_cycle", "quantize"})),
 }
 
@@ -175,6 +175,8 @@ def run(
     entry: Optional[str] = typer.Option(None, help="PTO: the function to run (default: pto.entry, else first)"),
     quantize: bool = typer.Option(False, "--quantize", help="AME: mld rounds (RND) and clamps inputs that do not "
                                                             "fit the format, instead of stopping (a flag, or 0/1)"),
+    strict: bool = typer.Option(False, "--strict", help="PTO: stop at the first element a conversion computes by a "
+                                                        "C++-undefined cast (target cpu), instead of warning"),
 ) -> None:
     """Run a program file; the ISA is chosen by its suffix."""
     options = {"target": target, "accumulation": accumulation, "rounding_model": rounding_model,
@@ -184,7 +186,8 @@ def run(
         raise TilesimError(f"unknown program type {program.suffix!r}; known: " + ", ".join(sorted(RUNNERS)),
                            instruction="tilesim run", operand="program", rule="cli.suffix", value=str(program))
     isa, spec, accepted = runner
-    given = {k: v for k, v in {**options, "quantize": quantize or None}.items() if v is not None}
+    given = {k: v for k, v in {**options, "quantize": quantize or None, "strict": strict or None}.items()
+             if v is not None}
     for k in given:
         if k not in accepted:
             raise TilesimError(f"--{k.replace('_', '-')} does not apply to {isa} programs",

@@ -1,4 +1,5 @@
-"""The whole-tile max/min/arg fast path (``extreme``) equals the element scan it replaced (``extreme_scan``)."""
+"""The whole-tile max/min/arg fast paths (``extreme``, and ``line_extremes`` for the value-only reduces) equal the
+element scan they replaced (``extreme_scan``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 from hypothesis import assume, given, strategies as st
 
 from tilesim.pto import get_dtype
-from tilesim.pto.ops.reduce import extreme, extreme_scan
+from tilesim.pto.ops.reduce import extreme, extreme_scan, line_extremes
 from tilesim.pto.targets import NAN_MODES
 
 DTS = ("f32", "f16", "bf16", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64")
@@ -42,3 +43,35 @@ def test_fast_extreme_equals_the_scan(case, kind, nan_mode, axis, float_view, na
     assert val.dtype == want_val.dtype and np.array_equal(val, want_val)
     if need_index:
         assert np.array_equal(idx, want_idx)
+
+
+@given(lanes(), st.sampled_from(("max", "min")), st.sampled_from(NAN_MODES), st.integers(0, 1))
+def test_line_extremes_equal_the_scan(case, kind, nan_mode, axis):
+    dt, bits = case
+    val = line_extremes(bits, dt, kind, nan_mode, axis)
+    want = extreme_scan(bits, dt, kind, nan_mode, axis)[1]
+    assert val.dtype == want.dtype and np.array_equal(val, want)
+
+
+@given(lanes(), st.sampled_from(("max", "min")), st.sampled_from(NAN_MODES), st.integers(0, 1), st.booleans())
+def test_index_only_extreme_equals_the_scan(case, kind, nan_mode, axis, nan_index_last):
+    dt, bits = case
+    idx, val = extreme(bits, dt, kind, nan_mode, axis, nan_index_last=nan_index_last, need_value=False)
+    assert val is None and np.array_equal(idx, extreme_scan(bits, dt, kind, nan_mode, axis,
+                                                            nan_index_last=nan_index_last)[0])
+
+
+@given(st.sampled_from(("f32", "f16", "i32", "u16")), st.integers(0, 2 ** 32 - 1), st.sampled_from(NAN_MODES))
+def test_long_rows_column_arg_equals_the_scan(dtname, seed, nan_mode):
+    """Rows of >= 1024 elements take the one-row ufunc buffer (PTO65); numpy's buffer size is restored."""
+    dt = get_dtype(dtname)
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 1 << dt.bits, 5, dtype=np.uint64).astype(dt.lane)
+    if dt.is_float:
+        pool = np.concatenate([pool, np.array((_SPECIAL32 if dt.name == "f32" else _SPECIAL16)[:6], dt.lane)])
+    bits = rng.choice(pool, (int(rng.integers(1, 40)), int(rng.integers(1024, 1300))))
+    before = np.getbufsize()
+    idx, val = extreme(bits, dt, "max", nan_mode, 0)
+    want_idx, want_val = extreme_scan(bits, dt, "max", nan_mode, 0)
+    assert np.getbufsize() == before
+    assert np.array_equal(idx, want_idx) and np.array_equal(val, want_val)

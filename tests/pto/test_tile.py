@@ -212,3 +212,43 @@ def test_dtype_names():
     assert pto.get_dtype(np.float32).name == "f32"
     with pytest.raises(DtypeError):
         pto.get_dtype("f8")
+
+
+def test_kept_views_follow_placement_and_valid_region():
+    """bits/valid_bits are made once per placement and valid region (PTO65), and still see the bytes."""
+    from tilesim.pto.memory import Memory
+    mem = Memory("a5")
+    a = Tile("vec", "f32", 2, 8)
+    a.fill(np.arange(16, dtype=np.float32).reshape(2, 8))
+    mem.place(a, 0)                                   # now a view of UB at 0: the buffer's zeros
+    assert not a.bits.any()
+    b = Tile("vec", "f32", 2, 8)
+    mem.place(b, 0)                                   # b aliases a
+    b.values[1, 3] = 7.5
+    assert a.values[1, 3] == 7.5 and a.valid_values[1, 3] == 7.5
+    a.set_valid(1, 4)
+    assert a.valid_bits.shape == (1, 4) and np.shares_memory(a.valid_bits, b.bits)
+
+
+def test_static_checks_are_remembered_only_when_they_pass():
+    """Op.static: a bad operand type raises on every call; a good one is not re-checked (PTO65)."""
+    src = Tile.from_array(np.ones((2, 8), np.float32))
+    bad = Tile("vec", "f16", 2, 16, valid=(2, 1))
+    for _ in range(2):
+        with pytest.raises(DtypeError):
+            pto.trowmax(bad, src, target="a5")
+    good = Tile("vec", "f32", 2, 8, valid=(2, 1))
+    for _ in range(2):
+        assert pto.trowmax(good, src, target="a5").valid_values.ravel().tolist() == [1.0, 1.0]
+    with pytest.raises(GeometryError):                # same types, a dynamic check still runs
+        pto.trowmax(good.set_valid(1, 1), src, target="a5")
+
+
+def test_a_copied_or_unpickled_tile_still_views_its_bytes():
+    import copy
+    import pickle
+    t = Tile.from_array(np.arange(16, dtype=np.float32).reshape(2, 8))
+    for u in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+        u.values[1, 2] = 99.0
+        assert u.storage().view(np.float32)[10] == 99.0 and u.valid_values[1, 2] == 99.0
+    assert t.values[1, 2] == 10.0

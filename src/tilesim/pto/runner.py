@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 from rich.table import Table
 
+from .ops.convert_cpu import UndefinedCastWarning
 from .text import Interpreter, Stmt
 from .text.interp import parse_file
 from .tile import Tile
@@ -31,10 +34,12 @@ def outputs_table(results: dict[str, np.ndarray], title: str) -> Table:
 
 
 def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool = False,
-             target: str | None = None, blocks: int = 1, entry: str | None = None) -> dict[str, np.ndarray]:
+             target: str | None = None, blocks: int = 1, entry: str | None = None,
+             strict: bool = False) -> dict[str, np.ndarray]:
     """Run ``path`` on ``target`` (default: the module's ``pto.target_arch``, else a5), ``blocks`` times;
-    print a table of the outputs and any sync/pipe findings, return the outputs."""
-    it = Interpreter(parse_file(path), inputs, target, blocks=blocks)
+    print a table of the outputs and any sync/pipe findings, return the outputs. Elements converted by a
+    C++-undefined cast are counted in a warning line on stderr; ``strict`` makes the first one an error."""
+    it = Interpreter(parse_file(path), inputs, target, blocks=blocks, strict=strict)
     prof = it.prof
 
     def show(st: Stmt, results: list) -> None:
@@ -42,7 +47,11 @@ def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool 
         console.print(f"[dim]{st.line:4d}[/] {st.op}" + (f" -> {made}" if made else ""))
 
     it.trace = show if trace else None
-    results = it.run(entry)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedCastWarning)  # said once, below, on stderr
+        results = it.run(entry)
+    for line in it.undefined_summary():
+        print(f"warning: {line}", file=sys.stderr)
     console.print(outputs_table(results, f"{Path(path).name} on {prof.name}"
                                 + (f", {blocks} blocks" if blocks > 1 else "")))
     for issue in it.issues:

@@ -108,6 +108,10 @@ class Tile:
             pad = PADS[pad]
         self.pad = _norm(pad, PADS, "pad", "pto.tile.pad")
         self.inner_rows, self.inner_cols = self._inner_box()
+        self._layout = self._layout_name()
+        #: what an op's static checks read (:meth:`~tilesim.pto.ops._common.Op.static`); fixed for the tile's life
+        self.signature = (self.loc, self.dtype.name, self.rows, self.cols, self.blayout, self.slayout, self.fractal,
+                          self.pad)
         self._check_static()
         self.addr: int | None = None
         #: lanes whose value the last TCVT on target ``cpu`` wrote through an undefined C++ cast (x86-64's result)
@@ -116,6 +120,7 @@ class Tile:
         self._mem = np.zeros(self.span, np.uint8)
         self._off = 0
         self._shadow = np.zeros((self.rows, self.cols), self.dtype.lane) if self.is_boxed else None
+        self._bits = self._view()
         self._valid = (self.rows, self.cols)
         self.set_valid(*(valid if valid is not None else (self.rows, self.cols)))
 
@@ -162,6 +167,10 @@ class Tile:
     @property
     def bits(self) -> np.ndarray:
         """The logical (rows, cols) lane codes: a view of the tile's bytes (ND, DN) or its logical copy (boxed)."""
+        return self._bits
+
+    def _view(self) -> np.ndarray:
+        """Make :attr:`bits`: made once per placement (``__init__``, :meth:`bind`), since ops read it per call."""
         if self._shadow is not None:
             return self._shadow
         lanes = self._mem[self._off: self._off + self.span].view(self.dtype.lane)
@@ -173,12 +182,23 @@ class Tile:
     def bits(self, value) -> None:
         self.bits[...] = value
 
+    def __getstate__(self) -> dict:
+        # the kept views are remade on unpickling, so that they view the unpickled bytes (a pickled view is a copy)
+        return {k: v for k, v in self.__dict__.items() if k not in ("_bits", "_valid_bits")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bits = self._view()
+        self._valid_bits = self._bits[: self._valid[0], : self._valid[1]]
+
     def bind(self, data: np.ndarray, offset: int) -> "Tile":
         """View ``data`` (a uint8 buffer) from byte ``offset`` on: the tile now reads and writes those bytes."""
         if data.dtype != np.uint8 or data.ndim != 1 or not 0 <= offset <= data.size - self.span:
             raise GeometryError(f"a {self.span}-byte tile does not fit {data.size} bytes at {offset}",
                                 instruction="Tile.bind", operand="offset", rule="pto.mem.bounds", value=offset)
         self._mem, self._off = data, int(offset)
+        self._bits = self._view()
+        self._valid_bits = self._bits[: self._valid[0], : self._valid[1]]
         self.pull()
         return self
 
@@ -226,6 +246,7 @@ class Tile:
                 raise GeometryError(f"{name} must be an integer in 0..{cap}", instruction="Tile", operand=name,
                                     rule="pto.tile.valid", value=v)
         self._valid = (int(valid_rows), int(valid_cols))
+        self._valid_bits = self._bits[: self._valid[0], : self._valid[1]]
         return self
 
     # ------------------------------------------------------------------ layout
@@ -240,6 +261,9 @@ class Tile:
     @property
     def layout(self) -> str:
         """``ND``, ``DN`` (plain), or the boxed ``Nz``, ``Zn``, ``Zz``, ``Nn``."""
+        return self._layout
+
+    def _layout_name(self) -> str:
         if not self.is_boxed:
             return "ND" if self.is_row_major else "DN"
         outer = "Z" if self.is_row_major else "N"
@@ -317,7 +341,8 @@ class Tile:
 
     @property
     def valid_bits(self) -> np.ndarray:
-        return self.bits[: self.valid_rows, : self.valid_cols]
+        """``bits`` restricted to the valid region (a view kept with the valid region and the placement)."""
+        return self._valid_bits
 
     def fill(self, values, *, rounding: str = "rne") -> "Tile":
         """Write numbers into the top-left of the tile, each rounded once to the dtype.

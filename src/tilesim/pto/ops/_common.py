@@ -28,6 +28,9 @@ from ..tile import Tile
 
 __all__ = ["Op"]
 
+#: (op name, id(profile), operand signatures) -> the profile those operands' static checks passed on
+_PASSED: dict = {}
+
 
 class Op:
     """One call of one op: its name, its target profile, and the checks it makes."""
@@ -39,6 +42,17 @@ class Op:
         if name in self.prof.absent_ops:
             self.fail(f"{self.inst} is not available on target {self.prof.name}", "op", "pto.op.target",
                       self.prof.name, TilesimError)
+
+    def static(self, operands: tuple, checks) -> None:
+        """Run ``checks()``, the checks that read only the operands' types (location, dtype, layout, capacity),
+        unless they passed before for operands of the same types on this profile (ops run in loops)."""
+        key = (self.name, id(self.prof), *[t.signature if isinstance(t, Tile) else type(t) for t in operands])
+        if _PASSED.get(key) is self.prof:  # the value keeps the profile alive, so its id is not reused
+            return
+        checks()
+        if len(_PASSED) > 4096:
+            _PASSED.clear()
+        _PASSED[key] = self.prof
 
     # ---------------------------------------------------------------- errors
     def fail(self, detail: str, operand: str, rule: str, value=None, cls=GeometryError):
@@ -70,7 +84,7 @@ class Op:
 
     def dtypes(self, key: str, sig: tuple, operands: tuple[str, ...]) -> None:
         """Check a dtype signature against the target's table row ``key`` (arg ops share rows)."""
-        if tuple(map(str, sig)) in self.prof.dtypes[key]:
+        if tuple([d.name for d in sig]) in self.prof.dtypes[key]:  # DTypes (the common, accepted case)
             return
         try:
             self.prof.check_dtypes(key, tuple(str(s) for s in sig), operands)

@@ -33,7 +33,12 @@ from ...errors import SpecGapError
 from .. import numerics as nx
 from ..dtypes import DType, get_dtype
 
-__all__ = ["convert", "cast", "x86_cast", "refuse_undefined"]
+__all__ = ["convert", "cast", "x86_cast", "refuse_undefined", "UndefinedCastWarning"]
+
+
+class UndefinedCastWarning(UserWarning):
+    """A run on target ``cpu`` cast NaN, ±Inf or out-of-range floats to integers: undefined behaviour in C++,
+    here x86-64's values, marked in ``Tile.undefined``. ``strict=True`` turns it into an error."""
 
 _F16_MAX = 65504.0
 _I32 = (-(2.0 ** 31), 2.0 ** 31)

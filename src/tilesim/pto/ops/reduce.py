@@ -41,6 +41,9 @@ _ROW_DST_WHAT = "ND, or DN with exactly one column"
 
 
 # ------------------------------------------------------------ extremes
+_REDUCE = {"max": np.maximum.reduce, "min": np.minimum.reduce}
+
+
 def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
             nan_index_last: bool = False, need_index: bool = True,
             need_value: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -64,7 +67,7 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
             key = key.astype(np.float32)
     else:
         key = bits.view(dt.np)
-    ext = (np.maximum if kind == "max" else np.minimum).reduce(key, axis=axis)  # NaN-propagating
+    ext = _REDUCE[kind](key, axis=axis)  # NaN-propagating
     special = None
     if key.dtype.kind == "f":
         zeros_matter = nan_mode == "spec" or not need_index
@@ -73,18 +76,30 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
             special = (ext != ext) | (ext == 0) if zeros_matter else ext != ext
     if need_index:
         idx = _first_reaching(key, ext, axis)
-        other = np.arange(idx.size)
-        val = (bits[idx, other] if axis == 0 else bits[other, idx]) if need_value or special is not None else None
+        val = np.take_along_axis(bits, np.expand_dims(idx, axis), axis)[0 if axis == 0 else (slice(None), 0)] \
+            if need_value else None
     else:
         idx, val = None, _key_bits(ext, dt)
     if special is not None:
         lines = np.flatnonzero(special)
         sub_idx, sub_val = extreme_scan(np.take(bits, lines, axis=1 - axis), dt, kind, nan_mode, axis,
                                         float_view=float_view, nan_index_last=nan_index_last)
-        val[lines] = sub_val
+        if val is not None:
+            val[lines] = sub_val
         if idx is not None:
             idx[lines] = sub_idx
     return idx, val
+
+
+def line_extremes(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int) -> np.ndarray:
+    """Value lanes of each line's first max/min (the max/min reduces): numpy's reduce of the lanes viewed as
+    numbers when no line's extreme is a NaN or a zero (then every NaN rule agrees, and equal values have equal
+    bits), else :func:`extreme`'s general rule. f32 and the integers only; f16/bf16 go to :func:`extreme`."""
+    if dt.name not in ("bf16", "f16"):
+        ext = _REDUCE[kind](bits.view(dt.np), axis=axis)
+        if dt.is_int or not (np.count_nonzero(ext != ext) or np.count_nonzero(ext) != ext.size):
+            return ext.view(dt.lane)
+    return extreme(bits, dt, kind, nan_mode, axis, need_index=False)[1]
 
 
 def _first_reaching(key: np.ndarray, ext: np.ndarray, axis: int) -> np.ndarray:
@@ -93,12 +108,21 @@ def _first_reaching(key: np.ndarray, ext: np.ndarray, axis: int) -> np.ndarray:
     Along rows numpy's argmax of the equality finds it. Down columns (a
     strided argmax is slow in numpy) each row is weighted ``n - i`` where it
     reaches the extreme and the largest weight is taken: two passes that
-    run over the rows in memory order.
+    run over the rows in memory order. (numpy 2's ufunc buffering copies the
+    rows of the broadcast compare into its buffer to make longer loops; for
+    rows of 1024 or more elements a one-row buffer avoids that copy.)
     """
-    eq = key == np.expand_dims(ext, axis)
     if axis == 1:
-        return eq.argmax(axis=1)
-    n = key.shape[0]
+        return (key == ext[:, None]).argmax(axis=1)
+    n, m = key.shape
+    if m >= 1024:  # long rows: a buffer of one row stops numpy copying them to grow its loop (2x faster here)
+        old = np.setbufsize(m // 16 * 16)
+        try:
+            eq = key == ext
+        finally:
+            np.setbufsize(old)
+    else:
+        eq = key == ext
     if n <= 256:  # weights n-1-i fit a byte; a line that reaches only at its last row scores 0 -> n-1
         w = eq.view(np.uint8)
         np.multiply(w, np.arange(n - 1, -1, -1, dtype=np.uint8)[:, None], out=w)
@@ -251,12 +275,15 @@ def _to_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
 # ------------------------------------------------------------- row family
 def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     op = Op(name, target)
-    op.tile(src, "src")
-    op.tile(dst, "dst")
-    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
-    op.layout(dst, "dst", _ROW_DST, _ROW_DST_WHAT)
-    op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
-    op.tmp(tmp, src)
+
+    def checks():
+        op.tile(src, "src")
+        op.tile(dst, "dst")
+        op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+        op.layout(dst, "dst", _ROW_DST, _ROW_DST_WHAT)
+        op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
+        op.tmp(tmp, src)
+    op.static((src, dst, tmp), checks)
     if op.prof.empty_reduce_cpu and 0 in src.valid:
         op.rows_match(src, dst, "dst", "src")
         if name != "trowmin":  # TRowMin returns early; the others' loops run
@@ -267,8 +294,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     bits = src.valid_bits
     f = op.prof.flush_denormals
     if name in ("trowmax", "trowmin"):
-        out = extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 1, need_index=False)[1]
-        out = _convert_exact(out, src.dtype, dst.dtype)
+        out = _convert_exact(line_extremes(bits, src.dtype, name[4:], op.prof.nan_mode, 1), src.dtype, dst.dtype)
     elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.name == dst.dtype.name == "f32":
         out = _vectorised_rowsum(bits)
     else:
@@ -332,12 +358,15 @@ def trowprod(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> T
 # ---------------------------------------------------------- column family
 def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = False) -> Tile:
     op = Op(name, target)
-    op.tile(src, "src")
-    op.tile(dst, "dst")
-    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
-    op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
-    op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
-    op.tmp(tmp, src)
+
+    def checks():
+        op.tile(src, "src")
+        op.tile(dst, "dst")
+        op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+        op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
+        op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
+        op.tmp(tmp, src)
+    op.static((src, dst, tmp), checks)
     op.cols_match(src, dst, "dst", "src")
     if op.prof.empty_reduce_cpu and 0 in src.valid:
         if name != "tcolmin":  # TColMin returns early; the others' loops run
@@ -349,8 +378,7 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     bits = src.valid_bits
     f = op.prof.flush_denormals
     if name in ("tcolmax", "tcolmin"):
-        out = _convert_exact(extreme(bits, src.dtype, name[4:], op.prof.nan_mode, 0, need_index=False)[1],
-                             src.dtype, dst.dtype)
+        out = _convert_exact(line_extremes(bits, src.dtype, name[4:], op.prof.nan_mode, 0), src.dtype, dst.dtype)
     elif is_binary and op.prof.colsum_pairwise:
         out = _pairwise_sum(bits, src.dtype, dst.dtype, f)
     else:
@@ -415,7 +443,7 @@ def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     if dst_val is not None:
         op.rows_match(src, dst_val, "dst_val", "src")
     idx, val = extreme(src.valid_bits, src.dtype, name[-3:], op.prof.nan_mode, 1, need_value=dst_val is not None)
-    idx_lanes = _index_lanes(idx, dst_idx.dtype, op)
+    idx_lanes = _index_lanes(idx, dst_idx.dtype, op, src.valid_cols)
     dst_idx.bits[: src.valid_rows, 0] = idx_lanes
     if dst_val is not None:
         dst_val.bits[: src.valid_rows, 0] = val
@@ -423,9 +451,10 @@ def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     return dst_idx
 
 
-def _index_lanes(idx: np.ndarray, dt: DType, op: Op) -> np.ndarray:
-    """Index lanes of ``dt``: a plain cast when every index fits (the common case), else to_bits' range error."""
-    if idx.size and int(idx.max()) <= dt.format.int_max:
+def _index_lanes(idx: np.ndarray, dt: DType, op: Op, below: int | None = None) -> np.ndarray:
+    """Index lanes of ``dt``: a plain cast when every index fits (the common case), else to_bits' range error.
+    ``below``: a bound every index is known to lie under (then no pass over the indices checks them)."""
+    if (below is not None and below - 1 <= dt.format.int_max) or (idx.size and int(idx.max()) <= dt.format.int_max):
         return idx.astype(dt.np).view(dt.lane)
     return to_bits(idx, dt, what=op.inst)
 
@@ -456,16 +485,20 @@ def trowargmin(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Ti
 def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, target):
     op = Op(name, target)
     prof = op.prof
-    op.tile(src, "src")
-    op.tile(dst_idx, "dst_idx")
-    op.layout(src, "src", ("NONEBOX",), "ND or DN (none_box)")
-    op.layout(dst_idx, "dst_idx", ("ND",), "ND (row_major, none_box)")
-    if dst_val is not None:
-        op.tile(dst_val, "dst_val")
-        op.layout(dst_val, "dst_val", ("ND",), "ND (row_major, none_box)")
-        op.same_dtype(src, dst_val, "dst_val", "src")
-    op.dtypes("tcolarg_val" if dst_val is not None else "tcolarg", (src.dtype, dst_idx.dtype), ("src", "dst_idx"))
-    op.tmp(tmp, src)
+
+    def checks():
+        op.tile(src, "src")
+        op.tile(dst_idx, "dst_idx")
+        op.layout(src, "src", ("NONEBOX",), "ND or DN (none_box)")
+        op.layout(dst_idx, "dst_idx", ("ND",), "ND (row_major, none_box)")
+        if dst_val is not None:
+            op.tile(dst_val, "dst_val")
+            op.layout(dst_val, "dst_val", ("ND",), "ND (row_major, none_box)")
+            op.same_dtype(src, dst_val, "dst_val", "src")
+        op.dtypes("tcolarg_val" if dst_val is not None else "tcolarg", (src.dtype, dst_idx.dtype),
+                  ("src", "dst_idx"))
+        op.tmp(tmp, src)
+    op.static((src, dst_idx, dst_val, tmp), checks)
     op.nonzero(src, "src")
     if dst_idx.valid_rows != 1:
         op.fail(f"must have exactly 1 valid row, not {dst_idx.valid_rows}", "dst_idx", "pto.op.dst_rows",
@@ -485,11 +518,12 @@ def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
     # A2A3 (propagate): !(old >= new) is true once a NaN is involved, so every later row takes the index.
     idx, val = extreme(src.valid_bits, src.dtype, kind, prof.nan_mode, 0, float_view=float_view,
                        nan_index_last=True, need_value=dst_val is not None)
+    below = src.valid_rows
     if prof.colarg_f16_index and two_byte and dst_val is None:
         # A2A3 half index-only path: s16 -> f16 (round half away) -> s32; exact only up to 2048.
-        from ... import formats
         idx = formats.decode(formats.encode(idx.astype(np.int64), "fp16", rounding="rmm"), "fp16").astype(np.int64)
-    idx_lanes = _index_lanes(idx, dst_idx.dtype, op)
+        below = None  # rounding can carry an index past the last row
+    idx_lanes = _index_lanes(idx, dst_idx.dtype, op, below)
     dst_idx.bits[0, : src.valid_cols] = idx_lanes
     if dst_val is not None:
         dst_val.bits[0, : src.valid_cols] = val

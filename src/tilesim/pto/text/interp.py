@@ -31,6 +31,7 @@ functions, every tile result.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections import ChainMap
 from fractions import Fraction
 from pathlib import Path
@@ -43,6 +44,7 @@ from .. import numerics as nx
 from ..dtypes import DTYPES, get_dtype
 from ..memory import Memory
 from ..ops import OPS
+from ..ops.convert_cpu import UndefinedCastWarning
 from ..targets import DEFAULT_TARGET, Profile, get_target
 from ..tile import Tile, to_bits
 from . import scalars as sc
@@ -115,17 +117,26 @@ class Interpreter:
         blocks: run the kernel this many times (``get_block_idx`` = 0 .. blocks-1) on shared global memory.
         level: ``"level3"`` requires every ``alloc_tile`` to have an address (PTOAS ``--pto-level=level3``).
         stdout: where ``tprint`` writes (default ``sys.stdout``).
+        strict: stop with ``SpecGapError`` (``pto.tcvt.undefined``) at the first element a conversion computes
+            by an undefined C++ cast (target ``cpu``; ``a2a3``/``a5`` refuse those always). Without it such
+            elements get x86-64's values, :attr:`undefined` counts them and :meth:`run` warns
+            (:class:`~tilesim.pto.ops.convert_cpu.UndefinedCastWarning`).
     """
 
     def __init__(self, program: Program, inputs: dict | None = None, target=None,
                  trace: Callable[[Stmt, list], None] | None = None, *, blocks: int = 1, level: str | None = None,
-                 stdout=None) -> None:
+                 stdout=None, strict: bool = False) -> None:
         self.program = program
         if inputs is not None and not isinstance(inputs, dict):
             raise TilesimError("inputs must be a dict of arrays by argument name", instruction="pto.run",
                                operand="inputs", rule="pto.interp.input", value=type(inputs).__name__)
         self.inputs = dict(inputs or {})
         self.prof: Profile = get_target(target if target is not None else (program_target(program) or DEFAULT_TARGET))
+        if not isinstance(strict, bool):
+            raise TilesimError("strict must be True or False", instruction="pto.run", operand="strict",
+                               rule="pto.interp.strict", value=strict)
+        if strict and not self.prof.strict:
+            self.prof = self.prof.with_(strict=True)
         self.trace = trace
         if not isinstance(blocks, int) or isinstance(blocks, bool) or blocks < 1:
             raise TilesimError("blocks must be a positive integer", instruction="pto.run", operand="blocks",
@@ -140,6 +151,8 @@ class Interpreter:
         self.tile_args: dict[str, Tile] = {}
         self.results: dict[str, Tile] = {}
         self.issues: list[str] = []
+        #: ``(line, op, elements)`` for each statement run that marked elements in ``Tile.undefined``
+        self.undefined: list[tuple[int, str, int]] = []
         self.sync_traces: list = []
         self._plans: dict[int, Plan] = {}
         self._constants = _constant_names(program)
@@ -176,7 +189,19 @@ class Interpreter:
             self.sync_traces.append(self.sync.trace)
             tag = f"block {b}: " if self.blocks > 1 else ""
             self.issues += [tag + i for i in self.sync.issues + self.pipes.leftovers()]
+        for message in self.undefined_summary():
+            warnings.warn(message, UndefinedCastWarning, stacklevel=2)
         return self._outputs()
+
+    def undefined_summary(self) -> list[str]:
+        """One line per statement that marked elements undefined: where, which op, how many elements in all."""
+        counts: dict = {}
+        for line, op, n in self.undefined:
+            counts[(line, op)] = counts.get((line, op), 0) + n
+        where = self.program.source or "<text>"
+        return [f"{where}:{line}: {op}: {n} element{'s' if n != 1 else ''} converted by a float->int cast that "
+                "C++ leaves undefined (NaN, Inf or out of range, no saturation); they hold x86-64's values "
+                "(strict mode stops here instead)" for (line, op), n in sorted(counts.items())]
 
     def _run_entry(self, fn: Func, args: dict) -> None:
         """Run the entry; a cube/vector entry whose pipe peers (``peer_func``) take arguments of the same
@@ -976,10 +1001,12 @@ class Interpreter:
                 t.name == "memref" for t in list(st.in_types) + list(st.out_types)):
             # PTOAS verifies TEXTRACT/TINSERT per target only on tile_buf operands, not on memrefs (PTO43)
             prof = prof.with_(name=prof.name, window_paths=None, quant_paths=None)
+        marks = [(t, t.undefined) for t in outs if isinstance(t, Tile)]
         call_op(key, fn, outs, args_in, dict(st.attrs), prof)
-        for t in outs:
-            if isinstance(t, Tile):
-                t.push()
+        for t, before in marks:
+            t.push()
+            if t.undefined is not before and t.undefined is not None and t.undefined.any():
+                self.undefined.append((st.line, st.op, int(np.count_nonzero(t.undefined))))
         for arr, pv, extra, write in windows:
             if write:
                 g = pv.view.ptr.glob
@@ -1358,14 +1385,14 @@ _SPECIAL = {
 
 def run_text(text: str, inputs: dict | None = None, target=None, *, source: str | None = None,
              entry: str | None = None, trace=None, blocks: int = 1, level: str | None = None,
-             stdout=None) -> dict[str, np.ndarray]:
+             stdout=None, strict: bool = False) -> dict[str, np.ndarray]:
     """Parse and run program text; see :func:`run_file`."""
     return Interpreter(parse(text, source), inputs, target, trace, blocks=blocks, level=level,
-                       stdout=stdout).run(entry)
+                       stdout=stdout, strict=strict).run(entry)
 
 
 def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None = None, trace=None,
-             blocks: int = 1, level: str | None = None, stdout=None) -> dict[str, np.ndarray]:
+             blocks: int = 1, level: str | None = None, stdout=None, strict: bool = False) -> dict[str, np.ndarray]:
     """Run a ``.pto`` file on ``target`` and return its outputs by name.
 
     Args:
@@ -1378,12 +1405,17 @@ def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None
         blocks: run the kernel once per block (``get_block_idx`` 0 .. blocks-1) on shared global memory.
         level: ``"level3"``: every ``alloc_tile`` must give ``addr =`` (PTOAS ``--pto-level=level3``).
         stdout: where ``tprint`` writes (default ``sys.stdout``).
+        strict: raise at the first element a conversion computes by a C++-undefined cast (see
+            :class:`Interpreter`); without it such elements are counted and a ``UndefinedCastWarning`` says how many.
 
     Raises:
         ParseError: malformed text, or a program error (undefined value, unsupported op) with its line.
         TilesimError: an op's check failed; the error carries the statement's line and column.
+        SpecGapError: under ``strict``, rule ``pto.tcvt.undefined``, naming the op, the operand, the first
+            offending element's position and its value.
     """
-    return Interpreter(parse_file(path), inputs, target, trace, blocks=blocks, level=level, stdout=stdout).run(entry)
+    return Interpreter(parse_file(path), inputs, target, trace, blocks=blocks, level=level, stdout=stdout,
+                       strict=strict).run(entry)
 
 
 def parse_file(path) -> Program:
