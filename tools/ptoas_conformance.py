@@ -77,6 +77,9 @@ REASONS = {
     # per-target TEXTRACT/TINSERT rules and ops a target lacks (PTO43)
     "pto.op.layout": r"textract src/dst to use ND layout",
     "pto.op.dtype": r"(textract|tinsert) element types? to be|tgather src element type",
+    "pto.parse.tile_buf.duplicate": r"duplicate \w+ in tile_buf compact syntax",
+    "pto.parse.tile_buf.static_shape": r"expected static shape",
+    "pto.parse.tile_buf.valid_dims": r"valid must have exactly two dims",
     "pto.op.target": r"is only supported on", "pto.op.loc": r"supported src/dst loc pair|to use loc=|to be in the \w+ address space",
 }
 

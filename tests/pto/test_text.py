@@ -124,18 +124,21 @@ def test_tile_types():
     assert _spec("!pto.tile<...>") is None
 
 
-@pytest.mark.parametrize("text,frag", [
-    (KEYED.replace("dtype=f32, rows=16", "rows=16, dtype=f32"), "order"),
-    (KEYED.replace("pad=0", "pad=0, colour=red"), "unknown tile_buf field"),
-    (KEYED.replace(", fractal=512", ""), "missing fractal"),
-    ("!pto.tile_buf<vec, f32>", "compact tile_buf"),
-    ("!pto.tile_buf<vec, 16x16xf32, shade=1>", "unknown compact"),
-    ("!pto.tile_buf<vec, 16x128xf32, valid=16x1, valid=16x2>", "duplicate valid"),
+@pytest.mark.parametrize("text,frag,rule", [
+    (KEYED.replace("dtype=f32, rows=16", "rows=16, dtype=f32"), "order", "pto.parse.type"),
+    (KEYED.replace("pad=0", "pad=0, colour=red"), "unknown tile_buf field", "pto.parse.type"),
+    (KEYED.replace(", fractal=512", ""), "missing fractal", "pto.parse.type"),
+    ("!pto.tile_buf<vec, f32>", "compact tile_buf", "pto.parse.type"),
+    ("!pto.tile_buf<vec, 16x16xf32, shade=1>", "unknown compact", "pto.parse.type"),
+    ("!pto.tile_buf<vec, 8x32xf16, valid=8x4, valid=8x8>", "duplicate valid", "pto.parse.tile_buf.duplicate"),
+    ("!pto.tile_buf<vec, 8x?xf16>", "expected static shape", "pto.parse.tile_buf.static_shape"),
+    ("!pto.tile_buf<vec, 8x32xf16, valid=8x4x1>", "exactly two dims", "pto.parse.tile_buf.valid_dims"),
+    ("!pto.tile_buf<vec, 8x32xf16, valid=8x4xf16>", "exactly two dims", "pto.parse.tile_buf.valid_dims"),
 ])
-def test_bad_tile_types(text, frag):
+def test_bad_tile_types(text, frag, rule):
     with pytest.raises(ParseError) as e:
         _spec(text)
-    assert frag in e.value.detail and e.value.rule == "pto.parse.type" and e.value.line == 1
+    assert frag in e.value.detail and e.value.rule == rule and e.value.line == 1
 
 
 # --------------------------------------------------------------- interpreter

@@ -55,9 +55,8 @@ class TileSpec:
                     self.fractal, self.pad)
 
 
-def _err(t: TypeRef, detail: str) -> ParseError:
-    return ParseError(detail, instruction="pto.type", operand=t.text(), rule="pto.parse.type", line=t.line,
-                      column=t.column)
+def _err(t: TypeRef, detail: str, rule: str = "pto.parse.type") -> ParseError:
+    return ParseError(detail, instruction="pto.type", operand=t.text(), rule=rule, line=t.line, column=t.column)
 
 
 def _dim(t: TypeRef, v, what: str):
@@ -153,20 +152,25 @@ def _compact(t: TypeRef, prof: Profile) -> TileSpec:
     if len(params) < 2 or params[0][0] is not None or params[1][0] is not None or not isinstance(params[1][1], Shape):
         raise _err(t, "a compact tile_buf starts with a location and RxCxdtype (e.g. vec, 16x128xf32)")
     loc, shape = str(params[0][1]), params[1][1]
-    if len(shape.dims) != 2 or shape.elem is None or None in shape.dims:
+    if len(shape.dims) != 2 or shape.elem is None:
         raise _err(t, "the compact shape must be RxCxdtype with integer R and C")
+    if None in shape.dims:
+        raise _err(t, "expected static shape: the compact shape RxC takes integers (put ? in valid=...)",
+                   rule="pto.parse.tile_buf.static_shape")
     kw = {}
     for k, v in params[2:]:
         if k not in _COMPACT_KEYS:
             raise _err(t, f"unknown compact tile_buf field {k!r}; fields are {', '.join(_COMPACT_KEYS)}")
         if k in kw:
-            raise _err(t, f"duplicate {k} in a compact tile_buf")      # as PTOAS's compact-syntax parser
+            raise _err(t, f"duplicate {k} in tile_buf compact syntax; give each field once",
+                       rule="pto.parse.tile_buf.duplicate")      # as PTOAS's compact-syntax parser
         kw[k] = v
     valid = shape.dims
     if "valid" in kw:
         v = kw["valid"]
         if not isinstance(v, Shape) or len(v.dims) != 2 or v.elem is not None:
-            raise _err(t, "valid must be VRxVC (e.g. valid=16x1 or valid=?x?)")
+            raise _err(t, "tile_buf valid must have exactly two dims, VRxVC (e.g. valid=16x1 or valid=?x?)",
+                       rule="pto.parse.tile_buf.valid_dims")
         valid = v.dims
     blayout = kw.get("blayout")
     if blayout is None:
