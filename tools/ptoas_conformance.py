@@ -80,6 +80,8 @@ REASONS = {
     "pto.parse.tile_buf.duplicate": r"duplicate \w+ in tile_buf compact syntax",
     "pto.parse.tile_buf.static_shape": r"expected static shape",
     "pto.parse.tile_buf.valid_dims": r"valid must have exactly two dims",
+    "pto.tquant.offset": r"quantization (requires an|must not have an) offset operand",
+    "pto.tquant.quant_type": r"expects dst element type u?i8 for INT8_",
     "pto.op.target": r"is only supported on", "pto.op.loc": r"supported src/dst loc pair|to use loc=|to be in the \w+ address space",
 }
 

@@ -455,6 +455,38 @@ def test_module_verifier_rejects_what_ptoas_rejects_in_any_function(text, rule):
     assert ei.value.rule == rule and ei.value.line > 1
 
 
+def _tquant(dst: str, quant: str, offset: bool) -> str:
+    """A TQUANT whose 8x8 u8/i8 dst is too narrow to place (8 bytes a row): only a check made before placement sees
+    its quant_type/offset mismatch."""
+    m = "memref<8x8x{}, #pto.address_space<vec>>".format
+    ins = ["%s", "%fp"] + (["%off"] if offset else [])
+    return ("module {\n  func.func @q() {\n"
+            + "".join(f"    {v} = memref.alloc() : {m('f32')}\n" for v in ins)
+            + f"    %d = memref.alloc() : {m(dst)}\n"
+            + f"    pto.tquant ins({', '.join(ins)} : {', '.join([m('f32')] * len(ins))}) outs(%d : {m(dst)})"
+            + f" {{quant_type = #pto<quant_type {quant}>}}\n    return\n  }}\n}}\n")
+
+
+@pytest.mark.parametrize("dst, quant, offset, rule, frag", [
+    ("ui8", "INT8_ASYM", False, "pto.tquant.offset", "requires an offset operand"),
+    ("i8", "INT8_SYM", True, "pto.tquant.offset", "must not have an offset operand"),
+    ("ui8", "INT8_SYM", False, "pto.tquant.quant_type", "dst element type i8 for INT8_SYM"),
+    ("i8", "INT8_ASYM", True, "pto.tquant.quant_type", "dst element type u8 for INT8_ASYM"),
+])
+def test_tquant_operands_are_checked_against_quant_type_before_placement(dst, quant, offset, rule, frag):
+    text = _tquant(dst, quant, offset)
+    with pytest.raises(TilesimError) as ei:
+        pto.run_text(text, {}, target="a5")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "pto.tquant" in ln)
+    assert ei.value.rule == rule and frag in ei.value.detail and ei.value.line == line
+
+
+def test_tquant_with_matching_operands_passes_the_verifier_and_fails_only_at_placement():
+    with pytest.raises(TilesimError) as ei:
+        pto.run_text(_tquant("ui8", "INT8_ASYM", True), {}, target="a5")
+    assert ei.value.rule == "pto.tile.align"
+
+
 def test_module_verifier_accepts_a_consistent_pipe_pair():
     text = _pair(CUBE_INIT, VEC_INIT, pop_args="(%c4, %c4)", v="?").replace(
         "  func.func @vec() " + _VEC + " {\n", "  func.func @vec() " + _VEC + " {\n    %c4 = arith.constant 4 : index\n")

@@ -31,9 +31,19 @@ from ..tile import Tile
 from . import convert_cpu
 from ._common import Op
 
-__all__ = ["tquant", "tdequant", "trandom", "QUANT_TYPES"]
+__all__ = ["tquant", "tdequant", "trandom", "QUANT_TYPES", "quant_type_name"]
 
 QUANT_TYPES = {"int8sym": "INT8_SYM", "int8asym": "INT8_ASYM", "0": "INT8_SYM", "1": "INT8_ASYM"}
+#: the dst dtype each quant type writes
+QUANT_DST = {"INT8_SYM": "i8", "INT8_ASYM": "u8"}
+
+
+def quant_type_name(quant_type) -> str | None:
+    """INT8_SYM / INT8_ASYM for a quant_type as written (``#pto<quant_type INT8_ASYM>``, ``int8_asym``, 1); else None."""
+    key = str(quant_type).strip()
+    if key.startswith("#") and "<" in key:
+        key = key[key.index("<") + 1: key.rindex(">")].split()[-1]
+    return QUANT_TYPES.get(key.lower().replace("_", ""))
 _U32 = np.uint64(0xFFFFFFFF)
 
 
@@ -61,17 +71,14 @@ def tquant(dst: Tile, src: Tile, fp: Tile, offset: Tile | None = None, *, quant_
     op.tile(src, "src")
     qt = "INT8_ASYM" if quant_type is None and offset is not None else "INT8_SYM"
     if quant_type is not None:
-        key = str(quant_type).strip()
-        if key.startswith("#") and "<" in key:
-            key = key[key.index("<") + 1: key.rindex(">")].split()[-1]
-        qt = QUANT_TYPES.get(key.lower().replace("_", ""))
+        qt = quant_type_name(quant_type)
         if qt is None:
             op.fail("quant_type must be INT8_SYM or INT8_ASYM", "quant_type", "pto.tquant.quant_type", quant_type,
                     TilesimError)
     asym = qt == "INT8_ASYM"
     if src.dtype.name != "f32":
         op.fail(f"src must be f32, not {src.dtype}", "src", "pto.op.dtype", str(src.dtype), DtypeError)
-    want = "u8" if asym else "i8"
+    want = QUANT_DST[qt]
     if dst.dtype.name != want:
         op.fail(f"{qt} writes {want}, dst is {dst.dtype}", "dst", "pto.tquant.quant_type", str(dst.dtype),
                 DtypeError)

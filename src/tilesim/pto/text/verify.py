@@ -19,13 +19,17 @@ verifiers and passes; decision PTO34):
 * ``pto.op.dtype``: the compare form of TGATHER (two ``outs``) takes a src dtype the
   target's ``tgather_compare`` table lacks (PTO43).
 * ``pto.op.loc``: TGET_SCALE_ADDR writes a ``scaling`` tile (pto-isa docs/isa/TGET_SCALE_ADDR.md).
+* ``pto.tquant.quant_type`` / ``pto.tquant.offset``: TQUANT's dst dtype (i8 for INT8_SYM, u8 for INT8_ASYM)
+  and its offset operand (INT8_ASYM only) agree with quant_type, checked before any tile is placed, in
+  the order of PTOAS's TQuantOp verifier (PTOAS lib/PTO/IR/PTO.cpp).
 """
 
 from __future__ import annotations
 
 from ...errors import DtypeError, ParseError
 from ..dtypes import get_dtype
-from .parser import Program, Stmt, TypeRef
+from ..ops.quant import QUANT_DST, quant_type_name
+from .parser import Program, Shape, Stmt, TypeRef
 from .types import memref_location, memref_shape
 
 __all__ = ["verify", "walk"]
@@ -109,6 +113,8 @@ def _check_stmt(program: Program, st: Stmt, defs: dict, consts: dict) -> None:
                 raise _err(program, st, f"the local address %{n} must come from pto.reserve_buffer or "
                                         "pto.import_reserved_buffer when flag_base is not given",
                            "pto.pipe.local_addr")
+    if st.op == "pto.tquant":
+        _check_tquant(program, st)
     if st.op == "pto.tput_async" and st.in_types:
         ty = st.in_types[0]
         if ty.name == "memref" and memref_location(ty) is None:
@@ -118,9 +124,26 @@ def _check_stmt(program: Program, st: Stmt, defs: dict, consts: dict) -> None:
                            "pto.async.shape")
 
 
+def _check_tquant(program: Program, st: Stmt) -> None:
+    qt = quant_type_name(st.attrs.get("quant_type", 0))
+    if qt is None or not st.out_types:
+        return                                   # the run reports a bad quant_type
+    dt = _dtype_of(st.out_types[0])
+    if dt is not None and dt != QUANT_DST[qt]:
+        raise _err(program, st, f"expects dst element type {QUANT_DST[qt]} for {qt} quantization, not {dt}",
+                   "pto.tquant.quant_type")
+    if (len(st.ins) == 3) != (qt == "INT8_ASYM"):
+        raise _err(program, st, f"{qt} quantization requires an offset operand (ins(src, fp, offset))"
+                   if qt == "INT8_ASYM" else f"{qt} quantization must not have an offset operand (ins(src, fp))",
+                   "pto.tquant.offset")
+
+
 def _dtype_of(ty) -> str | None:
-    """The dtype a written tile_buf type names, or None (other types; spellings the run reports)."""
-    dt = ty.param("dtype") if ty is not None and ty.name == "!pto.tile_buf" else None
+    """The dtype a written tile_buf or local memref type names, or None (other types; spellings the run reports)."""
+    if ty is not None and ty.name == "memref" and ty.params and isinstance(ty.params[0][1], Shape):
+        dt = ty.params[0][1].elem
+    else:
+        dt = ty.param("dtype") if ty is not None and ty.name == "!pto.tile_buf" else None
     try:
         return get_dtype(dt).name if isinstance(dt, str) else None
     except DtypeError:
