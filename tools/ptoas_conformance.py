@@ -82,6 +82,7 @@ REASONS = {
     "pto.parse.tile_buf.valid_dims": r"valid must have exactly two dims",
     "pto.tquant.offset": r"quantization (requires an|must not have an) offset operand",
     "pto.tquant.quant_type": r"expects dst element type u?i8 for INT8_",
+    "pto.tstore.count": r"expects dst static element count",
     "pto.op.target": r"is only supported on", "pto.op.loc": r"supported src/dst loc pair|to use loc=|to be in the \w+ address space",
 }
 

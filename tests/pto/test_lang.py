@@ -487,6 +487,31 @@ def test_tquant_with_matching_operands_passes_the_verifier_and_fails_only_at_pla
     assert ei.value.rule == "pto.tile.align"
 
 
+def _tstore(tile: str, view: str) -> str:
+    return ("module {\n  func.func @s(%p: !pto.partition_tensor_view<" + view + "xf32>) {\n"
+            f"    %t = pto.alloc_tile : {tile}\n"
+            f"    pto.tstore ins(%t : {tile}) outs(%p : !pto.partition_tensor_view<{view}xf32>)\n"
+            "    return\n  }\n}\n")
+
+
+@pytest.mark.parametrize("tile, view, bad", [
+    (F32_8x8.replace("v_row=8", "v_row=4"), "8x8", True),           # 32 valid elements into 64
+    ("!pto.tile_buf<vec, 8x8xf32, valid=8x2>", "4x2", True),         # 16 into 8
+    (F32_8x8, "8x8", False),
+    (F32_4x16, "8x8", False),                                        # the same count, reshaped: as PTOAS allows
+    (F32_8x8.replace("v_row=8", "v_row=?"), "8x8", False),           # dynamic valid: checked when it runs
+    ("!pto.tile_buf<vec, 8x8xf32, valid=2x8>", "1x16", False),
+])
+def test_tstore_element_count_of_static_valid_shape_and_view_must_match(tile, view, bad):
+    from tilesim.pto.text.verify import verify
+    if not bad:
+        verify(pto.parse(_tstore(tile, view)))
+        return
+    with pytest.raises(TilesimError) as ei:
+        verify(pto.parse(_tstore(tile, view)))
+    assert ei.value.rule == "pto.tstore.count" and ei.value.line == 4 and "element count" in ei.value.detail
+
+
 def test_module_verifier_accepts_a_consistent_pipe_pair():
     text = _pair(CUBE_INIT, VEC_INIT, pop_args="(%c4, %c4)", v="?").replace(
         "  func.func @vec() " + _VEC + " {\n", "  func.func @vec() " + _VEC + " {\n    %c4 = arith.constant 4 : index\n")

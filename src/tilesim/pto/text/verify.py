@@ -22,9 +22,14 @@ verifiers and passes; decision PTO34):
 * ``pto.tquant.quant_type`` / ``pto.tquant.offset``: TQUANT's dst dtype (i8 for INT8_SYM, u8 for INT8_ASYM)
   and its offset operand (INT8_ASYM only) agree with quant_type, checked before any tile is placed, in
   the order of PTOAS's TQuantOp verifier (PTOAS lib/PTO/IR/PTO.cpp).
+* ``pto.tstore.count``: a TSTORE from a ``tile_buf`` with a static valid shape to a static
+  ``partition_tensor_view`` stores as many elements as the view holds (PTOAS TStoreOp::verify; a
+  1x1024 tile may still fill a 32x32 view).
 """
 
 from __future__ import annotations
+
+import math
 
 from ...errors import DtypeError, ParseError
 from ..dtypes import get_dtype
@@ -115,6 +120,8 @@ def _check_stmt(program: Program, st: Stmt, defs: dict, consts: dict) -> None:
                            "pto.pipe.local_addr")
     if st.op == "pto.tquant":
         _check_tquant(program, st)
+    if st.op == "pto.tstore" and st.in_types and st.out_types:
+        _check_tstore(program, st)
     if st.op == "pto.tput_async" and st.in_types:
         ty = st.in_types[0]
         if ty.name == "memref" and memref_location(ty) is None:
@@ -136,6 +143,30 @@ def _check_tquant(program: Program, st: Stmt) -> None:
         raise _err(program, st, f"{qt} quantization requires an offset operand (ins(src, fp, offset))"
                    if qt == "INT8_ASYM" else f"{qt} quantization must not have an offset operand (ins(src, fp))",
                    "pto.tquant.offset")
+
+
+def _valid_dims(ty: TypeRef) -> tuple | None:
+    """The valid shape a written tile_buf type names (None entries where it says ``?``), or None (other types)."""
+    if ty.name != "!pto.tile_buf" or not ty.params:
+        return None
+    if ty.params[0][0] == "loc":
+        return tuple(None if v in ("?", -1) else v for v in (ty.param("v_row"), ty.param("v_col")))
+    valid = ty.param("valid")
+    shape = valid if isinstance(valid, Shape) else ty.params[1][1] if len(ty.params) > 1 else None
+    return tuple(shape.dims) if isinstance(shape, Shape) else None
+
+
+def _check_tstore(program: Program, st: Stmt) -> None:
+    valid, dst = _valid_dims(st.in_types[0]), st.out_types[0]
+    shape = next((v for _, v in dst.params if isinstance(v, Shape)), None)
+    if dst.name != "!pto.partition_tensor_view" or not valid or shape is None:
+        return
+    counts = [math.prod(d) if d and all(isinstance(x, int) and x > 0 for x in d) else None
+              for d in (shape.dims, valid)]
+    if None not in counts and counts[0] != counts[1]:
+        raise _err(program, st, f"expects dst static element count ({counts[0]}, {dst.text()}) to match src "
+                                f"valid_shape static element count ({counts[1]}, valid {'x'.join(map(str, valid))})",
+                   "pto.tstore.count")
 
 
 def _dtype_of(ty) -> str | None:
