@@ -83,6 +83,7 @@ REASONS = {
     "pto.tquant.offset": r"quantization (requires an|must not have an) offset operand",
     "pto.tquant.quant_type": r"expects dst element type u?i8 for INT8_",
     "pto.tstore.count": r"expects dst static element count",
+    "pto.mem.reserve_manual": r"reserve_buffer with (explicit 'base' \()?auto = false",
     "pto.op.target": r"is only supported on", "pto.op.loc": r"supported src/dst loc pair|to use loc=|to be in the \w+ address space",
 }
 

@@ -512,6 +512,26 @@ def test_tstore_element_count_of_static_valid_shape_and_view_must_match(tile, vi
     assert ei.value.rule == "pto.tstore.count" and ei.value.line == 4 and "element count" in ei.value.detail
 
 
+_MANUAL = ("module {\n  func.func @m() {\n"
+           "    %r = pto.reserve_buffer {name = \"buf\", size = 4096, location = #pto.address_space<vec>, "
+           "auto = {auto}{base}} -> i32\n    return\n  }\n}\n")
+
+
+@pytest.mark.parametrize("level, auto, base, ok", [
+    (None, "false", ", base = 0", False), ("level2", "false", ", base = 0", False),
+    ("level3", "false", ", base = 0", True), (None, "true", "", True),
+])
+def test_manual_reserve_buffer_only_at_level3(level, auto, base, ok):
+    from tilesim.pto.text.verify import verify
+    program = pto.parse(_MANUAL.replace("{auto}", auto).replace("{base}", base))
+    if ok:
+        verify(program, level=level)
+        return
+    with pytest.raises(TilesimError) as ei:
+        verify(program, level=level)
+    assert ei.value.rule == "pto.mem.reserve_manual" and ei.value.line == 3 and "level3" in ei.value.detail
+
+
 def test_module_verifier_accepts_a_consistent_pipe_pair():
     text = _pair(CUBE_INIT, VEC_INIT, pop_args="(%c4, %c4)", v="?").replace(
         "  func.func @vec() " + _VEC + " {\n", "  func.func @vec() " + _VEC + " {\n    %c4 = arith.constant 4 : index\n")

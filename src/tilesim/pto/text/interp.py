@@ -173,7 +173,7 @@ class Interpreter:
     # -------------------------------------------------------------------- run
     def run(self, entry: str | None = None) -> dict[str, np.ndarray]:
         """Run the entry function (or the loose statements) ``blocks`` times; return the outputs."""
-        verify(self.program, self.prof)
+        verify(self.program, self.prof, self.level)
         fn = self._entry(entry) if self.program.funcs else None
         args = self._bind_inputs(fn)
         for b in range(self.blocks):

@@ -25,6 +25,8 @@ verifiers and passes; decision PTO34):
 * ``pto.tstore.count``: a TSTORE from a ``tile_buf`` with a static valid shape to a static
   ``partition_tensor_view`` stores as many elements as the view holds (PTOAS TStoreOp::verify; a
   1x1024 tile may still fill a 32x32 view).
+* ``pto.mem.reserve_manual``: ``reserve_buffer`` with ``auto = false`` (a hand-given ``base``) only at
+  level3, where nothing is planned; below it the planner places local memory (PTOAS PlanMemory, PTO66).
 """
 
 from __future__ import annotations
@@ -75,10 +77,11 @@ def _int_attr(st: Stmt, key: str):
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def verify(program: Program, prof=None) -> None:
+def verify(program: Program, prof=None, level: str | None = None) -> None:
     """Raise the first rule any function of ``program`` breaks (see the module docstring).
 
     prof: the target profile the program will run on (its ``absent_ops``), or None.
+    level: the PTOAS level it runs at (``"level3"``: no memory planning), or None (planned).
     """
     consts: dict = {}
     funcs = {f.name: f for f in program.funcs if f.body is not None}
@@ -92,6 +95,10 @@ def verify(program: Program, prof=None) -> None:
                     consts[r] = st.ins[0].value
         for st in walk(f.body):
             _check_stmt(program, st, defs, consts)
+            if level != "level3" and st.op == "pto.reserve_buffer" and st.attrs.get("auto", True) is False:
+                raise _err(program, st, "cannot use pto.reserve_buffer with auto = false (explicit 'base') when "
+                                        "local memory still requires PlanMemory allocation: set auto = true and "
+                                        "omit base, or run at level3", "pto.mem.reserve_manual")
             if prof is not None:
                 _check_target(program, st, prof)
     _check_peers(program, funcs)
