@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from tilesim.tensix.fpu.common import FpuMode
 from tilesim.tensix.fpu.elementwise import elw_kernel
+from tilesim.tensix.fpu.jit import PARALLEL_MIN
 
 SPECIAL = np.array([0, 1, 0x40000, 0x7F, 0x80, 0x1F, 0x20, 0xFF, 0x3FF7F, 0x7FFFF, 0x400FF, 0x3F8FE, 0x0080,
                     0x20010, 0x20011], np.uint32)
@@ -58,3 +59,15 @@ def test_gmpool_jit_equals_numpy_reference(seed, styles, argmax, strict):
     want = gmpool_kernel(a, b, v, src, dst, argmax, strict, jit=False)
     have = gmpool_kernel(a, b, v, src, dst, argmax, strict, jit=True)
     assert have.dtype == want.dtype and np.array_equal(have, want)
+
+
+def test_parallel_jit_equals_numpy_reference():
+    """A batch large enough for the multi-threaded kernel (one combination: its compilation is slow)."""
+    rng = np.random.default_rng(10)
+    n = -(-PARALLEL_MIN // 128)
+    mode = FpuMode("BF16", True, 5, 5, True)
+    a, b = datums(rng, "BF16", (n, 8, 16)), datums(rng, "BF16", (n, 8, 16))
+    dst = rng.integers(0, 1 << 32, (n, 8, 16), dtype=np.uint64).astype(np.uint32)
+    valid = rng.random((n, 8)) < 0.8
+    want = elw_kernel("mul", a, b, dst, valid, mode, 1, True, "hardware", jit=False)
+    assert np.array_equal(elw_kernel("mul", a, b, dst, valid, mode, 1, True, "hardware", jit=True), want)

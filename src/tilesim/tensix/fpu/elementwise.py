@@ -18,7 +18,7 @@ from ..rounding import (acc_from_dst, acc_to_dst, doc_fidelity_a, doc_fidelity_b
 from ..state import Machine
 from .common import (FpuMode, apply_addr_mod, block_start, check_fp16_datums, check_no_stochastic, dst_row,
                      fidelity_phase, flip_banks, fpu_mode, read_dst_block, require_src, write_dst_block)
-from .jit import elw_batch, elw_block
+from .jit import PARALLEL_MIN, elw_batch, elw_block
 
 __all__ = ["elw_kernel", "HANDLERS", "INT8_MASK_A", "INT8_MASK_B", "saturate_int32"]
 
@@ -54,7 +54,7 @@ def elw_kernel(op: str, a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid
         if b.shape != a.shape:
             b = np.broadcast_to(b, a.shape)
         raw = np.ascontiguousarray(dst_raw)
-        batch = elw_batch(_OPS[op], mode.exp8, mode.dst32)
+        batch = elw_batch(_OPS[op], mode.exp8, mode.dst32, a.size >= PARALLEL_MIN)
         out = batch(a.ravel(), np.ascontiguousarray(b).ravel(), raw.ravel(), np.ascontiguousarray(valid, bool).ravel(),
                     add_dst, phase, mode.a_man, mode.b_man, mode.flush_b)
         return out.reshape(raw.shape).astype(raw.dtype, copy=False)
