@@ -192,7 +192,7 @@ def _ftz32(x: np.ndarray) -> np.ndarray:
 
 
 def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, flush: bool,
-               acc_f32: bool, x86: bool = False) -> np.ndarray:
+               acc_f32: bool, x86: bool = False, layout: str = "ND") -> np.ndarray:
     """Sequential sum or product along ``axis``, as lanes of ``dst``.
 
     ``acc_f32``: float sources accumulate in float32 and round once to ``dst``
@@ -203,7 +203,7 @@ def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, f
     if src.is_int and dst.is_float:  # C++ casts each element to dst's type first (exact: a widening)
         bits, src = convert_cpu.cast(bits, src, dst)[0], dst
     if x86 and not src.is_int:
-        return _sequential_x86(kind, bits, src, dst, axis, acc_f32)
+        return _sequential_x86(kind, bits, src, dst, axis, acc_f32, layout)
     n = bits.shape[axis]
     if src.is_int:
         v = nx.int_view(bits, src)
@@ -227,7 +227,21 @@ def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, f
 _F32 = get_dtype("f32")
 
 
-def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, acc_f32: bool) -> np.ndarray:
+#: (kind, axis, src, dst, src layout) -> (unroll, steps of each unrolled group whose machine code puts the element
+#: first), as clang 19 -O2 unrolls the simulator's ``acc op= x`` loops for f16 sources (PTO70); unlisted:
+#: the element first where each step rounds to dst, else the accumulator first
+_X86_ORDER = {
+    ("sum", 0, "f16", "f16", "ND"): (4, {3}), ("sum", 0, "f16", "f16", "DN"): (4, {0, 2, 3}),
+    ("sum", 0, "f16", "f32", "ND"): (4, {3}), ("sum", 0, "f16", "f32", "DN"): (1, {0}),
+    ("prod", 0, "f16", "f16", "ND"): (4, {3}), ("prod", 0, "f16", "f16", "DN"): (1, {0}),
+    ("prod", 0, "f16", "f32", "ND"): (4, {1, 2, 3}), ("prod", 0, "f16", "f32", "DN"): (1, {0}),
+    ("prod", 1, "f16", "f16", "ND"): (8, {4, 6, 7}), ("prod", 1, "f16", "f32", "ND"): (2, {1}),
+    ("sum", 1, "f16", "f32", "ND"): (8, {3}),
+}
+
+
+def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, acc_f32: bool,
+                    layout: str = "ND") -> np.ndarray:
     """:func:`sequential` without flushing, NaN payloads as x86-64 carries them (f32 lanes between steps)."""
     x = nx.as_f32(bits, src).view(np.uint32)
     if src.name != "f32":  # a widened NaN keeps its payload (numpy's widening does), quieted by the first op
@@ -236,11 +250,14 @@ def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: i
     acc = np.full(x.shape[1 - axis], np.float32(0.0 if kind == "sum" else 1.0)).view(np.uint32)
     step_round = not acc_f32 and dst.name != "f32"
     fn = np.add if kind == "sum" else np.multiply
+    n = bits.shape[axis]
+    unroll, swapped = _X86_ORDER.get((kind, axis, src.name, dst.name, layout), (1, frozenset({0}) if step_round else ()))
     with np.errstate(all="ignore"):
-        for i in range(bits.shape[axis]):
+        for i in range(n):
             xi = line(i)
             r = fn(acc.view(np.float32), xi.view(np.float32)).view(np.uint32)
-            acc = nx.x86_nans(r, acc, xi, _F32, b_first=step_round)
+            x_first = i < n // unroll * unroll and i % unroll in swapped
+            acc = nx.x86_nans(r, acc, xi, _F32, b_first=x_first)
             if step_round:
                 acc = _to_lanes(_to_lanes(acc, _F32, dst), dst, _F32)
     return _to_lanes(acc, _F32, dst)
@@ -299,7 +316,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
         out = _vectorised_rowsum(bits)
     else:
         out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum",
-                         x86=op.prof.x86_nans)
+                         x86=op.prof.x86_nans, layout="ND" if src.is_nd else "DN")
     dst.bits[: src.valid_rows, 0] = out
     return dst
 
@@ -382,7 +399,8 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     elif is_binary and op.prof.colsum_pairwise:
         out = _pairwise_sum(bits, src.dtype, dst.dtype, f)
     else:
-        out = sequential(name[4:], bits, src.dtype, dst.dtype, 0, f, acc_f32=False, x86=op.prof.x86_nans)
+        out = sequential(name[4:], bits, src.dtype, dst.dtype, 0, f, acc_f32=False, x86=op.prof.x86_nans,
+                         layout="ND" if src.is_nd else "DN")
     dst.bits[0, : src.valid_cols] = out
     return dst
 
