@@ -265,23 +265,33 @@ def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: i
 
 def _vectorised_rowsum(bits: np.ndarray) -> np.ndarray:
     """TROWSUM f32 of an ND source as the CPU simulator's vectorised loop adds (PTO91): two 4-lane partial
-    sums over each 8 columns, added, the 4 lanes summed in order, then the remaining columns one by one."""
-    x = bits.view(np.float32)
-    rows, n = x.shape
+    sums over each 8 columns, added, the 4 lanes summed in order, then the remaining columns one by one.
+    NaN payloads follow each step's operand order in clang's code (:data:`_ROWSUM_FIRST`, PTO70)."""
+    rows, n = bits.shape
     m = n // 8 * 8
-    with np.errstate(all="ignore"):
-        if m:
-            p = x[:, :m].reshape(rows, m // 8, 2, 4)
-            parts = np.zeros((rows, 2, 4), np.float32)
-            for k in range(m // 8):
-                parts = parts + p[:, k]
-            v = parts[:, 0] + parts[:, 1]
-            acc = ((v[:, 0] + v[:, 1]) + v[:, 2]) + v[:, 3]
-        else:
-            acc = np.zeros(rows, np.float32)
-        for j in range(m, n):
-            acc = acc + x[:, j]
-    return nx.from_f32(acc, _F32, flush=False)
+    body, combine, lanes, tail = _ROWSUM_FIRST
+
+    def add(a, b, b_first):
+        with np.errstate(all="ignore"):
+            r = (a.view(np.float32) + b.view(np.float32)).view(np.uint32)
+        return nx.x86_nans(r, a, b, _F32, b_first=b_first)
+
+    acc = np.zeros(rows, np.uint32)
+    if m:
+        p = bits[:, :m].reshape(rows, m // 8, 2, 4)
+        parts = np.zeros((rows, 2, 4), np.uint32)
+        for k in range(m // 8):
+            parts = add(parts, p[:, k], body)
+        v = add(parts[:, 0], parts[:, 1], combine)
+        acc = add(add(add(v[:, 0], v[:, 1], lanes), v[:, 2], lanes), v[:, 3], lanes)
+    for j in range(m, n):
+        acc = add(acc, bits[:, j], tail)
+    return acc
+
+
+#: whether the element (not the partial sum) is the first operand in each step of the vectorised
+#: TROWSUM: the 8-column body, the two halves' sum, the lanes' sum, the remainder
+_ROWSUM_FIRST = (False, False, True, False)
 
 
 def _to_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
