@@ -32,7 +32,7 @@ def test_the_golden_vectors_are_there():
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_replay(path):
-    """Bit for bit, except the NaN payloads of TROWSUM's vectorised loops and one TMUL (PTO91, PTO70)."""
+    """Bit for bit, except the NaN payloads of one col-major f32 TMUL case (PTO91, PTO70)."""
     _, cases = g.load(path)
     failed = []
     for case in cases:

@@ -236,7 +236,6 @@ _X86_ORDER = {
     ("prod", 0, "f16", "f16", "ND"): (4, {3}), ("prod", 0, "f16", "f16", "DN"): (1, {0}),
     ("prod", 0, "f16", "f32", "ND"): (4, {1, 2, 3}), ("prod", 0, "f16", "f32", "DN"): (1, {0}),
     ("prod", 1, "f16", "f16", "ND"): (8, {4, 6, 7}), ("prod", 1, "f16", "f32", "ND"): (2, {1}),
-    ("sum", 1, "f16", "f32", "ND"): (8, {3}),
 }
 
 
@@ -264,7 +263,7 @@ def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: i
 
 
 def _vectorised_rowsum(bits: np.ndarray) -> np.ndarray:
-    """TROWSUM f32 of an ND source as the CPU simulator's vectorised loop adds (PTO91): two 4-lane partial
+    """TROWSUM of an ND source (f32 lanes) as the CPU simulator's vectorised loop adds (PTO91): two 4-lane partial
     sums over each 8 columns, added, the 4 lanes summed in order, then the remaining columns one by one.
     NaN payloads follow each step's operand order in clang's code (:data:`_ROWSUM_FIRST`, PTO70)."""
     rows, n = bits.shape
@@ -291,7 +290,7 @@ def _vectorised_rowsum(bits: np.ndarray) -> np.ndarray:
 
 #: whether the element (not the partial sum) is the first operand in each step of the vectorised
 #: TROWSUM: the 8-column body, the two halves' sum, the lanes' sum, the remainder
-_ROWSUM_FIRST = (False, False, True, False)
+_ROWSUM_FIRST = (False, True, True, False)
 
 
 def _to_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
@@ -322,8 +321,8 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     f = op.prof.flush_denormals
     if name in ("trowmax", "trowmin"):
         out = _convert_exact(line_extremes(bits, src.dtype, name[4:], op.prof.nan_mode, 1), src.dtype, dst.dtype)
-    elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.name == dst.dtype.name == "f32":
-        out = _vectorised_rowsum(bits)
+    elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.is_float:
+        out = _to_lanes(_vectorised_rowsum(_to_lanes(bits, src.dtype, _F32)), _F32, dst.dtype)
     else:
         out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum",
                          x86=op.prof.x86_nans, layout="ND" if src.is_nd else "DN")
