@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 
 from tilesim import pto
-from tilesim.pto import numerics
 from tilesim.errors import TilesimError
 from tilesim.pto import Tile
 
@@ -140,23 +139,8 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
     return tiles
 
 
-#: ops whose NaN results may differ from the reference in payload and sign only (decisions PTO91, PTO70):
-#: TMUL, for two lanes of one col-major f32 case
-NAN_PAYLOAD_OPS = frozenset({"tmul"})
-
-
-def _both_nan(got: np.ndarray, want: np.ndarray, dtype: str) -> np.ndarray:
-    dt = pto.get_dtype(dtype)
-    if not dt.is_float:
-        return np.zeros(got.shape, bool)
-    return numerics.is_nan(got, dt) & numerics.is_nan(want, dt)
-
-
-def replay(case: Case, target="cpu", *, nan_payloads: bool = False) -> tuple[bool, str]:
-    """(agrees, detail): every output tile's storage equals the reference's, bit for bit.
-
-    ``nan_payloads``: for :data:`NAN_PAYLOAD_OPS`, a lane where both give a NaN agrees whatever the payload.
-    """
+def replay(case: Case, target="cpu") -> tuple[bool, str]:
+    """(agrees, detail): every output tile's storage equals the reference's, bit for bit, NaN payloads too."""
     try:
         tiles = run(case, target)
     except TilesimError as e:
@@ -164,11 +148,7 @@ def replay(case: Case, target="cpu", *, nan_payloads: bool = False) -> tuple[boo
     for role, want in case.outputs.items():
         got = tiles[role]
         got = got.view(want.dtype).ravel() if isinstance(got, np.ndarray) else got.storage()
-        differ = got != want
-        if nan_payloads and case.op in NAN_PAYLOAD_OPS:
-            dtype = next(t["dtype"] for t in case.tiles if t["role"] == role)
-            differ &= ~_both_nan(got, want, dtype)
-        bad = np.flatnonzero(differ)
+        bad = np.flatnonzero(got != want)
         if bad.size:
             i = int(bad[0])
             return False, (f"{role}: {bad.size} of {want.size} lanes differ; first at storage offset {i}: "

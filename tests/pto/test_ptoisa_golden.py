@@ -32,11 +32,11 @@ def test_the_golden_vectors_are_there():
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_replay(path):
-    """Bit for bit, except the NaN payloads of one col-major f32 TMUL case (PTO91, PTO70)."""
+    """Bit for bit, NaN payloads and signs included (PTO91, PTO70)."""
     _, cases = g.load(path)
     failed = []
     for case in cases:
-        ok, why = g.replay(case, nan_payloads=True)
+        ok, why = g.replay(case)
         if not ok:
             failed.append(f"{case.label}: {why}")
     assert not failed, f"{len(failed)} of {len(cases)} cases differ:\n" + "\n".join(failed[:10])

@@ -72,13 +72,16 @@ def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> 
 
 def _x86_b_first(kind: str, dst: Tile):
     """Where clang's x86-64 code for the CPU simulator's f32 add/mul loop puts src1 first: its vector body,
-    8 elements a step along the inner loop (columns of a row-major dst, rows of a col-major one); the
-    scalar remainder puts src0 first. Other ops and dtypes always put src0 first (PTO91)."""
+    8 elements a step along the inner loop (columns of a row-major dst, rows of a col-major one), but for
+    TMUL of a col-major dst 4 columns a step (one strided ``mulps``); the scalar remainder puts src0 first.
+    Other ops and dtypes always put src0 first (PTO91, PTO70)."""
     if kind not in ("add", "mul") or dst.dtype.name != "f32":
         return False
     R, C = dst.valid
     if dst.is_row_major:
         return np.broadcast_to(np.arange(C)[None, :] < C // 8 * 8, (R, C))
+    if kind == "mul":
+        return np.broadcast_to(np.arange(C)[None, :] < C // 4 * 4, (R, C))
     return np.broadcast_to(np.arange(R)[:, None] < R // 8 * 8, (R, C))
 
 
