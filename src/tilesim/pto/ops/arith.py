@@ -25,7 +25,7 @@ from ..tile import Tile
 from ..dtypes import get_dtype
 from . import convert_cpu
 from ._common import Op
-from .elementwise import _scalar, _tile_tile, _vec_tiles, _x86_b_first
+from .elementwise import _scalar, _tile_scalar, _tile_tile, _vec_tiles, _x86_b_first
 
 __all__ = ["trem", "trems", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
 
@@ -69,13 +69,7 @@ def trem(dst: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None, *, target=N
 def trems(dst: Tile, src: Tile, scalar, tmp: Tile | None = None, *, target=None) -> Tile:
     """TREMS: ``dst = src rem scalar`` (see :func:`trem`)."""
     op = Op("trems", target)
-    _vec_tiles(op, [(dst, "dst"), (src, "src")])
-    op.same_dtype(dst, src, "src", "dst")
-    op.dtypes("trems", (dst.dtype,), ("dst",))
-    s = _scalar(op, scalar, dst.dtype)
-    if tmp is not None:
-        op.tile(tmp, "tmp", None)
-    op.valid_match(dst, src, "src", "dst")
+    s = _tile_scalar(op, dst, src, scalar, tmp)
     R, C = dst.valid
     dst.bits[:R, :C] = _rem(op, src.bits[:R, :C], s, dst.dtype)
     return dst

@@ -59,6 +59,18 @@ def _tile_tile(op: Op, dst: Tile, src0: Tile, src1: Tile, tmp=None, mask: Tile |
     op.valid_match(dst, src1, "src1", "dst")
 
 
+def _tile_scalar(op: Op, dst: Tile, src: Tile, scalar, tmp=None, mask: Tile | None = None) -> np.ndarray:
+    """The checks of a tile-scalar op (as :func:`_tile_tile`, with one source tile); returns the scalar's bits."""
+    _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src, "src")])
+    op.same_dtype(dst, src, "src", "dst")
+    op.dtypes(op.name, (dst.dtype,), ("dst",))
+    s = _scalar(op, scalar, dst.dtype)
+    if tmp is not None:
+        op.tile(tmp, "tmp", None)
+    op.valid_match(dst, src, "src", "dst")
+    return s
+
+
 def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
     op = Op(name, target)
     _tile_tile(op, dst, src0, src1)
@@ -102,11 +114,7 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     """dst = a (op) b where one of a, b is a tile with dst's valid shape and the other a scalar."""
     op = Op(name, target)
     src, s_first = (a, False) if isinstance(a, Tile) else (b, True)
-    _vec_tiles(op, [(dst, "dst"), (src, "src")])
-    op.same_dtype(dst, src, "src", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
-    s = _scalar(op, b if not s_first else a, dst.dtype)
-    op.valid_match(dst, src, "src", "dst")
+    s = _tile_scalar(op, dst, src, b if not s_first else a)
     R, C = dst.valid
     x = src.bits[:R, :C]
     p = op.prof
@@ -290,13 +298,7 @@ def tsel(dst: Tile, mask: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None,
 def tsels(dst: Tile, mask: Tile, src: Tile, scalar, tmp: Tile | None = None, *, target=None) -> Tile:
     """TSELS: ``dst = mask ? src : scalar`` per element."""
     op = Op("tsels", target)
-    _vec_tiles(op, [(dst, "dst"), (mask, "mask"), (src, "src")])
-    op.same_dtype(dst, src, "src", "dst")
-    op.dtypes("tsels", (dst.dtype,), ("dst",))
-    s = _scalar(op, scalar, dst.dtype)
-    if tmp is not None:
-        op.tile(tmp, "tmp", None)
-    op.valid_match(dst, src, "src", "dst")
+    s = _tile_scalar(op, dst, src, scalar, tmp, mask)
     R, C = dst.valid
     m = _mask_bits(op, mask, R, C)
     dst.bits[:R, :C] = np.where(m, src.bits[:R, :C], s)
