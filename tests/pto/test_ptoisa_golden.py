@@ -20,17 +20,20 @@ FILES = g.files()
 
 
 def test_the_golden_vectors_are_there():
-    ops = {p.stem for p in FILES}
+    ops = {g.op_of(p) for p in FILES}
     assert {"tcvt", "trowmax", "tcolargmax", "trowexpand", "tadd", "tcolsum", "tdiv", "texp", "tadds", "tdivs",
             "trowexpanddiv", "tcolexpandexpdif", "tcmps", "tsel", "trem", "taxpy", "tgather", "tfillpad",
             "tsort32", "tmatmul", "tload", "tstore"} <= ops
     assert ops <= set(pto.OPS)  # one file per tilesim op
     for p in FILES:
-        meta, _ = g.load(p)
-        assert len(meta["pto_isa_commit"]) == 40 and "clang" in meta["compiler"]
+        meta, cases = g.load(p)
+        bf16 = p.name.endswith(".bf16.npz")
+        assert len(meta["pto_isa_commit"]) == 40 and ("g++" if bf16 else "clang") in meta["compiler"]
+        assert bf16 == any(t["dtype"] == "bf16" for t in cases[0].tiles)  # bf16 cases only from g++ (PTO88)
+    assert {"tcvt", "trowsum", "tadd", "texp", "tmatmul"} <= {g.op_of(p) for p in FILES if ".bf16." in p.name}
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:-4])
 def test_replay(path):
     """Bit for bit, NaN payloads and signs included (PTO91, PTO70)."""
     _, cases = g.load(path)
