@@ -171,7 +171,7 @@ _ROWS = [
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",)) | _pairs(("i32", "f16", "f32"), ("u8",))),
     _row("tcmps", ("src", "mask"), _pairs(("i32", "f32", "f16", "u16", "i16"), ("u8",)), _pairs(ALL, ("u32",)),
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",))
-         | _pairs(("i32", "f32", "f16", "u16", "i16"), ("u8",))),
+         | _pairs(("i32", "f32", "f16", "u16", "i16", "bf16"), ("u8",))),  # bf16/u8: g++'s C++23 build (PTO79)
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
@@ -182,7 +182,8 @@ _ROWS = [
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
     *[_ew(op, ("i32", "i16", "f16", "f32"), _PART_A5, ("i32", "i16", "f16", "bf16", "f32", "i8", "u8"))
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
-    _row("taxpy", ("src", "dst"), _AXPY, _AXPY, _AXPY | {("f32", "f16")}),  # cpu: TBinSOps.hpp compiles f32 -> f16
+    _row("taxpy", ("src", "dst"), _AXPY, _AXPY,  # cpu: TBinSOps.hpp compiles f32 -> f16, and bf16 (PTO79)
+         _AXPY | {("f32", "f16"), ("bf16", "bf16"), ("bf16", "f32"), ("f32", "bf16")}),
     _ew("taddc", NARROW, ALL),
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
