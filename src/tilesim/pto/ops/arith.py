@@ -144,7 +144,8 @@ def taxpy(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
     if src.dtype != dst.dtype:  # cpu: a C++ cast, NaN payloads kept (PTO83)
         prod = (_to(prod, src.dtype, dst.dtype) if p.x86_nans
                 else nx.from_f32(nx.as_f32(prod, src.dtype), dst.dtype, flush=False))
-    dst.bits[:R, :C] = nx.binary("add", acc, prod, dst.dtype, b_first=True, **kw)  # x86: the product first
+    # x86: the product first; a bf16 sum (g++'s code, PTO78) puts dst first
+    dst.bits[:R, :C] = nx.binary("add", acc, prod, dst.dtype, b_first=dst.dtype.name != "bf16", **kw)
     return dst
 
 
