@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from tilesim import pto
-from tilesim.errors import SpecGapError
+from tilesim.errors import DtypeError, SpecGapError
+from tilesim.pto import Tile
 
 from . import ptoisa_golden as g
 
@@ -81,3 +82,20 @@ def test_tquant_nan_lanes_are_marked_and_strict_refuses_them():
     with pytest.raises(SpecGapError) as e:
         g.run(case, target=pto.get_target("cpu").with_(strict=True))
     assert e.value.rule == "pto.tcvt.undefined"
+
+
+def test_bf16_refusals_match_the_simulator():
+    """What the g++ C++23 build's static_asserts refuse for bf16 (the harness drops those kernels), cpu refuses
+    too (PTO79): the 14 expand-binary ops, TRSQRT, TCMP with a u8 mask. What it compiles, the bf16 files replay."""
+    def t(rows=16, cols=32, bl="row_major", dt="bf16"):
+        return Tile("vec", dt, rows, cols, blayout=bl)
+
+    calls = [lambda: pto.trsqrt(t(), t(), target="cpu"), lambda: pto.tcmp(t(dt="u8"), t(), t(), "eq", target="cpu")]
+    for kind in ("add", "sub", "mul", "div", "max", "min", "expdif"):
+        calls += [lambda k=kind: getattr(pto, f"trowexpand{k}")(t(), t(), t(16, 1, "col_major"), target="cpu"),
+                  lambda k=kind: getattr(pto, f"tcolexpand{k}")(t(), t(), t(1, 32), target="cpu")]
+    for call in calls:
+        with pytest.raises(DtypeError) as e:
+            call()
+        assert e.value.rule == "pto.op.dtype"
+    assert pto.tcmps(t(dt="u8"), t(), 1.0, "eq", target="cpu") is not None  # TCMPS with a u8 mask compiles
