@@ -257,6 +257,10 @@ def _aligned_rows(dt: str, n: int) -> int:
     return _aligned_cols(dt, n)
 
 
+#: the dtype pairs TCVT is tried with in DN and boxed layouts
+TCVT_LAYOUT_PAIRS = (("f32", "i32"), ("f16", "f32"), ("f32", "f16"), ("i32", "f32"), ("f16", "i8"))
+
+
 def tcvt_cases(rng) -> list[Case]:
     cases = []
     R, C = 8, 32
@@ -274,7 +278,7 @@ def tcvt_cases(rng) -> list[Case]:
                                       {"dst": _sentinel(d, (R, C)), "src": pool}, params,
                                       {"rmode": mode, "sat": None if sat is None else sat == "ON"}))
     # other layouts: DN and boxed tiles, odd valid shapes
-    for s, d in (("f32", "i32"), ("f16", "f32"), ("f32", "f16"), ("i32", "f32"), ("f16", "i8")):
+    for s, d in TCVT_LAYOUT_PAIRS:
         for bl, sl in (("col_major", "none_box"), ("col_major", "row_major"), ("row_major", "col_major")):
             rows = 32
             src, dst = Spec("src", s, rows, 32, bl, sl), Spec("dst", d, rows, 32, bl, sl)
@@ -703,6 +707,8 @@ def arith_more_cases(rng) -> list[Case]:
 
 
 GATHER_PATTERNS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
+#: (src, dst) dtypes of the mask-pattern TGATHER
+GATHER_MASK_PAIRS = (("f32", "f32"), ("f16", "f16"), ("f32", "i32"), ("u8", "i8"))
 
 
 def gather_cases(rng) -> list[Case]:
@@ -719,7 +725,7 @@ def gather_cases(rng) -> list[Case]:
             cases.append(Case("tgather", "TGATHER(dst, src, indices, tmp);", specs,
                               {"dst": (15, 29), "src": (R, C), "indices": (15, 29), "tmp": (R, C)},
                               {"dst": _sentinel(dt, (R, C)), "src": src, "indices": idx, "tmp": _scratch(dt, R, C)}))
-    for dt, ddt in (("f32", "f32"), ("f16", "f16"), ("f32", "i32"), ("u8", "i8")):
+    for dt, ddt in GATHER_MASK_PAIRS:
         src = conversion_pool(rng, dt, R * C).reshape(R, C)
         for pat in GATHER_PATTERNS:
             call = f"TGATHER<T_dst, T_src, MaskPattern::{pat}>(dst, src);"
@@ -742,11 +748,14 @@ def _selects(pat: str, i: int) -> bool:
     return pat[1:][::-1][:period][i % period] == "1"
 
 
+CONCAT_DTS = ("f32", "f16", "i32", "i16", "i8", "u32", "u16", "u8", "i64")
+
+
 def concat_cases(rng) -> list[Case]:
     """TCONCAT (two sources side by side) over every dtype the simulator takes, odd widths, a DN case."""
     cases = []
     R = 16
-    for dt in ("f32", "f16", "i32", "i16", "i8", "u32", "u16", "u8", "i64"):
+    for dt in CONCAT_DTS:
         for bl in (("row_major", "col_major") if dt == "f32" else ("row_major",)):
             a, b = (conversion_pool(rng, dt, R * 32).reshape(R, 32) for _ in range(2))
             specs = (Spec("dst", dt, R, 64, bl), Spec("src0", dt, R, 32, bl), Spec("src1", dt, R, 32, bl))
@@ -872,7 +881,7 @@ def every_code_bf16_cases(rng) -> list[Case]:
 
 
 BF16_FAMILIES = (
-    _bf16_family("tcvt_cases", DTS=DTS + _ONLY),
+    _bf16_family("tcvt_cases", DTS=DTS + _ONLY, TCVT_LAYOUT_PAIRS=(("f32", BF16), (BF16, "f32"), (BF16, "i32"))),
     _bf16_family("reduce_cases", _REDUCE_PAIRS={op: [(BF16, BF16), (BF16, "f32")] for op in _REDUCE_PAIRS}),
     _bf16_family("arg_cases", DTS=_ONLY),
     _bf16_family("expand_cases", DTS=DTS + _ONLY),
@@ -885,11 +894,13 @@ BF16_FAMILIES = (
     _bf16_family("compare_select_cases", CMP_PAIRS=[(BF16, "u32"), (BF16, "u8")], SEL_DTS=_ONLY),
     _bf16_family("arith_more_cases", DTS=_ONLY, PART_DTS=_ONLY,
                  AXPY_PAIRS=((BF16, BF16), (BF16, "f32"), ("f32", BF16))),
-    _bf16_family("gather_cases", DTS=_ONLY),
+    _bf16_family("gather_cases", DTS=_ONLY, GATHER_MASK_PAIRS=((BF16, BF16),)),
     _bf16_family("fillpad_cases", FILLPAD_DTS=_ONLY),
     _bf16_family("sort_cases", SORT_DTS=_ONLY),
     _bf16_family("matmul_cases", MATMUL_TYPES=((BF16, "f32"),)),
     _bf16_family("memory_cases", MEMORY_DTS=_ONLY),
+    _bf16_family("move_cases", MOVE_HALF=BF16),
+    _bf16_family("concat_cases", CONCAT_DTS=_ONLY),
 )
 
 
@@ -935,20 +946,24 @@ def _box(role, dt, rows, cols, kind, **kw) -> Spec:
     return Spec(role, dt, rows, cols, bl, sl, fractal=1024 if kind == "acc" else 512, **kw)
 
 
+#: the 16-bit float of the move cases (Mat/Left/Right tiles, the Acc f32 -> 16-bit casts)
+MOVE_HALF = "f16"
+
+
 def move_cases(rng) -> list[Case]:
     """TMOV (vec layouts, Mat -> Left/Right, Acc -> Vec/Mat with f32 -> f16), TEXTRACT (Mat -> Left/Right at
     an offset, Acc -> Vec) and TINSERT (Vec/Acc -> Mat at an offset)."""
     cases = []
     R, C = 32, 64
-    pool = {dt: conversion_pool(rng, dt, R * C).reshape(R, C) for dt in ("f32", "f16", "i8", "i32")}
+    pool = {dt: conversion_pool(rng, dt, R * C).reshape(R, C) for dt in ("f32", MOVE_HALF, "i8", "i32")}
     movs = [(Spec("dst", "f32", R, C, "col_major"), Spec("src", "f32", R, C)),
-            (Spec("dst", "f16", R, C), Spec("src", "f16", R, C)),
-            (_box("dst", "f16", R, C, "nz", loc="left"), _box("src", "f16", R, C, "nz", loc="mat")),
-            (_box("dst", "f16", R, C, "zn", loc="right"), _box("src", "f16", R, C, "zn", loc="mat")),
+            (Spec("dst", MOVE_HALF, R, C), Spec("src", MOVE_HALF, R, C)),
+            (_box("dst", MOVE_HALF, R, C, "nz", loc="left"), _box("src", MOVE_HALF, R, C, "nz", loc="mat")),
+            (_box("dst", MOVE_HALF, R, C, "zn", loc="right"), _box("src", MOVE_HALF, R, C, "zn", loc="mat")),
             (_box("dst", "i8", R, C, "nz", loc="left"), _box("src", "i8", R, C, "nz", loc="mat")),
             (Spec("dst", "f32", R, C), _box("src", "f32", R, C, "acc", loc="acc")),
-            (Spec("dst", "f16", R, C), _box("src", "f32", R, C, "acc", loc="acc")),
-            (_box("dst", "f16", R, C, "nz", loc="mat"), _box("src", "f32", R, C, "acc", loc="acc"))]
+            (Spec("dst", MOVE_HALF, R, C), _box("src", "f32", R, C, "acc", loc="acc")),
+            (_box("dst", MOVE_HALF, R, C, "nz", loc="mat"), _box("src", "f32", R, C, "acc", loc="acc"))]
     for dst, src in movs:
         for v in ((R, C), (29, 48)):
             cases.append(Case("tmov", "TMOV(dst, src);", (dst, src), {"dst": v, "src": v},
@@ -960,12 +975,12 @@ def move_cases(rng) -> list[Case]:
                               {"dst": (16, 32), "src": (R, C)},
                               {"dst": _sentinel(dst.dtype, (16, 32)), "src": pool[src.dtype]}, (r0, c0),
                               {"index_row": r0, "index_col": c0}))
-    for dst, src in ((_box("dst", "f16", R, C, "nz", loc="mat"), Spec("src", "f16", 16, 32)),
-                     (_box("dst", "f16", R, C, "nz", loc="mat"), _box("src", "f32", 16, 32, "acc", loc="acc"))):
+    for dst, src in ((_box("dst", MOVE_HALF, R, C, "nz", loc="mat"), Spec("src", MOVE_HALF, 16, 32)),
+                     (_box("dst", MOVE_HALF, R, C, "nz", loc="mat"), _box("src", "f32", 16, 32, "acc", loc="acc"))):
         for r0, c0 in ((0, 0), (16, 32), (8, 16)):
             cases.append(Case("tinsert", "TINSERT(dst, src, (uint16_t)P[0], (uint16_t)P[1]);", (dst, src),
                               {"dst": (R, C), "src": (16, 32)},
-                              {"dst": pool["f16"], "src": pool[src.dtype][:16, :32].copy()}, (r0, c0),
+                              {"dst": pool[MOVE_HALF], "src": pool[src.dtype][:16, :32].copy()}, (r0, c0),
                               {"index_row": r0, "index_col": c0}))
     return cases
 
