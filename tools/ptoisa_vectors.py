@@ -767,6 +767,10 @@ def concat_cases(rng) -> list[Case]:
 
 
 FILLPAD_DTS = ("f32", "f16", "i32", "i16", "i8", "u8", "u16", "u32")
+#: (op, dtype, pad) beyond TFILLPAD's max and min pads of FILLPAD_DTS
+FILLPAD_MORE = (("tfillpad", "f32", "zero"), ("tfillpad", "i8", "zero"), ("tfillpad_inplace", "f32", "min"),
+                ("tfillpad_inplace", "i32", "max"),
+                *(("tfillpad_expand", dt, "max") for dt in ("f32", "f16", "i16", "u8")))
 
 
 def fillpad_cases(rng) -> list[Case]:
@@ -774,9 +778,7 @@ def fillpad_cases(rng) -> list[Case]:
     cases = []
     R, C = 16, 32
     plan = [("tfillpad", dt, pad) for dt in FILLPAD_DTS for pad in ("max", "min")]
-    plan += [("tfillpad", "f32", "zero"), ("tfillpad", "i8", "zero"), ("tfillpad_inplace", "f32", "min"),
-             ("tfillpad_inplace", "i32", "max")]
-    plan += [("tfillpad_expand", dt, "max") for dt in ("f32", "f16", "i16", "u8")]
+    plan += list(FILLPAD_MORE)
     for op, dt, pad in plan:
         src = conversion_pool(rng, dt, R * C).reshape(R, C)
         dr, dc = (R + 8, C + 32) if op == "tfillpad_expand" else (R, C)
@@ -854,9 +856,9 @@ BF16 = "bf16"
 
 
 def _bf16_family(name: str, **tables):
-    """The family ``name`` with the module's dtype tables set to ``tables`` (and bf16 a float), keeping the cases with a bf16
-    tile: the same kinds of values (ties, NaN payloads, subnormals, range edges) in bf16. These cases are built
-    by the ``--bf16-cxx`` toolchain, the only one with a real ``std::bfloat16_t`` (PTO88)."""
+    """The family ``name`` with the module's dtype tables set to ``tables`` (and bf16 a float), keeping the cases
+    with a bf16 tile: the same kinds of values (ties, NaN payloads, subnormals, range edges) in bf16. These cases
+    are built by the ``--bf16-cxx`` toolchain, the only one with a real ``std::bfloat16_t`` (PTO88)."""
     def cases(rng) -> list[Case]:
         saved = {k: globals()[k] for k in ("FLOATS", *tables)}
         globals().update(FLOATS=FLOATS + (BF16,), **tables)
@@ -895,16 +897,19 @@ BF16_FAMILIES = (
     _bf16_family("arith_more_cases", DTS=_ONLY, PART_DTS=_ONLY,
                  AXPY_PAIRS=((BF16, BF16), (BF16, "f32"), ("f32", BF16))),
     _bf16_family("gather_cases", DTS=_ONLY, GATHER_MASK_PAIRS=((BF16, BF16),)),
-    _bf16_family("fillpad_cases", FILLPAD_DTS=_ONLY),
+    _bf16_family("fillpad_cases", FILLPAD_DTS=_ONLY,
+                 FILLPAD_MORE=(("tfillpad", BF16, "zero"), ("tfillpad_inplace", BF16, "min"),
+                               ("tfillpad_expand", BF16, "max"))),
     _bf16_family("sort_cases", SORT_DTS=_ONLY),
     _bf16_family("matmul_cases", MATMUL_TYPES=((BF16, "f32"),)),
-    _bf16_family("memory_cases", MEMORY_DTS=_ONLY),
+    _bf16_family("memory_cases", MEMORY_DTS=_ONLY, PREFETCH_DTS=((BF16, 48),)),
     _bf16_family("move_cases", MOVE_HALF=BF16),
     _bf16_family("concat_cases", CONCAT_DTS=_ONLY),
 )
 
 
 MEMORY_DTS = ("f32", "f16", "i8", "i64", "u16")
+PREFETCH_DTS = (("f32", 32), ("f16", 48), ("i8", 64))  # (dtype, global columns)
 
 
 def memory_cases(rng) -> list[Case]:
@@ -929,7 +934,7 @@ def memory_cases(rng) -> list[Case]:
                               (Spec("dst_gm", dt, GR, GC, loc="gm"), src), {"dst_gm": (wr, wc), "src": (wr, wc)},
                               {"dst_gm": g, "src": t if bl == "row_major" else t.reshape(64, 32)}, (),
                               {"offset": [r0, c0]}))
-    for dt, gc in (("f32", 32), ("f16", 48), ("i8", 64)):
+    for dt, gc in PREFETCH_DTS:
         g = conversion_pool(rng, dt, 16 * gc).reshape(16, gc)
         call = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, 16, {gc}>, Stride<1, 1, 1, {gc}, 1>> g(gm.data()); "
                 "TPREFETCH(dst, g);")
@@ -1227,8 +1232,8 @@ def _compile_unit(checkout: Path, keys: list[tuple], work: Path, tc: Toolchain, 
             text += kernel_source(k) + "\n"
         src = work / f"u{tag}.cpp"
         src.write_text(text)
-        r = subprocess.run(["nice", "-n", "10", *tc.prefix, tc.cxx, *tc.flags, "-I", str(checkout / "include"), "-c", str(src),
-                            "-o", str(obj) + ".tmp"], capture_output=True, text=True)
+        r = subprocess.run(["nice", "-n", "10", *tc.prefix, tc.cxx, *tc.flags, "-I", str(checkout / "include"), "-c",
+                            str(src), "-o", str(obj) + ".tmp"], capture_output=True, text=True)
         if not r.returncode:
             break
         lines = {int(m) for m in re.findall(rf"u{tag}\.cpp:(\d+):\d+", r.stderr)}
