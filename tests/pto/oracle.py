@@ -466,6 +466,18 @@ def dec_fp8(bits: int, dt: str) -> float:
     return sign * math.ldexp(m | (1 << m_bits), e - bias - m_bits)
 
 
+def dec_fp8_sim(bits: int, dt: str) -> float:
+    """The value the CPU simulator's MX class gives an 8-bit float code (pto-isa include/pto/cpu/MXTypes.hpp):
+    no special codes, so the top exponent is an ordinary binade; E8M0 is 2**(e - 127) for every code; the
+    negative-zero code reads as +0."""
+    e_bits, m_bits, bias, kind = FP8[dt]
+    if kind == "e8m0":
+        return math.ldexp(1.0, bits - bias)
+    e, m = (bits >> m_bits) & ((1 << e_bits) - 1), bits & ((1 << m_bits) - 1)
+    mag = math.ldexp(m, 1 - bias - m_bits) if e == 0 else math.ldexp(m | (1 << m_bits), e - bias - m_bits)
+    return -mag if bits >> 7 and mag else mag
+
+
 # ------------------------------------------------- the CPU simulator's TCVT
 def _cvtt(x: float, width: int) -> int:
     """x86-64 cvttsd2si of ``width`` bits: truncate; NaN or out of range -> the lowest value."""

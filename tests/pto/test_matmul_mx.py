@@ -31,36 +31,41 @@ def _tiles(rng, M, K, N, adt, bdt, sdt):
     return a, b, c, sa, sb
 
 
-def _val(t, r, c):
-    return o.dec_fp8(int(t.bits[r, c]), t.dtype.name) if t.dtype.name.startswith("f8") else float(t.values[r, c])
+def _val(t, r, c, target="a5"):
+    """An operand's value: fp8 codes as the OCP formats define them, or (cpu) as the simulator reads them."""
+    if not t.dtype.name.startswith("f8"):
+        return float(t.values[r, c])
+    return (o.dec_fp8_sim if target == "cpu" else o.dec_fp8)(int(t.bits[r, c]), t.dtype.name)
 
 
 @pytest.mark.parametrize("adt,bdt", [("f8e4m3", "f8e4m3"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2")])
 @pytest.mark.parametrize("sdt", ["f8e8m0", "f16"])
 @pytest.mark.parametrize("form", ["plain", "acc", "bias"])
-def test_tmatmul_mx(adt, bdt, sdt, form):
+@pytest.mark.parametrize("target", ["cpu", "a5"])
+def test_tmatmul_mx(adt, bdt, sdt, form, target):
     rng = np.random.default_rng(seed("mx", adt, bdt, sdt, form))
     M, K, N = 5, 64, 7
     a, b, c, sa, sb = _tiles(rng, M, K, N, adt, bdt, sdt)
+    sa.bits[0, 0] = 0xFF if sdt == "f8e8m0" else sa.bits[0, 0]  # NaN on a5, 2**128 on cpu
     other = None
     if form == "plain":
-        pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+        pto.tmatmul_mx(c, a, sa, b, sb, target=target)
     elif form == "acc":
         c_in = Tile("acc", "f32", 16, 16, blayout="col_major", slayout="row_major", fractal=1024)
         c_in.values[...] = rng.uniform(-100, 100, c_in.bits.shape).astype(np.float32)
-        pto.tmatmul_mx_acc(c, c_in, a, sa, b, sb, target="cpu")
+        pto.tmatmul_mx_acc(c, c_in, a, sa, b, sb, target=target)
         other = c_in.values
     else:
         bias = Tile("bias", "f32", 1, 16)
         bias.values[...] = rng.uniform(-100, 100, bias.bits.shape).astype(np.float32)
-        pto.tmatmul_mx_bias(c, a, sa, b, sb, bias, target="cpu")
+        pto.tmatmul_mx_bias(c, a, sa, b, sb, bias, target=target)
         other = np.broadcast_to(bias.values, (16, 16))
     for i in range(M):
         for j in range(N):
-            row = [_val(a, i, k) for k in range(K)]
-            col = [_val(b, k, j) for k in range(K)]
-            s0 = [_val(sa, i, g) for g in range(2)]
-            s1 = [_val(sb, g, j) for g in range(2)]
+            row = [_val(a, i, k, target) for k in range(K)]
+            col = [_val(b, k, j, target) for k in range(K)]
+            s0 = [_val(sa, i, g, target) for g in range(2)]
+            s1 = [_val(sb, g, j, target) for g in range(2)]
             exp = oo.mx_dot(row, col, s0, s1)
             if other is not None:
                 exp = o.binary("add", exp, int(np.float32(other[i, j]).view(np.uint32)), "f32")
@@ -73,8 +78,25 @@ def test_mx_nan_code_gives_nan():
     a, b, c, sa, sb = _tiles(rng, 2, 64, 2, "f8e4m3", "f8e4m3", "f8e8m0")
     a.bits[...], b.bits[...] = 0x38, 0x38  # 1.0
     a.bits[0, 5] = 0x7F  # OCP E4M3 NaN
-    pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+    pto.tmatmul_mx(c, a, sa, b, sb, target="a5")
     assert np.isnan(c.values[0, :2]).all() and not np.isnan(c.values[1, :2]).any()
+
+
+def test_mx_codes_on_cpu_are_the_simulators():
+    """On cpu every fp8 code is a number (E4M3 0x7F = 480, E5M2 0x7C = 2**16, E8M0 0xFF = 2**128): PTO75."""
+    assert [o.dec_fp8_sim(c, "f8e4m3") for c in (0x7F, 0xFF, 0x80, 0x01)] == [480.0, -480.0, 0.0, 2.0 ** -9]
+    assert [o.dec_fp8_sim(c, "f8e5m2") for c in (0x7C, 0x7F)] == [2.0 ** 16, 1.75 * 2 ** 16]
+    assert [o.dec_fp8_sim(c, "f8e8m0") for c in (0x00, 0xFF)] == [2.0 ** -127, 2.0 ** 128]
+    rng = np.random.default_rng(2)
+    a, b, c, sa, sb = _tiles(rng, 1, 64, 1, "f8e4m3", "f8e5m2", "f8e8m0")
+    a.bits[...], b.bits[...], sa.bits[...], sb.bits[...] = 0, 0, 127, 127
+    a.bits[0, 0], b.bits[0, 0], a.bits[0, 1], b.bits[1, 0], sb.bits[1, 0] = 0x7F, 0x7C, 0x38, 0x3C, 0xFF
+    a.bits[0, 40], b.bits[40, 0] = 0x38, 0x3C  # 1 * 1 * 2**128: the sum overflows float32
+    pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+    assert c.values[0, 0] == np.inf
+    a.bits[0, 40] = 0
+    pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+    assert c.values[0, 0] == 480.0 * 2 ** 16 + 1
     assert oo.mx_dot([1.0, 2.0], [3.0, 0.5], [2.0], [0.25]) == 0x40000000  # (3 + 1) * 0.5 = 2.0
 
 
