@@ -902,9 +902,10 @@ def quant_word_pool(rng, n: int) -> np.ndarray:
     random bits elsewhere (which the op must ignore)."""
     exp = np.where(rng.random(n) < 0.8, rng.integers(118, 136, n), rng.choice([0, 1, 254, 255], n))
     man = np.where(rng.random(n) < 0.5, 0, rng.integers(0, 1024, n))
-    man[:4], exp[:4] = 0, [127, 0, 255, 127]  # 1.0, the zero scale, an infinite scale, 1.0
+    at = np.arange(0, n, 5)[:, None] + [0, 1, 2]  # every window of columns meets: 1.0, the zero scale, Inf
+    man[at], exp[at] = 0, [127, 0, 255]
     m1 = (rng.integers(0, 2, n) << 18) | (exp << 10) | man
-    m1[:2] &= (1 << 18) - 1
+    m1[at[:, :2]] &= (1 << 18) - 1
     noise = rng.integers(0, 1 << 63, n, dtype=np.uint64) & np.uint64(~((0x7FFFF << 13) | (0x7FFF << 32)) & (2**64 - 1))
     fields = (m1.astype(np.uint64) << np.uint64(13)) | (rng.integers(0, 16, n).astype(np.uint64) << np.uint64(32)) \
         | (np.where(rng.random(n) < 0.5, 0, rng.integers(0, 512, n)).astype(np.uint64) << np.uint64(37)) \
