@@ -893,7 +893,7 @@ def move_cases(rng) -> list[Case]:
 #: (acc dtype, destination dtype) of the _FP forms: the six vector-quant modes of pto-isa
 #: include/pto/cpu/common.hpp (``GetVectorPreQuantMode``), then pairs with no vector mode (plain casts there)
 FP_PAIRS = (("f32", "i8"), ("f32", "u8"), ("i32", "i8"), ("i32", "u8"), ("i32", "f16"), ("i32", "i16"),
-            ("f32", "f32"), ("f32", "f16"), ("i32", "i32"))
+            ("f32", "f32"), ("f32", "f16"), ("i32", "i32"), ("i32", "f32"), ("f32", "i32"), ("f32", "i16"))
 
 
 def quant_word_pool(rng, n: int) -> np.ndarray:

@@ -93,7 +93,8 @@ def test_fp_and_mx_vectors_cover_their_modes():
             undefined = g.run(case)["dst"].undefined
             marked += 0 if undefined is None else int(np.count_nonzero(undefined))
     assert {(s, d) for s, d, _ in pairs} >= {("f32", "i8"), ("f32", "u8"), ("i32", "i8"), ("i32", "u8"),
-                                             ("i32", "f16"), ("i32", "i16"), ("f32", "f16"), ("f32", "f32")}
+                                             ("i32", "f16"), ("i32", "i16"), ("f32", "f16"), ("f32", "f32"),
+                                             ("f32", "i32"), ("i32", "f32")}
     assert {r for *_, r in pairs} == {False, True} and marked > 0
     for op in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"):
         _, cases = g.load(g.GOLDEN / f"{op}.npz")

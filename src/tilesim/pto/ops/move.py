@@ -69,6 +69,8 @@ def _convert(op: Op, bits: np.ndarray, src: Tile, dst: Tile, words, vector: bool
         return fixpipe.quantize(op, bits, src.dtype, dst.dtype, words, vector=vector, relu=relu)
     if relu and relu_kind == "before":
         bits = relu_before(bits, src.dtype)
+    if modeless and words is not None:  # the simulator's implicit conversion: any pair, undefined casts marked
+        return convert_cpu.cast(bits, src.dtype, dst.dtype)
     out = cast_bits(op, bits, src.dtype, dst.dtype)
     return (relu_after(out, dst.dtype) if relu and relu_kind == "after" else out), np.zeros(bits.shape, bool)
 
