@@ -1020,6 +1020,23 @@ def matmul_mx_cases(rng) -> list[Case]:
             cases.append(Case("tmatmul_mx_bias", "TMATMUL_MX(dst, a, a_scale, b, b_scale, bias);",
                               (sa, sb, acc, left, right, bias), dict(valid, bias=(1, vn)),
                               dict(data, bias=cin[:1].copy())))
+    for sdt in ("f16", "f32"):  # float scales: their product is rounded to the scale type, and may overflow
+        at, bt = MX_PAIRS[1]
+        left = Spec("a", at, M, K, "col_major", "row_major", loc="left")
+        right = Spec("b", bt, K, N, "row_major", "col_major", loc="right")
+        acc = _box("dst", "f32", M, N, "acc", loc="acc")
+        sa = Spec("a_scale", sdt, M, G, "row_major", "row_major", loc="scaling", fractal=32, cxx_loc="ScaleLeft")
+        sb = Spec("b_scale", sdt, G, N, "col_major", "col_major", loc="scaling", fractal=32,
+                  cxx_loc="ScaleRight")
+        for kind, (vm, vk, vn) in ((0, (13, 93, 11)), (2, (16, 128, 16))):
+            sc = [0.5, 1.5, 3.0, 0.1, -2.5, 300.0, 1000.0, 6e-5, 65504.0, 1 / 3]
+            s0, s1 = (lanes(sdt, rng.choice(sc, shape) * (rng.standard_normal(shape) if sdt == "f32" else 1))
+                      for shape in ((M, G), (G, N)))
+            gv = -(-vk // 32)
+            cases.append(Case("tmatmul_mx", "TMATMUL_MX(dst, a, a_scale, b, b_scale);", (sa, sb, acc, left, right),
+                              {"dst": (vm, vn), "a": (vm, vk), "a_scale": (vm, gv), "b": (vk, vn), "b_scale": (gv, vn)},
+                              {"dst": _sentinel("f32", (M, N)), "a": _mx_elements(rng, at, (M, K), kind),
+                               "a_scale": s0, "b": _mx_elements(rng, bt, (K, N), kind), "b_scale": s1}))
     return cases
 
 

@@ -113,3 +113,27 @@ def test_mx_checks():
     with pytest.raises(GeometryError) as e:
         pto.tmatmul_mx(c, Tile("left", "f8e4m3", 16, 64, slayout="row_major"), sa, b, sb)
     assert e.value.rule == "pto.op.layout"
+
+
+@pytest.mark.parametrize("sdt", ["f16", "f32"])
+def test_float_scales_round_their_product_on_cpu(sdt):
+    """The simulator multiplies two half (float) scales in half (float): the product is rounded to the scale
+    type, and may overflow to Inf; the NPU model keeps it exact (PTO75)."""
+    rng = np.random.default_rng(3)
+    a, b, c, sa, sb = _tiles(rng, 1, 64, 1, "f8e4m3", "f8e4m3", sdt)
+    a.bits[...], b.bits[...] = 0, 0
+    a.bits[0, 0], b.bits[0, 0], a.bits[0, 40], b.bits[40, 0] = 0x38, 0x38, 0x38, 0x38  # 1.0 in groups 0 and 1
+    big = 300.0 if sdt == "f16" else 3e30
+    sa.values[0, :2] = [0.1, big]
+    sb.values[:2, 0] = [0.1, big]
+    s0, s1 = (float(sa.values[0, 0]), float(sa.values[0, 1])), (float(sb.values[0, 0]), float(sb.values[1, 0]))
+    pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+    rounded = o.dec(o.round_bits(s0[0] * s1[0], sdt), sdt)  # exact product (<= 48 bits) rounded once
+    # big * big overflows the scale type; times group 1's zero elements: x86's default NaN
+    assert rounded != s0[0] * s1[0] and int(c.bits[0, 0]) == 0xFFC00000
+    sa.values[0, 1] = sb.values[1, 0] = 1.0
+    pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+    ones = [1.0] + [0.0] * 31 + [1.0]  # k = 0 in group 0, k = 32 (standing for 40) in group 1
+    assert int(c.bits[0, 0]) == oo.mx_dot(ones, ones, [rounded, 1.0], [1.0, 1.0])
+    pto.tmatmul_mx(c, a, sa, b, sb, target="a5")
+    assert int(c.bits[0, 0]) == oo.mx_dot(ones, ones, [s0[0] * s1[0], 1.0], [1.0, 1.0])

@@ -70,16 +70,26 @@ def _mx(op: Op, c: Tile, a: Tile, sa: Tile, b: Tile, sb: Tile) -> tuple[np.ndarr
     with np.errstate(all="ignore"):
         for k in range(K):
             g = k // _GROUP
-            p = x[:, k:k + 1] * y[k:k + 1, :] * (s0[:, g:g + 1] * s1[g:g + 1, :])
+            p = x[:, k:k + 1] * y[k:k + 1, :] * _scale_product(s0[:, g:g + 1], s1[g:g + 1, :], sa.dtype, sb.dtype, sim)
             acc = (acc.astype(np.float64) + p).astype(np.float32)
     return acc, M, N
+
+
+def _scale_product(s0: np.ndarray, s1: np.ndarray, t0: DType, t1: DType, sim: bool) -> np.ndarray:
+    """``sa * sb`` in float64: exact, or (cpu, two float scales) rounded to the wider scale type, as the
+    simulator's C++ ``half * half`` / ``float * float`` is (PTO75)."""
+    p = s0 * s1
+    if not sim or "f8e8m0" in (t0.name, t1.name):
+        return p
+    wide = t0 if t0.size >= t1.size else t1
+    return _values(nx.from_f64(p, wide, flush=False), wide)
 
 
 def _finish(op: Op, c: Tile, acc: np.ndarray, M: int, N: int, other: np.ndarray | None = None,
             other_first: bool = True) -> Tile:
     """Write the sums; with ``other`` (c_in: ``c_in + sum``; bias: ``sum + bias``) one float32 addition, its
     NaNs on ``cpu`` as x86-64 gives them (the default NaN for Inf - Inf; PTO75)."""
-    r = nx.from_f32(acc, c.dtype, flush=False)
+    r = acc.view(np.uint32) if op.prof.x86_nans else nx.from_f32(acc, c.dtype, flush=False)  # cpu: x86's NaNs
     if other is not None:
         a, b = (other, r) if other_first else (r, other)
         r = nx.binary("add", a, b, c.dtype, instruction=op.inst, x86=op.prof.x86_nans)
