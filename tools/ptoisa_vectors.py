@@ -954,6 +954,25 @@ def fp_move_cases(rng) -> list[Case]:
                                   {"dst": _sentinel(ddt, (R, C)), "src": src_big[:r, :c].copy(),
                                    "fp": words[None, :]}, (r0, c0),
                                   {"index_row": r0, "index_col": c0, "relu_pre_mode": bool(relu)}))
+    # fp tiles of other dtypes: the simulator converts each element to uint64 by value (i64 and u32 as bits;
+    # f32 holding the scale field only, whole numbers below 2**32, exact in float)
+    for sdt, ddt in (("f32", "u8"), ("i32", "f16")):
+        src_big = _fp_source(rng, sdt, R * C).reshape(R, C)
+        words = quant_word_pool(rng, C)
+        for fdt in ("i64", "u32", "f32"):
+            if fdt == "i64":
+                fwords = words.view(np.uint64)
+            elif fdt == "u32":
+                fwords = (words & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+            else:
+                fwords = lanes("f32", (words & np.uint64(0xFFFFE000)).astype(np.float64))
+            fp = Spec("fp", fdt, 1, C, loc="scaling")
+            call = "TEXTRACT_FP<T_dst, T_src, T_fp, ReluPreMode::NoRelu>(dst, src, fp, (uint16_t)P[0], (uint16_t)P[1]);"
+            cases.append(Case("textract_fp", call, (Spec("dst", ddt, r, c), _box("src", sdt, R, C, "acc", loc="acc"),
+                                                    fp),
+                              {"dst": (13, 29), "src": (R - 1, C - 3), "fp": (1, C)},
+                              {"dst": _sentinel(ddt, (r, c)), "src": src_big, "fp": fwords[None, :]}, (3, 5),
+                              {"index_row": 3, "index_col": 5, "relu_pre_mode": False}))
     return cases
 
 
