@@ -209,3 +209,21 @@ def test_fp_nan_to_int_is_undefined_on_cpu():
     assert e.value.rule == "pto.tcvt.undefined" and (dst.bits == before).all()
     pto.tinsert_fp(dst, src, fp, 0, 0, target="a5")  # the NPUs define it: 0, unmarked
     assert dst.values[2, 3] == 0
+
+
+@pytest.mark.parametrize("d", ["f32", "bf16", "u64", "f8e4m3", "f8e8m0"])
+def test_fp_pairs_without_a_quant_mode_on_cpu(d):
+    """On cpu a pair with no vector-quant mode is the simulator's plain conversion; fp8 destinations (its
+    truncating MXType conversion, not modelled) and every such pair on the NPUs are refused (PTO74)."""
+    src = Tile("acc", "i32", 16, 16, **ACC)
+    src.bits[...] = np.arange(-128, 128).reshape(16, 16).astype(np.int32).view(np.uint32)
+    dst = Tile("vec", d, 16, 32 if pto.get_dtype(d).size < 4 else 16, valid=(16, 16))
+    fp = Tile("scaling", "u64", 1, 16)
+    if d.startswith("f8"):
+        with pytest.raises(DtypeError):
+            pto.textract_fp(dst, src, fp, target="cpu")
+        return
+    pto.textract_fp(dst, src, fp, relu_pre_mode=True, target="cpu")
+    assert dst.valid_values.astype(np.float64).tolist() == np.maximum(np.arange(-128, 128), 0).reshape(16, 16).tolist()
+    with pytest.raises(DtypeError):
+        pto.textract_fp(dst, src, fp, target="a5")

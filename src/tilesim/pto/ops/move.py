@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DtypeError, TilesimError
+from ..dtypes import ALL
 from ..tile import Tile
 from . import convert_cpu, fixpipe
 from ._cast import RELU, cast_bits, relu_after, relu_before, word
@@ -60,11 +61,16 @@ def _index(op: Op, v, operand: str) -> int:
     return int(v)
 
 
+#: dtypes whose C++ conversions :func:`convert_cpu.cast` models (not fp8: the simulator's MXType truncates)
+_C_CASTS = frozenset(ALL)
+
+
 def _convert(op: Op, bits: np.ndarray, src: Tile, dst: Tile, words, vector: bool, relu: bool,
              relu_kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(dst lanes, undefined mask) of src lanes: quantised when quant words are given, else a plain move/cast.
     On ``cpu`` a vector form whose dtype pair has no quant mode is the plain move (PTO74)."""
-    modeless = vector and op.prof.fp_modeless_casts and (src.dtype.name, dst.dtype.name) not in fixpipe.VECTOR_MODES
+    pair = (src.dtype.name, dst.dtype.name)
+    modeless = vector and op.prof.fp_modeless_casts and pair not in fixpipe.VECTOR_MODES and set(pair) <= _C_CASTS
     if words is not None and not modeless:
         return fixpipe.quantize(op, bits, src.dtype, dst.dtype, words, vector=vector, relu=relu)
     if relu and relu_kind == "before":
