@@ -63,7 +63,8 @@ CXX_TYPE = {"f32": "float", "f16": "half", "i8": "int8_t", "i16": "int16_t", "i3
 DTS = tuple(CXX_TYPE)
 FLOATS = ("f32", "f16")
 INTS = tuple(d for d in DTS if d not in FLOATS)
-CXX_TYPE |= {"f8e4m3": "float8_e4m3_t", "f8e5m2": "float8_e5m2_t", "f8e8m0": "float8_e8m0_t"}  # MX; not in DTS
+CXX_TYPE |= {"f8e4m3": "float8_e4m3_t", "f8e5m2": "float8_e5m2_t", "f8e8m0": "float8_e8m0_t",  # MX; not in DTS
+             "f4e2m1": "float4_e2m1x2_t"}
 ROUND_MODES = ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD")  # pto RoundMode 0..6
 SAT = {"ON": 0, "OFF": 1}  # pto SaturationMode values
 FLAGS = ["-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong",
@@ -976,13 +977,21 @@ def fp_move_cases(rng) -> list[Case]:
     return cases
 
 
-#: MX element formats the simulator's TMATMUL_MX takes (fp8 pairs; its fp4 pairs need packed fp4 tiles)
-MX_PAIRS = (("f8e4m3", "f8e4m3"), ("f8e4m3", "f8e5m2"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2"))
+#: MX element formats the simulator's TMATMUL_MX takes: the fp8 pairs and fp4 E2M1 (its E1M2 has bias 1 there,
+#: a format tilesim lacks: PTO76)
+MX_PAIRS = (("f8e4m3", "f8e4m3"), ("f8e4m3", "f8e5m2"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2"),
+            ("f4e2m1", "f4e2m1"))
+FP4_TYPES = ("f4e2m1",)
 
 
 def _mx_elements(rng, dt: str, shape, kind: int) -> np.ndarray:
     """fp8 codes: small values (sums that cancel and tie), every code, or extremes (NaN/Inf codes, max, subnormals)."""
     n = int(np.prod(shape))
+    if dt in FP4_TYPES:  # small magnitudes, every code, or the extremes +-6 and +-0.5 mixed in
+        codes = rng.integers(0, 16, n) if kind == 1 else rng.choice([1, 2, 3, 9, 10, 11], n)
+        if kind == 2:
+            codes = np.where(rng.random(n) < 0.4, rng.choice([0x7, 0xF, 0x8, 0x1, 0x0], n), codes)
+        return codes.astype(np.uint8).reshape(shape)
     codes = rng.integers(0, 256, n).astype(np.uint8)
     if kind == 0:  # exponents near the bias: small magnitudes whose sums cancel
         bias = 7 if dt == "f8e4m3" else 15
@@ -1318,6 +1327,16 @@ def build(checkout: Path, keys: list[tuple], ops: list[str], work: Path, cxx: st
     return exe, rejected
 
 
+def _driver_bytes(s: Spec, st: np.ndarray) -> bytes:
+    """A tile's storage as the simulator holds it: an fp4 tile packs two codes a byte, element ``2j`` in the low
+    nibble of byte ``j``, in the first half of its ``Numel`` bytes (include/pto/cpu/MXTypes.hpp)."""
+    if s.dtype not in FP4_TYPES:
+        return st.tobytes()
+    packed = np.zeros(st.size, np.uint8)
+    packed[: st.size // 2] = (st[0::2] & 0xF) | (st[1::2] << 4)
+    return packed.tobytes()
+
+
 def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path) -> list[dict[str, np.ndarray]]:
     blob = bytearray()
     for c in cases:
@@ -1325,7 +1344,7 @@ def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path) -> list[dict
         blob += np.array([kid[c.key], len(c.params), len(valid)], np.uint32).tobytes()
         blob += np.array(c.params, np.int32).tobytes() + np.array(valid, np.uint32).tobytes()
         for s in c.specs:
-            blob += c.storage(s.role).tobytes()
+            blob += _driver_bytes(s, c.storage(s.role))
     (work / "in.bin").write_bytes(bytes(blob))
     subprocess.run([str(exe), str(work / "in.bin"), str(work / "out.bin")], check=True)
     out = np.fromfile(work / "out.bin", np.uint8)

@@ -18,8 +18,8 @@ def _tiles(rng, M, K, N, adt, bdt, sdt):
     a = Tile("left", adt, 16, 64, valid=(M, K), blayout="col_major", slayout="row_major")
     b = Tile("right", bdt, 64, 16, valid=(K, N), blayout="row_major", slayout="col_major")
     c = Tile("acc", "f32", 16, 16, blayout="col_major", slayout="row_major", fractal=1024)
-    a.bits[...] = rng.integers(0, 256, a.bits.shape)
-    b.bits[...] = rng.integers(0, 256, b.bits.shape)
+    a.bits[...] = rng.integers(0, 1 << a.dtype.format.bits, a.bits.shape)
+    b.bits[...] = rng.integers(0, 1 << b.dtype.format.bits, b.bits.shape)
     sa = Tile("scaling", sdt, 16, 32, fractal=32, slayout="row_major")
     sb = Tile("scaling", sdt, 16, 32, fractal=32, slayout="row_major")
     if sdt == "f8e8m0":
@@ -33,12 +33,13 @@ def _tiles(rng, M, K, N, adt, bdt, sdt):
 
 def _val(t, r, c, target="a5"):
     """An operand's value: fp8 codes as the OCP formats define them, or (cpu) as the simulator reads them."""
-    if not t.dtype.name.startswith("f8"):
+    if not t.dtype.name.startswith(("f8", "f4")):
         return float(t.values[r, c])
     return (o.dec_fp8_sim if target == "cpu" else o.dec_fp8)(int(t.bits[r, c]), t.dtype.name)
 
 
-@pytest.mark.parametrize("adt,bdt", [("f8e4m3", "f8e4m3"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2")])
+@pytest.mark.parametrize("adt,bdt", [("f8e4m3", "f8e4m3"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2"),
+                                     ("f4e2m1", "f4e2m1")])
 @pytest.mark.parametrize("sdt", ["f8e8m0", "f16"])
 @pytest.mark.parametrize("form", ["plain", "acc", "bias"])
 @pytest.mark.parametrize("target", ["cpu", "a5"])
@@ -137,3 +138,23 @@ def test_float_scales_round_their_product_on_cpu(sdt):
     assert int(c.bits[0, 0]) == oo.mx_dot(ones, ones, [rounded, 1.0], [1.0, 1.0])
     pto.tmatmul_mx(c, a, sa, b, sb, target="a5")
     assert int(c.bits[0, 0]) == oo.mx_dot(ones, ones, [s0[0] * s1[0], 1.0], [1.0, 1.0])
+
+
+def test_fp8_and_fp4_do_not_mix():
+    """The simulator compiles fp8 x fp8 and fp4 x fp4 MX pairs only."""
+    rng = np.random.default_rng(4)
+    a, b, c, sa, sb = _tiles(rng, 2, 64, 2, "f4e2m1", "f4e2m1", "f8e8m0")
+    pto.tmatmul_mx(c, a, sa, b, sb, target="cpu")
+    b8 = Tile("right", "f8e4m3", 64, 16, valid=(64, 2), blayout="row_major", slayout="col_major")
+    with pytest.raises(DtypeError):
+        pto.tmatmul_mx(c, a, sa, b8, sb, target="cpu")
+
+
+def test_fp4_e2m1_codes():
+    """Every f4e2m1 code's value, against the OCP definition and the simulator's reading (the same: finite)."""
+    t = Tile("vec", "f4e2m1", 1, 32)
+    t.bits[0, :16] = np.arange(16)
+    want = [o.dec_fp8(c, "f4e2m1") for c in range(16)]
+    assert t.values[0, :16].astype(np.float64).tolist() == want
+    assert [abs(o.dec_fp8_sim(c, "f4e2m1")) for c in range(16)] == [abs(w) for w in want]
+    assert max(want) == 6.0 and want[1] == 0.5

@@ -82,8 +82,8 @@ def test_tquant_nan_lanes_are_marked_and_strict_refuses_them():
 
 def test_fp_and_mx_vectors_cover_their_modes():
     """TEXTRACT_FP/TINSERT_FP: every vector-quant pair and plain pairs, with and without ReLU, NaN lanes that
-    reach the integer cast marked undefined; TMATMUL_MX: every fp8 pair in each of its three overloads (PTO74,
-    PTO75)."""
+    reach the integer cast marked undefined; TMATMUL_MX: every fp8 pair and fp4 E2M1 in each of its three
+    overloads (PTO74-PTO76)."""
     marked, pairs = 0, set()
     for op in ("textract_fp", "tinsert_fp"):
         _, cases = g.load(g.GOLDEN / f"{op}.npz")
@@ -99,4 +99,4 @@ def test_fp_and_mx_vectors_cover_their_modes():
     for op in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"):
         _, cases = g.load(g.GOLDEN / f"{op}.npz")
         kinds = {(d["a"], d["b"]) for d in ({t["role"]: t["dtype"] for t in c.tiles} for c in cases)}
-        assert kinds == {(x, y) for x in ("f8e4m3", "f8e5m2") for y in ("f8e4m3", "f8e5m2")}
+        assert kinds == {(x, y) for x in ("f8e4m3", "f8e5m2") for y in ("f8e4m3", "f8e5m2")} | {("f4e2m1", "f4e2m1")}

@@ -8,7 +8,8 @@ C++ ``float += double`` does). ``_acc`` then adds ``c_in`` and ``_bias`` adds
 ``bias[0, j]``, each one float32 addition.
 
 Operands are read as their formats define them (OCP E4M3 and E5M2, E8M0;
-decision PTO50), so a NaN code makes the sum NaN. On ``cpu`` they are read
+decision PTO50), so a NaN code makes the sum NaN. Both may instead be OCP
+FP4 E2M1 (pto-isa's ``float4_e2m1x2_t``; every code finite). On ``cpu`` they are read
 as the simulator's own fp8 class (include/pto/cpu/MXTypes.hpp) reads them:
 every code a finite number (E4M3 0x7F = 480, E5M2 0x7C = 65536, E8M0 0xFF =
 2**128; decision PTO75). Scales may be E8M0 or f16/bf16/f32 values.
@@ -30,6 +31,7 @@ from .matmul import cube_operands
 __all__ = ["tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"]
 
 _GROUP = 32
+_FP8, _FP4 = ("f8e4m3", "f8e5m2"), ("f4e2m1",)
 
 
 #: the CPU simulator's reading of the fp8 element codes: the OCP fields with no special codes (PTO75)
@@ -52,7 +54,8 @@ def _mx(op: Op, c: Tile, a: Tile, sa: Tile, b: Tile, sb: Tile) -> tuple[np.ndarr
     op.tile(sb, "b_scale", None)
     M, K, N = cube_operands(op, c, a, b, "col_major")
     scales = ("f8e8m0", "f16", "bf16", "f32")
-    for t, n, ok in ((a, "a", ("f8e4m3", "f8e5m2")), (b, "b", ("f8e4m3", "f8e5m2")), (c, "c", ("f32",)),
+    elems = _FP8 if a.dtype.name in _FP8 else _FP4  # fp8 with fp8, fp4 with fp4 (the simulator's combos)
+    for t, n, ok in ((a, "a", _FP8 + _FP4), (b, "b", elems), (c, "c", ("f32",)),
                      (sa, "a_scale", scales), (sb, "b_scale", scales)):
         if t.dtype.name not in ok:
             op.fail(f"{n} must be {' or '.join(ok)}, not {t.dtype}", n, "pto.op.dtype", str(t.dtype), DtypeError)
@@ -100,7 +103,7 @@ def _finish(op: Op, c: Tile, acc: np.ndarray, M: int, N: int, other: np.ndarray 
 def tmatmul_mx(c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, target=None) -> Tile:
     """TMATMUL_MX (``pto.tmatmul.mx``): ``c = (a * a_scale) @ (b * b_scale)`` with one scale per 32 along K.
 
-    a, b: f8E4M3/f8E5M2 left/right tiles; c: f32 acc; scales E8M0 (or f16/bf16/f32).
+    a, b: f8E4M3/f8E5M2 (or both f4e2m1) left/right tiles; c: f32 acc; scales E8M0 (or f16/bf16/f32).
     Rules: ``pto.op.loc``, ``pto.op.layout``, ``pto.op.dtype``, ``pto.tmatmul.shape``,
     ``pto.op.range``, ``pto.tmatmul_mx.scale`` (a scale tile too small).
     """
