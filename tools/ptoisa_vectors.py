@@ -1619,12 +1619,11 @@ def main() -> None:
         commit = subprocess.run(["git", "-C", str(a.checkout), "rev-parse", "HEAD"], capture_output=True,
                                 text=True, check=True).stdout.strip()
         work = a.keep or Path(tempfile.mkdtemp(prefix="ptoisa-"))
-        groups = [(find_cxx(a.cxx), [c for c in cases if not c.stem.endswith(".bf16")], work)]
-        if a.bf16_cxx:
-            groups.append((find_cxx(a.bf16_cxx, bf16=True), bf16, work / "bf16"))
-        for tc, group, folder in groups:
-            if group:
-                _generate(a, tc, group, folder, commit)
+        plain = [c for c in cases if not c.stem.endswith(".bf16")]
+        if plain:
+            _generate(a, find_cxx(a.cxx), plain, work, commit)
+        if bf16 and a.bf16_cxx:
+            _generate(a, find_cxx(a.bf16_cxx, bf16=True), bf16, work / "bf16", commit)
         if not a.keep:
             shutil.rmtree(work)
     if a.check or a.check_only:
