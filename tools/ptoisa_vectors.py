@@ -861,10 +861,11 @@ def matmul_cases(rng) -> list[Case]:
 BF16 = "bf16"
 
 
-def _bf16_family(name: str, **tables):
+def _bf16_family(name: str, suffix: str = "", **tables):
     """The family ``name`` with the module's dtype tables set to ``tables`` (and bf16 a float), keeping the cases
     with a bf16 tile: the same kinds of values (ties, NaN payloads, subnormals, range edges) in bf16. These cases
-    are built by the ``--bf16-cxx`` toolchain, the only one with a real ``std::bfloat16_t`` (PTO88)."""
+    are built by the ``--bf16-cxx`` toolchain, the only one with a real ``std::bfloat16_t`` (PTO88). ``suffix``
+    names a second narrowing of one family (its own generator)."""
     def cases(rng) -> list[Case]:
         saved = {k: globals()[k] for k in ("FLOATS", *tables)}
         globals().update(FLOATS=FLOATS + (BF16,), **tables)
@@ -872,20 +873,81 @@ def _bf16_family(name: str, **tables):
             return [c for c in globals()[name](rng) if c.stem.endswith(".bf16")]
         finally:
             globals().update(saved)
-    cases.__name__ = name.replace("_cases", "_bf16_cases")
+    cases.__name__ = name.replace("_cases", f"_bf16{suffix}_cases")
     cases.__doc__ = f"{name} in bf16 ({', '.join(tables)} narrowed)"
     return cases
 
 
 _ONLY = (BF16,)
+#: the reduces with no dtype static_assert in the simulator (any pair compiles, a C++ cast at the end), and the
+#: pairs with bf16 beside bf16 -> f32 tried for them
+BF16_REDUCE_FREE = ("trowmax", "trowmin", "trowprod", "tcolmin", "tcolprod")
+BF16_REDUCE_MIXED = [(BF16, d) for d in ("f16", "i8", "i32", "i64", "u64")] + \
+    [(s, BF16) for s in ("f32", "f16", "i8", "u8", "i32", "u64")]
+
+
+def _every_code(ops) -> list[Case]:
+    """Every bf16 code once through each unary op of ``ops`` (a 256 x 256 tile)."""
+    codes = np.arange(1 << 16, dtype=np.uint16).reshape(256, 256)
+    return [_tiles3(op, f"{op.upper()}(dst, src);", BF16, ("dst", "src"), {"src": codes}, (256, 256), R=256, C=256)
+            for op in ops]
 
 
 def every_code_bf16_cases(rng) -> list[Case]:
-    """Every bf16 code once through TEXP and TLOG (sqrt and recip, simpler roundings, keep unary_cases' 1024
-    values over every binade, so the bank stays small)."""
-    codes = np.arange(1 << 16, dtype=np.uint16).reshape(256, 256)
-    return [_tiles3(op, f"{op.upper()}(dst, src);", BF16, ("dst", "src"), {"src": codes}, (256, 256), R=256, C=256)
-            for op in ("texp", "tlog")]
+    """Every bf16 code once through TEXP and TLOG."""
+    return _every_code(("texp", "tlog"))
+
+
+def every_code_root_bf16_cases(rng) -> list[Case]:
+    """Every bf16 code once through TSQRT and TRECIP (TRSQRT: the simulator refuses bf16, PTO79)."""
+    return _every_code(("tsqrt", "trecip"))
+
+
+#: the data dtypes of compare_select_layout_cases (bf16 only: clang's dtypes keep compare_select_cases' row-major)
+CMP_LAYOUT_DTS = _ONLY
+
+
+def compare_select_layout_cases(rng) -> list[Case]:
+    """TCMP/TCMPS/TSEL/TSELS with the data tiles DN, or boxed (row_major boxes in DN blocks, col_major boxes in
+    ND blocks), odd valid shapes; the masks stay ND (u32 for TCMP, u32/u8 otherwise)."""
+    cases = []
+    R, C = 32, 32
+    for dt in CMP_LAYOUT_DTS:
+        for bl, sl in (("col_major", "none_box"), ("col_major", "row_major"), ("row_major", "col_major")):
+            a, b = (x.reshape(R, C) for x in _near_pairs(rng, dt, R * C))
+            data = lambda role: Spec(role, dt, R, C, bl, sl)
+            for vr, vc in ((29, 7), (1, 1), (R, C)):
+                words = -(-vc // 32)
+                dst = Spec("dst", "u32", R, _aligned_cols("u32", words))
+                for mode in range(len(CMP_MODES)):
+                    cases.append(Case("tcmp", "TCMP(dst, src0, src1, (CmpMode)P[0]);", (dst, data("src0"),
+                                      data("src1")), {"dst": (vr, words), "src0": (vr, vc), "src1": (vr, vc)},
+                                      {"dst": _sentinel("u32", (R, dst.cols)), "src0": a, "src1": b}, (mode,),
+                                      {"cmp_mode": CMP_MODES[mode]}))
+                for mdt in ("u32", "u8"):
+                    code = int(a[vr // 2, vc // 2])
+                    cases.append(Case("tcmps", _SCALAR_DECL.replace("T_dst", "T_src") + "TCMPS(dst, src, sc, "
+                                      "(CmpMode)P[0]);", (Spec("dst", mdt, R, C), data("src")),
+                                      {"dst": (vr, -(-vc // 8)), "src": (vr, vc)},
+                                      {"dst": _sentinel(mdt, (R, C)), "src": a},
+                                      (vr % len(CMP_MODES),) + _scalar_params(dt, code),
+                                      {"cmp_mode": CMP_MODES[vr % len(CMP_MODES)], "scalar": code}))
+                    mcols = _aligned_cols(mdt, 8)
+                    mask = rand_lanes(rng, mdt, (R, mcols))
+                    cases.append(Case("tsel", "TSEL(dst, mask, src0, src1, tmp);",
+                                      (data("dst"), Spec("mask", mdt, R, mcols), data("src0"), data("src1"),
+                                       data("tmp")),
+                                      {"dst": (vr, vc), "mask": (R, 4), "src0": (vr, vc), "src1": (vr, vc),
+                                       "tmp": (vr, vc)},
+                                      {"dst": _sentinel(dt, (R, C)), "mask": mask, "src0": a, "src1": b,
+                                       "tmp": _scratch(dt, R, C)}))
+                    code = int(b[1, 1])
+                    cases.append(Case("tsels", _SCALAR_DECL + "TSELS(dst, mask, src, tmp, sc);",
+                                      (data("dst"), Spec("mask", mdt, R, mcols), data("src"), data("tmp")),
+                                      {"dst": (vr, vc), "mask": (R, mcols), "src": (vr, vc), "tmp": (vr, vc)},
+                                      {"dst": _sentinel(dt, (R, C)), "mask": mask, "src": a,
+                                       "tmp": _scratch(dt, R, C)}, (0,) + _scalar_params(dt, code), {"scalar": code}))
+    return cases
 
 
 BF16_FAMILIES = (
@@ -911,6 +973,11 @@ BF16_FAMILIES = (
     _bf16_family("memory_cases", MEMORY_DTS=_ONLY, PREFETCH_DTS=((BF16, 48),)),
     _bf16_family("move_cases", MOVE_HALF=BF16),
     _bf16_family("concat_cases", CONCAT_DTS=_ONLY),
+    # bf16b: the rest of what the g++ build compiles
+    _bf16_family("reduce_cases", "_mixed", _REDUCE_PAIRS={op: BF16_REDUCE_MIXED for op in BF16_REDUCE_FREE},
+                 _ROW_SHAPES=_ROW_SHAPES[:3], _COL_SHAPES=_COL_SHAPES[:3]),
+    _bf16_family("compare_select_layout_cases", CMP_LAYOUT_DTS=_ONLY),
+    every_code_root_bf16_cases,
 )
 
 

@@ -358,7 +358,7 @@ _CPU_ANY_LAYOUT = frozenset({
     "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
     "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",
     "texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu",
-    "tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"})
+    "tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins", "tcmp", "tcmps", "tsel", "tsels"})
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
