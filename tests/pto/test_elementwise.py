@@ -245,3 +245,29 @@ def test_elementwise_errors():
     assert _err(pto.tcmp, m, a, a, target="a2a3").rule == "pto.op.dtype"  # A2A3 masks are u8
     assert _err(pto.tsel, a, Tile("vec", "f32", 2, 8), a, a).rule == "pto.op.mask_dtype"
     assert _err(pto.tsel, a, Tile("vec", "u8", 1, 32), a, a).rule == "pto.op.mask_cols"
+
+
+def test_cpu_compare_select_any_layout():
+    """cpu reads TCMP/TSEL data tiles by logical element in every layout (PTO46): a DN or boxed copy of the
+    operands gives the row-major answer; the NPU targets still refuse a DN data tile."""
+    rng = np.random.default_rng(seed())
+    a, b = rand_bits(rng, "f32", (16, 32), special=0.2), rand_bits(rng, "f32", (16, 32), special=0.2)
+    mask = rand_bits(rng, "u8", (16, 32))
+
+    def run(bl, sl):
+        src0, src1 = (Tile("vec", "f32", 16, 32, valid=(13, 7), blayout=bl, slayout=sl) for _ in "ab")
+        src0.bits[...], src1.bits[...] = a, b
+        m = Tile("vec", "u32", 16, 8, valid=(13, 1))
+        pto.tcmp(m, src0, src1, "lt", target="cpu")
+        sel = Tile("vec", "f32", 16, 32, valid=(13, 7), blayout=bl, slayout=sl)
+        mk = Tile("vec", "u8", 16, 32)
+        mk.bits[...] = mask
+        pto.tsel(sel, mk, src0, src1, target="cpu")
+        return m.bits.copy(), sel.bits[:13, :7].copy()
+
+    want = run("row_major", "none_box")
+    for bl, sl in (("col_major", "none_box"), ("col_major", "row_major"), ("row_major", "col_major")):
+        got = run(bl, sl)
+        assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    dn = Tile("vec", "f32", 16, 32, blayout="col_major")
+    assert _err(pto.tcmp, Tile("vec", "u8", 16, 32), dn, dn, target="a2a3").rule == "pto.op.layout"
