@@ -104,8 +104,10 @@ class Spec:
     cxx_loc: str = ""  # the C++ TileType where tilesim's loc differs (MX scale tiles: ScaleLeft in ``scaling``)
 
     def cxx(self) -> str:
+        pad = (f"static_cast<PadValue>(static_cast<uint64_t>(PadValue::CustomBase) | {self.pad[7:]}ULL)"
+               if self.pad.startswith("custom:") else f"PadValue::{self.pad.capitalize()}")
         tail = ("" if (self.pad, self.fractal) == ("null", 512)
-                else f", {self.fractal}" + ("" if self.pad == "null" else f", PadValue::{self.pad.capitalize()}"))
+                else f", {self.fractal}" + ("" if self.pad == "null" else f", {pad}"))
         loc = self.cxx_loc or self.loc.capitalize()
         return (f"Tile<TileType::{loc}, {CXX_TYPE[self.dtype]}, {self.rows}, {self.cols}, "
                 f"BLayout::{_BLAYOUT[self.blayout]}, DYNAMIC, DYNAMIC, SLayout::{_SLAYOUT[self.slayout]}{tail}>")
@@ -902,6 +904,36 @@ def every_code_root_bf16_cases(rng) -> list[Case]:
     return _every_code(("tsqrt", "trecip"))
 
 
+#: custom pad words (pto-isa's ``PadValueCustom``): bf16 -1.0, a NaN with a payload, the smallest subnormal, and
+#: the f32 word of 1.5 (``PadValueCustom(1.5f)``), whose low 16 bits a bf16 tile takes: +0
+BF16_CUSTOM_PADS = ("custom:0xbf80", "custom:0x7fc1", "custom:0x0001", "custom:0x3fc00000")
+
+
+def fillpad_custom_bf16_cases(rng) -> list[Case]:
+    """TFILLPAD/_EXPAND/_INPLACE with custom pads, and TLOAD into a tile with one (the simulator pads it with 0)."""
+    saved = globals()["FLOATS"]
+    globals()["FLOATS"] = FLOATS + (BF16,)
+    try:
+        cases = []
+        R, C = 16, 32
+        src = conversion_pool(rng, BF16, R * C).reshape(R, C)
+        for op, pad in zip(("tfillpad", "tfillpad", "tfillpad_expand", "tfillpad_inplace"), BF16_CUSTOM_PADS):
+            dr, dc = (R + 8, C + 32) if op == "tfillpad_expand" else (R, C)
+            specs = (Spec("dst", BF16, dr, dc, pad=pad), Spec("src", BF16, R, C))
+            for vr, vc in ((13, 29), (1, 1)):
+                cases.append(Case(op, f"{op.upper()}(dst, src);", specs, {"dst": (dr, dc), "src": (vr, vc)},
+                                  {"dst": _sentinel(BF16, (dr, dc)), "src": src}))
+        g = conversion_pool(rng, BF16, 40 * 48).reshape(40, 48)
+        glob = (f"GlobalTensor<bfloat16_t, Shape<1, 1, 1, 29, 37>, Stride<1, 1, 1, 48, 1>> g(gm.data() + {3 * 48 + 5});"
+                " TLOAD(dst, g);")
+        cases.append(Case("tload", glob, (Spec("dst", BF16, 32, 64, pad=BF16_CUSTOM_PADS[0]),
+                                          Spec("gm", BF16, 40, 48, loc="gm")), {"dst": (29, 37), "gm": (29, 37)},
+                          {"dst": _sentinel(BF16, (32, 64)), "gm": g}, (), {"offset": [3, 5]}))
+        return cases
+    finally:
+        globals()["FLOATS"] = saved
+
+
 #: the data dtypes of compare_select_layout_cases (bf16 only: clang's dtypes keep compare_select_cases' row-major)
 CMP_LAYOUT_DTS = _ONLY
 
@@ -977,6 +1009,7 @@ BF16_FAMILIES = (
                  _ROW_SHAPES=_ROW_SHAPES[:3], _COL_SHAPES=_COL_SHAPES[:3]),
     _bf16_family("compare_select_layout_cases", CMP_LAYOUT_DTS=_ONLY),
     every_code_root_bf16_cases,
+    fillpad_custom_bf16_cases,
 )
 
 

@@ -145,3 +145,30 @@ def test_tprint_example(capsys):
     with pytest.raises(GeometryError) as e:
         pto.tprint(t, fmt="huge")
     assert e.value.rule == "pto.tprint.format"
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3"])
+@pytest.mark.parametrize("dt", ["f32", "f16", "bf16", "i8", "u16"])
+def test_tfillpad_custom_pad_is_the_words_low_bytes(dt, target):
+    """``custom:0xWORD`` (pto-isa's PadValueCustom) pads with the word's first little-endian bytes."""
+    import struct
+    size = pto.get_dtype(dt).size
+    per = 32 // size
+    for word in (0xBF80, 0x3FC00000, 0xDEADBEEF):
+        want = int.from_bytes(struct.pack("<I", word)[:size], "little")
+        src = Tile("vec", dt, 4, per, valid=(3, 1))
+        dst = Tile("vec", dt, 4, per, pad=f"custom:{word:#x}")
+        pto.tfillpad(dst, src, target=target)
+        assert dst.pad == f"custom:0x{word:08x}"
+        assert int(dst.bits[3, 0]) == want and int(dst.bits[0, 1]) == want
+
+
+def test_custom_pad_checks_and_cpu_tload():
+    for bad in ("custom", "custom:", "custom:0x100000000", "custom:-1", "custom:zz"):
+        with pytest.raises(GeometryError) as e:
+            Tile("vec", "bf16", 16, 16, pad=bad)
+        assert e.value.rule == "pto.tile.pad"
+    # the CPU simulator's TLOAD knows no custom pad: the tile is filled with 0 first (TLoad.hpp's getPadValue)
+    dst = Tile("vec", "bf16", 16, 16, valid=(2, 3), pad="custom:0xbf80")
+    pto.tload(dst, np.ones((2, 3), np.uint16), target="cpu")
+    assert not dst.bits[2:].any() and (dst.bits[:2, :3] == 1).all()

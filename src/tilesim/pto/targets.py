@@ -255,7 +255,7 @@ class Profile:
             (:mod:`tilesim.pto.ops.masks_cpu`, PTO94).
         prefetch_copies: TPREFETCH copies global memory into dst's valid region, element (r, c) from
             flat position ``r * dst.cols + c`` of the array (the CPU simulator's loop; PTO68).
-        tload_fills_pad: TLOAD first fills the whole tile with its pad value (``null``: zero), then
+        tload_fills_pad: TLOAD first fills the whole tile with its pad value (``null`` and custom: zero), then
             copies the window, as the CPU simulator does (PTO98).
         f16_pad_limits_zero: TFILLPAD's ``max``/``min`` pad of an f16 tile is +0: the CPU
             simulator takes it from ``std::numeric_limits<_Float16>``, unspecialised (all zero) in

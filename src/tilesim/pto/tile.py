@@ -54,6 +54,18 @@ def _norm(value, allowed, what: str, rule: str, aliases: dict | None = None) -> 
     return v
 
 
+def _custom_pad(value) -> str:
+    """``custom:0xWORD`` normalised (eight lower-case hex digits), the word checked to fit 32 bits."""
+    try:
+        word = int(str(value).split(":", 1)[1], 0)
+    except (IndexError, ValueError):
+        word = -1
+    if not 0 <= word < 1 << 32:
+        raise GeometryError("a custom pad must be custom:WORD, WORD a 32-bit number (custom:0xbf80)",
+                            instruction="Tile", operand="pad", rule="pto.tile.pad", value=value)
+    return f"custom:0x{word:08x}"
+
+
 _LAYOUT_ALIASES = {"rowmajor": "row_major", "colmajor": "col_major", "nonebox": "none_box", "none": "none_box"}
 
 
@@ -68,7 +80,9 @@ class Tile:
         blayout: block layout, ``row_major`` or ``col_major``.
         slayout: inner box layout, ``none_box`` (plain ND/DN), ``row_major`` or ``col_major``.
         fractal: inner box bytes: 512, 1024 (16x16 accumulator boxes) or 32 (MX scale boxes).
-        pad: ``null``, ``zero``, ``max``, ``min`` (or the PTOAS codes 0..3).
+        pad: ``null``, ``zero``, ``max``, ``min`` (or the PTOAS codes 0..3), or ``custom:0xWORD``: pto-isa's
+            ``PadValueCustom``, a 32-bit word whose low bytes are the pad's lane code (f32: the word; 16-bit
+            dtypes: its low 16 bits, as ``PadValueCustom16``; 8-bit: its low byte).
 
     Static rules (``GeometryError`` rule ids):
         ``pto.tile.loc``, ``pto.tile.shape`` (rows, cols > 0), ``pto.tile.valid`` (0 <= valid <= capacity),
@@ -106,7 +120,7 @@ class Tile:
                 raise GeometryError("pad code must be 0 (null), 1 (zero), 2 (max) or 3 (min)", instruction="Tile",
                                     operand="pad", rule="pto.tile.pad", value=pad)
             pad = PADS[pad]
-        self.pad = _norm(pad, PADS, "pad", "pto.tile.pad")
+        self.pad = _custom_pad(pad) if str(pad).lower().startswith("custom") else _norm(pad, PADS, "pad", "pto.tile.pad")
         self.inner_rows, self.inner_cols = self._inner_box()
         self._layout = self._layout_name()
         #: what an op's static checks read (:meth:`~tilesim.pto.ops._common.Op.static`); fixed for the tile's life

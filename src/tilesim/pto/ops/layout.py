@@ -76,9 +76,12 @@ def tpack(dst: Tile, src: Tile, *, target=None) -> Tile:
 
 
 def pad_bits(dt: DType, pad: str) -> int:
-    """The lane code TFILLPAD writes for a PadValue (``zero``, ``max``, ``min``)."""
+    """The lane code TFILLPAD writes for a PadValue (``zero``, ``max``, ``min``, ``custom:0xWORD``: the word's low
+    bytes, pto-isa include/pto/cpu/TFillPad.hpp)."""
     if pad == "zero":
         return 0
+    if pad.startswith("custom:"):
+        return int(pad.split(":")[1], 16) & ((1 << dt.bits) - 1)
     big = pad == "max"
     if dt.is_int:
         return int(to_bits(np.asarray(dt.format.int_max if big else dt.format.int_min), dt)[()])

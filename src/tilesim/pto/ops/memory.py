@@ -77,8 +77,8 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
                 "pto.mem.elem_size", str(gm.dtype), DtypeError)
     op.nonzero(dst, "dst")
     rs, cs = _window(op, gm, offset, dst.valid, "src")
-    if op.prof.tload_fills_pad:
-        dst.bits[...] = pad_lane(op, dst)
+    if op.prof.tload_fills_pad:  # the simulator's getPadValue has no custom case: it gives 0 (TLoad.hpp)
+        dst.bits[...] = 0 if dst.pad.startswith("custom:") else pad_lane(op, dst)
     dst.bits[: dst.valid_rows, : dst.valid_cols] = gm[rs, cs].view(dst.dtype.lane)
     return dst
 
