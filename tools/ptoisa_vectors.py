@@ -943,6 +943,141 @@ def quant_cases(rng) -> list[Case]:
     return cases
 
 
+# ------------------------------------------------ newcov: generators, TDEQUANT, TMRGSORT, layouts
+#: TCI's dtypes on the simulator (no dtype check; bf16 left out, PTO88); TTRI's (its static_assert)
+TCI_DTS = ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32")
+TTRI_DTS = ("i32", "i16", "u32", "u16", "f16", "f32")
+
+
+def _tci_starts(dt: str) -> list[tuple[int, int]]:
+    """(start code, descending) pairs: small, negative and range-edge starts; for types narrower than int and
+    for unsigned types also starts that wrap (C++ defines those); i32/i64 starts stay clear of overflow, which
+    is undefined in C++."""
+    d = get_dtype(dt)
+    if dt in FLOATS:
+        sp = _F_SPECIAL[dt]
+        vals = [0.0, 1.5, -3.25, 100.0, 2040.0, 65472.0, 16777200.0, 1e30]
+        codes = [int(c) for c in lanes(dt, vals)] + [sp[1], sp[2], sp[3], sp[6], sp[9]]
+        return [(c, k % 2) for k, c in enumerate(codes)] + [(sp[1], 1), (int(lanes(dt, [65472.0])[0]), 0)]
+    lo, hi = d.format.int_min, d.format.int_max
+    wraps = d.size < 4 or dt[0] == "u"
+    vals = [(0, 0), (7, 1), (hi - 70, 0), (lo + 70, 1), (-5 if lo else 5, 0)]
+    vals += [(hi - 3, 0), (lo + 3, 1), (hi, 0), (lo, 1)] if wraps else [(hi - 63, 0), (lo + 63, 1)]
+    return [(int(lanes(dt, [v])[0]), desc) for v, desc in vals]
+
+
+def generator_cases(rng) -> list[Case]:
+    """TCI (every dtype, ascending and descending, starts that wrap, +-0, +-Inf, NaN, f16 rounding; odd valid
+    widths) and TTRI (lower and upper, diagonals on and off the tile, 1-row, 1-column and empty valid shapes)."""
+    cases = []
+    for dt in TCI_DTS:
+        C = 64
+        for k, (code, desc) in enumerate(_tci_starts(dt)):
+            call = _SCALAR_DECL + f"TCI<T_dst, typename T_dst::DType, {desc}>(dst, sc);"
+            cases.append(Case("tci", call, (Spec("dst", dt, 1, C),), {"dst": (1, (C, 37, 1, 0, 61)[k % 5])},
+                              {"dst": _sentinel(dt, (1, C))}, (0,) + _scalar_params(dt, code),
+                              {"scalar": code, "descending": desc}))
+    R, C = 16, 32
+    shapes = ((13, 29), (16, 32), (1, 1), (16, 1), (1, 32), (0, 7))
+    for dt in TTRI_DTS:
+        for upper in (0, 1):
+            for k, diag in enumerate((-40, -3, 0, 1, 5, 40)):
+                cases.append(Case("ttri", f"TTRI<T_dst, {upper}>(dst, P[0]);", (Spec("dst", dt, R, C),),
+                                  {"dst": shapes[(k + upper) % len(shapes)]}, {"dst": _sentinel(dt, (R, C))},
+                                  (diag,), {"diagonal": diag, "upper_or_lower": upper}))
+    return cases
+
+
+#: (src, dst) dtypes tried for TDEQUANT (the CPU loop casts through dst's type; the compiler says the rest)
+DEQUANT_PAIRS = (("i8", "f32"), ("i16", "f32"), ("i32", "f32"), ("u8", "f32"), ("i16", "f16"), ("f16", "f32"),
+                 ("u16", "f32"), ("u32", "f32"), ("f32", "f32"), ("i8", "f16"), ("u8", "f16"), ("u16", "f16"),
+                 ("f16", "f16"))
+
+
+def dequant_cases(rng) -> list[Case]:
+    """TDEQUANT ``(src - offset) * scale`` with per-row parameters of one or several valid columns (the CPU loop
+    reads column ``min(c, P - 1)``); scales and offsets with +-0, +-Inf, NaN, subnormals, range edges."""
+    cases = []
+    R, C = 16, 32
+    for sdt, ddt in DEQUANT_PAIRS:
+        src = conversion_pool(rng, sdt, R * C).reshape(R, C)
+        pc = _aligned_cols(ddt, 5)
+        scale = lanes(ddt, rng.choice([1.0, 0.5, -2.0, 0.1, 3e-3, 1e30], R * pc)).reshape(R, pc)
+        offset = lanes(ddt, rng.integers(-130, 130, R * pc).astype(np.float64)).reshape(R, pc)
+        sp = _F_SPECIAL[ddt]
+        scale[1, :3], scale[2, 0], scale[3, 0] = sp[6], sp[2], sp[1]
+        offset[4, :2], offset[5, 0] = [sp[4], sp[3]], sp[9]
+        specs = (Spec("dst", ddt, R, C), Spec("src", sdt, R, C), Spec("scale", ddt, R, pc), Spec("offset", ddt, R, pc))
+        for (vr, vc), pcols in (((15, 29), 1), ((16, 32), 5), ((1, 1), 1), ((16, 7), 3), ((3, 0), 1)):
+            cases.append(Case("tdequant", "TDEQUANT(dst, src, scale, offset);", specs,
+                              {"dst": (vr, vc), "src": (vr, vc), "scale": (vr, pcols), "offset": (vr, pcols)},
+                              {"dst": _sentinel(ddt, (R, C)), "src": src, "scale": scale, "offset": offset}))
+    return cases
+
+
+def _records(rng, dt: str, n: int, kind: int) -> np.ndarray:
+    """n 8-byte (value, index) records as lanes, values descending: small integers with ties (kind 0), with
+    +-Inf, +-0 and a NaN (kind 1), or random values (kind 2); the index lanes are random."""
+    k = 8 // get_dtype(dt).size
+    if kind == 0:
+        v = np.sort(rng.integers(-3, 4, n).astype(np.float64))[::-1]
+    elif kind == 1:
+        v = np.sort(rng.choice([np.inf, 2.5, 1.0, 0.0, -1.0, -np.inf], n))[::-1]
+    else:
+        v = np.sort(rng.standard_normal(n) * 100)[::-1]
+    vals = lanes(dt, v)
+    if kind == 1 and n > 2:
+        zeros = np.flatnonzero(v == 0)
+        vals[zeros[::2]] = _F_SPECIAL[dt][1]              # -0 and +0 tie
+        vals[n // 2] = _F_SPECIAL[dt][6]                  # a NaN inside the list
+    rec = rand_lanes(rng, dt, (n, k))
+    rec[:, 0] = vals
+    return rec.reshape(-1)
+
+
+def mrgsort_cases(rng) -> list[Case]:
+    """TMRGSORT: 2, 3 and 4 lists (f32, f16) with ties across lists, NaN heads, empty and truncated lists, a
+    dst shorter than the input, with and without ``exhausted`` (the counts go to ``dst_ex``); the block form
+    over one and two groups of four blocks."""
+    cases = []
+    for dt in FLOATS:
+        k = 8 // get_dtype(dt).size
+        C = 16 * k
+        plans = [((5, 16), 0), ((16, 16), 1), ((0, 7), 2), ((3, 9, 4), 0), ((16, 1, 2), 1), ((6, 6, 6, 6), 0),
+                 ((2, 16, 0, 11), 1), ((9, 4, 13, 1), 2)]
+        for lens, kind in plans:
+            n = len(lens)
+            srcs = [_records(rng, dt, C // k, kind).reshape(1, C) for _ in range(n)]
+            if kind == 0 and n > 2:
+                srcs[2][0, 0] = _F_SPECIAL[dt][6]         # a NaN head in a later list never wins
+            if kind == 1:
+                srcs[0][0, 0] = _F_SPECIAL[dt][4]         # a NaN head in list 0 wins at once
+            total = sum(lens) * k
+            for exh in (0, 1):
+                room = total if exh else max(total - 3 * k, 0)
+                specs = (Spec("dst", dt, 1, 4 * C), Spec("dst_ex", "u16", 1, 16), Spec("tmp", dt, 1, 4 * C),
+                         *[Spec(f"src{i}", dt, 1, C) for i in range(n)])
+                roles = ", ".join(f"src{i}" for i in range(n))
+                types = ", ".join(f"T_src{i}" for i in range(n))
+                call = (f"MrgSortExecutedNumList ex{{}}; TMRGSORT<T_dst, T_tmp, {types}, {str(bool(exh)).lower()}>"
+                        f"(dst, ex, tmp, {roles}); uint16_t e4[4] = {{ex.mrgSortList0, ex.mrgSortList1, "
+                        "ex.mrgSortList2, ex.mrgSortList3}; std::memcpy(dst_ex.data(), e4, sizeof e4);")
+                valid = {"dst": (1, room + (exh and k > 1)), "dst_ex": (1, 16), "tmp": (1, 4 * C),
+                         **{f"src{i}": (1, ln * k + (i == 1 and k > 1 and ln < 16)) for i, ln in enumerate(lens)}}
+                data = {"dst": _sentinel(dt, (1, 4 * C)), "dst_ex": _sentinel("u16", (1, 16)),
+                        "tmp": _scratch(dt, 1, 4 * C), **{f"src{i}": s for i, s in enumerate(srcs)}}
+                cases.append(Case("tmrgsort", call, specs, valid, data, (), {"exhausted": bool(exh)}))
+        for groups, kind in ((1, 0), (2, 1), (1, 2)):
+            W = 256 * groups
+            blocks = [_records(rng, dt, 64 // k, (kind + b) % 3) for b in range(4 * groups)]
+            src = np.concatenate(blocks).reshape(1, W)
+            specs = (Spec("dst", dt, 1, W + 64), Spec("src", dt, 1, W))
+            cases.append(Case("tmrgsort", "TMRGSORT(dst, src, (uint32_t)P[0]);", specs,
+                              {"dst": (1, W), "src": (1, W)}, {"dst": _sentinel(dt, (1, W + 64)), "src": src},
+                              (64,), {"block_len": 64}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
@@ -950,6 +1085,7 @@ MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, com
                  arith_more_cases, gather_cases, concat_cases, fillpad_cases,
                  sort_cases, matmul_cases, memory_cases, move_cases,
                  random_histogram_cases, quant_cases)
+MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases)  # newcov
 
 
 def all_cases(seed: int) -> list[Case]:

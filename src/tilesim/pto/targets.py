@@ -110,6 +110,10 @@ _AXPY = frozenset({("f16", "f16"), ("f32", "f32"), ("f16", "f32")})
 
 
 _DEQUANT = {("i8", "f32"), ("i16", "f32")}
+#: cpu: include/pto/cpu/TDeQuant.hpp casts src to dst's type and has no dtype check (PTO71); these pairs are the
+#: ones whose cast is one rounding and which the golden vectors cover
+_DEQUANT_CPU = {(s, "f32") for s in ("i8", "u8", "i16", "u16", "i32", "u32", "f16", "f32")} | \
+    {(s, "f16") for s in ("i8", "u8", "i16", "u16", "f16")}
 _TCI_A2A3 = ("i16", "u16", "i32", "u32", "f16", "bf16", "f32")
 
 
@@ -187,7 +191,7 @@ _ROWS = [
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
-    _row("tdequant", ("src", "dst"), _DEQUANT, _DEQUANT, _DEQUANT),    # docs/isa/TDEQUANT.md
+    _row("tdequant", ("src", "dst"), _DEQUANT, _DEQUANT, _DEQUANT_CPU),    # docs/isa/TDEQUANT.md
     # ---- generators (docs/isa/TCI.md, TTRI.md; include/pto/cpu/TCI.hpp, TTRI.hpp)
     _ew("tci", _TCI_A2A3, ("i16", "u16", "i32", "u32"), _TCI_A2A3 + ("i8", "u8", "i64", "u64")),
     _ew("ttri", ("i32", "i16", "u32", "u16", "f16", "f32"),

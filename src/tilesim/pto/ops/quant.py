@@ -27,6 +27,7 @@ import numpy as np
 
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
+from ..dtypes import get_dtype
 from ..tile import Tile
 from . import convert_cpu
 from ._common import Op
@@ -138,10 +139,19 @@ def tdequant(dst: Tile, src: Tile, scale: Tile, offset: Tile, *, target=None) ->
     else:
         cols = np.zeros(C, np.int64)
     p = op.prof
-    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    off, sc = offset.bits[:R][:, cols], scale.bits[:R][:, cols]
+    if p.x86_nans:  # cpu: one expression over f32 (f16 runs in f32, rounded once at the end), x86 NaNs (PTO71)
+        f32 = get_dtype("f32")
+        x = convert_cpu.cast(src.bits[:R, :C], src.dtype, dst.dtype)[0]
+        x, off, sc = (convert_cpu.cast(v, dst.dtype, f32)[0] for v in (x, off, sc))
+        kw = dict(instruction=op.inst, x86=True)
+        r = nx.binary("mul", nx.binary("sub", x, off, f32, **kw), sc, f32, **kw)
+        dst.bits[:R, :C] = convert_cpu.cast(r, f32, dst.dtype)[0]
+        return dst
     x = nx.from_f64(nx.int_view(src.bits[:R, :C], src.dtype).astype(np.float64), dst.dtype, flush=False)
-    diff = nx.binary("sub", x, offset.bits[:R][:, cols], dst.dtype, **kw)
-    dst.bits[:R, :C] = nx.binary("mul", diff, scale.bits[:R][:, cols], dst.dtype, **kw)
+    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    diff = nx.binary("sub", x, off, dst.dtype, **kw)
+    dst.bits[:R, :C] = nx.binary("mul", diff, sc, dst.dtype, **kw)
     return dst
 
 
