@@ -1078,6 +1078,139 @@ def mrgsort_cases(rng) -> list[Case]:
     return cases
 
 
+def div_overflow_cases(rng) -> list[Case]:
+    """INT_MIN / -1 and INT_MIN rem -1 of i8/i16, which C++ computes in int (so they wrap on the store) in
+    TDIV, TDIVS (both forms), TREM, TREMS and the expand divisions. The 32/64-bit ones trap (SIGFPE) in the
+    simulator, so they have no vectors: tilesim refuses them on cpu (PTO72)."""
+    cases = []
+    R, C, vr, vc = 16, 32, 15, 29
+    for dt in ("i8", "i16"):
+        lo, m1 = (int(v) for v in lanes(dt, [get_dtype(dt).format.int_min, -1]))
+        a, b = (x.reshape(R, C) for x in _pair_operands(rng, dt, R * C))
+        b = _safe_divisors(dt, b)
+        a[::2, ::3], b[:, 1::4] = lo, m1                 # INT_MIN over -1 in many lanes, -1 elsewhere too
+        three = ("dst", "src0", "src1")
+        cases.append(_tiles3("tdiv", "TDIV(dst, src0, src1);", dt, three, {"src0": a, "src1": b}, (vr, vc), R=R))
+        cases.append(_tiles3("trem", "TREM(dst, src0, src1, tmp);", dt, three + ("tmp",),
+                             {"src0": a, "src1": b, "tmp": _scratch(dt, R, C)}, (vr, vc), R=R))
+        cases.append(_tiles3("tdivs", _SCALAR_DECL + "TDIVS(dst, src, sc);", dt, ("dst", "src"), {"src": a},
+                             (vr, vc), params=(0,) + _scalar_params(dt, m1), args={"scalar": m1}, R=R))
+        cases.append(_tiles3("tdivs", _SCALAR_DECL + "TDIVS(dst, sc, src);", dt, ("dst", "src"), {"src": b},
+                             (vr, vc), params=(0,) + _scalar_params(dt, lo), args={"scalar": lo, "scalar_first": True},
+                             R=R))
+        cases.append(_tiles3("trems", _SCALAR_DECL + "TREMS(dst, src, sc, tmp);", dt, ("dst", "src", "tmp"),
+                             {"src": a, "tmp": _scratch(dt, R, C)}, (vr, vc), params=(0,) + _scalar_params(dt, m1),
+                             args={"scalar": m1}, R=R))
+        col = Spec("src1", dt, _aligned_rows(dt, R), 1, "col_major")
+        cases.append(Case("trowexpanddiv", "TROWEXPANDDIV(dst, src0, src1);",
+                          (Spec("dst", dt, R, C), Spec("src0", dt, R, C), col),
+                          {"dst": (vr, vc), "src0": (vr, vc), "src1": (vr, 1)},
+                          {"dst": _sentinel(dt, (R, C)), "src0": a,
+                           "src1": np.resize(np.array([m1, 3, m1], a.dtype), (col.rows, 1))}))
+        cases.append(Case("tcolexpanddiv", "TCOLEXPANDDIV(dst, src0, src1);",
+                          (Spec("dst", dt, R, C), Spec("src0", dt, R, C), Spec("src1", dt, 1, C)),
+                          {"dst": (vr, vc), "src0": (vr, vc), "src1": (1, vc)},
+                          {"dst": _sentinel(dt, (R, C)), "src0": a, "src1": b[1:2].copy()}))
+    for dt, code in (("i32", 0), ("u16", 0), ("i8", 0), ("f32", 0), ("f32", 0x80000000), ("f16", 0x8000)):
+        x = conversion_pool(rng, dt, R * C).reshape(R, C)     # TREMS with tmp skips a zero scalar (PTO73)
+        cases.append(_tiles3("trems", _SCALAR_DECL + "TREMS(dst, src, sc, tmp);", dt, ("dst", "src", "tmp"),
+                             {"src": x, "tmp": _scratch(dt, R, C)}, (vr, vc), params=(0,) + _scalar_params(dt, code),
+                             args={"scalar": code}, R=R))
+    return cases
+
+
+#: layouts and valid shapes the first families left out: (block layout, rows, cols, valid)
+_EDGE_SHAPES = (("row_major", 16, 32, (1, 29)), ("row_major", 16, 32, (13, 1)), ("row_major", 16, 32, (0, 5)),
+                ("col_major", 32, 16, (29, 13)), ("col_major", 32, 16, (1, 13)), ("col_major", 32, 16, (29, 1)))
+
+
+def _edge_shape(dt: str, k: int) -> tuple[str, int, int, tuple[int, int]]:
+    """The k-th edge shape, its tile widened so 1-byte DN columns and ND rows stay 32-byte aligned."""
+    bl, R, C, v = _EDGE_SHAPES[k % len(_EDGE_SHAPES)]
+    per = 32 // get_dtype(dt).size
+    return bl, max(R, per), max(C, per), v
+
+
+def _valid_only(x: np.ndarray, valid: tuple[int, int]) -> np.ndarray:
+    """x with the lanes outside the valid region zeroed (no op reads them; zeros keep the files small)."""
+    out = np.zeros_like(x)
+    out[: valid[0], : valid[1]] = x[: valid[0], : valid[1]]
+    return out
+
+
+def layout_cases(rng) -> list[Case]:
+    """The element-wise ops on the layouts and shapes their first families left out: TADD/TSUB/TMUL/TDIV/TMAX/TMIN,
+    the tile-scalar ops and TREMS, the unary ops, TREM/TADDC/TPART* on DN (col_major) tiles, a 1-row, a 1-column
+    and an empty valid region, every dtype the first families tried."""
+    cases = []
+    for op in ("tadd", "tsub", "tmul", "tdiv", "tmax", "tmin"):
+        for dt in DTS:
+            for k in (0, 1, 2, 4, 5):  # binary_cases has DN tiles already, so the edge shapes only
+                bl, R, C, v = _edge_shape(dt, k)
+                a, b = (_valid_only(x.reshape(R, C), v) for x in _pair_operands(rng, dt, R * C))
+                if op == "tdiv":
+                    b = _safe_divisors(dt, b)
+                cases.append(_tiles3(op, f"{op.upper()}(dst, src0, src1);", dt, ("dst", "src0", "src1"),
+                                     {"src0": a, "src1": b}, v, bl, R=R, C=C))
+    for op in SCALAR_OPS + ("trems",):
+        for dt in DTS:
+            codes = scalar_values(dt)
+            for k in range(len(_EDGE_SHAPES)):
+                bl, R, C, v = _edge_shape(dt, k)
+                code = codes[(2 * k + 1) % len(codes)]
+                x = _valid_only(unary_pool(rng, dt, R * C).reshape(R, C), v)
+                if op in ("tdivs", "trems") and dt not in FLOATS and \
+                        int(np.array(code, get_dtype(dt).lane).view(get_dtype(dt).np)) in (0, -1):
+                    code = int(lanes(dt, [3])[0])
+                if op == "trems":
+                    cases.append(_tiles3(op, _SCALAR_DECL + "TREMS(dst, src, sc, tmp);", dt, ("dst", "src", "tmp"),
+                                         {"src": x, "tmp": _scratch(dt, R, C)}, v, bl,
+                                         params=(0,) + _scalar_params(dt, code), args={"scalar": code}, R=R, C=C))
+                else:
+                    cases.append(_tiles3(op, _SCALAR_DECL + f"{op.upper()}(dst, src, sc);", dt, ("dst", "src"),
+                                         {"src": x}, v, bl, params=(0,) + _scalar_params(dt, code),
+                                         args={"scalar": code}, R=R, C=C))
+    for op, dts in UNARY.items():
+        for dt in dts:
+            for k in range(len(_EDGE_SHAPES)):
+                bl, R, C, v = _edge_shape(dt, k)
+                cases.append(_tiles3(op, f"{op.upper()}(dst, src);", dt, ("dst", "src"),
+                                     {"src": _valid_only(unary_pool(rng, dt, R * C).reshape(R, C), v)}, v, bl,
+                                     R=R, C=C))
+    for dt in DTS:
+        for k in (3, 5):
+            bl, R, C, v = _edge_shape(dt, k)
+            a, b = (x.reshape(R, C) for x in _pair_operands(rng, dt, R * C))
+            cases.append(_tiles3("trem", "TREM(dst, src0, src1, tmp);", dt, ("dst", "src0", "src1", "tmp"),
+                                 {"src0": a, "src1": _safe_divisors(dt, b), "tmp": _scratch(dt, R, C)}, v, bl,
+                                 R=R, C=C))
+            cases.append(_tiles3("taddc", "TADDC(dst, src0, src1, src2);", dt, ("dst", "src0", "src1", "src2"),
+                                 {"src0": a, "src1": b, "src2": conversion_pool(rng, dt, R * C).reshape(R, C)}, v,
+                                 bl, R=R, C=C))
+    for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin"):
+        for dt in PART_DTS:
+            bl, R, C, _ = _edge_shape(dt, 3)
+            a, b = (x.reshape(R, C) for x in _pair_operands(rng, dt, R * C))
+            specs = tuple(Spec(r, dt, R, C, bl) for r in ("dst", "src0", "src1"))
+            cases.append(Case(op, f"{op.upper()}(dst, src0, src1);", specs,
+                              {"dst": (29, 13), "src0": (29, 13), "src1": (17, 13)},
+                              {"dst": _sentinel(dt, (R, C)), "src0": a, "src1": b}))
+    snan = (0x7C01 + np.arange(16 * 64) % 0x1FF) | (np.arange(16 * 64) % 2 << 15)  # f16 signaling NaNs, +-
+    for op in ("tneg", "tabs", "trelu"):                 # where the x86 code quiets them: vector body or tail
+        for bl, R, C, v in (("row_major", 16, 64, (3, 45)), ("col_major", 64, 16, (45, 3))):
+            cases.append(_tiles3(op, f"{op.upper()}(dst, src);", "f16", ("dst", "src"),
+                                 {"src": snan.astype(np.uint16).reshape(R, C)}, v, bl, R=R, C=C))
+    for dt in FLOATS:                                    # NaN tile x NaN scalar: whose payload, body and tail
+        nans = snan.astype(np.uint16) if dt == "f16" else (0x7F800001 + np.arange(16 * 64) * 0x111) | \
+            (np.arange(16 * 64) % 3 == 0) << 22 | (np.arange(16 * 64) % 2 << 31)
+        code = _F_SPECIAL[dt][6]
+        for op in SCALAR_OPS:
+            cases.append(_tiles3(op, _SCALAR_DECL + f"{op.upper()}(dst, src, sc);", dt, ("dst", "src"),
+                                 {"src": nans.astype(get_dtype(dt).lane).reshape(16, 64)}, (3, 45),
+                                 params=(0,) + _scalar_params(dt, code), args={"scalar": code}, R=16, C=64))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
@@ -1085,7 +1218,7 @@ MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, com
                  arith_more_cases, gather_cases, concat_cases, fillpad_cases,
                  sort_cases, matmul_cases, memory_cases, move_cases,
                  random_histogram_cases, quant_cases)
-MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases)  # newcov
+MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases)  # newcov
 
 
 def all_cases(seed: int) -> list[Case]:
@@ -1362,13 +1495,24 @@ def check(out_dir: Path, verbose: int) -> bool:
     return total["exact"] == total["cases"]
 
 
-def simulator_only(checkout: Path) -> list[str]:
-    """The checkout's instruction entry points (``PTO_INST``) that tilesim has no op for."""
+def text_level_ops() -> set[str]:
+    """tilesim's ``.pto`` ops that are no tile computation of :data:`tilesim.pto.OPS` (TGET_SCALE_ADDR,
+    TASSIGN, TRESHAPE, the pipe ops...), as upper-case instruction names."""
+    from tilesim.pto.text.forms import _FORMS
+    from tilesim.pto.text.interp import _SPECIAL
+    return {op.removeprefix("pto.").upper() for op in (*_FORMS, *_SPECIAL) if op.startswith("pto.")}
+
+
+def simulator_only(checkout: Path) -> tuple[list[str], list[str]]:
+    """The checkout's instruction entry points (``PTO_INST``): those tilesim has no op for, and those it has
+    as text-level ops only (they move no data a golden vector could hold)."""
     from tilesim.pto import OPS
     text = (checkout / "include" / "pto" / "common" / "pto_instr.hpp").read_text()
     names = set(re.findall(r"PTO_INST\s+(?:RecordEvent|comm::AsyncEvent|void|std::enable_if_t<[^>]*>+)\s+"
                            r"([A-Z][A-Z0-9_]+)\s*\(", text))
-    return sorted(n for n in names if n.lower() not in OPS)
+    missing = {n for n in names if n.lower() not in OPS}
+    textual = missing & text_level_ops()
+    return sorted(missing - textual), sorted(textual)
 
 
 def main() -> None:
@@ -1422,7 +1566,9 @@ def main() -> None:
     if a.check or a.check_only:
         ok = check(a.out, a.verbose)
         if a.checkout is not None:
-            only = simulator_only(a.checkout)
+            only, textual = simulator_only(a.checkout)
+            print(f"{len(textual)} entry points tilesim has as .pto ops only, with no tile result to store "
+                  f"(TGET_SCALE_ADDR re-points dst at src's bytes, PTO71): {', '.join(textual)}")
             print(f"{len(only)} entry points of the simulator that tilesim has no op for: {', '.join(only)}")
         sys.exit(0 if ok else 1)
 

@@ -352,8 +352,8 @@ class Profile:
 _CPU_ANY_LAYOUT = frozenset({
     "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
     "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",
-    "texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu",
-    "tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"})
+    "texp", "tlog", "tsqrt", "trsqrt", "tabs", "tneg", "trelu",
+    "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin"})  # PTO73
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
