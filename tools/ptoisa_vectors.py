@@ -1075,6 +1075,16 @@ def mrgsort_cases(rng) -> list[Case]:
             cases.append(Case("tmrgsort", "TMRGSORT(dst, src, (uint32_t)P[0]);", specs,
                               {"dst": (1, W), "src": (1, W)}, {"dst": _sentinel(dt, (1, W + 64)), "src": src},
                               (64,), {"block_len": 64}))
+        # what only the simulator takes: other block lengths, dst's valid width deciding the groups, src's
+        # valid width ignored, a block_len of no whole records (nothing written)
+        for blen, dv, sv in ((32, 256, 256), (16, 200, 64), (48, 192, 192), (2 * k + 2, 256, 100), (k + 1, 256, 256)):
+            n = max(blen // k, 1)
+            src = np.concatenate([_records(rng, dt, n, b % 3) for b in range(-(-256 // (n * k)))])[:256]
+            specs = (Spec("dst", dt, 1, 256), Spec("src", dt, 1, 256))
+            cases.append(Case("tmrgsort", "TMRGSORT(dst, src, (uint32_t)P[0]);", specs,
+                              {"dst": (1, dv), "src": (1, sv)}, {"dst": _sentinel(dt, (1, 256)),
+                                                               "src": src.reshape(1, 256)}, (blen,),
+                              {"block_len": blen}))
     return cases
 
 

@@ -18,6 +18,8 @@ list); with ``exhausted`` the merge stops as soon as one list is used up.
 ``executed`` (4 lanes) receives how many records each list gave.
 ``tmrgsort(dst, src, block_len)`` merges each group of four consecutive
 ``block_len``-lane blocks of src. Records are copied whole (decision PTO39).
+On cpu the groups run over dst's valid columns and any ``block_len`` of
+whole records is taken; one of no whole records does nothing (PTO71).
 
 THISTOGRAM: per row, a cumulative 256-bin histogram of one byte of each
 src element, written to dst's columns 0..255 (uint32). u16 sources: with
@@ -207,11 +209,22 @@ def _mrg_blocks(op: Op, dst: Tile, src: Tile, block_len) -> Tile:
     if isinstance(block_len, (bool, np.bool_)) or not isinstance(block_len, (int, np.integer)):
         op.fail("must be an integer", "block_len", "pto.op.operand", block_len, TilesimError)
     n = int(block_len)
-    if n <= 0 or n % 64 or src.valid_cols % (4 * n) or not 1 <= src.valid_cols // (4 * n) <= 255:
-        op.fail(f"must be a positive multiple of 64 with src's {src.valid_cols} valid columns a multiple of "
-                f"4 * block_len, 1 to 255 times", "block_len", "pto.tmrgsort.block_len", n, TilesimError)
     k = 8 // dst.dtype.size
-    for base in range(0, min(src.valid_cols, dst.valid_cols) - 4 * n + 1, 4 * n):
+    if op.prof.x86_nans:  # cpu: groups over dst's valid columns; a block_len of no whole records does nothing
+        if not 0 <= n < 1 << 32:
+            op.fail("must be a uint32", "block_len", "pto.tmrgsort.block_len", n, TilesimError)
+        if dst.valid_cols > src.cols:
+            op.fail(f"dst's {dst.valid_cols} valid columns would read past src's {src.cols} columns", "src",
+                    "pto.tmrgsort.block_len", src.cols)
+        if n == 0 or n % k:
+            return dst
+        end = dst.valid_cols
+    else:
+        if n <= 0 or n % 64 or src.valid_cols % (4 * n) or not 1 <= src.valid_cols // (4 * n) <= 255:
+            op.fail(f"must be a positive multiple of 64 with src's {src.valid_cols} valid columns a multiple of "
+                    f"4 * block_len, 1 to 255 times", "block_len", "pto.tmrgsort.block_len", n, TilesimError)
+        end = min(src.valid_cols, dst.valid_cols)
+    for base in range(0, end - 4 * n + 1, 4 * n):
         blocks = [src.bits[0, base + b * n: base + (b + 1) * n].reshape(-1, k) for b in range(4)]
         keys = [r[:, 0].view(src.dtype.np).astype(np.float64) for r in blocks]
         out, _ = _merge(blocks, keys, 4 * n // k, False)
