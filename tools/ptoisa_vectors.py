@@ -1221,6 +1221,52 @@ def layout_cases(rng) -> list[Case]:
     return cases
 
 
+def cmp_layout_cases(rng) -> list[Case]:
+    """TCMP, TCMPS, TSEL, TSELS and TEXPANDS with DN (col_major) data tiles, and TEXPANDS over a 1-row, a
+    1-column and an empty valid region: the compare family had row-major tiles only."""
+    cases = []
+    R, C, vr, vc = 32, 32, 29, 13
+    for sdt in ("f32", "f16", "i32", "i16", "u8"):
+        a, b = (_valid_only(x.reshape(R, C), (vr, vc)) for x in _near_pairs(rng, sdt, R * C))
+        src = lambda role: Spec(role, sdt, R, C, "col_major")
+        words = -(-vc // 8)
+        for mode in (0, 2, 5):
+            cases.append(Case("tcmp", "TCMP(dst, src0, src1, (CmpMode)P[0]);",
+                              (Spec("dst", "u8", R, 32), src("src0"), src("src1")),
+                              {"dst": (vr, words), "src0": (vr, vc), "src1": (vr, vc)},
+                              {"dst": _sentinel("u8", (R, 32)), "src0": a, "src1": b}, (mode,),
+                              {"cmp_mode": CMP_MODES[mode]}))
+            code = int(a[2, 5])
+            cases.append(Case("tcmps", "typename T_src::DType sc; std::memcpy(&sc, P + 1, sizeof sc); "
+                              "TCMPS(dst, src, sc, (CmpMode)P[0]);", (Spec("dst", "u8", R, C), src("src")),
+                              {"dst": (vr, words), "src": (vr, vc)}, {"dst": _sentinel("u8", (R, C)), "src": a},
+                              (mode,) + _scalar_params(sdt, code), {"cmp_mode": CMP_MODES[mode], "scalar": code}))
+    for dt in ("f32", "f16", "i32", "i8", "u16", "i64"):
+        per = 32 // get_dtype(dt).size
+        Rd = max(R, per)
+        a, b = (_valid_only(x.reshape(Rd, C), (vr, vc)) for x in _pair_operands(rng, dt, Rd * C))
+        mask = rand_lanes(rng, "u8", (Rd, 32))
+        dn = lambda role: Spec(role, dt, Rd, C, "col_major")
+        cases.append(Case("tsel", "TSEL(dst, mask, src0, src1, tmp);",
+                          (dn("dst"), Spec("mask", "u8", Rd, 32), dn("src0"), dn("src1"), dn("tmp")),
+                          {"dst": (vr, vc), "mask": (vr, 32), "src0": (vr, vc), "src1": (vr, vc), "tmp": (vr, vc)},
+                          {"dst": _sentinel(dt, (Rd, C)), "mask": mask, "src0": a, "src1": b,
+                           "tmp": _scratch(dt, Rd, C)}))
+        code = int(b[1, 1])
+        cases.append(Case("tsels", _SCALAR_DECL + "TSELS(dst, mask, src, tmp, sc);",
+                          (dn("dst"), Spec("mask", "u8", Rd, 32), dn("src"), dn("tmp")),
+                          {"dst": (vr, vc), "mask": (vr, 32), "src": (vr, vc), "tmp": (vr, vc)},
+                          {"dst": _sentinel(dt, (Rd, C)), "mask": mask, "src": a, "tmp": _scratch(dt, Rd, C)},
+                          (0,) + _scalar_params(dt, code), {"scalar": code}))
+        for k in range(len(_EDGE_SHAPES)):
+            bl, r, c, v = _edge_shape(dt, k)
+            code = int(a[0, k])
+            cases.append(Case("texpands", _SCALAR_DECL + "TEXPANDS(dst, sc);", (Spec("dst", dt, r, c, bl),),
+                              {"dst": v}, {"dst": _sentinel(dt, (r, c))}, (0,) + _scalar_params(dt, code),
+                              {"scalar": code}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
@@ -1228,7 +1274,8 @@ MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, com
                  arith_more_cases, gather_cases, concat_cases, fillpad_cases,
                  sort_cases, matmul_cases, memory_cases, move_cases,
                  random_histogram_cases, quant_cases)
-MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases)  # newcov
+MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases,  # newcov
+                  cmp_layout_cases)
 
 
 def all_cases(seed: int) -> list[Case]:
