@@ -1267,6 +1267,49 @@ def cmp_layout_cases(rng) -> list[Case]:
     return cases
 
 
+def boxed_expand_cases(rng) -> list[Case]:
+    """Element-wise ops on boxed (nz / zn) vec tiles, and the expand-binary ops over a 1-row, a 1-column and an
+    empty valid region (their family used one 29x13 shape)."""
+    cases = []
+    R, C, v = 32, 64, (29, 45)
+    for dt in ("f32", "f16", "i32"):
+        for kind in ("nz", "zn"):
+            specs = lambda roles: tuple(_box(r, dt, R, C, kind) for r in roles)
+            a, b = (_valid_only(x.reshape(R, C), v) for x in _pair_operands(rng, dt, R * C))
+            for op in ("tadd", "tmul", "tmax", "tsub"):
+                cases.append(Case(op, f"{op.upper()}(dst, src0, src1);", specs(("dst", "src0", "src1")),
+                                  {r: v for r in ("dst", "src0", "src1")}, {"dst": _sentinel(dt, (R, C)),
+                                                                           "src0": a, "src1": b}))
+            for op in ("tabs", "tneg") + (("texp", "tsqrt") if dt in FLOATS else ()):
+                cases.append(Case(op, f"{op.upper()}(dst, src);", specs(("dst", "src")), {"dst": v, "src": v},
+                                  {"dst": _sentinel(dt, (R, C)), "src": a}))
+            code = int(b[3, 3])
+            for op in ("tsubs", "tmins") + (("tadds", "tmuls") if kind == "zn" else ()):  # the latter: row-major
+                cases.append(Case(op, _SCALAR_DECL + f"{op.upper()}(dst, src, sc);", specs(("dst", "src")),
+                                  {"dst": v, "src": v}, {"dst": _sentinel(dt, (R, C)), "src": a},
+                                  (0,) + _scalar_params(dt, code), {"scalar": code}))
+    R, C = 16, 32
+    for kind in ("add", "mul", "max", "div"):
+        for dt in ("f32", "f16", "i32", "i16"):
+            full, other = (x.reshape(R, C) for x in _pair_operands(rng, dt, R * C))
+            if kind == "div":
+                other = _safe_divisors(dt, other)
+            rows = _aligned_rows(dt, R)
+            for vr, vc in ((1, 29), (13, 1), (0, 5)):
+                col = np.zeros((rows, 1), full.dtype)
+                col[:R, 0] = other[:, 0]
+                cases.append(Case(f"trowexpand{kind}", f"TROWEXPAND{kind.upper()}(dst, src0, src1);",
+                                  (Spec("dst", dt, R, C), Spec("src0", dt, R, C), Spec("src1", dt, rows, 1, "col_major")),
+                                  {"dst": (vr, vc), "src0": (vr, vc), "src1": (vr, 1)},
+                                  {"dst": _sentinel(dt, (R, C)), "src0": _valid_only(full, (vr, vc)), "src1": col}))
+                cases.append(Case(f"tcolexpand{kind}", f"TCOLEXPAND{kind.upper()}(dst, src0, src1);",
+                                  (Spec("dst", dt, R, C), Spec("src0", dt, R, C), Spec("src1", dt, 1, C)),
+                                  {"dst": (vr, vc), "src0": (vr, vc), "src1": (1, vc)},
+                                  {"dst": _sentinel(dt, (R, C)), "src0": _valid_only(full, (vr, vc)),
+                                   "src1": other[:1].copy()}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
@@ -1275,7 +1318,7 @@ MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, com
                  sort_cases, matmul_cases, memory_cases, move_cases,
                  random_histogram_cases, quant_cases)
 MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases,  # newcov
-                  cmp_layout_cases)
+                  cmp_layout_cases, boxed_expand_cases)
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -86,8 +86,9 @@ def _x86_b_first(kind: str, dst: Tile):
     """Where clang's x86-64 code for the CPU simulator's f32 add/mul loop puts src1 first: its vector body,
     8 elements a step along the inner loop (columns of a row-major dst, rows of a col-major one), but for
     TMUL of a col-major dst 4 columns a step (one strided ``mulps``); the scalar remainder puts src0 first.
-    Other ops and dtypes always put src0 first (PTO91, PTO70)."""
-    if kind not in ("add", "mul") or dst.dtype.name != "f32":
+    Other ops and dtypes, and boxed tiles (a plain scalar loop over layout offsets), always put src0 first
+    (PTO91, PTO70, PTO73)."""
+    if kind not in ("add", "mul") or dst.dtype.name != "f32" or dst.slayout != "none_box":
         return False
     R, C = dst.valid
     if dst.is_row_major:
@@ -109,9 +110,10 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
                  instruction=op.inst, x86=p.x86_nans)
     if p.x86_nans and kind == "neg" and dst.dtype.name == "f16":
         # cpu: clang's loop flips sign bits 16 lanes a step along the inner index (columns of a row-major dst,
-        # rows of a col-major one); its scalar tail negates in f32, which quiets a signaling NaN (PTO73)
+        # rows of a col-major one); its scalar tail, and the plain loop of a boxed tile, negate in f32, which
+        # quiets a signaling NaN (PTO73)
         inner = np.arange(C)[None, :] if dst.is_row_major else np.arange(R)[:, None]
-        tail = inner >= (C if dst.is_row_major else R) // 16 * 16
+        tail = inner >= (C if dst.is_row_major else R) // 16 * 16 if dst.slayout == "none_box" else True
         r = np.where(tail & nx.is_nan(r, dst.dtype), r | dst.dtype.lane.type(0x200), r)
     dst.bits[:R, :C] = r
     return dst
