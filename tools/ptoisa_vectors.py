@@ -1310,6 +1310,76 @@ def boxed_expand_cases(rng) -> list[Case]:
     return cases
 
 
+def misc_edge_cases(rng) -> list[Case]:
+    """The remaining narrow families on DN tiles and edge shapes: TAXPY, TQUANT (a 1-row, a 1-column, an empty
+    region; several parameter columns), TSORT32 (one row, one block), TCONCAT and TGATHER (index form) on DN and
+    1-row tiles, TFILLPAD from a DN source."""
+    cases = []
+    for sdt, ddt in AXPY_PAIRS:
+        for k in range(len(_EDGE_SHAPES)):
+            bl, R, C, v = _edge_shape(sdt, k)
+            x = _valid_only(unary_pool(rng, sdt, R * C).reshape(R, C), v)
+            y = _valid_only(unary_pool(rng, ddt, R * C).reshape(R, C), v)
+            code = scalar_values(sdt)[(k + 3) % 6]
+            cases.append(Case("taxpy", "typename T_src::DType sc; std::memcpy(&sc, P + 1, sizeof sc); "
+                              "TAXPY(dst, src, sc);", (Spec("dst", ddt, R, C, bl), Spec("src", sdt, R, C, bl)),
+                              {"dst": v, "src": v}, {"dst": y, "src": x}, (0,) + _scalar_params(sdt, code),
+                              {"scalar": code}))
+    R, C = 16, 32
+    x = lanes("f32", rng.integers(-600, 600, R * C) / 4.0).reshape(R, C)
+    scale = lanes("f32", rng.choice([1.0, 0.5, 2.0, 0.1], R * 8)).reshape(R, 8)
+    zero = lanes("f32", rng.integers(-10, 140, R * 8).astype(np.float64)).reshape(R, 8)
+    for (vr, vc), pc in (((1, 29), 1), ((16, 1), 1), ((0, 5), 1), ((15, 29), 5), ((16, 32), 8)):
+        for qt, ddt in (("INT8_SYM", "i8"), ("INT8_ASYM", "u8")):
+            specs = [Spec("dst", ddt, R, C), Spec("src", "f32", R, C), Spec("fp", "f32", R, 8)]
+            data = {"dst": _sentinel(ddt, (R, C)), "src": x, "fp": scale}
+            valid = {"dst": (vr, vc), "src": (vr, vc), "fp": (max(vr, 1), pc)}
+            call = f"TQUANT<QuantType::{qt}>(dst, src, fp);"
+            if qt == "INT8_ASYM":
+                specs.append(Spec("offset", "f32", R, 8))
+                data["offset"], valid["offset"] = zero, (max(vr, 1), pc)
+                call = f"TQUANT<QuantType::{qt}>(dst, src, fp, &offset);"
+            cases.append(Case("tquant", call, tuple(specs), valid, data, (), {"quant_type": qt}))
+    for dt in ("f32", "f16"):
+        per = 8 // get_dtype(dt).size
+        dcols = _aligned_cols(dt, 2 * 32 + 32 * per)
+        src = lanes(dt, rng.integers(-3, 4, 4 * 64)).reshape(4, 64)
+        idx = rng.permutation(1 << 16)[:256].astype(np.uint32).reshape(4, 64)
+        for vr, vc in ((1, 32), (1, 5), (4, 1)):
+            cases.append(Case("tsort32", "TSORT32(dst, src, idx);",
+                              (Spec("dst", dt, 4, dcols), Spec("src", dt, 4, 64), Spec("idx", "u32", 4, 64)),
+                              {"dst": (4, dcols), "src": (vr, vc), "idx": (vr, vc)},
+                              {"dst": _sentinel(dt, (4, dcols)), "src": src, "idx": idx}))
+    for dt in ("f32", "i16", "u8"):
+        per = 32 // get_dtype(dt).size
+        Rd = max(16, per)
+        a, b = (conversion_pool(rng, dt, Rd * 32).reshape(Rd, 32) for _ in range(2))
+        for bl in ("col_major", "row_major"):
+            specs = (Spec("dst", dt, Rd, 64, bl), Spec("src0", dt, Rd, 32, bl), Spec("src1", dt, Rd, 32, bl))
+            for vr, c0, c1 in ((1, 13, 29), (15, 1, 0)):
+                cases.append(Case("tconcat", "TCONCAT(dst, src0, src1);", specs,
+                                  {"dst": (vr, c0 + c1), "src0": (vr, c0), "src1": (vr, c1)},
+                                  {"dst": _sentinel(dt, (Rd, 64)), "src0": a, "src1": b}))
+    for dt in ("f32", "i16"):
+        src = conversion_pool(rng, dt, 16 * 32).reshape(16, 32)
+        k = rng.integers(-8, 16 * 32 + 8, (16, 32)).astype(np.int32)
+        for bl, (vr, vc) in (("col_major", (13, 29)), ("row_major", (1, 29)), ("row_major", (13, 1))):
+            specs = (Spec("dst", dt, 16, 32, bl), Spec("src", dt, 16, 32, bl), Spec("indices", "i32", 16, 32, bl),
+                     Spec("tmp", dt, 16, 32, bl))
+            cases.append(Case("tgather", "TGATHER(dst, src, indices, tmp);", specs,
+                              {"dst": (vr, vc), "src": (16, 32), "indices": (vr, vc), "tmp": (16, 32)},
+                              {"dst": _sentinel(dt, (16, 32)), "src": src, "indices": k.view(np.uint32),
+                               "tmp": _scratch(dt, 16, 32)}))
+    for dt in ("f32", "i16"):
+        src = conversion_pool(rng, dt, 32 * 16).reshape(32, 16)
+        for bl in ("col_major",):
+            specs = (Spec("dst", dt, 32, 16, bl, pad="max"), Spec("src", dt, 32, 16, bl))
+            for vr, vc in ((29, 13), (1, 16), (32, 1)):
+                cases.append(Case("tfillpad", "TFILLPAD(dst, src);", specs, {"dst": (32, 16), "src": (vr, vc)},
+                                  {"dst": _sentinel(dt, (32, 16)), "src": src}))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
@@ -1318,7 +1388,7 @@ MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, com
                  sort_cases, matmul_cases, memory_cases, move_cases,
                  random_histogram_cases, quant_cases)
 MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases,  # newcov
-                  cmp_layout_cases, boxed_expand_cases)
+                  cmp_layout_cases, boxed_expand_cases, misc_edge_cases)
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -354,7 +354,7 @@ _CPU_ANY_LAYOUT = frozenset({
     "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",
     "texp", "tlog", "tsqrt", "trsqrt", "tabs", "tneg", "trelu",
     "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
-    "tcmp", "tcmps", "tsel", "tsels"})  # PTO73
+    "tcmp", "tcmps", "tsel", "tsels", "taxpy"})  # PTO73
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
