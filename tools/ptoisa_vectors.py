@@ -1190,12 +1190,13 @@ def layout_cases(rng) -> list[Case]:
     for dt in DTS:
         for k in (3, 5):
             bl, R, C, v = _edge_shape(dt, k)
-            a, b = (x.reshape(R, C) for x in _pair_operands(rng, dt, R * C))
+            a, b = (_valid_only(x.reshape(R, C), v) for x in _pair_operands(rng, dt, R * C))
             cases.append(_tiles3("trem", "TREM(dst, src0, src1, tmp);", dt, ("dst", "src0", "src1", "tmp"),
                                  {"src0": a, "src1": _safe_divisors(dt, b), "tmp": _scratch(dt, R, C)}, v, bl,
                                  R=R, C=C))
             cases.append(_tiles3("taddc", "TADDC(dst, src0, src1, src2);", dt, ("dst", "src0", "src1", "src2"),
-                                 {"src0": a, "src1": b, "src2": conversion_pool(rng, dt, R * C).reshape(R, C)}, v,
+                                 {"src0": a, "src1": b,
+                                  "src2": _valid_only(conversion_pool(rng, dt, R * C).reshape(R, C), v)}, v,
                                  bl, R=R, C=C))
     for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin"):
         for dt in PART_DTS:
@@ -1271,7 +1272,7 @@ def boxed_expand_cases(rng) -> list[Case]:
     """Element-wise ops on boxed (nz / zn) vec tiles, and the expand-binary ops over a 1-row, a 1-column and an
     empty valid region (their family used one 29x13 shape)."""
     cases = []
-    R, C, v = 32, 64, (29, 45)
+    R, C, v = 32, 32, (29, 21)
     for dt in ("f32", "f16", "i32"):
         for kind in ("nz", "zn"):
             specs = lambda roles: tuple(_box(r, dt, R, C, kind) for r in roles)

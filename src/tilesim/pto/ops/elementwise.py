@@ -131,7 +131,8 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     # x86 NaN order (PTO91): the first operand's NaN wins. clang's f16 add and mul loop puts the scalar first,
     # 4 columns a step, then the remaining columns in pairs, also scalar first; with an odd column count the
     # one left over, column C // 4 * 4, comes first and puts src first (PTO73, read from the disassembly)
-    b_first = (not s_first and kind in ("add", "mul") and dst.dtype.name == "f16"
+    # a boxed tile's plain loop puts src first everywhere
+    b_first = (not s_first and kind in ("add", "mul") and dst.dtype.name == "f16" and dst.slayout == "none_box"
                and np.broadcast_to(np.arange(C)[None, :] != (C // 4 * 4 if C % 2 else -1), (R, C)))
     dst.bits[:R, :C] = nx.binary(kind, *args, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                                  instruction=op.inst, x86=p.x86_nans, b_first=b_first)
