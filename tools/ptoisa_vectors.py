@@ -950,9 +950,9 @@ TTRI_DTS = ("i32", "i16", "u32", "u16", "f16", "f32")
 
 
 def _tci_starts(dt: str) -> list[tuple[int, int]]:
-    """(start code, descending) pairs: small, negative and range-edge starts; for types narrower than int and
-    for unsigned types also starts that wrap (C++ defines those); i32/i64 starts stay clear of overflow, which
-    is undefined in C++."""
+    """(start code, descending) pairs: small, negative and range-edge starts, and starts that wrap (defined in
+    C++ for types narrower than int and unsigned ones; for i32/i64 signed overflow, undefined, which tilesim
+    marks, PTO71)."""
     d = get_dtype(dt)
     if dt in FLOATS:
         sp = _F_SPECIAL[dt]
@@ -960,9 +960,8 @@ def _tci_starts(dt: str) -> list[tuple[int, int]]:
         codes = [int(c) for c in lanes(dt, vals)] + [sp[1], sp[2], sp[3], sp[6], sp[9]]
         return [(c, k % 2) for k, c in enumerate(codes)] + [(sp[1], 1), (int(lanes(dt, [65472.0])[0]), 0)]
     lo, hi = d.format.int_min, d.format.int_max
-    wraps = d.size < 4 or dt[0] == "u"
-    vals = [(0, 0), (7, 1), (hi - 70, 0), (lo + 70, 1), (-5 if lo else 5, 0)]
-    vals += [(hi - 3, 0), (lo + 3, 1), (hi, 0), (lo, 1)] if wraps else [(hi - 63, 0), (lo + 63, 1)]
+    vals = [(0, 0), (7, 1), (hi - 70, 0), (lo + 70, 1), (-5 if lo else 5, 0), (hi - 3, 0), (lo + 3, 1), (hi, 0),
+            (lo, 1)]
     return [(int(lanes(dt, [v])[0]), desc) for v, desc in vals]
 
 

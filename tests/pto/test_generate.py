@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tilesim import pto
-from tilesim.errors import DtypeError, TilesimError
+from tilesim.errors import DtypeError, SpecGapError, TilesimError
 from tilesim.pto import Tile
 
 from . import oracle_ops as oo
@@ -109,3 +109,21 @@ def test_generators_from_text():
     y = pto.run_text(_KERNEL, {"d": 1}, "a5")["y"]
     r, c = np.indices((8, 8))
     assert (y == np.where(c >= r + 1, 100 - c, 0)).all()
+
+
+@pytest.mark.parametrize("dt", ["i32", "i64"])
+def test_tci_signed_overflow_on_cpu_is_marked(dt):
+    """cpu (PTO71): an i32/i64 TCI sequence that leaves the type is signed overflow, undefined in C++; tilesim
+    gives x86-64's wrap (golden vectors tci.npz), marks those lanes, and a strict cpu refuses them."""
+    bits = 32 if dt == "i32" else 64
+    hi = (1 << (bits - 1)) - 1
+    dst = Tile("vec", dt, 1, 32, valid=(1, 6))
+    pto.tci(dst, hi - 2, target="cpu")
+    want = [((hi - 2 + k + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1)) for k in range(6)]
+    assert dst.valid_values[0].tolist() == want
+    assert dst.undefined[0, :6].tolist() == [False, False, False, True, True, True]
+    pto.tci(dst, -hi - 1 + 5, descending=True, target="cpu")
+    assert not dst.undefined.any()
+    with pytest.raises(SpecGapError) as e:
+        pto.tci(dst, hi, target=pto.get_target("cpu").with_(strict=True))
+    assert (e.value.rule, e.value.operand) == ("pto.tci.overflow", "start") and "(0, 1)" in str(e.value)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import TilesimError
+from ...errors import SpecGapError, TilesimError
 from .. import numerics as nx
 from ..tile import Tile, to_bits
 from ._common import Op
@@ -40,6 +40,21 @@ def _integer(op: Op, v, operand: str) -> int:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
         op.fail(f"must be an integer, not {type(v).__name__}", operand, "pto.op.operand", v, TilesimError)
     return int(v)
+
+
+def _mark_overflow(op: Op, dst: Tile, s: int, sign: int) -> None:
+    """cpu, i32/i64: ``start + k`` overflowing the type is signed overflow, undefined in C++; x86-64 wraps.
+    Mark those lanes in ``dst.undefined``; a strict profile refuses them (rule ``pto.tci.overflow``, PTO71)."""
+    info = np.iinfo(dst.dtype.np)
+    n = dst.valid_cols
+    first = (info.max - s + 1) if sign > 0 else (s - info.min + 1)
+    dst.undefined = np.zeros(dst.bits.shape, bool)
+    if first >= n:
+        return
+    if op.prof.strict:
+        op.fail(f"start {s} {'+' if sign > 0 else '-'} {first} at element (0, {first}) overflows {dst.dtype}: "
+                "undefined in C++; strict mode refuses it", "start", "pto.tci.overflow", s, SpecGapError)
+    dst.undefined[0, first:n] = True
 
 
 def tci(dst: Tile, start, *, descending=False, target=None) -> Tile:
@@ -74,6 +89,8 @@ def tci(dst: Tile, start, *, descending=False, target=None) -> Tile:
             u = np.uint64(s % (1 << 64))
             bits = (u + k.astype(np.uint64) if sign > 0 else u - k.astype(np.uint64)) & np.uint64(
                 (1 << (8 * dst.dtype.size)) - 1)
+        if op.prof.x86_nans and dst.dtype.signed and dst.dtype.size >= 4:
+            _mark_overflow(op, dst, s, sign)
     dst.bits[0, :dst.valid_cols] = bits.astype(dst.bits.dtype)
     return dst
 
