@@ -1018,6 +1018,14 @@ def _records(rng, dt: str, n: int, kind: int) -> np.ndarray:
     """n 8-byte (value, index) records as lanes, values descending: small integers with ties (kind 0), with
     +-Inf, +-0 and a NaN (kind 1), or random values (kind 2); the index lanes are random."""
     k = 8 // get_dtype(dt).size
+    if dt not in FLOATS:  # integer records: ties, range ends, random values, descending
+        d = get_dtype(dt)
+        pool = lanes(dt, [d.format.int_max, d.format.int_min, 0, 1, -1 if d.format.int_min else 2, 5, 5])
+        vals = np.concatenate([pool, rand_lanes(rng, dt, n)])[:n] if kind else rand_lanes(rng, dt, n)
+        order = np.argsort(vals.view(d.np), kind="stable")[::-1]
+        rec = rand_lanes(rng, dt, (n, k))
+        rec[:, 0] = vals[order]
+        return rec.reshape(-1)
     if kind == 0:
         v = np.sort(rng.integers(-3, 4, n).astype(np.float64))[::-1]
     elif kind == 1:
@@ -1084,6 +1092,31 @@ def mrgsort_cases(rng) -> list[Case]:
                               {"dst": (1, dv), "src": (1, sv)}, {"dst": _sentinel(dt, (1, 256)),
                                                                "src": src.reshape(1, 256)}, (blen,),
                               {"block_len": blen}))
+    for dt in ("i32", "u16", "i8", "i64", "u32"):  # integer records: only the simulator takes them (PTO71)
+        k = 8 // get_dtype(dt).size
+        C = _aligned_cols(dt, 16 * k)
+        for lens, kind in (((5, 16), 1), ((3, 9, 4), 0), ((6, 6, 6, 6), 1)):
+            n = len(lens)
+            srcs = [_records(rng, dt, C // k, kind).reshape(1, C) for _ in range(n)]
+            total = sum(lens) * k
+            specs = (Spec("dst", dt, 1, 4 * C), Spec("dst_ex", "u16", 1, 16), Spec("tmp", dt, 1, 4 * C),
+                     *[Spec(f"src{i}", dt, 1, C) for i in range(n)])
+            call = (f"MrgSortExecutedNumList ex{{}}; TMRGSORT<T_dst, T_tmp, {', '.join(f'T_src{i}' for i in range(n))}, "
+                    f"false>(dst, ex, tmp, {', '.join(f'src{i}' for i in range(n))}); uint16_t e4[4] = "
+                    "{ex.mrgSortList0, ex.mrgSortList1, ex.mrgSortList2, ex.mrgSortList3}; "
+                    "std::memcpy(dst_ex.data(), e4, sizeof e4);")
+            cases.append(Case("tmrgsort", call, specs,
+                              {"dst": (1, total), "dst_ex": (1, 16), "tmp": (1, 4 * C),
+                               **{f"src{i}": (1, ln * k) for i, ln in enumerate(lens)}},
+                              {"dst": _sentinel(dt, (1, 4 * C)), "dst_ex": _sentinel("u16", (1, 16)),
+                               "tmp": _scratch(dt, 1, 4 * C), **{f"src{i}": x for i, x in enumerate(srcs)}},
+                              (), {"exhausted": False}))
+        W = _aligned_cols(dt, 4 * 64)
+        src = np.concatenate([_records(rng, dt, 64 // k, b % 2) for b in range(4)]).reshape(1, 256)
+        cases.append(Case("tmrgsort", "TMRGSORT(dst, src, (uint32_t)P[0]);", (Spec("dst", dt, 1, W), Spec("src", dt, 1, W)),
+                          {"dst": (1, 256), "src": (1, 256)},
+                          {"dst": _sentinel(dt, (1, W)), "src": np.pad(src, ((0, 0), (0, W - 256)))}, (64,),
+                          {"block_len": 64}))
     return cases
 
 

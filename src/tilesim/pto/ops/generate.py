@@ -52,8 +52,9 @@ def _mark_overflow(op: Op, dst: Tile, s: int, sign: int) -> None:
     if first >= n:
         return
     if op.prof.strict:
-        op.fail(f"start {s} {'+' if sign > 0 else '-'} {first} at element (0, {first}) overflows {dst.dtype}: "
-                "undefined in C++; strict mode refuses it", "start", "pto.tci.overflow", s, SpecGapError)
+        raise SpecGapError(f"start {s} {'+' if sign > 0 else '-'} {first} at element (0, {first}) overflows "
+                           f"{dst.dtype}: undefined in C++; strict mode refuses it", instruction=op.inst,
+                           operand="start", rule="pto.tci.overflow", value=s)
     dst.undefined[0, first:n] = True
 
 
