@@ -990,7 +990,8 @@ def generator_cases(rng) -> list[Case]:
 #: (src, dst) dtypes tried for TDEQUANT (the CPU loop casts through dst's type; the compiler says the rest)
 DEQUANT_PAIRS = (("i8", "f32"), ("i16", "f32"), ("i32", "f32"), ("u8", "f32"), ("i16", "f16"), ("f16", "f32"),
                  ("u16", "f32"), ("u32", "f32"), ("f32", "f32"), ("i8", "f16"), ("u8", "f16"), ("u16", "f16"),
-                 ("f16", "f16"))
+                 ("f16", "f16"), ("i32", "f16"), ("u32", "f16"), ("f32", "f16"), ("i64", "f32"), ("u64", "f32"),
+                 ("i64", "f16"))
 
 
 def dequant_cases(rng) -> list[Case]:
