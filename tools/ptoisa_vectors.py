@@ -6,7 +6,9 @@
 
 The script makes its own cases (inputs that hit ties, NaN at and after index 0,
 +-0, +-Inf, subnormals, out-of-range conversions, odd and empty valid shapes,
-ND/DN/boxed layouts, every dtype pair and TCVT mode the simulator compiles),
+ND/DN/boxed layouts, every dtype pair and TCVT mode the simulator compiles;
+Acc, Scaling quant-word and MX scale tiles for TEXTRACT_FP/TINSERT_FP and
+TMATMUL_MX),
 writes a C++ driver for them into a temporary folder, builds it against the
 checkout's headers with clang (>= 17; Debian's ``clang-19`` works) using the
 flags of pto-isa's own CPU test build (``tests/cpu/st/CMakeLists.txt``:
@@ -61,6 +63,8 @@ CXX_TYPE = {"f32": "float", "f16": "half", "i8": "int8_t", "i16": "int16_t", "i3
 DTS = tuple(CXX_TYPE)
 FLOATS = ("f32", "f16")
 INTS = tuple(d for d in DTS if d not in FLOATS)
+CXX_TYPE |= {"f8e4m3": "float8_e4m3_t", "f8e5m2": "float8_e5m2_t", "f8e8m0": "float8_e8m0_t",  # MX; not in DTS
+             "f4e2m1": "float4_e2m1x2_t"}
 ROUND_MODES = ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD")  # pto RoundMode 0..6
 SAT = {"ON": 0, "OFF": 1}  # pto SaturationMode values
 FLAGS = ["-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong",
@@ -83,11 +87,13 @@ class Spec:
     pad: str = "null"
     loc: str = "vec"
     fractal: int = 512
+    cxx_loc: str = ""  # the C++ TileType where tilesim's loc differs (MX scale tiles: ScaleLeft in ``scaling``)
 
     def cxx(self) -> str:
         tail = ("" if (self.pad, self.fractal) == ("null", 512)
                 else f", {self.fractal}" + ("" if self.pad == "null" else f", PadValue::{self.pad.capitalize()}"))
-        return (f"Tile<TileType::{self.loc.capitalize()}, {CXX_TYPE[self.dtype]}, {self.rows}, {self.cols}, "
+        loc = self.cxx_loc or self.loc.capitalize()
+        return (f"Tile<TileType::{loc}, {CXX_TYPE[self.dtype]}, {self.rows}, {self.cols}, "
                 f"BLayout::{_BLAYOUT[self.blayout]}, DYNAMIC, DYNAMIC, SLayout::{_SLAYOUT[self.slayout]}{tail}>")
 
     def tile(self, valid) -> Tile:
@@ -886,6 +892,182 @@ def move_cases(rng) -> list[Case]:
     return cases
 
 
+# ---- fixpipe vector-quant moves and MX matmul (TEXTRACT_FP, TINSERT_FP, TMATMUL_MX)
+#: (acc dtype, destination dtype) of the _FP forms: the six vector-quant modes of pto-isa
+#: include/pto/cpu/common.hpp (``GetVectorPreQuantMode``), then pairs with no vector mode (plain casts there)
+FP_PAIRS = (("f32", "i8"), ("f32", "u8"), ("i32", "i8"), ("i32", "u8"), ("i32", "f16"), ("i32", "i16"),
+            ("f32", "f32"), ("f32", "f16"), ("i32", "i32"), ("i32", "f32"), ("f32", "i32"), ("f32", "i16"))
+
+
+def quant_word_pool(rng, n: int) -> np.ndarray:
+    """n vector-quant words (u64): the 19-bit scale at bits 13..31 (sign, 8-bit exponent, 10-bit mantissa) with
+    exponents near 127 and at 0, 1, 254, 255; the 9-bit offset at 37..45; the sign bit 46; the shift at 32..35;
+    random bits elsewhere (which the op must ignore)."""
+    exp = np.where(rng.random(n) < 0.8, rng.integers(118, 136, n), rng.choice([0, 1, 254, 255], n))
+    man = np.where(rng.random(n) < 0.5, 0, rng.integers(0, 1024, n))
+    at = np.arange(0, n, 5)[:, None] + [0, 1, 2]  # every window of columns meets: 1.0, the zero scale, Inf
+    man[at], exp[at] = 0, [127, 0, 255]
+    m1 = (rng.integers(0, 2, n) << 18) | (exp << 10) | man
+    m1[at[:, :2]] &= (1 << 18) - 1
+    noise = rng.integers(0, 1 << 63, n, dtype=np.uint64) & np.uint64(~((0x7FFFF << 13) | (0x7FFF << 32)) & (2**64 - 1))
+    fields = (m1.astype(np.uint64) << np.uint64(13)) | (rng.integers(0, 16, n).astype(np.uint64) << np.uint64(32)) \
+        | (np.where(rng.random(n) < 0.5, 0, rng.integers(0, 512, n)).astype(np.uint64) << np.uint64(37)) \
+        | (rng.integers(0, 2, n).astype(np.uint64) << np.uint64(46))
+    return fields | noise
+
+
+def _fp_source(rng, dt: str, n: int) -> np.ndarray:
+    """Accumulator lanes: f32 specials, ties and range edges; i32 edges, small values and random codes."""
+    if dt == "f32":
+        return conversion_pool(rng, dt, n)
+    small = lanes(dt, rng.integers(-300, 300, n))
+    return np.where(rng.random(n) < 0.5, small, conversion_pool(rng, dt, n)).astype(small.dtype)
+
+
+def fp_move_cases(rng) -> list[Case]:
+    """TEXTRACT_FP (Acc -> Vec, Acc -> Mat Nz, a window at an offset) and TINSERT_FP (Acc -> Mat Nz / Vec at an
+    offset) with a Scaling tile of u64 quant words, each dtype pair, with and without ReLU."""
+    cases = []
+    R, C, r, c = 32, 64, 16, 32
+    for sdt, ddt in FP_PAIRS:
+        src_big = _fp_source(rng, sdt, R * C).reshape(R, C)
+        words = quant_word_pool(rng, C)
+        fp = Spec("fp", "u64", 1, C, loc="scaling")
+        for relu in (0, 1):
+            tmpl = ("{op}<T_dst, T_src, T_fp, ReluPreMode::" + ("NormalRelu" if relu else "NoRelu")
+                    + ">(dst, src, fp, (uint16_t)P[0], (uint16_t)P[1]);")
+            acc = _box("src", sdt, R, C, "acc", loc="acc")
+            for dst, (r0, c0), v in ((Spec("dst", ddt, r, c), (3, 5), (13, 29)),
+                                     (_box("dst", ddt, r, c, "nz", loc="mat"), (15, 16), (16, 32))):
+                if dst.loc == "mat" and ddt in ("f32", "i32"):
+                    continue
+                cases.append(Case("textract_fp", tmpl.format(op="TEXTRACT_FP"), (dst, acc, fp),
+                                  {"dst": v, "src": (R - 1, C - 3), "fp": (1, C)},
+                                  {"dst": _sentinel(ddt, (r, c)), "src": src_big, "fp": words[None, :]}, (r0, c0),
+                                  {"index_row": r0, "index_col": c0, "relu_pre_mode": bool(relu)}))
+            small = _box("src", sdt, r, c, "acc", loc="acc")
+            for dst, (r0, c0), v in ((_box("dst", ddt, R, C, "nz", loc="mat"), (16, 32), (16, 32)),
+                                     (Spec("dst", ddt, R, C), (3, 30), (13, 29))):
+                if dst.loc == "mat" and ddt in ("f32", "i32"):
+                    continue
+                cases.append(Case("tinsert_fp", tmpl.format(op="TINSERT_FP"), (dst, small, fp),
+                                  {"dst": (R, C), "src": v, "fp": (1, c)},
+                                  {"dst": _sentinel(ddt, (R, C)), "src": src_big[:r, :c].copy(),
+                                   "fp": words[None, :]}, (r0, c0),
+                                  {"index_row": r0, "index_col": c0, "relu_pre_mode": bool(relu)}))
+    # fp tiles of other dtypes: the simulator converts each element to uint64 by value (i64 and u32 as bits;
+    # f32 holding the scale field only, whole numbers below 2**32, exact in float)
+    for sdt, ddt in (("f32", "u8"), ("i32", "f16")):
+        src_big = _fp_source(rng, sdt, R * C).reshape(R, C)
+        words = quant_word_pool(rng, C)
+        for fdt in ("i64", "u32", "f32"):
+            if fdt == "i64":
+                fwords = words.view(np.uint64)
+            elif fdt == "u32":
+                fwords = (words & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+            else:
+                fwords = lanes("f32", (words & np.uint64(0xFFFFE000)).astype(np.float64))
+            fp = Spec("fp", fdt, 1, C, loc="scaling")
+            call = "TEXTRACT_FP<T_dst, T_src, T_fp, ReluPreMode::NoRelu>(dst, src, fp, (uint16_t)P[0], (uint16_t)P[1]);"
+            cases.append(Case("textract_fp", call, (Spec("dst", ddt, r, c), _box("src", sdt, R, C, "acc", loc="acc"),
+                                                    fp),
+                              {"dst": (13, 29), "src": (R - 1, C - 3), "fp": (1, C)},
+                              {"dst": _sentinel(ddt, (r, c)), "src": src_big, "fp": fwords[None, :]}, (3, 5),
+                              {"index_row": 3, "index_col": 5, "relu_pre_mode": False}))
+    return cases
+
+
+#: MX element formats the simulator's TMATMUL_MX takes: the fp8 pairs and fp4 E2M1 (its E1M2 has bias 1 there,
+#: a format tilesim lacks: PTO76)
+MX_PAIRS = (("f8e4m3", "f8e4m3"), ("f8e4m3", "f8e5m2"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2"),
+            ("f4e2m1", "f4e2m1"))
+FP4_TYPES = ("f4e2m1",)
+
+
+def _mx_elements(rng, dt: str, shape, kind: int) -> np.ndarray:
+    """fp8 codes: small values (sums that cancel and tie), every code, or extremes (NaN/Inf codes, max, subnormals)."""
+    n = int(np.prod(shape))
+    if dt in FP4_TYPES:  # small magnitudes, every code, or the extremes +-6 and +-0.5 mixed in
+        codes = rng.integers(0, 16, n) if kind == 1 else rng.choice([1, 2, 3, 9, 10, 11], n)
+        if kind == 2:
+            codes = np.where(rng.random(n) < 0.4, rng.choice([0x7, 0xF, 0x8, 0x1, 0x0], n), codes)
+        return codes.astype(np.uint8).reshape(shape)
+    codes = rng.integers(0, 256, n).astype(np.uint8)
+    if kind == 0:  # exponents near the bias: small magnitudes whose sums cancel
+        bias = 7 if dt == "f8e4m3" else 15
+        mbits = 3 if dt == "f8e4m3" else 2
+        e = rng.integers(bias - 2, bias + 3, n)
+        codes = ((rng.integers(0, 2, n) << 7) | (e << mbits) | rng.integers(0, 1 << mbits, n)).astype(np.uint8)
+    elif kind == 2:  # extremes
+        ext = [0x7F, 0xFF, 0x7E, 0xFE, 0x00, 0x80, 0x01, 0x81, 0x7C, 0xFC, 0x7B, 0x03]
+        codes = np.where(rng.random(n) < 0.4, rng.choice(ext, n), codes).astype(np.uint8)
+    return codes.reshape(shape)
+
+
+def _mx_scales(rng, shape, kind: int) -> np.ndarray:
+    """E8M0 codes: near 127, or the extremes 0x00 (2**-127), 0xFF, 0xFE, 0x01 mixed in."""
+    s = rng.integers(120, 135, shape).astype(np.uint8)
+    if kind == 2:
+        s = np.where(rng.random(shape) < 0.5, rng.choice([0x00, 0xFF, 0xFE, 0x01, 0x7F], shape), s).astype(np.uint8)
+    elif kind == 1:
+        s = rng.integers(0, 256, shape).astype(np.uint8)
+    return s
+
+
+def matmul_mx_cases(rng) -> list[Case]:
+    """TMATMUL_MX in its three overloads (plain, with c_in, with a bias row): every fp8 pair, E8M0 scale tiles
+    (ScaleLeft Zz and ScaleRight Nn boxes of 32 bytes), odd valid M, K, N; small codes, every code, extremes.
+    The scale tiles come first: the driver places tiles one after another, and the simulator's scale
+    regions (L0A_MX, L0B_MX) hold only 4 KB."""
+    cases = []
+    M, K, N = 16, 128, 16
+    G = K // 32
+    for at, bt in MX_PAIRS:
+        left = Spec("a", at, M, K, "col_major", "row_major", loc="left")
+        right = Spec("b", bt, K, N, "row_major", "col_major", loc="right")
+        acc = _box("dst", "f32", M, N, "acc", loc="acc")
+        sa = Spec("a_scale", "f8e8m0", M, G, "row_major", "row_major", loc="scaling", fractal=32, cxx_loc="ScaleLeft")
+        sb = Spec("b_scale", "f8e8m0", G, N, "col_major", "col_major", loc="scaling", fractal=32,
+                  cxx_loc="ScaleRight")
+        for kind, (vm, vk, vn) in enumerate(((13, 93, 11), (16, 128, 16), (9, 64, 5), (1, 1, 1))):
+            kind = min(kind, 2)
+            a, b = _mx_elements(rng, at, (M, K), kind), _mx_elements(rng, bt, (K, N), kind)
+            s0, s1 = _mx_scales(rng, (M, G), kind), _mx_scales(rng, (G, N), kind)
+            gv = -(-vk // 32)
+            valid = {"dst": (vm, vn), "a": (vm, vk), "a_scale": (vm, gv), "b": (vk, vn), "b_scale": (gv, vn)}
+            data = {"dst": _sentinel("f32", (M, N)), "a": a, "a_scale": s0, "b": b, "b_scale": s1}
+            cases.append(Case("tmatmul_mx", "TMATMUL_MX(dst, a, a_scale, b, b_scale);", (sa, sb, acc, left, right),
+                              valid, data))
+            c_in = _box("c_in", "f32", M, N, "acc", loc="acc")
+            cin = lanes("f32", rng.standard_normal(M * N) * 64).reshape(M, N)
+            if kind == 2:
+                cin[0, :4] = lanes("f32", [np.nan, np.inf, -np.inf, -0.0])
+            cases.append(Case("tmatmul_mx_acc", "TMATMUL_MX(dst, c_in, a, a_scale, b, b_scale);",
+                              (sa, sb, acc, c_in, left, right), dict(valid, c_in=(vm, vn)), dict(data, c_in=cin)))
+            bias = Spec("bias", "f32", 1, N, loc="bias")
+            cases.append(Case("tmatmul_mx_bias", "TMATMUL_MX(dst, a, a_scale, b, b_scale, bias);",
+                              (sa, sb, acc, left, right, bias), dict(valid, bias=(1, vn)),
+                              dict(data, bias=cin[:1].copy())))
+    for sdt in ("f16", "f32"):  # float scales: their product is rounded to the scale type, and may overflow
+        at, bt = MX_PAIRS[1]
+        left = Spec("a", at, M, K, "col_major", "row_major", loc="left")
+        right = Spec("b", bt, K, N, "row_major", "col_major", loc="right")
+        acc = _box("dst", "f32", M, N, "acc", loc="acc")
+        sa = Spec("a_scale", sdt, M, G, "row_major", "row_major", loc="scaling", fractal=32, cxx_loc="ScaleLeft")
+        sb = Spec("b_scale", sdt, G, N, "col_major", "col_major", loc="scaling", fractal=32,
+                  cxx_loc="ScaleRight")
+        for kind, (vm, vk, vn) in ((0, (13, 93, 11)), (2, (16, 128, 16))):
+            sc = [0.5, 1.5, 3.0, 0.1, -2.5, 300.0, 1000.0, 6e-5, 65504.0, 1 / 3]
+            s0, s1 = (lanes(sdt, rng.choice(sc, shape) * (rng.standard_normal(shape) if sdt == "f32" else 1))
+                      for shape in ((M, G), (G, N)))
+            gv = -(-vk // 32)
+            cases.append(Case("tmatmul_mx", "TMATMUL_MX(dst, a, a_scale, b, b_scale);", (sa, sb, acc, left, right),
+                              {"dst": (vm, vn), "a": (vm, vk), "a_scale": (vm, gv), "b": (vk, vn), "b_scale": (gv, vn)},
+                              {"dst": _sentinel("f32", (M, N)), "a": _mx_elements(rng, at, (M, K), kind),
+                               "a_scale": s0, "b": _mx_elements(rng, bt, (K, N), kind), "b_scale": s1}))
+    return cases
+
+
 def random_histogram_cases(rng) -> list[Case]:
     """TRANDOM (Philox 4x32, 7 and 10 rounds, keys and counters from the params, odd valid widths) and
     THISTOGRAM (every byte of u16/u32 sources, idx filters that match and that do not)."""
@@ -1421,6 +1603,7 @@ MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, com
                  arith_more_cases, gather_cases, concat_cases, fillpad_cases,
                  sort_cases, matmul_cases, memory_cases, move_cases,
                  random_histogram_cases, quant_cases)
+MORE_FAMILIES += (fp_move_cases, matmul_mx_cases)
 MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases,  # newcov
                   cmp_layout_cases, boxed_expand_cases, misc_edge_cases)
 
@@ -1617,6 +1800,16 @@ def build(checkout: Path, keys: list[tuple], ops: list[str], work: Path, cxx: st
     return exe, rejected
 
 
+def _driver_bytes(s: Spec, st: np.ndarray) -> bytes:
+    """A tile's storage as the simulator holds it: an fp4 tile packs two codes a byte, element ``2j`` in the low
+    nibble of byte ``j``, in the first half of its ``Numel`` bytes (include/pto/cpu/MXTypes.hpp)."""
+    if s.dtype not in FP4_TYPES:
+        return st.tobytes()
+    packed = np.zeros(st.size, np.uint8)
+    packed[: st.size // 2] = (st[0::2] & 0xF) | (st[1::2] << 4)
+    return packed.tobytes()
+
+
 def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path) -> list[dict[str, np.ndarray]]:
     blob = bytearray()
     for c in cases:
@@ -1624,7 +1817,7 @@ def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path) -> list[dict
         blob += np.array([kid[c.key], len(c.params), len(valid)], np.uint32).tobytes()
         blob += np.array(c.params, np.int32).tobytes() + np.array(valid, np.uint32).tobytes()
         for s in c.specs:
-            blob += c.storage(s.role).tobytes()
+            blob += _driver_bytes(s, c.storage(s.role))
     (work / "in.bin").write_bytes(bytes(blob))
     subprocess.run([str(exe), str(work / "in.bin"), str(work / "out.bin")], check=True)
     out = np.fromfile(work / "out.bin", np.uint8)
@@ -1662,12 +1855,7 @@ def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
 
 #: tilesim ops on target cpu with no golden vectors yet, and why (the coverage table prints these)
 NOT_IN_BANK = {
-    "tmatmul_mx": "needs MX scale tiles in the driver",
-    "tmatmul_mx_acc": "no CPU_SIM entry point of that name (TMATMUL_MX overloads)",
-    "tmatmul_mx_bias": "no CPU_SIM entry point of that name (TMATMUL_MX overloads)",
-    "tpack": "no CPU_SIM entry point of that name",
-    "textract_fp": "needs Acc and FP tiles in the driver",
-    "tinsert_fp": "needs Acc and FP tiles in the driver",
+    "tpack": "pto-isa has no TPACK (no PTO_INST entry point, no include/pto/cpu implementation)",
     "tprint": "prints; no tile result",
 }
 

@@ -446,7 +446,8 @@ MODE_TO_ROUNDING = {"CAST_RINT": "rne", "RINT": "rne", "NONE": "rne", "ROUND": "
 
 # ------------------------------------------------------------------ 8-bit floats
 #: (exponent bits, mantissa bits, bias, kind): OCP E4M3 (no Inf, NaN = S.1111.111), IEEE-like E5M2, E8M0 (unsigned)
-FP8 = {"f8e4m3": (4, 3, 7, "fn"), "f8e5m2": (5, 2, 15, "ieee"), "f8e8m0": (8, 0, 127, "e8m0")}
+FP8 = {"f8e4m3": (4, 3, 7, "fn"), "f8e5m2": (5, 2, 15, "ieee"), "f8e8m0": (8, 0, 127, "e8m0"),
+       "f4e2m1": (2, 1, 1, "finite")}  # OCP MX FP4 E2M1 too
 
 
 def dec_fp8(bits: int, dt: str) -> float:
@@ -454,7 +455,7 @@ def dec_fp8(bits: int, dt: str) -> float:
     e_bits, m_bits, bias, kind = FP8[dt]
     if kind == "e8m0":
         return math.nan if bits == 0xFF else math.ldexp(1.0, bits - bias)
-    sign = -1.0 if bits >> 7 else 1.0
+    sign = -1.0 if bits >> (e_bits + m_bits) else 1.0
     e = (bits >> m_bits) & ((1 << e_bits) - 1)
     m = bits & ((1 << m_bits) - 1)
     if kind == "fn" and e == (1 << e_bits) - 1 and m == (1 << m_bits) - 1:
@@ -464,6 +465,18 @@ def dec_fp8(bits: int, dt: str) -> float:
     if e == 0:
         return sign * math.ldexp(m, 1 - bias - m_bits)
     return sign * math.ldexp(m | (1 << m_bits), e - bias - m_bits)
+
+
+def dec_fp8_sim(bits: int, dt: str) -> float:
+    """The value the CPU simulator's MX class gives an 8-bit float code (pto-isa include/pto/cpu/MXTypes.hpp):
+    no special codes, so the top exponent is an ordinary binade; E8M0 is 2**(e - 127) for every code; the
+    negative-zero code reads as +0."""
+    e_bits, m_bits, bias, kind = FP8[dt]
+    if kind == "e8m0":
+        return math.ldexp(1.0, bits - bias)
+    e, m = (bits >> m_bits) & ((1 << e_bits) - 1), bits & ((1 << m_bits) - 1)
+    mag = math.ldexp(m, 1 - bias - m_bits) if e == 0 else math.ldexp(m | (1 << m_bits), e - bias - m_bits)
+    return -mag if bits >> (e_bits + m_bits) and mag else mag
 
 
 # ------------------------------------------------- the CPU simulator's TCVT

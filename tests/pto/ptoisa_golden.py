@@ -50,6 +50,10 @@ _CALLS = {
     "tmatmul": (("dst", "a", "b"), ()), "tmatmul_acc": (("dst", "c_in", "a", "b"), ()),
     "tmatmul_bias": (("dst", "a", "b", "bias"), ()),
     "tfillpad": (("dst", "src"), ()), "tfillpad_expand": (("dst", "src"), ()), "tfillpad_inplace": (("dst", "src"), ()),
+    "textract_fp": (("dst", "src", "fp"), ()), "tinsert_fp": (("dst", "src", "fp"), ()),
+    "tmatmul_mx": (("dst", "a", "a_scale", "b", "b_scale"), ()),
+    "tmatmul_mx_acc": (("dst", "c_in", "a", "a_scale", "b", "b_scale"), ()),
+    "tmatmul_mx_bias": (("dst", "a", "a_scale", "b", "b_scale", "bias"), ()),
 }
 _CALLS.update({"tci": (("dst", "@scalar"), ()), "ttri": (("dst",), ()),
                "tdequant": (("dst", "src", "scale", "offset"), ())})

@@ -8,8 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tilesim import pto
-from tilesim.errors import DtypeError, GeometryError, TilesimError
+from tilesim.errors import DtypeError, GeometryError, SpecGapError, TilesimError
 from tilesim.pto import Tile
+from tilesim.pto.targets import get_target
 
 from . import oracle_ops as oo
 from .helpers import TARGETS, rand_bits, seed, sentinel
@@ -179,8 +180,50 @@ def test_tmov_fp_and_scalar_forms_route_to_quant():
     pto.tmov(dst, src, word, target="cpu")  # the .pto operand order: a scalar where fp would be
     assert (dst.valid_values == 8).all()  # rint(7.5) = 8
     with pytest.raises(DtypeError) as e:
-        pto.tmov(Tile("mat", "f32", 16, 16, **NZ), src, fp, target="cpu")
+        pto.tmov(Tile("mat", "f32", 16, 16, **NZ), src, fp, target="a5")
     assert e.value.rule == "pto.op.dtype"
+    plain = pto.tmov(Tile("mat", "f32", 16, 16, **NZ), src, fp, target="cpu")  # no vector mode: a copy (PTO74)
+    assert (plain.values == 2.5).all()
     with pytest.raises(GeometryError) as e:
         pto.tinsert_fp(dst, src, Tile("scaling", "u64", 1, 4), 0, 0)
     assert e.value.rule == "pto.op.fp_cols"
+
+
+def test_fp_nan_to_int_is_undefined_on_cpu():
+    """A NaN that reaches TEXTRACT_FP's integer cast is C++ undefined behaviour: x86-64's 0, marked; strict
+    refuses it and leaves dst as it was; ReLU first makes it 0, defined (PTO74)."""
+    src = Tile("acc", "f32", 16, 16, **ACC)
+    src.values[...] = 1.5
+    src.values[2, 3] = np.nan
+    fp = Tile("scaling", "u64", 1, 16)
+    fp.bits[0] = (np.uint64(1) << np.uint64(46)) | (np.uint64(127 << 10) << np.uint64(13))  # scale 1.0, signed
+    dst = Tile("vec", "i8", 16, 32, valid=(16, 16))
+    pto.textract_fp(dst, src, fp, target="cpu")
+    assert dst.values[2, 3] == 0 and dst.values[0, 0] == 2
+    assert np.argwhere(dst.undefined).tolist() == [[2, 3]]
+    pto.textract_fp(dst, src, fp, relu_pre_mode=True, target="cpu")
+    assert not dst.undefined.any()
+    before = dst.bits.copy()
+    with pytest.raises(SpecGapError) as e:
+        pto.textract_fp(dst, src, fp, target=get_target("cpu").with_(strict=True))
+    assert e.value.rule == "pto.tcvt.undefined" and (dst.bits == before).all()
+    pto.tinsert_fp(dst, src, fp, 0, 0, target="a5")  # the NPUs define it: 0, unmarked
+    assert dst.values[2, 3] == 0
+
+
+@pytest.mark.parametrize("d", ["f32", "bf16", "u64", "f8e4m3", "f8e8m0"])
+def test_fp_pairs_without_a_quant_mode_on_cpu(d):
+    """On cpu a pair with no vector-quant mode is the simulator's plain conversion; fp8 destinations (its
+    truncating MXType conversion, not modelled) and every such pair on the NPUs are refused (PTO74)."""
+    src = Tile("acc", "i32", 16, 16, **ACC)
+    src.bits[...] = np.arange(-128, 128).reshape(16, 16).astype(np.int32).view(np.uint32)
+    dst = Tile("vec", d, 16, 32 if pto.get_dtype(d).size < 4 else 16, valid=(16, 16))
+    fp = Tile("scaling", "u64", 1, 16)
+    if d.startswith("f8"):
+        with pytest.raises(DtypeError):
+            pto.textract_fp(dst, src, fp, target="cpu")
+        return
+    pto.textract_fp(dst, src, fp, relu_pre_mode=True, target="cpu")
+    assert dst.valid_values.astype(np.float64).tolist() == np.maximum(np.arange(-128, 128), 0).reshape(16, 16).tolist()
+    with pytest.raises(DtypeError):
+        pto.textract_fp(dst, src, fp, target="a5")

@@ -78,3 +78,25 @@ def test_tquant_nan_lanes_are_marked_and_strict_refuses_them():
     with pytest.raises(SpecGapError) as e:
         g.run(case, target=pto.get_target("cpu").with_(strict=True))
     assert e.value.rule == "pto.tcvt.undefined"
+
+
+def test_fp_and_mx_vectors_cover_their_modes():
+    """TEXTRACT_FP/TINSERT_FP: every vector-quant pair and plain pairs, with and without ReLU, NaN lanes that
+    reach the integer cast marked undefined; TMATMUL_MX: every fp8 pair and fp4 E2M1 in each of its three
+    overloads (PTO74-PTO76)."""
+    marked, pairs = 0, set()
+    for op in ("textract_fp", "tinsert_fp"):
+        _, cases = g.load(g.GOLDEN / f"{op}.npz")
+        for case in cases:
+            dts = {t["role"]: t["dtype"] for t in case.tiles}
+            pairs.add((dts["src"], dts["dst"], case.args["relu_pre_mode"]))
+            undefined = g.run(case)["dst"].undefined
+            marked += 0 if undefined is None else int(np.count_nonzero(undefined))
+    assert {(s, d) for s, d, _ in pairs} >= {("f32", "i8"), ("f32", "u8"), ("i32", "i8"), ("i32", "u8"),
+                                             ("i32", "f16"), ("i32", "i16"), ("f32", "f16"), ("f32", "f32"),
+                                             ("f32", "i32"), ("i32", "f32")}
+    assert {r for *_, r in pairs} == {False, True} and marked > 0
+    for op in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"):
+        _, cases = g.load(g.GOLDEN / f"{op}.npz")
+        kinds = {(d["a"], d["b"]) for d in ({t["role"]: t["dtype"] for t in c.tiles} for c in cases)}
+        assert kinds == {(x, y) for x in ("f8e4m3", "f8e5m2") for y in ("f8e4m3", "f8e5m2")} | {("f4e2m1", "f4e2m1")}

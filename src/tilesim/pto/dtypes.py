@@ -18,7 +18,7 @@ import numpy as np
 from .. import formats
 from ..errors import DtypeError
 
-__all__ = ["DType", "DTYPES", "get_dtype", "ALL", "FLOATS", "INTS", "FP8"]
+__all__ = ["DType", "DTYPES", "get_dtype", "ALL", "FLOATS", "INTS", "FP8", "FP4"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,9 @@ _ROWS = (
     DType("f8e5m2", "fp8_e5m2", "float8_e5m2_t", "float8_e5m2", ("f8E5M2", "float8_e5m2_t", "e5m2", "fp8_e5m2")),
     DType("f8e8m0", "e8m0", "float8_e8m0_t", "float8_e8m0fnu",
           ("f8E8M0FNU", "float8_e8m0_t", "float8_e8m0fnu", "e8m0", "ue8m0")),
+    # OCP MX FP4 E2M1 (finite): the MX matmul operand of pto-isa's float4_e2m1x2_t, one code per element here
+    # (the simulator packs two a byte in its storage; decision PTO76)
+    DType("f4e2m1", "fp4_e2m1", "float4_e2m1x2_t", "float4_e2m1fn", ("float4_e2m1x2_t", "f4E2M1FN")),
 )
 
 DTYPES: dict[str, DType] = {d.name: d for d in _ROWS}
@@ -126,7 +129,9 @@ for _d in _ROWS:
 
 #: the 8-bit float dtypes; ALL (what the older dtype tables mean by "every dtype") leaves them out
 FP8 = ("f8e4m3", "f8e5m2", "f8e8m0")
-ALL = tuple(n for n in DTYPES if n not in FP8)
+#: 4-bit MX element dtypes: like FP8, only where an op's row names them
+FP4 = ("f4e2m1",)
+ALL = tuple(n for n in DTYPES if n not in FP8 + FP4)
 FLOATS = tuple(n for n in ALL if DTYPES[n].is_float)
 INTS = tuple(n for n in ALL if DTYPES[n].is_int)
 

@@ -262,6 +262,11 @@ class Profile:
         f16_pad_limits_zero: TFILLPAD's ``max``/``min`` pad of an f16 tile is +0: the CPU
             simulator takes it from ``std::numeric_limits<_Float16>``, unspecialised (all zero) in
             the C++20 build (PTO96).
+        fp_modeless_casts: TEXTRACT_FP/TINSERT_FP with a dtype pair that has no vector-quant mode
+            copy as the plain move does (ReLU first, then a C++ cast), as the CPU simulator's
+            ``NoQuant`` path does (PTO74); elsewhere the pair is refused.
+        mx_sim_codes: TMATMUL_MX reads fp8 and E8M0 codes as the CPU simulator's ``MXType`` does:
+            every code a finite number, E8M0 0xFF = 2**128 (PTO75).
         empty_reduce_cpu: a row (column) reduce over an empty line gives +0 (sum), 1 (product)
             or the line's first element, read outside the valid region (max), as the CPU
             simulator's loops do; its min reduces and empty sets of lines write nothing.
@@ -313,6 +318,8 @@ class Profile:
     tload_fills_pad: bool = False
     prefetch_copies: bool = False
     empty_reduce_cpu: bool = False
+    fp_modeless_casts: bool = False
+    mx_sim_codes: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -373,7 +380,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         cvt_cpu_model=True, any_layout=_CPU_ANY_LAYOUT, colsum_pairwise=False,
         expand_casts=True, x86_nans=True, cpu_masks=True, f16_pad_limits_zero=True, tload_fills_pad=True,
         prefetch_copies=True,
-        empty_reduce_cpu=True, zero_size_noop=frozenset()),
+        empty_reduce_cpu=True, zero_size_noop=frozenset(),
+        fp_modeless_casts=True, mx_sim_codes=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,

@@ -69,8 +69,9 @@ def _scale(words: np.ndarray, vector: bool) -> np.ndarray:
 
 
 def quantize(op: Op, bits: np.ndarray, src: DType, dst: DType, words: np.ndarray, *, vector: bool,
-             relu: bool) -> np.ndarray:
-    """Destination lanes of ``bits`` (src lanes, (R, C)) quantised with 64-bit words broadcast per column."""
+             relu: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(destination lanes, undefined mask) of ``bits`` (src lanes, (R, C)) quantised with 64-bit words broadcast
+    per column. The mask marks the NaNs that reach the integer cast: undefined in C++ (PTO74)."""
     m = mode(op, src, dst, vector)
     words = np.broadcast_to(np.asarray(words, np.uint64), bits.shape)
     with np.errstate(all="ignore"):
@@ -92,9 +93,10 @@ def quantize(op: Op, bits: np.ndarray, src: DType, dst: DType, words: np.ndarray
         if relu:
             x = np.where(x > 0, x, np.float32(0))
         if dst.is_float:
-            return nx.from_f32(x, dst, flush=False)
-        ints = np.where(np.isnan(x), 0, x).astype(np.int64)
-        return ints.astype(dst.np).view(dst.lane)
+            return nx.from_f32(x, dst, flush=False), np.zeros(x.shape, bool)
+        nan = np.isnan(x)
+        ints = np.where(nan, 0, x).astype(np.int64)
+        return ints.astype(dst.np).view(dst.lane), nan
 
 
 def quant_words(op: Op, fp: Tile, need: int) -> np.ndarray:

@@ -26,8 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import DtypeError, TilesimError
+from ..dtypes import ALL
 from ..tile import Tile
-from . import fixpipe
+from . import convert_cpu, fixpipe
 from ._cast import RELU, cast_bits, relu_after, relu_before, word
 from ._common import Op
 
@@ -60,15 +61,36 @@ def _index(op: Op, v, operand: str) -> int:
     return int(v)
 
 
+#: dtypes whose C++ conversions :func:`convert_cpu.cast` models (not fp8: the simulator's MXType truncates)
+_C_CASTS = frozenset(ALL)
+
+
 def _convert(op: Op, bits: np.ndarray, src: Tile, dst: Tile, words, vector: bool, relu: bool,
-             relu_kind: str) -> np.ndarray:
-    """src lanes -> dst lanes: quantised when quant words are given, else a plain move/cast."""
-    if words is not None:
+             relu_kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(dst lanes, undefined mask) of src lanes: quantised when quant words are given, else a plain move/cast.
+    On ``cpu`` a vector form whose dtype pair has no quant mode is the plain move (PTO74)."""
+    pair = (src.dtype.name, dst.dtype.name)
+    modeless = vector and op.prof.fp_modeless_casts and pair not in fixpipe.VECTOR_MODES and set(pair) <= _C_CASTS
+    if words is not None and not modeless:
         return fixpipe.quantize(op, bits, src.dtype, dst.dtype, words, vector=vector, relu=relu)
     if relu and relu_kind == "before":
         bits = relu_before(bits, src.dtype)
+    if modeless and words is not None:  # the simulator's implicit conversion: any pair, undefined casts marked
+        return convert_cpu.cast(bits, src.dtype, dst.dtype)
     out = cast_bits(op, bits, src.dtype, dst.dtype)
-    return relu_after(out, dst.dtype) if relu and relu_kind == "after" else out
+    return (relu_after(out, dst.dtype) if relu and relu_kind == "after" else out), np.zeros(bits.shape, bool)
+
+
+def _store(op: Op, dst: Tile, win, src_bits: np.ndarray, src: Tile, converted) -> None:
+    """Write converted lanes into dst's window; on ``cpu`` mark the lanes an undefined C++ cast wrote (refused
+    before anything is written under ``strict``), as TCVT does (PTO82)."""
+    lanes, undefined = converted
+    if op.prof.cvt_cpu_model:
+        convert_cpu.refuse_undefined(op, undefined, src_bits, src.dtype, dst.dtype)
+    dst.bits[win] = lanes
+    if op.prof.cvt_cpu_model:
+        dst.undefined = np.zeros(dst.bits.shape, bool)
+        dst.undefined[win] = undefined
 
 
 def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=False, acc_to_vec_mode=None,
@@ -101,7 +123,8 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
         return textract_fp(dst, src, fp, 0, 0, relu_pre_mode=use_relu, target=op.prof)
     R, C = src.valid
     words = None if pre_quant_scalar is None else _scalar_word(op, pre_quant_scalar)
-    dst.bits[:R, :C] = _convert(op, src.bits[:R, :C], src, dst, words, False, use_relu, "after")
+    _store(op, dst, (slice(0, R), slice(0, C)), src.bits[:R, :C], src,
+           _convert(op, src.bits[:R, :C], src, dst, words, False, use_relu, "after"))
     return dst
 
 
@@ -160,7 +183,8 @@ def _window(name: str, dst: Tile, src: Tile, index_row, index_col, fp, scalar, r
         words = fixpipe.quant_words(op, fp, first + C)[first:first + C][None, :]
     elif scalar is not None:
         words = _scalar_word(op, scalar)
-    dst.bits[dst_win] = _convert(op, src.bits[src_win], src, dst, words, fp is not None, use_relu, "before")
+    _store(op, dst, dst_win, src.bits[src_win], src,
+           _convert(op, src.bits[src_win], src, dst, words, fp is not None, use_relu, "before"))
     return dst
 
 
