@@ -1173,7 +1173,8 @@ def generator_cases(rng) -> list[Case]:
 DEQUANT_PAIRS = (("i8", "f32"), ("i16", "f32"), ("i32", "f32"), ("u8", "f32"), ("i16", "f16"), ("f16", "f32"),
                  ("u16", "f32"), ("u32", "f32"), ("f32", "f32"), ("i8", "f16"), ("u8", "f16"), ("u16", "f16"),
                  ("f16", "f16"), ("i32", "f16"), ("u32", "f16"), ("f32", "f16"), ("i64", "f32"), ("u64", "f32"),
-                 ("i64", "f16"))
+                 ("i64", "f16"), ("i16", "i16"), ("i8", "i16"), ("u8", "u8"), ("i32", "u32"), ("i16", "i8"),
+                 ("u16", "u32"))
 
 
 def dequant_cases(rng) -> list[Case]:
@@ -1184,11 +1185,14 @@ def dequant_cases(rng) -> list[Case]:
     for sdt, ddt in DEQUANT_PAIRS:
         src = conversion_pool(rng, sdt, R * C).reshape(R, C)
         pc = _aligned_cols(ddt, 5)
-        scale = lanes(ddt, rng.choice([1.0, 0.5, -2.0, 0.1, 3e-3, 1e30], R * pc)).reshape(R, pc)
-        offset = lanes(ddt, rng.integers(-130, 130, R * pc).astype(np.float64)).reshape(R, pc)
-        sp = _F_SPECIAL[ddt]
-        scale[1, :3], scale[2, 0], scale[3, 0] = sp[6], sp[2], sp[1]
-        offset[4, :2], offset[5, 0] = [sp[4], sp[3]], sp[9]
+        if ddt in FLOATS:
+            scale = lanes(ddt, rng.choice([1.0, 0.5, -2.0, 0.1, 3e-3, 1e30], R * pc)).reshape(R, pc)
+            offset = lanes(ddt, rng.integers(-130, 130, R * pc).astype(np.float64)).reshape(R, pc)
+            sp = _F_SPECIAL[ddt]
+            scale[1, :3], scale[2, 0], scale[3, 0] = sp[6], sp[2], sp[1]
+            offset[4, :2], offset[5, 0] = [sp[4], sp[3]], sp[9]
+        else:  # integer dst: the whole expression in integers, wrapping on the store
+            scale, offset = (conversion_pool(rng, ddt, R * pc).reshape(R, pc) for _ in range(2))
         specs = (Spec("dst", ddt, R, C), Spec("src", sdt, R, C), Spec("scale", ddt, R, pc), Spec("offset", ddt, R, pc))
         for (vr, vc), pcols in (((15, 29), 1), ((16, 32), 5), ((1, 1), 1), ((16, 7), 3), ((3, 0), 1)):
             cases.append(Case("tdequant", "TDEQUANT(dst, src, scale, offset);", specs,

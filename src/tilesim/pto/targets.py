@@ -111,9 +111,11 @@ _AXPY = frozenset({("f16", "f16"), ("f32", "f32"), ("f16", "f32")})
 
 _DEQUANT = {("i8", "f32"), ("i16", "f32")}
 #: cpu: include/pto/cpu/TDeQuant.hpp casts src to dst's type and has no dtype check (PTO71); these are the float
-#: dst pairs the golden vectors cover (integer dsts, and u64 -> f16, are left out)
+#: dst pairs the golden vectors cover, and integer dsts whose expression cannot overflow int (i8, u8, i16) or
+#: wraps by definition (u32); u16 (whose int product can overflow), i32 and i64 dsts are left out
 _DEQUANT_CPU = {(s, "f32") for s in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32")} | \
-    {(s, "f16") for s in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "f16", "f32")}
+    {(s, "f16") for s in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "f16", "f32")} | \
+    {(s, d) for s in ("i8", "u8", "i16", "u16", "i32", "u32") for d in ("i8", "u8", "i16", "u32")}
 _TCI_A2A3 = ("i16", "u16", "i32", "u32", "f16", "bf16", "f32")
 
 
