@@ -86,8 +86,10 @@ def _x86_b_first(kind: str, dst: Tile):
     """Where clang's x86-64 code for the CPU simulator's f32 add/mul loop puts src1 first: its vector body,
     8 elements a step along the inner loop (columns of a row-major dst, rows of a col-major one), but for
     TMUL of a col-major dst 4 columns a step (one strided ``mulps``); the scalar remainder puts src0 first.
-    Other ops and dtypes, and boxed tiles (a plain scalar loop over layout offsets), always put src0 first
-    (PTO91, PTO70, PTO73)."""
+    Other ops and dtypes, and boxed tiles (a plain scalar loop over layout offsets), put src0 first (PTO91,
+    PTO70, PTO73), but bf16 add and mul, from g++'s code, put src1 first everywhere (PTO78)."""
+    if kind in ("add", "mul") and dst.dtype.name == "bf16":
+        return True
     if kind not in ("add", "mul") or dst.dtype.name != "f32" or dst.slayout != "none_box":
         return False
     R, C = dst.valid
@@ -128,12 +130,13 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     x = src.bits[:R, :C]
     p = op.prof
     args = (s, x) if s_first else (x, s)
-    # x86 NaN order (PTO91): the first operand's NaN wins. clang's f16 add and mul loop puts the scalar first,
-    # 4 columns a step, then the remaining columns in pairs, also scalar first; with an odd column count the
-    # one left over, column C // 4 * 4, comes first and puts src first (PTO73, read from the disassembly)
-    # a boxed tile's plain loop puts src first everywhere
-    b_first = (not s_first and kind in ("add", "mul") and dst.dtype.name == "f16" and dst.slayout == "none_box"
-               and np.broadcast_to(np.arange(C)[None, :] != (C // 4 * 4 if C % 2 else -1), (R, C)))
+    # x86 NaN order (PTO91): the first operand's NaN wins. g++ puts the scalar first in bf16 add and mul (PTO78).
+    # clang's f16 add and mul loop puts the scalar first, 4 columns a step, then the remaining columns in pairs,
+    # also scalar first; with an odd column count the one left over, column C // 4 * 4, comes first and puts
+    # src first; a boxed tile's plain loop puts src first everywhere (PTO73, read from the disassembly)
+    b_first = not s_first and kind in ("add", "mul") and (
+        dst.dtype.name == "bf16" or dst.dtype.name == "f16" and dst.slayout == "none_box"
+        and np.broadcast_to(np.arange(C)[None, :] != (C // 4 * 4 if C % 2 else -1), (R, C)))
     dst.bits[:R, :C] = nx.binary(kind, *args, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                                  instruction=op.inst, x86=p.x86_nans, b_first=b_first)
     return dst
