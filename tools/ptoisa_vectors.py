@@ -64,6 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from tilesim.pto import Tile, get_dtype
+from tilesim.pto.targets import CPU_ROW_CAST_FIRST
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -1803,6 +1804,23 @@ def misc_edge_cases(rng) -> list[Case]:
     return cases
 
 
+# ------------------------------------------------ mixred: row reduces into a dtype that is not a widening
+def mixed_row_reduce_cases(rng) -> list[Case]:
+    """TROWMAX/TROWMIN/TROWPROD of an ND source into each other dtype that is not an exact widening (those are in
+    ``reduce_cases``): the simulator casts every element to dst's type first (PTO67); 18 lines, every kind of
+    :func:`line_values` twice, valid 18x45 of 18x64."""
+    cases = []
+    R, C, vc = 18, 64, 45
+    for op in ("trowmax", "trowmin", "trowprod"):
+        for s, d in sorted(CPU_ROW_CAST_FIRST):  # every pair of clang's dtypes that is not an exact widening
+            specs = (Spec("dst", d, R, _aligned_cols(d, 1)), Spec("src", s, R, C), Spec("tmp", s, R, C))
+            tiles = {"dst": _sentinel(d, (R, _aligned_cols(d, 1))), "src": line_values(rng, s, R, C),
+                     "tmp": _scratch(s, R, C)}
+            cases.append(Case(op, f"{op.upper()}(dst, src, tmp);", specs,
+                              {"dst": (R, 1), "src": (R, vc), "tmp": (R, vc)}, tiles))
+    return cases
+
+
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
 FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
 #: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
@@ -1814,6 +1832,7 @@ MORE_FAMILIES += (fp_move_cases, matmul_mx_cases)
 MORE_FAMILIES += BF16_FAMILIES
 MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases,  # newcov
                   cmp_layout_cases, boxed_expand_cases, misc_edge_cases)
+MORE_FAMILIES += (mixed_row_reduce_cases,)  # mixred
 
 
 def all_cases(seed: int) -> list[Case]:

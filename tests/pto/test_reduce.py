@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import given, strategies as st
 from tilesim import pto
 from tilesim.errors import DtypeError, GeometryError, TilesimError, UnsupportedError
 from tilesim.pto import Tile
+from tilesim.pto.targets import CPU_ROW_CAST_FIRST
 
 from . import oracle as o
 from .helpers import nan_blind, FACTS, TARGETS, col_dst, lines, make_tile, per_block, rand_bits, row_dst, sentinel, seed
@@ -52,7 +54,7 @@ def _col_expect(op, bits, src, dst, target, is_binary=False):
     return out
 
 
-ROW_CASES = [(op, t, s) for op in ROW for t in TARGETS for s in _sigs(op, t)]
+ROW_CASES = [(op, t, s) for op in ROW for t in TARGETS for s in _sigs(op, t) if s not in CPU_ROW_CAST_FIRST]
 COL_CASES = [(op, t, s) for op in COL for t in TARGETS for s in _sigs(op, t)]
 
 
@@ -71,6 +73,42 @@ def test_row_reduce_matches_oracle(op, target, sig):
     after = dst.bits.copy()
     after[:vr, 0] = before[:vr, 0]
     assert (after == before).all(), "only column 0 of the valid rows may change"
+
+
+def _cast_first(line, src, dst):
+    """``static_cast<dst>`` of each element (the CPU simulator's ND row max/min/prod, PTO67), undefined flags."""
+    if src in o.FLOATS and dst in o.FLOATS:
+        return zip(*(o.cpu_tcvt(b, src, dst, "NONE", False) for b in line))
+    if src in o.FLOATS:  # u8 through the 32-bit cvttss2si; undefined outside dst's range either way
+        return zip(*((o.x86_cast(float(o.dec(b, src)), "i32")[0] % 256, o.x86_cast(float(o.dec(b, src)), dst)[1])
+                     if dst == "u8" else o.x86_cast(float(o.dec(b, src)), dst) for b in line))
+    if dst in o.INTS:
+        return [o.int_bits(o.dec(b, src), dst) for b in line], [False] * len(line)
+    return [o.round_bits(Fraction(o.dec(b, src)), dst) if o.dec(b, src) else 0 for b in line], [False] * len(line)
+
+
+@pytest.mark.parametrize("op", ("trowmax", "trowmin", "trowprod"))
+@pytest.mark.parametrize("sig", sorted(CPU_ROW_CAST_FIRST), ids="-".join)
+def test_row_reduce_cast_first_on_cpu(op, sig):
+    """Pairs that are not exact widenings: cpu casts each element to dst first, marks undefined casts; the NPU
+    targets refuse them."""
+    src_dt, dst_dt = sig
+    rng = np.random.default_rng(seed(op, sig))
+    vr, vc = 4, per_block(src_dt) + 3
+    bits = rand_bits(rng, src_dt, (vr, vc), special=0.05 if op != "trowprod" else 0.02)
+    dst = row_dst(dst_dt, vr, dn=False)
+    getattr(pto, op)(dst, make_tile(bits, src_dt), target="cpu")
+    want, bad = [], []
+    for line in lines(bits, 1):
+        cast, ub = _cast_first(line, src_dt, dst_dt)
+        want.append(o.seq_prod(list(cast), dst_dt, dst_dt, False) if op == "trowprod"
+                    else o.scan_extreme(list(cast), dst_dt, op[4:], FACTS["cpu"]["nan"])[1])
+        bad.append(any(ub))
+    assert nan_blind([dst.bits[:vr, 0]], dst_dt, "cpu") == nan_blind([want], dst_dt, "cpu")
+    assert list(dst.undefined[:vr, 0]) == bad
+    for target in ("a2a3", "a5"):
+        assert _err(getattr(pto, op), row_dst(dst_dt, vr, dn=False), make_tile(bits, src_dt), target=target
+                    ).rule == "pto.op.dtype"
 
 
 @pytest.mark.parametrize("op,target,sig", COL_CASES, ids=lambda v: v if isinstance(v, str) else "-".join(v))

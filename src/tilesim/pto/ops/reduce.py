@@ -27,6 +27,7 @@ from ... import formats
 from ...errors import UnsupportedError
 from .. import numerics as nx
 from ..dtypes import DType, get_dtype
+from ..targets import CPU_ROW_CAST_FIRST
 from ..tile import Tile, to_bits
 from . import convert_cpu
 from ._common import Op
@@ -319,16 +320,23 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
         return dst
     op.nonzero(src, "src")
     op.rows_match(src, dst, "dst", "src")
-    bits = src.valid_bits
+    bits, sdt, undefined = src.valid_bits, src.dtype, None
+    if (sdt.name, dst.dtype.name) in CPU_ROW_CAST_FIRST:  # cpu only: every element cast to dst's type (PTO67)
+        bits, undefined = convert_cpu.cast(bits, sdt, dst.dtype)
+        convert_cpu.refuse_undefined(op, undefined, src.valid_bits, sdt, dst.dtype)
+        sdt = dst.dtype
     f = op.prof.flush_denormals
     if name in ("trowmax", "trowmin"):
-        out = _convert_exact(line_extremes(bits, src.dtype, name[4:], op.prof.nan_mode, 1), src.dtype, dst.dtype)
-    elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.name in ("f32", "f16"):
-        out = _to_lanes(_vectorised_rowsum(_to_lanes(bits, src.dtype, _F32)), _F32, dst.dtype)
+        out = _convert_exact(line_extremes(bits, sdt, name[4:], op.prof.nan_mode, 1), sdt, dst.dtype)
+    elif name == "trowsum" and op.prof.x86_nans and src.is_nd and sdt.name in ("f32", "f16"):
+        out = _to_lanes(_vectorised_rowsum(_to_lanes(bits, sdt, _F32)), _F32, dst.dtype)
     else:
-        out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum",
+        out = sequential(name[4:], bits, sdt, dst.dtype, 1, f, acc_f32=name == "trowsum",
                          x86=op.prof.x86_nans, layout="ND" if src.is_nd else "DN")
     dst.bits[: src.valid_rows, 0] = out
+    if undefined is not None:
+        dst.undefined = np.zeros(dst.bits.shape, bool)
+        dst.undefined[: src.valid_rows, 0] = undefined.any(axis=1)
     return dst
 
 

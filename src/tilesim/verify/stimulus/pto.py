@@ -126,7 +126,8 @@ def _signature(op: str, target, dtype: str | None) -> tuple[str, ...]:
         return min(table, key=lambda s: tuple(order.index(t) for t in s))
     sig = tuple(get_dtype(t.strip()).name for t in str(dtype).split(","))
     if len(sig) == 1 and len(OP_TYPES[_TABLE[op]].roles) > 1:
-        sig = next((s for s in sorted(table) if s[0] == sig[0]), sig * len(OP_TYPES[_TABLE[op]].roles))
+        same = sig * len(OP_TYPES[_TABLE[op]].roles)  # the same dtype throughout where the table has it
+        sig = same if same in table else next((s for s in sorted(table) if s[0] == sig[0]), same)
     prof.check_dtypes(_TABLE[op], sig)
     return sig
 
