@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from tilesim.pto import Tile, get_dtype
-from tilesim.pto.targets import CPU_ROW_CAST_FIRST
+from tilesim.pto.targets import CPU_CAST_FIRST
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -1812,12 +1812,26 @@ def mixed_row_reduce_cases(rng) -> list[Case]:
     cases = []
     R, C, vc = 18, 64, 45
     for op in ("trowmax", "trowmin", "trowprod"):
-        for s, d in sorted(CPU_ROW_CAST_FIRST):  # every pair of clang's dtypes that is not an exact widening
+        for s, d in sorted(CPU_CAST_FIRST):  # every pair of clang's dtypes that is not an exact widening
             specs = (Spec("dst", d, R, _aligned_cols(d, 1)), Spec("src", s, R, C), Spec("tmp", s, R, C))
             tiles = {"dst": _sentinel(d, (R, _aligned_cols(d, 1))), "src": line_values(rng, s, R, C),
                      "tmp": _scratch(s, R, C)}
             cases.append(Case(op, f"{op.upper()}(dst, src, tmp);", specs,
                               {"dst": (R, 1), "src": (R, vc), "tmp": (R, vc)}, tiles))
+    return cases
+
+
+def mixed_col_reduce_cases(rng) -> list[Case]:
+    """TCOLMIN/TCOLPROD into each dtype that is not an exact widening (PTO67): the simulator casts each element
+    to dst's type, TCOLMIN comparing the source element with the running min in their common type; 32 columns,
+    each a kind of :func:`line_values`, valid 18x29 of 18x32."""
+    cases = []
+    R, C = 18, 32
+    for op in ("tcolmin", "tcolprod"):
+        for s, d in sorted(CPU_CAST_FIRST):
+            specs = (Spec("dst", d, 1, C), Spec("src", s, R, C))
+            tiles = {"dst": _sentinel(d, (1, C)), "src": line_values(rng, s, C, R).T.copy()}
+            cases.append(Case(op, f"{op.upper()}(dst, src);", specs, {"dst": (1, 29), "src": (R, 29)}, tiles))
     return cases
 
 
@@ -1833,6 +1847,7 @@ MORE_FAMILIES += BF16_FAMILIES
 MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases,  # newcov
                   cmp_layout_cases, boxed_expand_cases, misc_edge_cases)
 MORE_FAMILIES += (mixed_row_reduce_cases,)  # mixred
+MORE_FAMILIES += (mixed_col_reduce_cases,)  # mixred
 
 
 def all_cases(seed: int) -> list[Case]:

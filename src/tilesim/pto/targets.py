@@ -83,9 +83,10 @@ _CPU_WIDEN = frozenset({
     ("i16", "i32"), ("i16", "i64"), ("i16", "f32"), ("i32", "i64"), ("u8", "u16"), ("u8", "u32"), ("u8", "u64"),
     ("u8", "i16"), ("u8", "i32"), ("u8", "i64"), ("u8", "f16"), ("u8", "f32"), ("u16", "u32"), ("u16", "u64"),
     ("u16", "i32"), ("u16", "i64"), ("u16", "f32"), ("u32", "u64"), ("u32", "i64"), ("i8", "bf16"), ("u8", "bf16")})
-#: the other pairs of clang's dtypes (bf16 aside) that the simulator's ND row max/min/prod compile: each element is
-#: cast to dst's type first, C++-undefined casts marked (PTO67)
-CPU_ROW_CAST_FIRST = frozenset(
+#: the other pairs of clang's dtypes (bf16 aside) that the simulator's ND row max/min/prod and TCOLMIN/TCOLPROD
+#: compile: each element is cast to dst's type (TCOLMIN compares in the pair's common type), undefined casts marked
+#: (PTO67)
+CPU_CAST_FIRST = frozenset(
     (s, d) for s in ("f16", "f32", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64")
     for d in ("f16", "f32", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64") if s != d) - _CPU_WIDEN
 
@@ -137,16 +138,16 @@ _ROWS = [
     _row("trowsum", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64"), 2),
          _same(("f32", "f16", "bf16", "i32", "i16"), 2) | _MIXED_CPU_SUM | {("i16", "i32")}),
     _row("trowmax", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2),
-         _same(ALL, 2) | _CPU_WIDEN | CPU_ROW_CAST_FIRST),
+         _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST),
     _row("trowmin", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2),
-         _same(ALL, 2) | _CPU_WIDEN | CPU_ROW_CAST_FIRST),
-    _row("trowprod", ("src", "dst"), _same(NARROW, 2), _same(NARROW, 2), _same(ALL, 2) | _CPU_WIDEN | CPU_ROW_CAST_FIRST),
+         _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST),
+    _row("trowprod", ("src", "dst"), _same(NARROW, 2), _same(NARROW, 2), _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST),
     _row("tcolsum", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(FLOAT_ARITH_CPU, 2) | _MIXED_CPU_SUM),
     _row("tcolmax", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2),
          _same(("f32", "f16", "bf16", "i8", "u8"), 2) | _MIXED_CPU_SUM),
-    _row("tcolmin", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(ALL, 2) | _CPU_WIDEN),
+    _row("tcolmin", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST),
     _row("tcolprod", ("src", "dst"), _same(NARROW, 2), _same(("f16", "f32", "bf16", "i16", "u16", "i32", "u32"), 2),
-         _same(ALL, 2) | _CPU_WIDEN),
+         _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST),
     # ---- arg reduce: (src, idx); the _val rows are the value+index mode (dst_val has src's dtype)
     _row("trowarg", ("src", "idx"), _pairs(NARROW, IDX), _pairs(B16_B32, IDX), _pairs(ALL, IDX)),
     _row("trowarg_val", ("src", "idx"), _pairs(NARROW, IDX) | _pairs(("f16",), ("i16", "u16")),

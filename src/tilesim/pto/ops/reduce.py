@@ -27,7 +27,7 @@ from ... import formats
 from ...errors import UnsupportedError
 from .. import numerics as nx
 from ..dtypes import DType, get_dtype
-from ..targets import CPU_ROW_CAST_FIRST
+from ..targets import CPU_CAST_FIRST
 from ..tile import Tile, to_bits
 from . import convert_cpu
 from ._common import Op
@@ -321,7 +321,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     op.nonzero(src, "src")
     op.rows_match(src, dst, "dst", "src")
     bits, sdt, undefined = src.valid_bits, src.dtype, None
-    if (sdt.name, dst.dtype.name) in CPU_ROW_CAST_FIRST:  # cpu only: every element cast to dst's type (PTO67)
+    if (sdt.name, dst.dtype.name) in CPU_CAST_FIRST:  # cpu only: every element cast to dst's type (PTO67)
         bits, undefined = convert_cpu.cast(bits, sdt, dst.dtype)
         convert_cpu.refuse_undefined(op, undefined, src.valid_bits, sdt, dst.dtype)
         sdt = dst.dtype
@@ -413,6 +413,12 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     op.nonzero(src, "src")
     bits = src.valid_bits
     f = op.prof.flush_denormals
+    if (src.dtype.name, dst.dtype.name) in CPU_CAST_FIRST:  # cpu only (PTO67)
+        out, undefined = _cast_first_cols(op, name, bits, src.dtype, dst.dtype)
+        dst.bits[0, : src.valid_cols] = out
+        dst.undefined = np.zeros(dst.bits.shape, bool)
+        dst.undefined[0, : src.valid_cols] = undefined
+        return dst
     if name in ("tcolmax", "tcolmin"):
         out = _convert_exact(line_extremes(bits, src.dtype, name[4:], op.prof.nan_mode, 0), src.dtype, dst.dtype)
     elif is_binary and op.prof.colsum_pairwise:
@@ -422,6 +428,44 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
                          layout="ND" if src.is_nd else "DN")
     dst.bits[0, : src.valid_cols] = out
     return dst
+
+
+def _cast_first_cols(op: Op, name: str, bits: np.ndarray, s: DType, d: DType) -> tuple[np.ndarray, np.ndarray]:
+    """TCOLPROD and TCOLMIN into a dtype that is not a widening, as the CPU simulator's loops run (PTO67):
+    the product multiplies ``static_cast<D>(x)``; the min starts from ``D(src[0])`` and takes ``D(x)`` where
+    ``x < min`` in the pair's common type. Returns dst's lanes and which came from an undefined cast."""
+    lanes, undefined = convert_cpu.cast(bits, s, d)
+    if name == "tcolprod":
+        convert_cpu.refuse_undefined(op, undefined, bits, s, d)
+        return sequential("prod", lanes, d, d, 0, False, acc_f32=False, x86=True), undefined.any(axis=0)
+    ks, kd = _common_key(bits, s, d), _common_key(lanes, d, s)
+    cur, out, taken = kd[0], lanes[0], np.zeros(bits.shape, bool)
+    taken[0] = True
+    with np.errstate(invalid="ignore"):
+        for i in range(1, bits.shape[0]):
+            taken[i] = ks[i] < cur
+            cur, out = np.where(taken[i], kd[i], cur), np.where(taken[i], lanes[i], out)
+    convert_cpu.refuse_undefined(op, undefined & taken, bits, s, d)  # each cast the loop ran
+    return out, (undefined & taken).any(axis=0)
+
+
+def _common_key(bits: np.ndarray, t: DType, other: DType) -> np.ndarray:
+    """Values of ``t`` lanes in the common type of a C++ comparison with ``other`` (C's usual arithmetic
+    conversions): f32 keys if either is a float (clang computes f16 in f32, so an integer converts to f32);
+    else ints promoted to int, the signedness and width the rules give (an unsigned type at least as wide wins)."""
+    if t.is_float or other.is_float:
+        return nx.as_f32(bits if t.is_float else convert_cpu.cast(bits, t, _F32)[0], t if t.is_float else _F32)
+    size = {x: np.dtype(x.lane).itemsize for x in (t, other)}
+    (bt, st), (bo, so) = ((max(8 * size[x], 32), x.name[0] == "i" or size[x] < 4) for x in (t, other))
+    if st == so:
+        signed, width = st, max(bt, bo)
+    else:
+        ub, sb = (bo, bt) if st else (bt, bo)
+        signed, width = ub < sb, max(ub, sb)
+    v = nx.int_view(bits, t)
+    if signed:
+        return v.astype(np.int64)
+    return v.astype(np.int64).astype(np.uint64) if width == 64 else (v.astype(np.int64) % (1 << 32)).astype(np.uint64)
 
 
 def _pairwise_sum(bits: np.ndarray, src: DType, dst: DType, flush: bool) -> np.ndarray:
