@@ -40,10 +40,15 @@ def test_replay(path):
     _, cases = g.load(path)
     failed = []
     for case in cases:
-        ok, why = g.replay(case)
+        ok, why = g.replay(case, undefined_may_differ=g.op_of(path) in VECTOR_CASTS)
         if not ok:
             failed.append(f"{case.label}: {why}")
     assert not failed, f"{len(failed)} of {len(cases)} cases differ:\n" + "\n".join(failed[:10])
+
+
+#: ops whose vectorised ND loops cast float -> integer with other instructions than the scalar cast (saturating
+#: packs), so C++-undefined lanes may differ from tilesim's x86-64 scalar values; they are marked (PTO67)
+VECTOR_CASTS = ("trowmax", "trowmin")
 
 
 def test_undefined_lanes_are_marked_in_the_tcvt_vectors():

@@ -193,18 +193,19 @@ def _ftz32(x: np.ndarray) -> np.ndarray:
 
 
 def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, flush: bool,
-               acc_f32: bool, x86: bool = False, layout: str = "ND") -> np.ndarray:
+               acc_f32: bool, x86: bool = False, layout: str = "ND", cast_from: DType | None = None) -> np.ndarray:
     """Sequential sum or product along ``axis``, as lanes of ``dst``.
 
     ``acc_f32``: float sources accumulate in float32 and round once to ``dst``
     at the end (TROWSUM); otherwise every step rounds to ``dst`` (TCOLSUM, products).
     ``x86``: NaN results keep payloads as the CPU simulator's ``acc op x`` does
     (the accumulator is the first operand, so the first NaN of a line wins, quieted).
+    ``cast_from``: the dtype ``bits`` were cast from (PTO67), whose loop's operand order applies.
     """
     if src.is_int and dst.is_float:  # C++ casts each element to dst's type first (exact: a widening)
         bits, src = convert_cpu.cast(bits, src, dst)[0], dst
     if x86 and not src.is_int:
-        return _sequential_x86(kind, bits, src, dst, axis, acc_f32, layout)
+        return _sequential_x86(kind, bits, src, dst, axis, acc_f32, layout, cast_from or src)
     n = bits.shape[axis]
     if src.is_int:
         v = nx.int_view(bits, src)
@@ -238,11 +239,12 @@ _X86_ORDER = {
     ("prod", 0, "f16", "f16", "ND"): (4, {3}), ("prod", 0, "f16", "f16", "DN"): (1, {0}),
     ("prod", 0, "f16", "f32", "ND"): (4, {1, 2, 3}), ("prod", 0, "f16", "f32", "DN"): (1, {0}),
     ("prod", 1, "f16", "f16", "ND"): (8, {4, 6, 7}), ("prod", 1, "f16", "f32", "ND"): (2, {1}),
+    ("prod", 1, "f32", "f16", "ND"): (2, {1}),  # cast first (PTO67)
 }
 
 
 def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, acc_f32: bool,
-                    layout: str = "ND") -> np.ndarray:
+                    layout: str = "ND", loop_src: DType | None = None) -> np.ndarray:
     """:func:`sequential` without flushing, NaN payloads as x86-64 carries them (f32 lanes between steps)."""
     x = nx.as_f32(bits, src).view(np.uint32)
     if src.name != "f32":  # a widened NaN keeps its payload (numpy's widening does), quieted by the first op
@@ -252,7 +254,7 @@ def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: i
     step_round = not acc_f32 and dst.name != "f32"
     fn = np.add if kind == "sum" else np.multiply
     n = bits.shape[axis]
-    unroll, swapped = _X86_ORDER.get((kind, axis, src.name, dst.name, layout),
+    unroll, swapped = _X86_ORDER.get((kind, axis, (loop_src or src).name, dst.name, layout),
                                      (1, frozenset({0}) if step_round and src.name != "bf16" else ()))
     with np.errstate(all="ignore"):
         for i in range(n):
@@ -332,7 +334,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
         out = _to_lanes(_vectorised_rowsum(_to_lanes(bits, sdt, _F32)), _F32, dst.dtype)
     else:
         out = sequential(name[4:], bits, sdt, dst.dtype, 1, f, acc_f32=name == "trowsum",
-                         x86=op.prof.x86_nans, layout="ND" if src.is_nd else "DN")
+                         x86=op.prof.x86_nans, layout="ND" if src.is_nd else "DN", cast_from=src.dtype)
     dst.bits[: src.valid_rows, 0] = out
     if undefined is not None:
         dst.undefined = np.zeros(dst.bits.shape, bool)
@@ -437,7 +439,7 @@ def _cast_first_cols(op: Op, name: str, bits: np.ndarray, s: DType, d: DType) ->
     lanes, undefined = convert_cpu.cast(bits, s, d)
     if name == "tcolprod":
         convert_cpu.refuse_undefined(op, undefined, bits, s, d)
-        return sequential("prod", lanes, d, d, 0, False, acc_f32=False, x86=True), undefined.any(axis=0)
+        return sequential("prod", lanes, d, d, 0, False, acc_f32=False, x86=True, cast_from=s), undefined.any(axis=0)
     ks, kd = _common_key(bits, s, d), _common_key(lanes, d, s)
     cur, out, taken = kd[0], lanes[0], np.zeros(bits.shape, bool)
     taken[0] = True
