@@ -12,11 +12,12 @@ from hypothesis import given, strategies as st
 from tilesim import pto
 from tilesim.errors import DtypeError, GeometryError, TilesimError, UnsupportedError
 from tilesim.pto import Tile
-from tilesim.pto.targets import CPU_CAST_FIRST
+from tilesim.pto.targets import CPU_CAST_FIRST, CPU_CAST_FIRST_BF16
 
 from . import oracle as o
 from .helpers import nan_blind, FACTS, TARGETS, col_dst, lines, make_tile, per_block, rand_bits, row_dst, sentinel, seed
 
+CAST_FIRST = CPU_CAST_FIRST | CPU_CAST_FIRST_BF16  # the cpu-only pairs (PTO67)
 ROW = ("trowsum", "trowmax", "trowmin", "trowprod")
 COL = ("tcolsum", "tcolmax", "tcolmin", "tcolprod")
 
@@ -54,8 +55,8 @@ def _col_expect(op, bits, src, dst, target, is_binary=False):
     return out
 
 
-ROW_CASES = [(op, t, s) for op in ROW for t in TARGETS for s in _sigs(op, t) if s not in CPU_CAST_FIRST]
-COL_CASES = [(op, t, s) for op in COL for t in TARGETS for s in _sigs(op, t) if s not in CPU_CAST_FIRST]
+ROW_CASES = [(op, t, s) for op in ROW for t in TARGETS for s in _sigs(op, t) if s not in CAST_FIRST]
+COL_CASES = [(op, t, s) for op in COL for t in TARGETS for s in _sigs(op, t) if s not in CAST_FIRST]
 
 
 @pytest.mark.parametrize("op,target,sig", ROW_CASES, ids=lambda v: v if isinstance(v, str) else "-".join(v))
@@ -155,6 +156,14 @@ def test_col_reduce_cast_first_on_cpu(op, sig):
     for target in ("a2a3", "a5"):
         assert _err(getattr(pto, op), col_dst(dst_dt, vc), make_tile(bits, src_dt), target=target
                     ).rule == "pto.op.dtype"
+
+
+def test_tcolmin_f16_bf16_refused_on_cpu():
+    """g++ rejects TCOLMIN's mixed compare of f16 and bf16; the other four unchecked reduces take the pair."""
+    for s, d in (("f16", "bf16"), ("bf16", "f16")):
+        assert _err(pto.tcolmin, col_dst(d, 8), make_tile(np.zeros((2, 8), np.uint16), s), target="cpu"
+                    ).rule == "pto.op.dtype"
+        pto.tcolprod(col_dst(d, 8), make_tile(np.zeros((2, 8), np.uint16), s), target="cpu")
 
 
 @pytest.mark.parametrize("op,target,sig", COL_CASES, ids=lambda v: v if isinstance(v, str) else "-".join(v))

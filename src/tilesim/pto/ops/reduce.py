@@ -27,7 +27,7 @@ from ... import formats
 from ...errors import UnsupportedError
 from .. import numerics as nx
 from ..dtypes import DType, get_dtype
-from ..targets import CPU_CAST_FIRST
+from ..targets import CPU_CAST_FIRST, CPU_CAST_FIRST_BF16
 from ..tile import Tile, to_bits
 from . import convert_cpu
 from ._common import Op
@@ -227,6 +227,10 @@ def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, f
 
 
 _F32 = get_dtype("f32")
+#: the pairs whose elements the CPU simulator's loops cast to dst first (accepted on cpu only, PTO67)
+_CAST_FIRST = CPU_CAST_FIRST | CPU_CAST_FIRST_BF16
+#: (src, dst) whose cast g++ leaves in f32 in a product (excess precision): each step rounds once (PTO67)
+_UNROUNDED = {("f16", "bf16"), ("bf16", "f16")}
 
 
 #: (kind, axis, src, dst, src layout) -> (unroll, steps of each unrolled group whose machine code puts the element
@@ -254,8 +258,9 @@ def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: i
     step_round = not acc_f32 and dst.name != "f32"
     fn = np.add if kind == "sum" else np.multiply
     n = bits.shape[axis]
+    gxx = (src.name, dst.name, (loop_src or src).name)  # with bf16, g++'s code: the accumulator first (PTO78)
     unroll, swapped = _X86_ORDER.get((kind, axis, (loop_src or src).name, dst.name, layout),
-                                     (1, frozenset({0}) if step_round and src.name != "bf16" else ()))
+                                     (1, frozenset({0}) if step_round and "bf16" not in gxx else ()))
     with np.errstate(all="ignore"):
         for i in range(n):
             xi = line(i)
@@ -323,7 +328,8 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     op.nonzero(src, "src")
     op.rows_match(src, dst, "dst", "src")
     bits, sdt, undefined = src.valid_bits, src.dtype, None
-    if (sdt.name, dst.dtype.name) in CPU_CAST_FIRST:  # cpu only: every element cast to dst's type (PTO67)
+    pair = (sdt.name, dst.dtype.name)
+    if pair in _CAST_FIRST and not (name == "trowprod" and pair in _UNROUNDED):  # cpu only (PTO67)
         bits, undefined = convert_cpu.cast(bits, sdt, dst.dtype)
         convert_cpu.refuse_undefined(op, undefined, src.valid_bits, sdt, dst.dtype)
         sdt = dst.dtype
@@ -415,7 +421,7 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     op.nonzero(src, "src")
     bits = src.valid_bits
     f = op.prof.flush_denormals
-    if (src.dtype.name, dst.dtype.name) in CPU_CAST_FIRST:  # cpu only (PTO67)
+    if (src.dtype.name, dst.dtype.name) in _CAST_FIRST:  # cpu only (PTO67)
         out, undefined = _cast_first_cols(op, name, bits, src.dtype, dst.dtype)
         dst.bits[0, : src.valid_cols] = out
         dst.undefined = np.zeros(dst.bits.shape, bool)
@@ -437,6 +443,8 @@ def _cast_first_cols(op: Op, name: str, bits: np.ndarray, s: DType, d: DType) ->
     the product multiplies ``static_cast<D>(x)``; the min starts from ``D(src[0])`` and takes ``D(x)`` where
     ``x < min`` in the pair's common type. Returns dst's lanes and which came from an undefined cast."""
     lanes, undefined = convert_cpu.cast(bits, s, d)
+    if name == "tcolprod" and (s.name, d.name) in _UNROUNDED:
+        return sequential("prod", bits, s, d, 0, False, acc_f32=False, x86=True), undefined.any(axis=0)
     if name == "tcolprod":
         convert_cpu.refuse_undefined(op, undefined, bits, s, d)
         return sequential("prod", lanes, d, d, 0, False, acc_f32=False, x86=True, cast_from=s), undefined.any(axis=0)
