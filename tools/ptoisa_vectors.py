@@ -991,7 +991,7 @@ def bf16_mixed_reduce_cases(rng) -> list[Case]:
     """:func:`mixed_row_reduce_cases` and :func:`mixed_col_reduce_cases` for the pairs with bf16 (the g++ build
     rejects some; the harness lists them)."""
     cases = []
-    R, C = 18, 64
+    R, C = 9, 32
     for op in BF16_REDUCE_FREE:
         row = op.startswith("trow")
         for s, d in BF16_MIXED_PAIRS:
@@ -1000,7 +1000,7 @@ def bf16_mixed_reduce_cases(rng) -> list[Case]:
                 tiles = {"dst": _sentinel(d, (R, _aligned_cols(d, 1))), "src": line_values(rng, s, R, C),
                          "tmp": _scratch(s, R, C)}
                 cases.append(Case(op, f"{op.upper()}(dst, src, tmp);", specs,
-                                  {"dst": (R, 1), "src": (R, 45), "tmp": (R, 45)}, tiles))
+                                  {"dst": (R, 1), "src": (R, 29), "tmp": (R, 29)}, tiles))
             else:
                 specs = (Spec("dst", d, 1, 32), Spec("src", s, R, 32))
                 tiles = {"dst": _sentinel(d, (1, 32)), "src": line_values(rng, s, 32, R).T.copy()}
@@ -1833,10 +1833,10 @@ def misc_edge_cases(rng) -> list[Case]:
 # ------------------------------------------------ mixred: row reduces into a dtype that is not a widening
 def mixed_row_reduce_cases(rng) -> list[Case]:
     """TROWMAX/TROWMIN/TROWPROD of an ND source into each other dtype that is not an exact widening (those are in
-    ``reduce_cases``): the simulator casts every element to dst's type first (PTO67); 18 lines, every kind of
-    :func:`line_values` twice, valid 18x45 of 18x64."""
+    ``reduce_cases``): the simulator casts every element to dst's type first (PTO67); 9 lines, every kind of
+    :func:`line_values` once, valid 9x29 of 9x32."""
     cases = []
-    R, C, vc = 18, 64, 45
+    R, C, vc = 9, 32, 29
     for op in ("trowmax", "trowmin", "trowprod"):
         for s, d in sorted(CPU_CAST_FIRST):  # every pair of clang's dtypes that is not an exact widening
             specs = (Spec("dst", d, R, _aligned_cols(d, 1)), Spec("src", s, R, C), Spec("tmp", s, R, C))
@@ -1850,9 +1850,9 @@ def mixed_row_reduce_cases(rng) -> list[Case]:
 def mixed_col_reduce_cases(rng) -> list[Case]:
     """TCOLMIN/TCOLPROD into each dtype that is not an exact widening (PTO67): the simulator casts each element
     to dst's type, TCOLMIN comparing the source element with the running min in their common type; 32 columns,
-    each a kind of :func:`line_values`, valid 18x29 of 18x32."""
+    each a kind of :func:`line_values`, valid 9x29 of 9x32."""
     cases = []
-    R, C = 18, 32
+    R, C = 9, 32
     for op in ("tcolmin", "tcolprod"):
         for s, d in sorted(CPU_CAST_FIRST):
             specs = (Spec("dst", d, 1, C), Spec("src", s, R, C))
