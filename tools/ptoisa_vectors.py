@@ -8,7 +8,8 @@ The script makes its own cases (inputs that hit ties, NaN at and after index 0,
 +-0, +-Inf, subnormals, out-of-range conversions, odd and empty valid shapes,
 ND/DN/boxed layouts, every dtype pair and TCVT mode the simulator compiles;
 Acc, Scaling quant-word and MX scale tiles for TEXTRACT_FP/TINSERT_FP and
-TMATMUL_MX),
+TMATMUL_MX, fp4 E2M1/E1M2 operands, 64-bit pre-quant scalars for TMOV,
+TEXTRACT and TINSERT),
 writes a C++ driver for them into a temporary folder, builds it against the
 checkout's headers with clang (>= 17; Debian's ``clang-19`` works) using the
 flags of pto-isa's own CPU test build (``tests/cpu/st/CMakeLists.txt``:

@@ -19,7 +19,8 @@ Choices where the reference is undefined or configurable (decision PTO53):
 the control register's saturate-inf bit is 0 (the CPU default); a NaN that
 reaches an integer cast gives 0; a float quant word (fp tile of a float
 dtype) is read as the C++ value conversion to uint64 and must be a whole
-number in 0..2**64-1.
+number in 0..2**64-1. On ``cpu`` a NaN result carries x86-64's payload
+(PTO49) and the NaN reaching an integer cast is marked undefined (PTO74).
 """
 
 from __future__ import annotations

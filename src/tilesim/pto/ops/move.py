@@ -14,7 +14,9 @@ sit (:meth:`Tile.offsets`). Semantics follow the pto-isa CPU reference
   src's valid shape, which must fit inside dst's valid region.
 
 Quant forms (a 64-bit scalar, or an ``fp`` scaling tile with one quant word
-per column) run :func:`~tilesim.pto.ops.fixpipe.quantize`. The location
+per column) run :func:`~tilesim.pto.ops.fixpipe.quantize`; on ``cpu`` TMOV
+ignores its scalar and a pair with no quant mode is a plain C++ cast, as the
+simulator does (decisions PTO47, PTO74). The location
 pairs TMOV accepts come from the target profile (``tmov_paths``; the CPU
 reference accepts every pair); those of TEXTRACT and TINSERT, with their
 layouts and dtypes, from ``window_paths`` (:mod:`tilesim.pto.window_paths`,
