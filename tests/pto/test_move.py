@@ -262,3 +262,20 @@ def test_scalar_quant_forms_on_cpu():
     # an acc src is not row-major: TInsert.hpp fills one word per valid row (4) and reads one per column (8)
     pto.tinsert(big, Tile("acc", "f32", 16, 32, valid=(4, 8), **ACC), 0, 0, word, target="cpu")
     assert big.undefined[:4, :8].tolist() == [[False] * 4 + [True] * 4] * 4
+
+
+def test_quant_nan_payloads_on_cpu():
+    """f32 -> f16 scalar quant: Inf * 0 is x86's default NaN (sign set) on cpu, and a NaN source keeps its
+    sign and top payload bits; the NPUs give the canonical NaN (PTO49)."""
+    src = Tile("acc", "f32", 16, 16, **ACC)
+    src.values[...] = 1.0
+    src.values[0, 0] = np.inf
+    src.bits[0, 1] = 0xFFA12345  # a negative signalling NaN
+    zero = int(np.float32(0.0).view(np.uint32))
+    got = {}
+    for target in ("cpu", "a5"):
+        dst = Tile("vec", "f16", 16, 16)
+        pto.textract(dst, src, 0, 0, zero, target=target)
+        got[target] = [int(b) for b in dst.bits[0, :3]]
+    assert got["cpu"] == [0xFE00, 0xFE00 | (0x212345 >> 13), 0]
+    assert got["a5"][:2] == [0x7E00, 0x7E00] and got["a5"][2] == 0

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DtypeError, TilesimError
+from ...errors import DtypeError, SpecGapError, TilesimError
 from ..dtypes import ALL
 from ..tile import Tile
 from . import convert_cpu, fixpipe
@@ -192,7 +192,12 @@ def _window(name: str, dst: Tile, src: Tile, index_row, index_col, fp, scalar, r
         words = _scalar_word(op, scalar)
     lanes, undefined = _convert(op, src.bits[src_win], src, dst, words, fp is not None, use_relu, "before")
     if scalar is not None and op.prof.fp_modeless_casts and (src.dtype.name, dst.dtype.name) in fixpipe.SCALAR_MODES:
-        undefined = undefined | _past_scalars(src, dst, c0, insert)[None, :]
+        past = _past_scalars(src, dst, c0, insert)
+        if op.prof.strict and past.any():
+            op.fail(f"column {int(np.argmax(past))} of the window reads its quant word past the simulator's quant "
+                    "vector (undefined in C++); strict mode refuses it", "pre_quant_scalar", "pto.tcvt.undefined",
+                    (r0, c0, R, C), SpecGapError)
+        undefined = undefined | past[None, :]
     _store(op, dst, dst_win, src.bits[src_win], src, (lanes, undefined))
     return dst
 
