@@ -1,7 +1,7 @@
 """Golden vectors from pto-isa's CPU simulator (``__CPU_SIM``), and tilesim's agreement with them.
 
     python tools/ptoisa_vectors.py PTO_ISA_CHECKOUT [-o tests/pto/golden] [--cxx clang++-19] [--check]
-                                   [--ops tdiv,texp] [--keep BUILD_DIR] [--jobs 2]
+                                   [--ops tdiv,texp] [--keep BUILD_DIR] [--jobs 2] [--bf16-cxx G++]
     python tools/ptoisa_vectors.py [PTO_ISA_CHECKOUT] --check-only [-o tests/pto/golden]
 
 The script makes its own cases (inputs that hit ties, NaN at and after index 0,
@@ -29,10 +29,20 @@ kernels changed; ``--ops`` regenerates only those ops' files. Each family of
 cases after the first five draws from its own generator, so adding one
 changes no stored file.
 
-bf16 is left out: without C++23 ``std::bfloat16_t`` (libstdc++ >= 13, or GCC
->= 14) the simulator aliases ``bfloat16_t`` to ``_Float16``, so its bf16
-results are not bf16 (PTO88). Debian 12 has neither (clang 19 with
-libstdc++ 12 or libc++ 19 lacks ``<stdfloat>``).
+bf16 cases (families ``*_bf16_cases``: the other families with their dtype
+tables narrowed to bf16) need a real bfloat16: without C++23
+``std::bfloat16_t`` the simulator aliases ``bfloat16_t`` to ``_Float16``
+(PTO88), and Debian 12's clang 19 (libstdc++ 12, libc++ 19) has no
+``<stdfloat>``. They are built only with ``--bf16-cxx``, a g++ >= 14 in C++23
+with ``-DPTO_CPU_SIM_ENABLE_BF16=1 -DCPU_SIM_BFLOAT_ENABLED=1`` (pto-isa's
+option ``PTO_CPU_SIM_ENABLE_BF16``), possibly run in a chroot whose view of
+the checkout and of ``--keep`` has the same paths:
+
+    python tools/ptoisa_vectors.py PTO_ISA_CHECKOUT --keep /srv/build --ops tcvt.bf16,tadd.bf16
+                                   --bf16-cxx "chroot /srv/trixie g++-14"
+
+and stored as ``<op>.bf16.npz`` with that compiler's version; the other files
+stay clang's. ``--check`` shows both banks side by side.
 """
 
 from __future__ import annotations
@@ -60,8 +70,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 CXX_TYPE = {"f32": "float", "f16": "half", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
-            "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t"}
-DTS = tuple(CXX_TYPE)
+            "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t", "bf16": "bfloat16_t"}
+DTS = tuple(t for t in CXX_TYPE if t != "bf16")  # bf16 cases come from their own families (PTO88)
 FLOATS = ("f32", "f16")
 INTS = tuple(d for d in DTS if d not in FLOATS)
 CXX_TYPE |= {"f8e4m3": "float8_e4m3_t", "f8e5m2": "float8_e5m2_t", "f8e8m0": "float8_e8m0_t",  # MX; not in DTS
@@ -70,6 +80,10 @@ ROUND_MODES = ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD")  # pto 
 SAT = {"ON": 0, "OFF": 1}  # pto SaturationMode values
 FLAGS = ["-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong",
          "-include", "stdint.h", "-include", "stddef.h", "-pthread", "-w", "-ferror-limit=0"]
+#: g++ >= 14: C++23 with std::bfloat16_t, as pto-isa's CPU tests build with PTO_CPU_SIM_ENABLE_BF16=ON
+GXX_FLAGS = ["-std=c++23", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-DPTO_CPU_SIM_ENABLE_BF16=1",
+             "-DCPU_SIM_BFLOAT_ENABLED=1", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong", "-include", "stdint.h",
+             "-include", "stddef.h", "-pthread", "-w"]
 _BLAYOUT = {"row_major": "RowMajor", "col_major": "ColMajor"}
 _SLAYOUT = {"none_box": "NoneBox", "row_major": "RowMajor", "col_major": "ColMajor"}
 
@@ -121,6 +135,11 @@ class Case:
     def key(self) -> tuple:
         return self.call, self.specs
 
+    @property
+    def stem(self) -> str:
+        """Its bank file's name: ``<op>``, or ``<op>.bf16`` when a tile is bf16 (built by ``--bf16-cxx``)."""
+        return self.op + (".bf16" if any(s.dtype == "bf16" for s in self.specs) else "")
+
     def storage(self, role: str) -> np.ndarray:
         s = next(s for s in self.specs if s.role == role)
         if s.loc == "gm":
@@ -150,7 +169,11 @@ _F_SPECIAL = {
             0xFFA00001, 0x00000001, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF],
     "f16": [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7E55, 0x7C01, 0xFD01, 0x0001, 0x83FF, 0x0400,
             0x7BFF, 0xFBFF],
+    "bf16": [0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7FC5, 0x7F81, 0xFFA1, 0x0001, 0x807F, 0x0080,
+             0x7F7F, 0xFF7F],
 }
+#: the smallest subnormal of each float dtype
+_TINY = {"f32": 2.0 ** -149, "f16": 2.0 ** -24, "bf16": 2.0 ** -133}
 _F_NUMBERS = [0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.5, -3.5, 0.25, 0.75, -0.75, 1, -1, 100.4, -100.6, 127, 127.5, 128,
               128.5, -128, -128.5, -129, 255, 255.5, 256, 256.5, -0.3, 32767, 32767.5, 32768, -32768, -32768.5,
               -32769, 65504, 65519, 65520, 65535, 65535.5, 65536, -65536, -65520, 2147483520.0, 2.0 ** 31,
@@ -211,7 +234,7 @@ def line_values(rng, dt: str, n_lines: int, length: int) -> np.ndarray:
             elif kind == 4:
                 line[rng.integers(0, length, 3)] = lanes(dt, [np.inf, -np.inf, np.inf])
             elif kind == 6:
-                line = lanes(dt, rng.integers(1, 40, length) * (2.0 ** -149 if dt == "f32" else 2.0 ** -24)
+                line = lanes(dt, rng.integers(1, 40, length) * _TINY[dt]
                              * rng.choice([-1, 1], length))
             elif kind == 7:
                 line = np.array(rng.choice(_F_SPECIAL[dt][4:9], length), d.lane)
@@ -241,6 +264,10 @@ def _aligned_rows(dt: str, n: int) -> int:
     return _aligned_cols(dt, n)
 
 
+#: the dtype pairs TCVT is tried with in DN and boxed layouts
+TCVT_LAYOUT_PAIRS = (("f32", "i32"), ("f16", "f32"), ("f32", "f16"), ("i32", "f32"), ("f16", "i8"))
+
+
 def tcvt_cases(rng) -> list[Case]:
     cases = []
     R, C = 8, 32
@@ -258,7 +285,7 @@ def tcvt_cases(rng) -> list[Case]:
                                       {"dst": _sentinel(d, (R, C)), "src": pool}, params,
                                       {"rmode": mode, "sat": None if sat is None else sat == "ON"}))
     # other layouts: DN and boxed tiles, odd valid shapes
-    for s, d in (("f32", "i32"), ("f16", "f32"), ("f32", "f16"), ("i32", "f32"), ("f16", "i8")):
+    for s, d in TCVT_LAYOUT_PAIRS:
         for bl, sl in (("col_major", "none_box"), ("col_major", "row_major"), ("row_major", "col_major")):
             rows = 32
             src, dst = Spec("src", s, rows, 32, bl, sl), Spec("dst", d, rows, 32, bl, sl)
@@ -687,6 +714,8 @@ def arith_more_cases(rng) -> list[Case]:
 
 
 GATHER_PATTERNS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
+#: (src, dst) dtypes of the mask-pattern TGATHER
+GATHER_MASK_PAIRS = (("f32", "f32"), ("f16", "f16"), ("f32", "i32"), ("u8", "i8"))
 
 
 def gather_cases(rng) -> list[Case]:
@@ -703,7 +732,7 @@ def gather_cases(rng) -> list[Case]:
             cases.append(Case("tgather", "TGATHER(dst, src, indices, tmp);", specs,
                               {"dst": (15, 29), "src": (R, C), "indices": (15, 29), "tmp": (R, C)},
                               {"dst": _sentinel(dt, (R, C)), "src": src, "indices": idx, "tmp": _scratch(dt, R, C)}))
-    for dt, ddt in (("f32", "f32"), ("f16", "f16"), ("f32", "i32"), ("u8", "i8")):
+    for dt, ddt in GATHER_MASK_PAIRS:
         src = conversion_pool(rng, dt, R * C).reshape(R, C)
         for pat in GATHER_PATTERNS:
             call = f"TGATHER<T_dst, T_src, MaskPattern::{pat}>(dst, src);"
@@ -726,11 +755,14 @@ def _selects(pat: str, i: int) -> bool:
     return pat[1:][::-1][:period][i % period] == "1"
 
 
+CONCAT_DTS = ("f32", "f16", "i32", "i16", "i8", "u32", "u16", "u8", "i64")
+
+
 def concat_cases(rng) -> list[Case]:
     """TCONCAT (two sources side by side) over every dtype the simulator takes, odd widths, a DN case."""
     cases = []
     R = 16
-    for dt in ("f32", "f16", "i32", "i16", "i8", "u32", "u16", "u8", "i64"):
+    for dt in CONCAT_DTS:
         for bl in (("row_major", "col_major") if dt == "f32" else ("row_major",)):
             a, b = (conversion_pool(rng, dt, R * 32).reshape(R, 32) for _ in range(2))
             specs = (Spec("dst", dt, R, 64, bl), Spec("src0", dt, R, 32, bl), Spec("src1", dt, R, 32, bl))
@@ -741,15 +773,19 @@ def concat_cases(rng) -> list[Case]:
     return cases
 
 
+FILLPAD_DTS = ("f32", "f16", "i32", "i16", "i8", "u8", "u16", "u32")
+#: (op, dtype, pad) beyond TFILLPAD's max and min pads of FILLPAD_DTS
+FILLPAD_MORE = (("tfillpad", "f32", "zero"), ("tfillpad", "i8", "zero"), ("tfillpad_inplace", "f32", "min"),
+                ("tfillpad_inplace", "i32", "max"),
+                *(("tfillpad_expand", dt, "max") for dt in ("f32", "f16", "i16", "u8")))
+
+
 def fillpad_cases(rng) -> list[Case]:
     """TFILLPAD (every dtype size, each pad value), TFILLPAD_EXPAND (a larger dst) and TFILLPAD_INPLACE."""
     cases = []
     R, C = 16, 32
-    plan = [("tfillpad", dt, pad) for dt in ("f32", "f16", "i32", "i16", "i8", "u8", "u16", "u32")
-            for pad in ("max", "min")]
-    plan += [("tfillpad", "f32", "zero"), ("tfillpad", "i8", "zero"), ("tfillpad_inplace", "f32", "min"),
-             ("tfillpad_inplace", "i32", "max")]
-    plan += [("tfillpad_expand", dt, "max") for dt in ("f32", "f16", "i16", "u8")]
+    plan = [("tfillpad", dt, pad) for dt in FILLPAD_DTS for pad in ("max", "min")]
+    plan += list(FILLPAD_MORE)
     for op, dt, pad in plan:
         src = conversion_pool(rng, dt, R * C).reshape(R, C)
         dr, dc = (R + 8, C + 32) if op == "tfillpad_expand" else (R, C)
@@ -760,12 +796,15 @@ def fillpad_cases(rng) -> list[Case]:
     return cases
 
 
+SORT_DTS = ("f32", "f16", "i32", "i16")
+
+
 def sort_cases(rng) -> list[Case]:
     """TSORT32: 32-element blocks by score, descending, ties by index; ties, +-0, +-Inf, a partial last block.
     No NaN scores: the simulator's comparator is then no strict weak order (std::stable_sort is undefined)."""
     cases = []
     R, C = 4, 64
-    for dt in ("f32", "f16", "i32", "i16"):
+    for dt in SORT_DTS:
         per = 8 // get_dtype(dt).size
         dcols = _aligned_cols(dt, 2 * 32 + 32 * per)
         for k in range(3):
@@ -785,7 +824,7 @@ def sort_cases(rng) -> list[Case]:
     return cases
 
 
-MATMUL_TYPES = (("f32", "f32"), ("f16", "f32"), ("i8", "i32"))  # (a/b, c); bf16 is left out (PTO88)
+MATMUL_TYPES = (("f32", "f32"), ("f16", "f32"), ("i8", "i32"))  # (a/b, c); bf16: matmul_bf16_cases
 
 
 def matmul_cases(rng) -> list[Case]:
@@ -819,12 +858,73 @@ def matmul_cases(rng) -> list[Case]:
     return cases
 
 
+# ------------------------------------------------------------ bf16 families
+BF16 = "bf16"
+
+
+def _bf16_family(name: str, **tables):
+    """The family ``name`` with the module's dtype tables set to ``tables`` (and bf16 a float), keeping the cases
+    with a bf16 tile: the same kinds of values (ties, NaN payloads, subnormals, range edges) in bf16. These cases
+    are built by the ``--bf16-cxx`` toolchain, the only one with a real ``std::bfloat16_t`` (PTO88)."""
+    def cases(rng) -> list[Case]:
+        saved = {k: globals()[k] for k in ("FLOATS", *tables)}
+        globals().update(FLOATS=FLOATS + (BF16,), **tables)
+        try:
+            return [c for c in globals()[name](rng) if c.stem.endswith(".bf16")]
+        finally:
+            globals().update(saved)
+    cases.__name__ = name.replace("_cases", "_bf16_cases")
+    cases.__doc__ = f"{name} in bf16 ({', '.join(tables)} narrowed)"
+    return cases
+
+
+_ONLY = (BF16,)
+
+
+def every_code_bf16_cases(rng) -> list[Case]:
+    """Every bf16 code once through TEXP and TLOG (sqrt and recip, simpler roundings, keep unary_cases' 1024
+    values over every binade, so the bank stays small)."""
+    codes = np.arange(1 << 16, dtype=np.uint16).reshape(256, 256)
+    return [_tiles3(op, f"{op.upper()}(dst, src);", BF16, ("dst", "src"), {"src": codes}, (256, 256), R=256, C=256)
+            for op in ("texp", "tlog")]
+
+
+BF16_FAMILIES = (
+    _bf16_family("tcvt_cases", DTS=DTS + _ONLY, TCVT_LAYOUT_PAIRS=(("f32", BF16), (BF16, "f32"), (BF16, "i32"))),
+    _bf16_family("reduce_cases", _REDUCE_PAIRS={op: [(BF16, BF16), (BF16, "f32")] for op in _REDUCE_PAIRS}),
+    _bf16_family("arg_cases", DTS=_ONLY),
+    _bf16_family("expand_cases", DTS=DTS + _ONLY),
+    _bf16_family("binary_cases", DTS=_ONLY),
+    _bf16_family("tdiv_cases", DTS=_ONLY),
+    _bf16_family("unary_cases", UNARY={op: _ONLY for op in UNARY}),
+    every_code_bf16_cases,
+    _bf16_family("scalar_cases", DTS=_ONLY),
+    _bf16_family("expand_binary_cases", EXPAND_DTS=_ONLY),
+    _bf16_family("compare_select_cases", CMP_PAIRS=[(BF16, "u32"), (BF16, "u8")], SEL_DTS=_ONLY),
+    _bf16_family("arith_more_cases", DTS=_ONLY, PART_DTS=_ONLY,
+                 AXPY_PAIRS=((BF16, BF16), (BF16, "f32"), ("f32", BF16))),
+    _bf16_family("gather_cases", DTS=_ONLY, GATHER_MASK_PAIRS=((BF16, BF16),)),
+    _bf16_family("fillpad_cases", FILLPAD_DTS=_ONLY,
+                 FILLPAD_MORE=(("tfillpad", BF16, "zero"), ("tfillpad_inplace", BF16, "min"),
+                               ("tfillpad_expand", BF16, "max"))),
+    _bf16_family("sort_cases", SORT_DTS=_ONLY),
+    _bf16_family("matmul_cases", MATMUL_TYPES=((BF16, "f32"),)),
+    _bf16_family("memory_cases", MEMORY_DTS=_ONLY, PREFETCH_DTS=((BF16, 48),)),
+    _bf16_family("move_cases", MOVE_HALF=BF16),
+    _bf16_family("concat_cases", CONCAT_DTS=_ONLY),
+)
+
+
+MEMORY_DTS = ("f32", "f16", "i8", "i64", "u16")
+PREFETCH_DTS = (("f32", 32), ("f16", 48), ("i8", 64))  # (dtype, global columns)
+
+
 def memory_cases(rng) -> list[Case]:
     """TLOAD and TSTORE between a 2-D global array (a window at an offset, row stride the array's width) and
     vec tiles, ND and DN, every element size."""
     cases = []
     GR, GC = 40, 48
-    for dt in ("f32", "f16", "i8", "i64", "u16"):
+    for dt in MEMORY_DTS:
         g = conversion_pool(rng, dt, GR * GC).reshape(GR, GC)
         t = conversion_pool(rng, dt, 32 * 64).reshape(32, 64)
         for bl, (wr, wc), (r0, c0) in (("row_major", (29, 37), (3, 5)), ("row_major", (32, 48), (0, 0)),
@@ -841,7 +941,7 @@ def memory_cases(rng) -> list[Case]:
                               (Spec("dst_gm", dt, GR, GC, loc="gm"), src), {"dst_gm": (wr, wc), "src": (wr, wc)},
                               {"dst_gm": g, "src": t if bl == "row_major" else t.reshape(64, 32)}, (),
                               {"offset": [r0, c0]}))
-    for dt, gc in (("f32", 32), ("f16", 48), ("i8", 64)):
+    for dt, gc in PREFETCH_DTS:
         g = conversion_pool(rng, dt, 16 * gc).reshape(16, gc)
         call = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, 16, {gc}>, Stride<1, 1, 1, {gc}, 1>> g(gm.data()); "
                 "TPREFETCH(dst, g);")
@@ -858,20 +958,24 @@ def _box(role, dt, rows, cols, kind, **kw) -> Spec:
     return Spec(role, dt, rows, cols, bl, sl, fractal=1024 if kind == "acc" else 512, **kw)
 
 
+#: the 16-bit float of the move cases (Mat/Left/Right tiles, the Acc f32 -> 16-bit casts)
+MOVE_HALF = "f16"
+
+
 def move_cases(rng) -> list[Case]:
     """TMOV (vec layouts, Mat -> Left/Right, Acc -> Vec/Mat with f32 -> f16), TEXTRACT (Mat -> Left/Right at
     an offset, Acc -> Vec) and TINSERT (Vec/Acc -> Mat at an offset)."""
     cases = []
     R, C = 32, 64
-    pool = {dt: conversion_pool(rng, dt, R * C).reshape(R, C) for dt in ("f32", "f16", "i8", "i32")}
+    pool = {dt: conversion_pool(rng, dt, R * C).reshape(R, C) for dt in ("f32", MOVE_HALF, "i8", "i32")}
     movs = [(Spec("dst", "f32", R, C, "col_major"), Spec("src", "f32", R, C)),
-            (Spec("dst", "f16", R, C), Spec("src", "f16", R, C)),
-            (_box("dst", "f16", R, C, "nz", loc="left"), _box("src", "f16", R, C, "nz", loc="mat")),
-            (_box("dst", "f16", R, C, "zn", loc="right"), _box("src", "f16", R, C, "zn", loc="mat")),
+            (Spec("dst", MOVE_HALF, R, C), Spec("src", MOVE_HALF, R, C)),
+            (_box("dst", MOVE_HALF, R, C, "nz", loc="left"), _box("src", MOVE_HALF, R, C, "nz", loc="mat")),
+            (_box("dst", MOVE_HALF, R, C, "zn", loc="right"), _box("src", MOVE_HALF, R, C, "zn", loc="mat")),
             (_box("dst", "i8", R, C, "nz", loc="left"), _box("src", "i8", R, C, "nz", loc="mat")),
             (Spec("dst", "f32", R, C), _box("src", "f32", R, C, "acc", loc="acc")),
-            (Spec("dst", "f16", R, C), _box("src", "f32", R, C, "acc", loc="acc")),
-            (_box("dst", "f16", R, C, "nz", loc="mat"), _box("src", "f32", R, C, "acc", loc="acc"))]
+            (Spec("dst", MOVE_HALF, R, C), _box("src", "f32", R, C, "acc", loc="acc")),
+            (_box("dst", MOVE_HALF, R, C, "nz", loc="mat"), _box("src", "f32", R, C, "acc", loc="acc"))]
     for dst, src in movs:
         for v in ((R, C), (29, 48)):
             cases.append(Case("tmov", "TMOV(dst, src);", (dst, src), {"dst": v, "src": v},
@@ -883,12 +987,12 @@ def move_cases(rng) -> list[Case]:
                               {"dst": (16, 32), "src": (R, C)},
                               {"dst": _sentinel(dst.dtype, (16, 32)), "src": pool[src.dtype]}, (r0, c0),
                               {"index_row": r0, "index_col": c0}))
-    for dst, src in ((_box("dst", "f16", R, C, "nz", loc="mat"), Spec("src", "f16", 16, 32)),
-                     (_box("dst", "f16", R, C, "nz", loc="mat"), _box("src", "f32", 16, 32, "acc", loc="acc"))):
+    for dst, src in ((_box("dst", MOVE_HALF, R, C, "nz", loc="mat"), Spec("src", MOVE_HALF, 16, 32)),
+                     (_box("dst", MOVE_HALF, R, C, "nz", loc="mat"), _box("src", "f32", 16, 32, "acc", loc="acc"))):
         for r0, c0 in ((0, 0), (16, 32), (8, 16)):
             cases.append(Case("tinsert", "TINSERT(dst, src, (uint16_t)P[0], (uint16_t)P[1]);", (dst, src),
                               {"dst": (R, C), "src": (16, 32)},
-                              {"dst": pool["f16"], "src": pool[src.dtype][:16, :32].copy()}, (r0, c0),
+                              {"dst": pool[MOVE_HALF], "src": pool[src.dtype][:16, :32].copy()}, (r0, c0),
                               {"index_row": r0, "index_col": c0}))
     return cases
 
@@ -1222,6 +1326,7 @@ MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, com
                  sort_cases, matmul_cases, memory_cases, move_cases,
                  random_histogram_cases, quant_cases)
 MORE_FAMILIES += (fp_move_cases, matmul_mx_cases)
+MORE_FAMILIES += BF16_FAMILIES
 MORE_FAMILIES += (scalar_quant_cases, matmul_mx_e1m2_cases)
 
 
@@ -1332,16 +1437,39 @@ def kernel_source(key: tuple) -> str:
     return "\n".join(lines)
 
 
-def find_cxx(explicit: str | None) -> str:
-    for cand in ([explicit] if explicit else ["clang++-19", "clang++-18", "clang++-17", "clang++"]):
-        exe = shutil.which(cand)
+@dataclass(frozen=True)
+class Toolchain:
+    """A compiler, its flags, and the words it and the driver it builds run under (``chroot DIR``: the
+    build folder and the checkout must then have the same paths inside)."""
+
+    prefix: tuple[str, ...]
+    cxx: str
+    flags: tuple[str, ...]
+    version: str
+
+    def salt(self, commit: str) -> str:
+        return "|".join([commit, self.version, *self.prefix, *self.flags])
+
+
+def find_cxx(explicit: str | None, bf16: bool = False) -> Toolchain:
+    """clang >= 17 (C++20), or g++ >= 14 (C++23, real std::bfloat16_t; the only choice for ``bf16``).
+    ``explicit`` may start with a wrapper, e.g. ``chroot /srv/trixie g++-14``."""
+    words = explicit.split() if explicit else []
+    for cand in ([words[-1]] if words else ["clang++-19", "clang++-18", "clang++-17", "clang++"]):
+        exe = shutil.which(cand) if not words[:-1] else cand
         if not exe:
             continue
-        out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
-        m = re.search(r"clang version (\d+)", out)
-        if m and int(m.group(1)) >= 17:
-            return exe
-    sys.exit("need clang >= 17 (the headers use static_assert(false) in templates); try apt-get install clang-19")
+        r = subprocess.run([*words[:-1], exe, "--version"], capture_output=True, text=True)
+        first = (r.stdout.splitlines() or [""])[0]
+        clang = re.search(r"clang version (\d+)", r.stdout)
+        gnu = re.search(r"^g\+\+.* (\d+)\.\d+\.\d+", first)
+        if clang and int(clang.group(1)) >= 17 and not bf16:
+            return Toolchain(tuple(words[:-1]), exe, tuple(FLAGS), first)
+        if gnu and int(gnu.group(1)) >= 14:
+            return Toolchain(tuple(words[:-1]), exe, tuple(GXX_FLAGS), first)
+    sys.exit("need g++ >= 14 (C++23 std::bfloat16_t) for bf16" if bf16 else
+             "need clang >= 17 or g++ >= 14 (the headers use static_assert(false) in templates); "
+             "try apt-get install clang-19")
 
 
 #: kernels per translation unit (each unit parses the headers once; fewer kernels rebuild less)
@@ -1360,7 +1488,7 @@ def translation_units(keys: list[tuple], ops: list[str]) -> list[list[tuple]]:
     return units
 
 
-def _compile_unit(checkout: Path, keys: list[tuple], work: Path, cxx: str, salt: str) -> tuple[Path, set]:
+def _compile_unit(checkout: Path, keys: list[tuple], work: Path, tc: Toolchain, salt: str) -> tuple[Path, set]:
     """Compile one unit into ``work`` (cached under a hash of its text, the compiler and the checkout);
     returns the object and the kernels the headers reject at compile time (left out of the object)."""
     tag = hashlib.sha1((salt + _PRELUDE + "".join(kernel_source(k) for k in keys)).encode()).hexdigest()[:16]
@@ -1377,8 +1505,8 @@ def _compile_unit(checkout: Path, keys: list[tuple], work: Path, cxx: str, salt:
             text += kernel_source(k) + "\n"
         src = work / f"u{tag}.cpp"
         src.write_text(text)
-        r = subprocess.run(["nice", "-n", "10", cxx, *FLAGS, "-I", str(checkout / "include"), "-c", str(src),
-                            "-o", str(obj) + ".tmp"], capture_output=True, text=True)
+        r = subprocess.run(["nice", "-n", "10", *tc.prefix, tc.cxx, *tc.flags, "-I", str(checkout / "include"), "-c",
+                            str(src), "-o", str(obj) + ".tmp"], capture_output=True, text=True)
         if not r.returncode:
             break
         lines = {int(m) for m in re.findall(rf"u{tag}\.cpp:(\d+):\d+", r.stderr)}
@@ -1393,7 +1521,7 @@ def _compile_unit(checkout: Path, keys: list[tuple], work: Path, cxx: str, salt:
     return obj, rejected
 
 
-def build(checkout: Path, keys: list[tuple], ops: list[str], work: Path, cxx: str, jobs: int,
+def build(checkout: Path, keys: list[tuple], ops: list[str], work: Path, tc: Toolchain, jobs: int,
           salt: str) -> tuple[Path, set]:
     """Compile the driver for these kernels; returns it and the kernels the headers reject.
 
@@ -1402,7 +1530,7 @@ def build(checkout: Path, keys: list[tuple], ops: list[str], work: Path, cxx: st
     units = translation_units(keys, ops)
     rejected: set = set()
     with ThreadPoolExecutor(jobs) as ex:
-        done = list(ex.map(lambda u: _compile_unit(checkout, u, work, cxx, salt), units))
+        done = list(ex.map(lambda u: _compile_unit(checkout, u, work, tc, salt), units))
     for _, rej in done:
         rejected |= rej
     kept = [k for k in keys if k not in rejected]
@@ -1412,8 +1540,8 @@ def build(checkout: Path, keys: list[tuple], ops: list[str], work: Path, cxx: st
                                                 "const uint8_t*&, std::vector<uint8_t>&);" for k in kept),
                              "regs": "\n    ".join(f"table[{i}] = &{kernel_name(k)};" for i, k in enumerate(kept))})
     exe = work / "driver"
-    subprocess.run(["nice", "-n", "10", cxx, *FLAGS, str(main), *(str(o) for o, _ in done), "-pthread", "-o",
-                    str(exe)], check=True)
+    subprocess.run(["nice", "-n", "10", *tc.prefix, tc.cxx, *tc.flags, str(main), *(str(o) for o, _ in done),
+                    "-pthread", "-o", str(exe)], check=True)
     return exe, rejected
 
 
@@ -1427,7 +1555,7 @@ def _driver_bytes(s: Spec, st: np.ndarray) -> bytes:
     return packed.tobytes()
 
 
-def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path) -> list[dict[str, np.ndarray]]:
+def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path, tc: Toolchain) -> list[dict[str, np.ndarray]]:
     blob = bytearray()
     for c in cases:
         valid = [v for s in c.specs for v in c.valid[s.role]]
@@ -1436,7 +1564,7 @@ def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path) -> list[dict
         for s in c.specs:
             blob += _driver_bytes(s, c.storage(s.role))
     (work / "in.bin").write_bytes(bytes(blob))
-    subprocess.run([str(exe), str(work / "in.bin"), str(work / "out.bin")], check=True)
+    subprocess.run([*tc.prefix, str(exe), str(work / "in.bin"), str(work / "out.bin")], check=True)
     out = np.fromfile(work / "out.bin", np.uint8)
     results, q = [], 0
     for c in cases:
@@ -1455,7 +1583,7 @@ def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path) -> list[dict
 def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
     by_op = defaultdict(list)
     for c, r in zip(cases, results):
-        by_op[c.op].append((c, r))
+        by_op[c.stem].append((c, r))
     out_dir.mkdir(parents=True, exist_ok=True)
     for op, items in by_op.items():
         specs, ins, outs = [], [], []
@@ -1479,29 +1607,38 @@ NOT_IN_BANK = {
 
 def check(out_dir: Path, verbose: int) -> bool:
     """Replay every stored case on target cpu and print the coverage table: per tilesim op, the cases and
-    how many agree bit for bit (NaN payloads included, PTO91); ops without vectors are listed with the
-    reason."""
+    how many agree bit for bit (NaN payloads included, PTO91), clang's bank and the bf16 one (g++, PTO88) side
+    by side; ops without vectors are listed with the reason."""
     from tilesim.pto import OPS
     from tests.pto import ptoisa_golden as g
     total = Counter()
-    stored = {p.stem: p for p in sorted(out_dir.glob("*.npz"))}
-    print(f"{'op':18} {'cases':>6} {'exact':>6}")
+    stored = defaultdict(dict)  # op -> {"": clang's file, "bf16": g++'s}
+    for p in sorted(out_dir.glob("*.npz")):
+        stored[g.op_of(p)]["bf16" if p.name.endswith(".bf16.npz") else ""] = p
+    print(f"{'op':18} {'cases':>6} {'exact':>6} {'bf16':>6} {'exact':>6}")
     for op in sorted(set(OPS) | set(stored)):
         if op not in stored:
-            print(f"{op:18} {'-':>6} {'-':>6}   not in the bank: {NOT_IN_BANK.get(op, '?')}")
+            print(f"{op:18} {'-':>6} {'-':>6} {'-':>6} {'-':>6}   not in the bank: {NOT_IN_BANK.get(op, '?')}")
             continue
-        _, cases = g.load(stored[op])
-        exact = shown = 0
-        for c in cases:
-            good, why = g.replay(c)
-            exact += good
-            if not good and shown < verbose:
-                print(f"   {c.label}: {why}")
-                shown += 1
-        total.update(cases=len(cases), exact=exact)
-        print(f"{op:18} {len(cases):6} {exact:6}")
-    print(f"{'total':18} {total['cases']:6} {total['exact']:6}   ({len(stored)} of {len(OPS)} ops in the bank)")
-    return total["exact"] == total["cases"]
+        row = f"{op:18}"
+        for kind in ("", "bf16"):
+            if kind not in stored[op]:
+                row += f" {'-':>6} {'-':>6}"
+                continue
+            _, cases = g.load(stored[op][kind])
+            exact = shown = 0
+            for c in cases:
+                good, why = g.replay(c)
+                exact += good
+                if not good and shown < verbose:
+                    print(f"   {c.label}: {why}")
+                    shown += 1
+            total.update({f"cases{kind}": len(cases), f"exact{kind}": exact})
+            row += f" {len(cases):6} {exact:6}"
+        print(row)
+    print(f"{'total':18} {total['cases']:6} {total['exact']:6} {total['casesbf16']:6} {total['exactbf16']:6}   "
+          f"({len(stored)} of {len(OPS)} ops in the bank)")
+    return total["exact"] + total["exactbf16"] == total["cases"] + total["casesbf16"]
 
 
 def simulator_only(checkout: Path) -> list[str]:
@@ -1513,54 +1650,72 @@ def simulator_only(checkout: Path) -> list[str]:
     return sorted(n for n in names if n.lower() not in OPS)
 
 
+def _generate(a, tc: Toolchain, cases: list[Case], work: Path, commit: str) -> None:
+    """Build, run and store these cases with one toolchain."""
+    keys, ops = [], []
+    for c in cases:
+        if c.key not in keys:
+            keys.append(c.key)
+            ops.append(c.op)
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"{len(cases)} cases, {len(keys)} kernels; building in {work} with {tc.version}")
+    exe, rejected = build(a.checkout, keys, ops, work, tc, a.jobs, tc.salt(commit))
+    if rejected:
+        print(f"{len(rejected)} kernels do not compile against this checkout; their cases are left out:")
+        for call, specs in sorted(rejected, key=kernel_name):
+            print("   ", call, " ".join(f"{s.role}:{s.dtype}:{s.blayout}" for s in specs))
+    cases = [c for c in cases if c.key not in rejected]
+    kept = [k for k in keys if k not in rejected]
+    results = run_driver(exe, cases, {k: i for i, k in enumerate(kept)}, work, tc)
+    save(cases, results, a.out, {"pto_isa_commit": commit, "compiler": tc.version, "flags": list(tc.flags),
+                                 "seed": a.seed})
+    print(f"wrote {len({c.stem for c in cases})} files to {a.out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("checkout", nargs="?", type=Path, help="a pto-isa checkout (hw-native-sys/pto-isa)")
     ap.add_argument("-o", "--out", type=Path, default=ROOT / "tests" / "pto" / "golden")
-    ap.add_argument("--cxx", help="clang++ (>= 17) to build the driver with")
+    ap.add_argument("--cxx", help="clang++ (>= 17) or g++ (>= 14) to build the driver with, maybe after a "
+                    "wrapper (\"chroot DIR g++-14\")")
+    ap.add_argument("--bf16-cxx", help="g++ (>= 14, C++23 std::bfloat16_t) for the bf16 cases, maybe after a "
+                    "wrapper (\"chroot DIR g++-14\"); without it they are left out")
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles (default 2)")
     ap.add_argument("--seed", type=int, default=20260)
     ap.add_argument("--check", action="store_true", help="replay the vectors through tilesim afterwards")
     ap.add_argument("--check-only", action="store_true", help="only replay the stored vectors")
     ap.add_argument("-v", "--verbose", type=int, default=3, help="disagreements to show per op")
     ap.add_argument("--keep", type=Path, help="build in this folder and keep it")
-    ap.add_argument("--ops", help="comma-separated ops to (re)generate; the other stored files stay as they are")
+    ap.add_argument("--ops", help="comma-separated files to (re)generate (tdiv, tcvt.bf16); the other stored "
+                    "files stay as they are")
     a = ap.parse_args()
     if not a.check_only:
         if a.checkout is None:
             ap.error("give the pto-isa checkout")
-        cxx = find_cxx(a.cxx)
         cases = all_cases(a.seed)
         if a.ops:
             want = set(a.ops.split(","))
-            unknown = want - {c.op for c in cases}
+            unknown = want - {c.stem for c in cases}
             if unknown:
                 ap.error(f"no cases for {', '.join(sorted(unknown))}")
-            cases = [c for c in cases if c.op in want]
-        keys, ops = [], []
-        for c in cases:
-            if c.key not in keys:
-                keys.append(c.key)
-                ops.append(c.op)
+            cases = [c for c in cases if c.stem in want]
+        bf16 = [c for c in cases if c.stem.endswith(".bf16")]
+        if bf16 and not a.bf16_cxx:
+            if a.ops:
+                ap.error("bf16 files need --bf16-cxx")
+            print(f"{len(bf16)} bf16 cases left out (give --bf16-cxx)")
+        if a.bf16_cxx and not a.keep:
+            ap.error("--bf16-cxx needs --keep (a build folder its wrapper sees at the same path)")
         commit = subprocess.run(["git", "-C", str(a.checkout), "rev-parse", "HEAD"], capture_output=True,
                                 text=True, check=True).stdout.strip()
-        version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
         work = a.keep or Path(tempfile.mkdtemp(prefix="ptoisa-"))
-        work.mkdir(parents=True, exist_ok=True)
-        print(f"{len(cases)} cases, {len(keys)} kernels; building in {work} with {version}")
-        exe, rejected = build(a.checkout, keys, ops, work, cxx, a.jobs, "|".join([commit, version, *FLAGS]))
-        if rejected:
-            print(f"{len(rejected)} kernels do not compile against this checkout; their cases are left out:")
-            for call, specs in sorted(rejected, key=kernel_name):
-                print("   ", call, " ".join(f"{s.role}:{s.dtype}:{s.blayout}" for s in specs))
-        cases = [c for c in cases if c.key not in rejected]
-        kept = [k for k in keys if k not in rejected]
-        results = run_driver(exe, cases, {k: i for i, k in enumerate(kept)}, work)
-        save(cases, results, a.out, {"pto_isa_commit": commit, "compiler": version, "flags": FLAGS,
-                                     "seed": a.seed})
+        plain = [c for c in cases if not c.stem.endswith(".bf16")]
+        if plain:
+            _generate(a, find_cxx(a.cxx), plain, work, commit)
+        if bf16 and a.bf16_cxx:
+            _generate(a, find_cxx(a.bf16_cxx, bf16=True), bf16, work / "bf16", commit)
         if not a.keep:
             shutil.rmtree(work)
-        print(f"wrote {len({c.op for c in cases})} files to {a.out}")
     if a.check or a.check_only:
         ok = check(a.out, a.verbose)
         if a.checkout is not None:

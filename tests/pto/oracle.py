@@ -490,12 +490,14 @@ def _cvtt(x: float, width: int) -> int:
     return t if lo <= t < -lo else lo
 
 
-def x86_cast(x: float, dt: str) -> tuple[int, bool]:
-    """(bits of static_cast<dt>(double x) as clang x86-64 code computes it, undefined?)."""
+def x86_cast(x: float, dt: str, gxx: bool = False) -> tuple[int, bool]:
+    """(bits of static_cast<dt>(double x) as clang's x86-64 code computes it, or g++'s (PTO77), undefined?)."""
     n, signed = INTS[dt]
     lo, hi = (-(1 << (n - 1)), (1 << (n - 1)) - 1) if signed else (0, (1 << n) - 1)
     ub = math.isnan(x) or math.isinf(x) or not lo <= math.trunc(x) <= hi
-    if dt == "u64":
+    if dt == "u64" and gxx:  # one branch on x >= 2**63
+        r = _cvtt(x, 64) if not x >= 2.0 ** 63 else _cvtt(x - 2.0 ** 63, 64) ^ -(1 << 63)
+    elif dt == "u64":
         r1 = _cvtt(x, 64)
         r2 = _cvtt(x - 2.0 ** 63, 64)
         r = r1 | (r2 & (-1 if r1 < 0 else 0))
@@ -522,8 +524,9 @@ def _to_integral_f(x: float, mode: str) -> float:
 
 
 def cpu_tcvt(bits: int, s: str, d: str, mode: str, sat: bool) -> tuple[int, bool]:
-    """(destination bits, undefined?) of one element of pto-isa's CPU TCVT (cpu/TCvt.hpp, transcribed)."""
-    ub = False
+    """(destination bits, undefined?) of one element of pto-isa's CPU TCVT (cpu/TCvt.hpp, transcribed); with bf16,
+    g++'s casts (PTO77)."""
+    ub, gxx = False, "bf16" in (s, d)
     if s in INTS and d in INTS and not sat:
         return int_bits(dec(bits, s), d), False
     v = dec(bits, s)
@@ -536,7 +539,7 @@ def cpu_tcvt(bits: int, s: str, d: str, mode: str, sat: bool) -> tuple[int, bool
         if s in FLOATS:                    # back to the source type
             x = dec(round_bits(Fraction(x), s), s) if x != 0 else x
         else:
-            sb, ub = x86_cast(x, s)
+            sb, ub = x86_cast(x, s, gxx)
             v = dec(sb, s)
             x = float(v)
             if d in INTS:
@@ -555,7 +558,7 @@ def cpu_tcvt(bits: int, s: str, d: str, mode: str, sat: bool) -> tuple[int, bool
     if d == "u8":
         r, bad = x86_cast(x, "i64")
         return r % 256, ub or bad
-    r, bad = x86_cast(x, d)
+    r, bad = x86_cast(x, d, gxx)
     return r, ub or bad
 
 

@@ -1,6 +1,8 @@
 """Golden vectors from pto-isa's CPU simulator: the stored format and their replay through tilesim.
 
-``tools/ptoisa_vectors.py`` writes one ``<op>.npz`` per op under ``tests/pto/golden/``:
+``tools/ptoisa_vectors.py`` writes one ``<op>.npz`` per op under ``tests/pto/golden/`` (clang, C++20), and
+one ``<op>.bf16.npz`` per op for the cases with a bf16 tile (g++ >= 14, C++23, whose ``std::bfloat16_t``
+is a real bfloat16; PTO88):
 
 * ``cases``: a JSON list, one object per case: ``tiles`` (role, dtype, rows, cols,
   blayout, slayout, valid) in the order the driver declared them, and ``args``
@@ -91,7 +93,7 @@ def load(path: Path) -> tuple[dict, list[Case]]:
         meta = json.loads(str(z["meta"]))
         specs = json.loads(str(z["cases"]))
         inb, outb = z["inputs"], z["outputs"]
-    op = path.stem
+    op = op_of(path)
     cases, ip, oq = [], 0, 0
     for k, spec in enumerate(specs):
         ins, outs = {}, {}
@@ -162,3 +164,8 @@ def replay(case: Case, target="cpu") -> tuple[bool, str]:
 
 def files() -> list[Path]:
     return sorted(GOLDEN.glob("*.npz"))
+
+
+def op_of(path: Path) -> str:
+    """The op a bank file holds: ``tcvt`` for ``tcvt.npz`` and ``tcvt.bf16.npz``."""
+    return path.name.split(".")[0]

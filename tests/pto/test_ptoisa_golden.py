@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from tilesim import pto
-from tilesim.errors import SpecGapError
+from tilesim.errors import DtypeError, SpecGapError
+from tilesim.pto import Tile
 
 from . import ptoisa_golden as g
 
@@ -20,17 +21,20 @@ FILES = g.files()
 
 
 def test_the_golden_vectors_are_there():
-    ops = {p.stem for p in FILES}
+    ops = {g.op_of(p) for p in FILES}
     assert {"tcvt", "trowmax", "tcolargmax", "trowexpand", "tadd", "tcolsum", "tdiv", "texp", "tadds", "tdivs",
             "trowexpanddiv", "tcolexpandexpdif", "tcmps", "tsel", "trem", "taxpy", "tgather", "tfillpad",
             "tsort32", "tmatmul", "tload", "tstore"} <= ops
     assert ops <= set(pto.OPS)  # one file per tilesim op
     for p in FILES:
-        meta, _ = g.load(p)
-        assert len(meta["pto_isa_commit"]) == 40 and "clang" in meta["compiler"]
+        meta, cases = g.load(p)
+        bf16 = p.name.endswith(".bf16.npz")
+        assert len(meta["pto_isa_commit"]) == 40 and ("g++" if bf16 else "clang") in meta["compiler"]
+        assert bf16 == any(t["dtype"] == "bf16" for t in cases[0].tiles)  # bf16 cases only from g++ (PTO88)
+    assert {"tcvt", "trowsum", "tadd", "texp", "tmatmul"} <= {g.op_of(p) for p in FILES if ".bf16." in p.name}
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:-4])
 def test_replay(path):
     """Bit for bit, NaN payloads and signs included (PTO91, PTO70)."""
     _, cases = g.load(path)
@@ -78,6 +82,23 @@ def test_tquant_nan_lanes_are_marked_and_strict_refuses_them():
     with pytest.raises(SpecGapError) as e:
         g.run(case, target=pto.get_target("cpu").with_(strict=True))
     assert e.value.rule == "pto.tcvt.undefined"
+
+
+def test_bf16_refusals_match_the_simulator():
+    """What the g++ C++23 build's static_asserts refuse for bf16 (the harness drops those kernels), cpu refuses
+    too (PTO79): the 14 expand-binary ops, TRSQRT, TCMP with a u8 mask. What it compiles, the bf16 files replay."""
+    def t(rows=16, cols=32, bl="row_major", dt="bf16"):
+        return Tile("vec", dt, rows, cols, blayout=bl)
+
+    calls = [lambda: pto.trsqrt(t(), t(), target="cpu"), lambda: pto.tcmp(t(dt="u8"), t(), t(), "eq", target="cpu")]
+    for kind in ("add", "sub", "mul", "div", "max", "min", "expdif"):
+        calls += [lambda k=kind: getattr(pto, f"trowexpand{k}")(t(), t(), t(16, 1, "col_major"), target="cpu"),
+                  lambda k=kind: getattr(pto, f"tcolexpand{k}")(t(), t(), t(1, 32), target="cpu")]
+    for call in calls:
+        with pytest.raises(DtypeError) as e:
+            call()
+        assert e.value.rule == "pto.op.dtype"
+    assert pto.tcmps(t(dt="u8"), t(), 1.0, "eq", target="cpu") is not None  # TCMPS with a u8 mask compiles
 
 
 def test_fp_and_mx_vectors_cover_their_modes():

@@ -52,6 +52,13 @@ def _rem(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
     rb = nx.from_f64(r, dt, flush=p.flush_denormals)
     if p.x86_nans:  # glibc's fmod: (x * y) / (x * y) for NaN and invalid cases
         rb = nx.x86_nans(rb, a, b, dt)
+        if dt.name == "bf16":  # g++'s build: of two NaNs the larger quieted payload, equal ones the positive (PTO78)
+            q = dt.lane.type(1 << (dt.format.man_bits - 1))
+            mag = dt.lane.type((1 << (dt.bits - 1)) - 1)
+            qa, qb = a | q, b | q
+            take_b = ((qb & mag) > (qa & mag)) | (((qb & mag) == (qa & mag)) & (qa > qb))
+            both = nx.is_nan(a, dt) & nx.is_nan(b, dt)
+            rb = np.where(both, np.where(take_b, qb, qa), rb)
     added = nx.binary("add", rb, b, dt, flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst,
                       x86=p.x86_nans)
     return np.where(fix, added, rb)
@@ -92,7 +99,8 @@ def _part(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Ti
     rb, cb = min(r0, r1), min(c0, c1)
     p = op.prof
     out[:rb, :cb] = nx.binary(kind, src0.bits[:rb, :cb], src1.bits[:rb, :cb], dst.dtype, flush=p.flush_denormals,
-                              nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans)
+                              nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans,
+                              b_first=p.x86_nans and dst.dtype.name == "bf16" and kind in ("add", "mul"))
     dst.bits[:R, :C] = out
     return dst
 
@@ -136,7 +144,8 @@ def taxpy(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
     if src.dtype != dst.dtype:  # cpu: a C++ cast, NaN payloads kept (PTO83)
         prod = (_to(prod, src.dtype, dst.dtype) if p.x86_nans
                 else nx.from_f32(nx.as_f32(prod, src.dtype), dst.dtype, flush=False))
-    dst.bits[:R, :C] = nx.binary("add", acc, prod, dst.dtype, b_first=True, **kw)  # x86: the product first
+    # x86: the product first; a bf16 sum (g++'s code, PTO78) puts dst first
+    dst.bits[:R, :C] = nx.binary("add", acc, prod, dst.dtype, b_first=dst.dtype.name != "bf16", **kw)
     return dst
 
 
@@ -156,7 +165,7 @@ def taddc(dst: Tile, src0: Tile, src1: Tile, src2: Tile, *, target=None) -> Tile
     # x86 (PTO95): src1's NaN wins over src0's in f16, and in the vector body (8 columns a step) of f32;
     # f16 sums run in f32 and are rounded to f16 once, at the end
     b_first = dt.name == "f16" or (_x86_b_first("add", dst) if dt.name == "f32" else False)
-    wide = get_dtype("f32") if p.x86_nans and dt.name == "f16" else dt
+    wide = get_dtype("f32") if p.x86_nans and dt.name in ("f16", "bf16") else dt
     if wide != dt:
         x = [_to(v, dt, wide) for v in x]
     s01 = nx.binary("add", x[0], x[1], wide, b_first=b_first, **kw)

@@ -22,6 +22,10 @@ clang's x86-64 code gives (``cvttsd2si``: 32-bit for destinations narrower
 than 32 bits and for i32, 64-bit for u32 and i64, the two-conversion
 sequence for u64; out of range is the "integer indefinite" 0x80...0), and
 :func:`convert` returns those lanes in a mask. Decisions PTO80-PTO83.
+A conversion to or from bf16 gives what g++ 14's code gives instead (the bf16
+golden vectors come from a g++ C++23 build, PTO88): its u64 cast is
+``x < 2**63 ? cvt(x) : cvt(x - 2**63) ^ 2**63``, so 2**64 and +Inf give 0
+(PTO77).
 """
 
 from __future__ import annotations
@@ -65,13 +69,22 @@ def _cvttsd2si(x: np.ndarray, rng: tuple[float, float]) -> np.ndarray:
     return np.where(ok, t, rng[0]).astype(np.int64)
 
 
-def x86_cast(x: np.ndarray, d: DType) -> tuple[np.ndarray, np.ndarray]:
-    """(lanes of ``static_cast<D>(x)`` as clang x86-64 computes it, undefined-behaviour mask) for doubles x."""
+def _gxx(*dts: DType) -> bool:
+    """Whether a conversion between these dtypes follows g++'s code: bf16's (PTO77, PTO88)."""
+    return any(d.name == "bf16" for d in dts)
+
+
+def x86_cast(x: np.ndarray, d: DType, gxx: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(lanes of ``static_cast<D>(x)`` as clang's x86-64 code computes it, or g++'s, undefined-behaviour mask)
+    for doubles x."""
     t = np.trunc(x)
     f = d.format
     undefined = ~((t >= float(f.int_min)) & (t < float(f.int_max + 1)))  # bounds are powers of two: exact; NaN
     width = _CVT_WIDTH[d.name]
-    if width == "u64":  # r1 = cvt(x); r2 = cvt(x - 2**63); r = r1 | (r2 & (r1 >> 63))
+    if width == "u64" and gxx:  # x < 2**63 ? cvt(x) : cvt(x - 2**63) ^ 2**63 (NaN compares false: cvt(x))
+        big = x >= 2.0 ** 63
+        r = np.where(big, _cvttsd2si(x - 2.0 ** 63, _I64) ^ np.int64(-(2 ** 63)), _cvttsd2si(x, _I64))
+    elif width == "u64":  # r1 = cvt(x); r2 = cvt(x - 2**63); r = r1 | (r2 & (r1 >> 63))
         r1 = _cvttsd2si(x, _I64)
         r2 = _cvttsd2si(x - 2.0 ** 63, _I64)
         r = r1 | (r2 & (r1 >> 63))
@@ -87,11 +100,11 @@ def _double_of(bits: np.ndarray, s: DType) -> np.ndarray:
     return bits.view(s.np).astype(np.float64)
 
 
-def _round_to_source(x: np.ndarray, s: DType) -> tuple[np.ndarray, np.ndarray]:
+def _round_to_source(x: np.ndarray, s: DType, gxx: bool) -> tuple[np.ndarray, np.ndarray]:
     """``static_cast<S>(double)`` as a double again, and where that cast is undefined (integer S)."""
     if s.is_float:
         return nx.as_f32(nx.from_f64(x, s, flush=False), s).astype(np.float64), np.zeros(x.shape, bool)
-    lanes, undefined = x86_cast(x, s)
+    lanes, undefined = x86_cast(x, s, gxx)
     return _double_of(lanes, s), undefined
 
 
@@ -140,7 +153,7 @@ def _convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) ->
         lo, hi = max(slo, dlo), min(shi, dhi)
         x = np.where(x < hi, x, hi)      # std::min(hi, v): NaN -> hi
         x = np.where(lo < x, x, lo)      # std::max(lo, v)
-        x, undefined = _round_to_source(x, s)
+        x, undefined = _round_to_source(x, s, _gxx(s, d))
         if s.is_int and d.is_int:
             lanes = x86_cast(x, s)[0].view(s.np)
             return lanes.astype(d.np).view(d.lane), undefined
@@ -155,7 +168,7 @@ def _convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) ->
     if d.name == "u8":  # static_cast<uint8_t>(static_cast<int64_t>(v)): only the int64 cast can be undefined
         lanes64, bad = x86_cast(x, get_dtype("i64"))
         return lanes64.view(np.int64).astype(np.uint8), undefined | bad
-    lanes, bad = x86_cast(x, d)
+    lanes, bad = x86_cast(x, d, _gxx(s, d))
     return lanes, undefined | bad
 
 
@@ -189,7 +202,7 @@ def cast(bits: np.ndarray, s: DType, d: DType) -> tuple[np.ndarray, np.ndarray]:
         x = _double_of(bits, s)
         if d.is_float:
             return np.where(x != x, nan_lanes(bits, s, d), nx.from_f64(x, d, flush=False)), undefined
-        return x86_cast(x, d)
+        return x86_cast(x, d, _gxx(s, d))
 
 
 def refuse_undefined(op, undefined: np.ndarray, bits: np.ndarray, s: DType, d: DType) -> None:

@@ -86,7 +86,10 @@ def _x86_b_first(kind: str, dst: Tile):
     """Where clang's x86-64 code for the CPU simulator's f32 add/mul loop puts src1 first: its vector body,
     8 elements a step along the inner loop (columns of a row-major dst, rows of a col-major one), but for
     TMUL of a col-major dst 4 columns a step (one strided ``mulps``); the scalar remainder puts src0 first.
-    Other ops and dtypes always put src0 first (PTO91, PTO70)."""
+    Other ops and dtypes always put src0 first (PTO91, PTO70), but bf16 add and mul, from g++'s code, put src1
+    first everywhere (PTO78)."""
+    if kind in ("add", "mul") and dst.dtype.name == "bf16":
+        return True
     if kind not in ("add", "mul") or dst.dtype.name != "f32":
         return False
     R, C = dst.valid
@@ -119,8 +122,9 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     x = src.bits[:R, :C]
     p = op.prof
     args = (s, x) if s_first else (x, s)
-    # x86 NaN order (PTO91): the first operand's NaN wins; clang puts the scalar first in f16 add and mul
-    b_first = not s_first and kind in ("add", "mul") and dst.dtype.name == "f16"
+    # x86 NaN order (PTO91): the first operand's NaN wins; clang puts the scalar first in f16 add and mul, g++
+    # in bf16's (PTO78)
+    b_first = not s_first and kind in ("add", "mul") and dst.dtype.name in ("f16", "bf16")
     dst.bits[:R, :C] = nx.binary(kind, *args, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                                  instruction=op.inst, x86=p.x86_nans, b_first=b_first)
     return dst

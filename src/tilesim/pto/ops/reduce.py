@@ -229,7 +229,8 @@ _F32 = get_dtype("f32")
 
 #: (kind, axis, src, dst, src layout) -> (unroll, steps of each unrolled group whose machine code puts the element
 #: first), as clang 19 -O2 unrolls the simulator's ``acc op= x`` loops for f16 sources (PTO70); unlisted:
-#: the element first where each step rounds to dst, else the accumulator first
+#: the element first where each step rounds to dst, else the accumulator first; bf16 sources (g++ 14's code, which
+#: neither unrolls them this way nor vectorises TROWSUM): the accumulator first in every step (PTO78)
 _X86_ORDER = {
     ("sum", 0, "f16", "f16", "ND"): (4, {3}), ("sum", 0, "f16", "f16", "DN"): (4, {0, 2, 3}),
     ("sum", 0, "f16", "f32", "ND"): (4, {3}), ("sum", 0, "f16", "f32", "DN"): (1, {0}),
@@ -250,7 +251,8 @@ def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: i
     step_round = not acc_f32 and dst.name != "f32"
     fn = np.add if kind == "sum" else np.multiply
     n = bits.shape[axis]
-    unroll, swapped = _X86_ORDER.get((kind, axis, src.name, dst.name, layout), (1, frozenset({0}) if step_round else ()))
+    unroll, swapped = _X86_ORDER.get((kind, axis, src.name, dst.name, layout),
+                                     (1, frozenset({0}) if step_round and src.name != "bf16" else ()))
     with np.errstate(all="ignore"):
         for i in range(n):
             xi = line(i)
@@ -321,7 +323,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     f = op.prof.flush_denormals
     if name in ("trowmax", "trowmin"):
         out = _convert_exact(line_extremes(bits, src.dtype, name[4:], op.prof.nan_mode, 1), src.dtype, dst.dtype)
-    elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.is_float:
+    elif name == "trowsum" and op.prof.x86_nans and src.is_nd and src.dtype.name in ("f32", "f16"):
         out = _to_lanes(_vectorised_rowsum(_to_lanes(bits, src.dtype, _F32)), _F32, dst.dtype)
     else:
         out = sequential(name[4:], bits, src.dtype, dst.dtype, 1, f, acc_f32=name == "trowsum",
