@@ -25,7 +25,7 @@ def _values(rng, f, shape, extremes: bool) -> np.ndarray:
     v = formats.decode(codes, f)
     if extremes and f.is_float:
         e = formats.elements_per_row(f)
-        v[:, ::e] = f.max * rng.choice([-1, 1], v[:, ::e].shape)
+        v[:, ::e] = f.max * rng.choice([-1, 1] if f.signed else [1], v[:, ::e].shape)
         v[:, e - 1::e] = f.min_subnormal if f.has_zero else f.min
     return v
 

@@ -190,6 +190,21 @@ def test_errors():
         gemm(np.ones((4, 5)), np.ones((5, 3)), accumulation="tree")
 
 
+@pytest.mark.parametrize("ft, bad", [("e8m0", -2.0), ("e8m0", 0.0), ("int8", np.nan)])
+def test_quantize_refuses_what_clamping_cannot_mend_as_mld_does(ft, bad):
+    """A negative or zero E8M0 value, or a NaN into int8, has no code even when clamped: gemm(quantize=True)
+    refuses it with the rule the program's mld raises (it used to store E8M0's NaN code without a word)."""
+    plan = plan_gemm(2, 2, 2, ft=ft)
+    a, b = np.ones((2, 2)), np.ones((2, 2))
+    a[1, 0] = bad
+    with pytest.raises(TilesimError) as by_gemm:
+        gemm(a, b, ft=ft, quantize=True)
+    with pytest.raises(TilesimError) as by_mld:
+        run_program(assemble(plan.program()), plan.program_inputs(a, b), quantize=True)
+    assert by_gemm.value.rule == by_mld.value.rule == "formats.fit.invalid"
+    assert (by_gemm.value.instruction, by_gemm.value.operand) == ("gemm", "a")
+
+
 def test_program_runs_from_a_fresh_core_and_leaves_status():
     plan = plan_gemm(20, 20, 20, ft="fp8_e4m3", tiling="1x4")
     a, b = np.full((20, 20), 0.1), np.full((20, 20), 3.0)

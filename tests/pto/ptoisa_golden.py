@@ -57,6 +57,8 @@ _CALLS = {
     "tmatmul_mx_acc": (("dst", "c_in", "a", "a_scale", "b", "b_scale"), ()),
     "tmatmul_mx_bias": (("dst", "a", "a_scale", "b", "b_scale", "bias"), ()),
 }
+_CALLS.update({"tci": (("dst", "@scalar"), ()), "ttri": (("dst",), ()),
+               "tdequant": (("dst", "src", "scale", "offset"), ())})
 for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
     _CALLS[_op] = (("dst_idx", "src", "tmp"), ("dst_val",))
 for _op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu"):
@@ -129,6 +131,8 @@ def build_tiles(case: Case) -> dict[str, Tile]:
 def run(case: Case, target="cpu") -> dict[str, Tile]:
     """Run the case's op in tilesim; returns the tiles (raises what tilesim raises)."""
     tiles = build_tiles(case)
+    if case.op == "tmrgsort":
+        return _run_mrgsort(case, tiles, target)
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
     fn = getattr(pto, case.op)
     a = dict(case.args)
@@ -142,6 +146,20 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
     if case.op == "tcvt":
         args += [a.pop("rmode"), a.pop("sat", None)]
     fn(*args, **kwargs, **a, target=target)
+    return tiles
+
+
+def _run_mrgsort(case: Case, tiles: dict[str, Tile], target) -> dict[str, Tile]:
+    """TMRGSORT's two forms: ``(dst, src, block_len)``, or the list form whose four executed counts the driver
+    stored in the first lanes of the u16 tile ``dst_ex``."""
+    a = dict(case.args)
+    if "block_len" in a:
+        pto.tmrgsort(tiles["dst"], tiles["src"], a["block_len"], target=target)
+        return tiles
+    executed = np.zeros(4, np.uint16)
+    srcs = [tiles[r] for r in ("src0", "src1", "src2", "src3") if r in tiles]
+    pto.tmrgsort(tiles["dst"], executed, *srcs, tiles["tmp"], exhausted=a["exhausted"], target=target)
+    tiles["dst_ex"].bits[0, :4] = executed
     return tiles
 
 

@@ -123,3 +123,66 @@ def test_taddc(target, dt):
         r = oo.binary("add", s01, up(int(c.bits[i, j])), wide, f["ftz"])
         want = r if wide == dt else oo.round_bits(oo.dec(r, wide), dt)
         assert nan_blind([[int(d.bits[i, j])]], dt, target) == nan_blind([[want]], dt, target)
+
+
+def _column(t: Tile, c: int) -> Tile:
+    """Column c of t's valid region as a col_major one-column tile (TROWEXPAND's broadcast operand)."""
+    col = Tile("vec", t.dtype.name, 32 // t.dtype.size, 1, valid=(t.valid_rows, 1), blayout="col_major")
+    col.bits[: t.valid_rows, 0] = t.bits[: t.valid_rows, c]
+    return col
+
+
+_INT_MIN_CALLS = {  # op -> call(dst, a, b) putting a's INT_MIN over b's -1 (decision PTO72)
+    "tdiv": lambda d, a, b, t: pto.tdiv(d, a, b, target=t),
+    "trem": lambda d, a, b, t: pto.trem(d, a, b, target=t),
+    "tdivs": lambda d, a, b, t: pto.tdivs(d, a, b.values.dtype.type(-1), target=t),
+    "tdivs_first": lambda d, a, b, t: pto.tdivs(d, a.values.dtype.type(a.values[0, 1]), b, target=t),
+    "trems": lambda d, a, b, t: pto.trems(d, a, b.values.dtype.type(-1), target=t),
+    "trowexpanddiv": lambda d, a, b, t: pto.trowexpanddiv(d, a, _column(b, 1), target=t),
+    "tcolexpanddiv": lambda d, a, b, t: pto.tcolexpanddiv(d, a, Tile.from_array(b.valid_values[:1].copy()), target=t),
+}
+
+
+@pytest.mark.parametrize("call", sorted(_INT_MIN_CALLS))
+@pytest.mark.parametrize("dt", [np.int8, np.int16, np.int32, np.int64])
+def test_int_min_over_minus_one(call, dt):
+    """On cpu, 32/64-bit INT_MIN / -1 (and rem) is refused where the CPU simulator's idiv traps (SIGFPE), naming
+    the op, the divisor and the element, leaving dst as it was; 8/16-bit types divide after promotion to int, so
+    there it wraps as the simulator gives it (tests/pto/golden/tdiv_overflow); NPU targets keep wrapping."""
+    lo = np.iinfo(dt).min
+    a = Tile.from_array(np.array([[6, lo, 9], [lo, lo, 4]], dt))
+    b = Tile.from_array(np.array([[3, -1, 2], [7, -1, 2]], dt))
+    d = Tile.from_array(np.full((2, 3), 5, dt))
+    name = call.removesuffix("_first")
+    if (Tile.from_array(a.values).dtype.name,) not in pto.get_target("cpu").dtypes[name]:
+        pytest.skip("dtype not on cpu")
+    if np.dtype(dt).itemsize >= 4:
+        with pytest.raises(SpecGapError) as e:
+            _INT_MIN_CALLS[call](d, a, b, "cpu")
+        assert (e.value.rule, e.value.instruction, e.value.operand) == ("pto.op.div_overflow", name.upper(), "divisor")
+        assert " at element (0, 1)" in str(e.value) and str(lo) in str(e.value)
+        assert (d.valid_values == 5).all()
+    else:
+        _INT_MIN_CALLS[call](d, a, b, "cpu")
+        want = 0 if "rem" in call else lo
+        assert d.values[0, 1] == want
+    if dt in (np.int16, np.int32) and call in ("tdiv", "tdivs"):
+        _INT_MIN_CALLS[call](d, a, b, "a5")
+        assert d.values[0, 1] == lo  # the NPU pages say nothing of a trap: two's complement wrap, as before
+
+
+@pytest.mark.parametrize("dt", [np.int32, np.float32])
+def test_trems_zero_scalar_with_tmp_on_cpu(dt):
+    """On cpu, TREMS with a tmp skips a zero (or -0.0) scalar: its assert is compiled out, so dst keeps its bytes
+    (golden vectors trems.npz); strict refuses it; without tmp (no such check) an integer zero still traps."""
+    a = Tile.from_array(np.array([[7, -7, 5]], dt))
+    d = Tile.from_array(np.full((1, 3), 9, dt))
+    for zero in ((dt(0), dt(-0.0)) if dt == np.float32 else (dt(0),)):
+        pto.trems(d, a, zero, Tile.from_array(np.zeros((1, 3), dt)), target="cpu")
+        assert (d.valid_values == 9).all()
+        with pytest.raises(SpecGapError) as e:
+            pto.trems(d, a, zero, Tile.from_array(np.zeros((1, 3), dt)), target=pto.get_target("cpu").with_(strict=True))
+        assert (e.value.rule, e.value.operand) == ("pto.op.div_zero", "scalar")
+    if dt == np.int32:
+        with pytest.raises(SpecGapError):
+            pto.trems(d, a, dt(0), target="cpu")

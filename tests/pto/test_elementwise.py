@@ -245,3 +245,19 @@ def test_elementwise_errors():
     assert _err(pto.tcmp, m, a, a, target="a2a3").rule == "pto.op.dtype"  # A2A3 masks are u8
     assert _err(pto.tsel, a, Tile("vec", "f32", 2, 8), a, a).rule == "pto.op.mask_dtype"
     assert _err(pto.tsel, a, Tile("vec", "u8", 1, 32), a, a).rule == "pto.op.mask_cols"
+
+
+@pytest.mark.parametrize("blayout", ["row_major", "col_major"])
+def test_f16_tneg_quiets_snan_in_the_scalar_tail_on_cpu(blayout):
+    """cpu f16 TNEG: the vector body (16 lanes a step along the inner index) flips the sign bit of a signaling
+    NaN; the scalar tail negates in f32 and quiets it (PTO73; golden vectors tneg.npz)."""
+    rows, cols, valid = (16, 64, (3, 45)) if blayout == "row_major" else (64, 16, (45, 3))
+    src = Tile("vec", "f16", rows, cols, valid=valid, blayout=blayout)
+    src.bits[...] = 0x7C01
+    dst = Tile("vec", "f16", rows, cols, valid=valid, blayout=blayout)
+    out = pto.tneg(dst, src, target="cpu").bits[: valid[0], : valid[1]]
+    inner = np.arange(valid[1])[None, :] if blayout == "row_major" else np.arange(valid[0])[:, None]
+    want = np.where(np.broadcast_to(inner >= 32, valid), 0xFE01, 0xFC01)
+    assert (out == want).all()
+    if blayout == "row_major":  # a sign flip everywhere on the NPU targets
+        assert (pto.tneg(dst, src, target="a5").bits[: valid[0], : valid[1]] == 0xFC01).all()

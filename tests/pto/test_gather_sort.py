@@ -264,3 +264,25 @@ def test_tmrgsort_from_text_with_vector_operands():
     with pytest.raises(TilesimError) as e:
         pto.run_text(_MRG.replace("50000", "70000"), {"x": x, "ex": np.zeros(4, np.int16)}, "a2a3")
     assert e.value.rule == "pto.interp.type"
+
+
+def test_tmrgsort_block_form_on_cpu_takes_what_the_simulator_takes():
+    """cpu (PTO71): any block_len of whole records, groups over dst's valid columns; block_len 96 (48 records a
+    block) merges one group of 384 lanes against the scalar merge oracle; an odd f32 block_len writes nothing."""
+    rng = np.random.default_rng(seed("tmrgsort-blocks-cpu"))
+    src = Tile("vec", "f32", 1, 512)
+    for b in range(4):
+        src.bits[0, 96 * b: 96 * (b + 1)] = _records(rng, "f32", 48, 96).bits[0]
+    dst = Tile("vec", "f32", 1, 512)
+    dst.bits[...] = 0xA5A5A5A5
+    pto.tmrgsort(dst, src, 96, target="cpu")
+    lists = [_as_records(src.bits[0, 96 * b: 96 * (b + 1)], "f32") for b in range(4)]
+    want, _ = oo.mrgsort(lists, 192, False)
+    assert [r[1:] for r in _as_records(dst.bits[0, :384], "f32")] == [r[1:] for r in want]
+    assert (dst.bits[0, 384:] == 0xA5A5A5A5).all()
+    before = dst.bits.copy()
+    pto.tmrgsort(dst, src, 3, target="cpu")
+    assert (dst.bits == before).all()
+    with pytest.raises(TilesimError) as e:
+        pto.tmrgsort(dst, src, 96, target="a5")
+    assert e.value.rule == "pto.tmrgsort.block_len"

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tilesim import pto
-from tilesim.errors import DtypeError, TilesimError
+from tilesim.errors import DtypeError, SpecGapError, TilesimError
 from tilesim.pto import Tile
 
 from . import oracle_ops as oo
@@ -109,3 +109,51 @@ def test_generators_from_text():
     y = pto.run_text(_KERNEL, {"d": 1}, "a5")["y"]
     r, c = np.indices((8, 8))
     assert (y == np.where(c >= r + 1, 100 - c, 0)).all()
+
+
+@pytest.mark.parametrize("dt", ["i32", "i64"])
+def test_tci_signed_overflow_on_cpu_is_marked(dt):
+    """cpu (PTO71): an i32/i64 TCI sequence that leaves the type is signed overflow, undefined in C++; tilesim
+    gives x86-64's wrap (golden vectors tci.npz), marks those lanes, and a strict cpu refuses them."""
+    bits = 32 if dt == "i32" else 64
+    hi = (1 << (bits - 1)) - 1
+    dst = Tile("vec", dt, 1, 32, valid=(1, 6))
+    pto.tci(dst, hi - 2, target="cpu")
+    want = [((hi - 2 + k + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1)) for k in range(6)]
+    assert dst.valid_values[0].tolist() == want
+    assert dst.undefined[0, :6].tolist() == [False, False, False, True, True, True]
+    pto.tci(dst, -hi - 1 + 5, descending=True, target="cpu")
+    assert not dst.undefined.any()
+    with pytest.raises(SpecGapError) as e:
+        pto.tci(dst, hi, target=pto.get_target("cpu").with_(strict=True))
+    assert (e.value.rule, e.value.operand) == ("pto.tci.overflow", "start") and "(0, 1)" in str(e.value)
+
+
+_TCI_PTO = """module {
+  func.func @seq(%y: !pto.ptr<i32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %s = arith.constant 2147483645 : i32
+    %yv = pto.make_tensor_view %y, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
+    %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xi32> -> !pto.partition_tensor_view<1x8xi32>
+    %w = pto.alloc_tile : !pto.tile_buf<vec, 1x8xi32>
+    pto.tci ins(%s : i32) outs(%w : !pto.tile_buf<vec, 1x8xi32>)
+    pto.tstore ins(%w : !pto.tile_buf<vec, 1x8xi32>) outs(%yp : !pto.partition_tensor_view<1x8xi32>)
+    return
+  }
+}
+"""
+
+
+def test_tci_overflow_in_a_pto_run_warns_and_strict_stops():
+    """A .pto run on cpu: the 5 overflowing lanes wrap (x86-64), the run warns with their count and says why;
+    strict stops at the statement's line naming the first element."""
+    y = {"y": np.zeros((1, 8), np.int32)}
+    with pytest.warns(UserWarning, match=r":10: pto.tci: 5 elements computed by a signed overflow"):
+        out = pto.run_text(_TCI_PTO, y, target="cpu")
+    assert out["y"][0].tolist() == [2**31 - 3, 2**31 - 2, 2**31 - 1, -2**31, -2**31 + 1, -2**31 + 2, -2**31 + 3,
+                                    -2**31 + 4]
+    with pytest.raises(SpecGapError, match=r"element \(0, 3\)") as e:
+        pto.run_text(_TCI_PTO, y, target="cpu", strict=True)
+    assert e.value.rule == "pto.tci.overflow" and e.value.line == 10

@@ -24,7 +24,7 @@ def test_the_golden_vectors_are_there():
     ops = {g.op_of(p) for p in FILES}
     assert {"tcvt", "trowmax", "tcolargmax", "trowexpand", "tadd", "tcolsum", "tdiv", "texp", "tadds", "tdivs",
             "trowexpanddiv", "tcolexpandexpdif", "tcmps", "tsel", "trem", "taxpy", "tgather", "tfillpad",
-            "tsort32", "tmatmul", "tload", "tstore"} <= ops
+            "tsort32", "tmatmul", "tload", "tstore", "tci", "ttri", "tdequant", "tmrgsort"} <= ops
     assert ops <= set(pto.OPS)  # one file per tilesim op
     for p in FILES:
         meta, cases = g.load(p)

@@ -123,3 +123,16 @@ def test_trandom_checks():
     with pytest.raises(TilesimError) as e:
         pto.trandom(Tile("vec", "u32", 1, 8), 0, 1 << 40, 0, 0, 0, 0)
     assert e.value.rule == "pto.trandom.operand"
+
+
+def test_tdequant_integer_dst_on_cpu_wraps_like_the_simulator():
+    """cpu (PTO71): an integer dst computes ``(src - offset) * scale`` in C++ integers and stores the low bits
+    (i16: 300 - (-200) = 500, times 200 = 100000, stored as 100000 - 2 * 65536); other targets refuse it."""
+    src = Tile.from_array(np.array([[300, -7]], np.int16))
+    off = Tile.from_array(np.array([[-200, -200]], np.int16))
+    sc = Tile.from_array(np.array([[200, 200]], np.int16))
+    dst = Tile.from_array(np.zeros((1, 2), np.int16))
+    pto.tdequant(dst, src, sc, off, target="cpu")
+    assert dst.valid_values.tolist() == [[100000 - 2 * 65536, (-7 + 200) * 200 - 65536]]
+    with pytest.raises(DtypeError):
+        pto.tdequant(dst, src, sc, off, target="a5")

@@ -421,8 +421,10 @@ def _encode(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: b
             xi = x.astype(np.int64)
         if ((xi == x) & (xi >= fmt.int_min) & (xi <= fmt.int_max)).all():
             return xi.astype(whole).view(fmt.dtype)
-    if quantize:
-        return formats.encode(x, fmt, rounding=rounding, saturate=True)  # quantize rounds and clamps, as mld (E3)
+    if quantize:  # rounds and clamps, as mld (E3); what clamping cannot mend (NaN into no NaN, a negative or 0
+        # into E8M0) is refused, as mld refuses it
+        return fit(x, fmt, rounding=rounding, saturate=True, instruction="gemm", operand=name,
+                   ask="pass values the format can hold")
 
     def refuse(at: list, v) -> EncodingError:
         stored = formats.encode(np.array([v]), fmt, rounding=rounding, saturate=saturate)

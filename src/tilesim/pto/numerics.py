@@ -218,6 +218,34 @@ def x86_nans(r: np.ndarray, a: np.ndarray, b: np.ndarray, dt: DType, b_first=Fal
     return np.where(is_nan(r, dt), out, r)
 
 
+def _element(mask: np.ndarray) -> str:
+    """Where the first True of a (rows, cols) mask is, as text."""
+    at = np.argwhere(np.atleast_2d(mask))[0]
+    return f" at element ({int(at[0])}, {int(at[1])})"
+
+
+def check_divisor(x: np.ndarray, y: np.ndarray, dt: DType, instruction: str, *, x86: bool,
+                  what: str = "division") -> None:
+    """Refuse the integer divisions that trap: by zero everywhere (rule ``pto.op.div_zero``), and on the CPU
+    simulator (``x86``) INT_MIN / -1 of 32- and 64-bit types, where x86-64's ``idiv`` traps (SIGFPE) and C++
+    leaves the result undefined (rule ``pto.op.div_overflow``, decision PTO72). Narrower types divide after
+    promotion to int, so there INT_MIN / -1 is defined and wraps.
+
+    Raises:
+        SpecGapError: naming the op, the divisor and the first such element (row, col) of the valid region.
+    """
+    zero = y == 0
+    if np.any(zero):
+        raise SpecGapError(f"integer {what} by zero is undefined{_element(zero)}", instruction=instruction,
+                           operand="divisor", rule="pto.op.div_zero", value=0)
+    if x86 and dt.signed and dt.size >= 4:
+        over = (x == dt.format.int_min) & (y == -1)
+        if np.any(over):
+            raise SpecGapError(f"integer {what} {dt.format.int_min} / -1{_element(over)} overflows {dt}: "
+                               "undefined in C++, and x86-64's idiv traps (SIGFPE) in the CPU simulator",
+                               instruction=instruction, operand="divisor", rule="pto.op.div_overflow", value=-1)
+
+
 def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
            instruction: str = "pto", x86: bool = False, b_first=False) -> np.ndarray:
     """``a op b`` lane-wise for op in add, sub, mul, div, max, min (broadcasting).
@@ -226,7 +254,7 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
     with ``b_first``); otherwise they are the canonical NaN.
 
     Raises:
-        SpecGapError: integer division by zero (rule ``pto.op.div_zero``).
+        SpecGapError: integer division by zero, or on cpu INT_MIN / -1 (:func:`check_divisor`).
     """
     dt = get_dtype(dt)
     a, b = np.broadcast_arrays(np.asarray(a, dt.lane), np.asarray(b, dt.lane))
@@ -249,9 +277,7 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
         elif op == "mul":
             r = x * y
         elif op == "div":
-            if np.any(y == 0):
-                raise SpecGapError("integer division by zero is undefined", instruction=instruction,
-                                   operand="divisor", rule="pto.op.div_zero", value=0)
+            check_divisor(x, y, dt, instruction, x86=x86)
             r = x // y  # numpy floors; C truncates toward zero: one up where the signs differ and it is inexact
             if dt.signed:
                 r = r + ((r * y != x) & ((x < 0) != (y < 0)))

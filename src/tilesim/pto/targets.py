@@ -110,6 +110,12 @@ _AXPY = frozenset({("f16", "f16"), ("f32", "f32"), ("f16", "f32")})
 
 
 _DEQUANT = {("i8", "f32"), ("i16", "f32")}
+#: cpu: include/pto/cpu/TDeQuant.hpp casts src to dst's type and has no dtype check (PTO71); these are the float
+#: dst pairs the golden vectors cover, and integer dsts whose expression cannot overflow int (i8, u8, i16) or
+#: wraps by definition (u32); u16 (whose int product can overflow), i32 and i64 dsts are left out
+_DEQUANT_CPU = {(s, "f32") for s in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32")} | \
+    {(s, "f16") for s in ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "f16", "f32")} | \
+    {(s, d) for s in ("i8", "u8", "i16", "u16", "i32", "u32") for d in ("i8", "u8", "i16", "u32")}
 _TCI_A2A3 = ("i16", "u16", "i32", "u32", "f16", "bf16", "f32")
 
 
@@ -172,7 +178,7 @@ _ROWS = [
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",)) | _pairs(("i32", "f16", "f32"), ("u8",))),
     _row("tcmps", ("src", "mask"), _pairs(("i32", "f32", "f16", "u16", "i16"), ("u8",)), _pairs(ALL, ("u32",)),
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",))
-         | _pairs(("i32", "f32", "f16", "u16", "i16", "bf16"), ("u8",))),  # bf16/u8: g++'s C++23 build (PTO79)
+         | _pairs(("i32", "f32", "f16", "u16", "i16", "u8", "bf16"), ("u8",))),  # u8/u8: PTO73; bf16/u8: PTO79
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
@@ -189,7 +195,7 @@ _ROWS = [
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
-    _row("tdequant", ("src", "dst"), _DEQUANT, _DEQUANT, _DEQUANT),    # docs/isa/TDEQUANT.md
+    _row("tdequant", ("src", "dst"), _DEQUANT, _DEQUANT, _DEQUANT_CPU),    # docs/isa/TDEQUANT.md
     # ---- generators (docs/isa/TCI.md, TTRI.md; include/pto/cpu/TCI.hpp, TTRI.hpp)
     _ew("tci", _TCI_A2A3, ("i16", "u16", "i32", "u32"), _TCI_A2A3 + ("i8", "u8", "i64", "u64")),
     _ew("ttri", ("i32", "i16", "u32", "u16", "f16", "f32"),
@@ -362,8 +368,9 @@ class Profile:
 _CPU_ANY_LAYOUT = frozenset({
     "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
     "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",
-    "texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu",
-    "tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"})
+    "texp", "tlog", "tsqrt", "trsqrt", "tabs", "tneg", "trelu",
+    "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
+    "tcmp", "tcmps", "tsel", "tsels", "taxpy"})  # PTO73
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}

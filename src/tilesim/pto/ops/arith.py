@@ -6,7 +6,9 @@ TBinSOps.hpp, TPartOp.hpp, ElementTileOp.h), on :mod:`tilesim.pto.numerics`:
 * TREM ``dst = a rem b`` with the divisor's sign: ``r = fmod(a, b)`` (exact),
   then ``r + b`` (rounded once) when ``a >= 0`` and ``b >= 0`` differ and
   ``r != 0``; for integers that is floor modulo. A zero divisor (integer or
-  float) is an error (rule ``pto.op.div_zero``): the reference asserts.
+  float) is an error (rule ``pto.op.div_zero``): the reference asserts. On
+  cpu, 32/64-bit INT_MIN rem -1 is one too (``pto.op.div_overflow``: x86's
+  idiv traps; decision PTO72).
 * TPART*: over dst's valid region, the op where both sources are valid, a
   copy of the one that is, 0 where neither is. Max/min follow TMAX/TMIN's
   NaN rule.
@@ -44,6 +46,7 @@ def _rem(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
         raise SpecGapError("remainder by zero (the reference asserts)", instruction=op.inst, operand="divisor",
                            rule="pto.op.div_zero", value=0)
     if dt.is_int:
+        nx.check_divisor(x, y, dt, op.inst, x86=p.x86_nans, what="remainder")
         r = np.mod(x, y)                          # C's % plus the divisor's sign = floor modulo
         return r.astype(dt.np).view(dt.lane) if dt.name != "u64" else r.view(np.uint64)
     with np.errstate(invalid="ignore"):
@@ -77,6 +80,13 @@ def trems(dst: Tile, src: Tile, scalar, tmp: Tile | None = None, *, target=None)
     """TREMS: ``dst = src rem scalar`` (see :func:`trem`)."""
     op = Op("trems", target)
     s = _tile_scalar(op, dst, src, scalar, tmp)
+    if tmp is not None and op.prof.x86_nans and not np.any(nx.as_key(s, dst.dtype)):
+        # cpu: TREMS with tmp skips a zero (or -0) scalar, since its assert is compiled out; strict keeps it (PTO73)
+        if op.prof.strict:
+            raise SpecGapError("remainder by a zero scalar: the simulator's assert, compiled out, skips the op; "
+                               "strict mode refuses it", instruction=op.inst, operand="scalar",
+                               rule="pto.op.div_zero", value=0)
+        return dst
     R, C = dst.valid
     dst.bits[:R, :C] = _rem(op, src.bits[:R, :C], s, dst.dtype)
     return dst
@@ -135,7 +145,11 @@ def taxpy(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
     R, C = dst.valid
     p = op.prof
     kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans)
-    prod = nx.binary("mul", src.bits[:R, :C], s, src.dtype, **kw)
+    # cpu, f16 src: the loop runs down each column two rows a step with src first; with an odd row count the
+    # last row, done alone, puts the scalar first (PTO73, read from the disassembly)
+    last = p.x86_nans and src.dtype.name == "f16" and R % 2 and np.broadcast_to(np.arange(R)[:, None] == R - 1,
+                                                                                  (R, C))
+    prod = nx.binary("mul", src.bits[:R, :C], s, src.dtype, **kw, b_first=last)
     acc = dst.bits[:R, :C]
     if src.dtype.size > dst.dtype.size:  # cpu only: f16 dst + f32 product in f32, then cast to f16
         total = nx.binary("add", _to(acc, dst.dtype, src.dtype), prod, src.dtype, **kw)

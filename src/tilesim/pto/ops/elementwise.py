@@ -86,11 +86,11 @@ def _x86_b_first(kind: str, dst: Tile):
     """Where clang's x86-64 code for the CPU simulator's f32 add/mul loop puts src1 first: its vector body,
     8 elements a step along the inner loop (columns of a row-major dst, rows of a col-major one), but for
     TMUL of a col-major dst 4 columns a step (one strided ``mulps``); the scalar remainder puts src0 first.
-    Other ops and dtypes always put src0 first (PTO91, PTO70), but bf16 add and mul, from g++'s code, put src1
-    first everywhere (PTO78)."""
+    Other ops and dtypes, and boxed tiles (a plain scalar loop over layout offsets), put src0 first (PTO91,
+    PTO70, PTO73), but bf16 add and mul, from g++'s code, put src1 first everywhere (PTO78)."""
     if kind in ("add", "mul") and dst.dtype.name == "bf16":
         return True
-    if kind not in ("add", "mul") or dst.dtype.name != "f32":
+    if kind not in ("add", "mul") or dst.dtype.name != "f32" or dst.slayout != "none_box":
         return False
     R, C = dst.valid
     if dst.is_row_major:
@@ -108,8 +108,16 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     op.valid_match(dst, src, "src", "dst")
     R, C = dst.valid
     p = op.prof
-    dst.bits[:R, :C] = nx.unary(kind, src.bits[:R, :C], dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
-                                instruction=op.inst, x86=p.x86_nans)
+    r = nx.unary(kind, src.bits[:R, :C], dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
+                 instruction=op.inst, x86=p.x86_nans)
+    if p.x86_nans and kind == "neg" and dst.dtype.name == "f16":
+        # cpu: clang's loop flips sign bits 16 lanes a step along the inner index (columns of a row-major dst,
+        # rows of a col-major one); its scalar tail, and the plain loop of a boxed tile, negate in f32, which
+        # quiets a signaling NaN (PTO73)
+        inner = np.arange(C)[None, :] if dst.is_row_major else np.arange(R)[:, None]
+        tail = inner >= (C if dst.is_row_major else R) // 16 * 16 if dst.slayout == "none_box" else True
+        r = np.where(tail & nx.is_nan(r, dst.dtype), r | dst.dtype.lane.type(0x200), r)
+    dst.bits[:R, :C] = r
     return dst
 
 
@@ -122,9 +130,13 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     x = src.bits[:R, :C]
     p = op.prof
     args = (s, x) if s_first else (x, s)
-    # x86 NaN order (PTO91): the first operand's NaN wins; clang puts the scalar first in f16 add and mul, g++
-    # in bf16's (PTO78)
-    b_first = not s_first and kind in ("add", "mul") and dst.dtype.name in ("f16", "bf16")
+    # x86 NaN order (PTO91): the first operand's NaN wins. g++ puts the scalar first in bf16 add and mul (PTO78).
+    # clang's f16 add and mul loop puts the scalar first, 4 columns a step, then the remaining columns in pairs,
+    # also scalar first; with an odd column count the one left over, column C // 4 * 4, comes first and puts
+    # src first; a boxed tile's plain loop puts src first everywhere (PTO73, read from the disassembly)
+    b_first = not s_first and kind in ("add", "mul") and (
+        dst.dtype.name == "bf16" or dst.dtype.name == "f16" and dst.slayout == "none_box"
+        and np.broadcast_to(np.arange(C)[None, :] != (C // 4 * 4 if C % 2 else -1), (R, C)))
     dst.bits[:R, :C] = nx.binary(kind, *args, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                                  instruction=op.inst, x86=p.x86_nans, b_first=b_first)
     return dst

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import TilesimError
+from ...errors import SpecGapError, TilesimError
+from .. import numerics as nx
 from ..tile import Tile, to_bits
 from ._common import Op
 
@@ -41,6 +42,22 @@ def _integer(op: Op, v, operand: str) -> int:
     return int(v)
 
 
+def _mark_overflow(op: Op, dst: Tile, s: int, sign: int) -> None:
+    """cpu, i32/i64: ``start + k`` overflowing the type is signed overflow, undefined in C++; x86-64 wraps.
+    Mark those lanes in ``dst.undefined``; a strict profile refuses them (rule ``pto.tci.overflow``, PTO71)."""
+    info = np.iinfo(dst.dtype.np)
+    n = dst.valid_cols
+    first = (info.max - s + 1) if sign > 0 else (s - info.min + 1)
+    dst.undefined = np.zeros(dst.bits.shape, bool)
+    if first >= n:
+        return
+    if op.prof.strict:
+        raise SpecGapError(f"start {s} {'+' if sign > 0 else '-'} {first} at element (0, {first}) overflows "
+                           f"{dst.dtype}: undefined in C++; strict mode refuses it", instruction=op.inst,
+                           operand="start", rule="pto.tci.overflow", value=s)
+    dst.undefined[0, first:n] = True
+
+
 def tci(dst: Tile, start, *, descending=False, target=None) -> Tile:
     """TCI: write ``start + k`` (``start - k`` when descending) into column k of dst's single valid row."""
     op = Op("tci", target)
@@ -54,18 +71,27 @@ def tci(dst: Tile, start, *, descending=False, target=None) -> Tile:
         if isinstance(start, (bool, np.bool_)) or not isinstance(start, (int, float, np.integer, np.floating)):
             op.fail(f"must be a number, not {type(start).__name__}", "start", "pto.op.operand", start, TilesimError)
         s = float(start)
-        if to_bits(np.array([s]), dst.dtype.name).view(dst.dtype.np).astype(np.float64)[0] != s:
+        own = isinstance(start, np.generic) and np.asarray(start).dtype == dst.dtype.np
+        code = np.asarray(start).view(dst.dtype.lane).reshape(1) if own else to_bits(np.array([s]), dst.dtype.name)
+        if s == s and code.view(dst.dtype.np).astype(np.float64)[0] != s:
             op.fail(f"{start!r} is not a {dst.dtype} value (TCI's scalar has dst's type)", "start",
                     "pto.tci.start", start, TilesimError)
         # |start| <= 2**128 and k < 2**16: start +- k is exact in float64, so this is one rounding
         bits = to_bits(s + sign * k.astype(np.float64), dst.dtype.name)
+        if op.prof.x86_nans:  # cpu: a NaN start gives its own payload, quieted (PTO71)
+            bits = nx.x86_nans(bits.astype(dst.dtype.lane), code, code, dst.dtype)
     else:
         s = _integer(op, start, "start")
         info = np.iinfo(dst.dtype.np)
         if not info.min <= s <= info.max:
             op.fail(f"{s} is out of {dst.dtype}'s range {info.min}..{info.max} (TCI's scalar has dst's type)",
                     "start", "pto.tci.start", s, TilesimError)
-        bits = ((s + sign * k) % (1 << (8 * dst.dtype.size))).astype(np.uint64)
+        with np.errstate(over="ignore"):  # uint64 arithmetic wraps modulo 2**64, then keeps dst's low bits
+            u = np.uint64(s % (1 << 64))
+            bits = (u + k.astype(np.uint64) if sign > 0 else u - k.astype(np.uint64)) & np.uint64(
+                (1 << (8 * dst.dtype.size)) - 1)
+        if op.prof.x86_nans and dst.dtype.signed and dst.dtype.size >= 4:
+            _mark_overflow(op, dst, s, sign)
     dst.bits[0, :dst.valid_cols] = bits.astype(dst.bits.dtype)
     return dst
 

@@ -12,7 +12,9 @@ include/pto/npu/a2a3/TDequant.hpp: vadds of -offset, then vmuls; A5: vsub,
 vmul). src is i8/i16, dst/scale/offset f32. Row i's parameters are column 0
 of row i on a2a3/a5 (a per-row scalar load / BRC_B32 broadcast) and column
 ``min(c, P - 1)`` on cpu, P = max(1, scale's valid cols), as the CPU loop
-reads them (decision PTO38).
+reads them (decision PTO38). On cpu src is cast to dst's type first and the
+expression runs in f32 (an f16 dst rounds once, at the end), or in integers
+for an integer dst, as the simulator's C++ does (PTO71).
 
 TRANDOM: the Philox-4x32 counter-based generator. For row r and 256-column
 chunk l, lane k (0..63) runs ``rounds`` rounds on the 128-bit counter
@@ -27,6 +29,7 @@ import numpy as np
 
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
+from ..dtypes import get_dtype
 from ..tile import Tile
 from . import convert_cpu
 from ._common import Op
@@ -138,10 +141,26 @@ def tdequant(dst: Tile, src: Tile, scale: Tile, offset: Tile, *, target=None) ->
     else:
         cols = np.zeros(C, np.int64)
     p = op.prof
-    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    off, sc = offset.bits[:R][:, cols], scale.bits[:R][:, cols]
+    if dst.dtype.is_int:  # cpu only (its table): integer arithmetic, exact in wrapping uint64, dst's low bits
+        x = convert_cpu.cast(src.bits[:R, :C], src.dtype, dst.dtype)[0]
+        u = [nx.int_view(v, dst.dtype).astype(np.int64).astype(np.uint64) for v in (x, off, sc)]
+        with np.errstate(over="ignore"):
+            r = (u[0] - u[1]) * u[2]
+        dst.bits[:R, :C] = (r & np.uint64((1 << 8 * dst.dtype.size) - 1)).astype(dst.bits.dtype)
+        return dst
+    if p.x86_nans:  # cpu: one expression over f32 (f16 runs in f32, rounded once at the end), x86 NaNs (PTO71)
+        f32 = get_dtype("f32")
+        x = convert_cpu.cast(src.bits[:R, :C], src.dtype, dst.dtype)[0]
+        x, off, sc = (convert_cpu.cast(v, dst.dtype, f32)[0] for v in (x, off, sc))
+        kw = dict(instruction=op.inst, x86=True)
+        r = nx.binary("mul", nx.binary("sub", x, off, f32, **kw), sc, f32, **kw)
+        dst.bits[:R, :C] = convert_cpu.cast(r, f32, dst.dtype)[0]
+        return dst
     x = nx.from_f64(nx.int_view(src.bits[:R, :C], src.dtype).astype(np.float64), dst.dtype, flush=False)
-    diff = nx.binary("sub", x, offset.bits[:R][:, cols], dst.dtype, **kw)
-    dst.bits[:R, :C] = nx.binary("mul", diff, scale.bits[:R][:, cols], dst.dtype, **kw)
+    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst)
+    diff = nx.binary("sub", x, off, dst.dtype, **kw)
+    dst.bits[:R, :C] = nx.binary("mul", diff, sc, dst.dtype, **kw)
     return dst
 
 

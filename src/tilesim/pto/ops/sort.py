@@ -18,6 +18,9 @@ list); with ``exhausted`` the merge stops as soon as one list is used up.
 ``executed`` (4 lanes) receives how many records each list gave.
 ``tmrgsort(dst, src, block_len)`` merges each group of four consecutive
 ``block_len``-lane blocks of src. Records are copied whole (decision PTO39).
+On cpu the groups run over dst's valid columns and any ``block_len`` of
+whole records is taken; one of no whole records does nothing; records may
+hold integers (any type whose size divides 8) as well (PTO71).
 
 THISTOGRAM: per row, a cumulative 256-bin histogram of one byte of each
 src element, written to dst's columns 0..255 (uint32). u16 sources: with
@@ -139,9 +142,18 @@ def _mrg_tiles(op: Op, named: list) -> None:
         if t.dtype != named[0][0].dtype:
             op.fail(f"must have {named[0][1]}'s dtype {named[0][0].dtype}, not {t.dtype}", n, "pto.op.same_dtype",
                     str(t.dtype), DtypeError)
-    if named[0][0].dtype.name not in ("f16", "f32"):
-        op.fail(f"records hold f16 or f32 values, not {named[0][0].dtype}", named[0][1], "pto.op.dtype",
-                str(named[0][0].dtype), DtypeError)
+    dt = named[0][0].dtype
+    # cpu: the simulator's records take any type whose size divides 8 (bf16 stays out, PTO88; PTO71)
+    ok = dt.name in ("f16", "f32") or op.prof.x86_nans and dt.is_int and 8 % dt.size == 0
+    if not ok:
+        op.fail(f"records hold f16 or f32 values{' (or integers on cpu)' if op.prof.x86_nans else ''}, not {dt}",
+                named[0][1], "pto.op.dtype", str(dt), DtypeError)
+
+
+def _keys(records: np.ndarray, dt) -> np.ndarray:
+    """The values that order records: their first lane, as a number (exact for every dtype)."""
+    v = records[:, 0].view(dt.np)
+    return v.astype(np.float64) if dt.is_float else v
 
 
 def _merge(lists: list[np.ndarray], keys: list[np.ndarray], room: int, exhausted: bool) -> tuple[list, list[int]]:
@@ -190,7 +202,7 @@ def tmrgsort(dst: Tile, *operands, exhausted=False, target=None) -> Tile:
                     getattr(executed, "shape", None), TilesimError)
     k = 8 // dst.dtype.size
     lists = [t.bits[0, : t.valid_cols // k * k].reshape(-1, k) for t in srcs]
-    keys = [rec[:, 0].view(t.dtype.np).astype(np.float64) for rec, t in zip(lists, srcs)]
+    keys = [_keys(rec, t.dtype) for rec, t in zip(lists, srcs)]
     ex = str(exhausted).strip().lower()
     if ex not in ("true", "false", "0", "1"):
         op.fail("must be true or false", "exhausted", "pto.tmrgsort.exhausted", exhausted, TilesimError)
@@ -207,13 +219,24 @@ def _mrg_blocks(op: Op, dst: Tile, src: Tile, block_len) -> Tile:
     if isinstance(block_len, (bool, np.bool_)) or not isinstance(block_len, (int, np.integer)):
         op.fail("must be an integer", "block_len", "pto.op.operand", block_len, TilesimError)
     n = int(block_len)
-    if n <= 0 or n % 64 or src.valid_cols % (4 * n) or not 1 <= src.valid_cols // (4 * n) <= 255:
-        op.fail(f"must be a positive multiple of 64 with src's {src.valid_cols} valid columns a multiple of "
-                f"4 * block_len, 1 to 255 times", "block_len", "pto.tmrgsort.block_len", n, TilesimError)
     k = 8 // dst.dtype.size
-    for base in range(0, min(src.valid_cols, dst.valid_cols) - 4 * n + 1, 4 * n):
+    if op.prof.x86_nans:  # cpu: groups over dst's valid columns; a block_len of no whole records does nothing
+        if not 0 <= n < 1 << 32:
+            op.fail("must be a uint32", "block_len", "pto.tmrgsort.block_len", n, TilesimError)
+        if dst.valid_cols > src.cols:
+            op.fail(f"dst's {dst.valid_cols} valid columns would read past src's {src.cols} columns", "src",
+                    "pto.tmrgsort.block_len", src.cols)
+        if n == 0 or n % k:
+            return dst
+        end = dst.valid_cols
+    else:
+        if n <= 0 or n % 64 or src.valid_cols % (4 * n) or not 1 <= src.valid_cols // (4 * n) <= 255:
+            op.fail(f"must be a positive multiple of 64 with src's {src.valid_cols} valid columns a multiple of "
+                    f"4 * block_len, 1 to 255 times", "block_len", "pto.tmrgsort.block_len", n, TilesimError)
+        end = min(src.valid_cols, dst.valid_cols)
+    for base in range(0, end - 4 * n + 1, 4 * n):
         blocks = [src.bits[0, base + b * n: base + (b + 1) * n].reshape(-1, k) for b in range(4)]
-        keys = [r[:, 0].view(src.dtype.np).astype(np.float64) for r in blocks]
+        keys = [_keys(r, src.dtype) for r in blocks]
         out, _ = _merge(blocks, keys, 4 * n // k, False)
         dst.bits[0, base: base + 4 * n] = np.concatenate(out)
     return dst

@@ -199,9 +199,12 @@ class Interpreter:
         for line, op, n in self.undefined:
             counts[(line, op)] = counts.get((line, op), 0) + n
         where = self.program.source or "<text>"
-        return [f"{where}:{line}: {op}: {n} element{'s' if n != 1 else ''} converted by a float->int cast that "
-                "C++ leaves undefined (NaN, Inf or out of range, no saturation); they hold x86-64's values "
-                "(strict mode stops here instead)" for (line, op), n in sorted(counts.items())]
+        why = {"pto.tci": "computed by a signed overflow that C++ leaves undefined; they hold x86-64's wrapped "
+                          "values (strict mode stops here instead)"}  # PTO71
+        cast = ("converted by a float->int cast that C++ leaves undefined (NaN, Inf or out of range, no "
+                "saturation); they hold x86-64's values (strict mode stops here instead)")
+        return [f"{where}:{line}: {op}: {n} element{'s' if n != 1 else ''} {why.get(op, cast)}"
+                for (line, op), n in sorted(counts.items())]
 
     def _run_entry(self, fn: Func, args: dict) -> None:
         """Run the entry; a cube/vector entry whose pipe peers (``peer_func``) take arguments of the same
