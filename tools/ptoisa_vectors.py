@@ -8,7 +8,8 @@ The script makes its own cases (inputs that hit ties, NaN at and after index 0,
 +-0, +-Inf, subnormals, out-of-range conversions, odd and empty valid shapes,
 ND/DN/boxed layouts, every dtype pair and TCVT mode the simulator compiles;
 Acc, Scaling quant-word and MX scale tiles for TEXTRACT_FP/TINSERT_FP and
-TMATMUL_MX; custom pad words for bf16 TFILLPAD/TLOAD),
+TMATMUL_MX, fp4 E2M1/E1M2 operands, 64-bit pre-quant scalars for TMOV,
+TEXTRACT and TINSERT; custom pad words for bf16 TFILLPAD/TLOAD),
 writes a C++ driver for them into a temporary folder, builds it against the
 checkout's headers with clang (>= 17; Debian's ``clang-19`` works) using the
 flags of pto-isa's own CPU test build (``tests/cpu/st/CMakeLists.txt``:
@@ -75,7 +76,7 @@ DTS = tuple(t for t in CXX_TYPE if t != "bf16")  # bf16 cases come from their ow
 FLOATS = ("f32", "f16")
 INTS = tuple(d for d in DTS if d not in FLOATS)
 CXX_TYPE |= {"f8e4m3": "float8_e4m3_t", "f8e5m2": "float8_e5m2_t", "f8e8m0": "float8_e8m0_t",  # MX; not in DTS
-             "f4e2m1": "float4_e2m1x2_t"}
+             "f4e2m1": "float4_e2m1x2_t", "f4e1m2": "float4_e1m2x2_t"}
 ROUND_MODES = ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD")  # pto RoundMode 0..6
 SAT = {"ON": 0, "OFF": 1}  # pto SaturationMode values
 FLAGS = ["-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong",
@@ -1211,7 +1212,7 @@ def fp_move_cases(rng) -> list[Case]:
 #: a format tilesim lacks: PTO76)
 MX_PAIRS = (("f8e4m3", "f8e4m3"), ("f8e4m3", "f8e5m2"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2"),
             ("f4e2m1", "f4e2m1"))
-FP4_TYPES = ("f4e2m1",)
+FP4_TYPES = ("f4e2m1", "f4e1m2")
 
 
 def _mx_elements(rng, dt: str, shape, kind: int) -> np.ndarray:
@@ -1244,15 +1245,12 @@ def _mx_scales(rng, shape, kind: int) -> np.ndarray:
     return s
 
 
-def matmul_mx_cases(rng) -> list[Case]:
-    """TMATMUL_MX in its three overloads (plain, with c_in, with a bias row): every fp8 pair, E8M0 scale tiles
-    (ScaleLeft Zz and ScaleRight Nn boxes of 32 bytes), odd valid M, K, N; small codes, every code, extremes.
-    The scale tiles come first: the driver places tiles one after another, and the simulator's scale
-    regions (L0A_MX, L0B_MX) hold only 4 KB."""
+def _mx_overload_cases(rng, pairs) -> list[Case]:
+    """TMATMUL_MX, _ACC and _BIAS cases for each (a, b) element pair with E8M0 scales, four valid shapes."""
     cases = []
     M, K, N = 16, 128, 16
     G = K // 32
-    for at, bt in MX_PAIRS:
+    for at, bt in pairs:
         left = Spec("a", at, M, K, "col_major", "row_major", loc="left")
         right = Spec("b", bt, K, N, "row_major", "col_major", loc="right")
         acc = _box("dst", "f32", M, N, "acc", loc="acc")
@@ -1278,6 +1276,17 @@ def matmul_mx_cases(rng) -> list[Case]:
             cases.append(Case("tmatmul_mx_bias", "TMATMUL_MX(dst, a, a_scale, b, b_scale, bias);",
                               (sa, sb, acc, left, right, bias), dict(valid, bias=(1, vn)),
                               dict(data, bias=cin[:1].copy())))
+    return cases
+
+
+def matmul_mx_cases(rng) -> list[Case]:
+    """TMATMUL_MX in its three overloads (plain, with c_in, with a bias row): every fp8 pair, E8M0 scale tiles
+    (ScaleLeft Zz and ScaleRight Nn boxes of 32 bytes), odd valid M, K, N; small codes, every code, extremes.
+    The scale tiles come first: the driver places tiles one after another, and the simulator's scale
+    regions (L0A_MX, L0B_MX) hold only 4 KB."""
+    M, K, N = 16, 128, 16
+    G = K // 32
+    cases = _mx_overload_cases(rng, MX_PAIRS)
     for sdt in ("f16", "f32"):  # float scales: their product is rounded to the scale type, and may overflow
         at, bt = MX_PAIRS[1]
         left = Spec("a", at, M, K, "col_major", "row_major", loc="left")
@@ -1296,6 +1305,86 @@ def matmul_mx_cases(rng) -> list[Case]:
                               {"dst": _sentinel("f32", (M, N)), "a": _mx_elements(rng, at, (M, K), kind),
                                "a_scale": s0, "b": _mx_elements(rng, bt, (K, N), kind), "b_scale": s1}))
     return cases
+
+
+# ---- scalar pre-quant forms (TMOV, TEXTRACT, TINSERT with a 64-bit quant word)
+#: (acc dtype, destination dtype): the scalar-quant modes of pto-isa include/pto/cpu/common.hpp
+#: (``GetScalarPreQuantMode``; bf16 left out, PTO88), then pairs with none (plain casts there)
+SCALAR_QUANT_PAIRS = (("f32", "i8"), ("f32", "u8"), ("f32", "f16"), ("i32", "i8"), ("i32", "u8"), ("i32", "f16"),
+                      ("i32", "i16"), ("f32", "f32"), ("i32", "i32"), ("i32", "f32"), ("f32", "i32"))
+#: the 64-bit scalar from two int32 params (low word first)
+_SCALAR_WORD = "((uint64_t)(uint32_t)P[1] << 32 | (uint32_t)P[0])"
+
+
+def scalar_word_pool(rng, n: int) -> np.ndarray:
+    """n scalar quant words (u64): an f32 scale in bits 0..31 (1.0, 0.5, +-0, +-Inf, NaN, a subnormal, odd
+    values), the shift at 32..35, the 9-bit offset at 37..45, the sign bit 46, random bits elsewhere."""
+    scales = lanes("f32", [1.0, 0.5, 0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, 1 / 3, -2.0, 255.5, 1e30, 0.0625,
+                           -0.75, 3.0, 65504.0])
+    low = rng.choice(scales, n).astype(np.uint64)
+    fields = low | (rng.integers(0, 16, n).astype(np.uint64) << np.uint64(32)) \
+        | (np.where(rng.random(n) < 0.5, 0, rng.integers(0, 512, n)).astype(np.uint64) << np.uint64(37)) \
+        | (rng.integers(0, 2, n).astype(np.uint64) << np.uint64(46))
+    noise = rng.integers(0, 1 << 63, n, dtype=np.uint64) & np.uint64(~(0x7FFF << 32) & (2**64 - 1) & ~0xFFFFFFFF)
+    return fields | noise
+
+
+def _word_params(w) -> tuple[int, int]:
+    lo, hi = int(w) & 0xFFFFFFFF, int(w) >> 32
+    return tuple(int(np.uint32(x).view(np.int32)) for x in (lo, hi))
+
+
+def scalar_quant_cases(rng) -> list[Case]:
+    """TMOV, TEXTRACT and TINSERT with a pre-quant scalar, each dtype pair, with and without ReLU. The
+    simulator's TMOV ignores the scalar; TEXTRACT/TINSERT quantise with it. Windows keep the columns within
+    the quant vector the simulator fills (dst's valid columns from index_col 0; src's valid rows)."""
+    cases = []
+    R, C, r, c = 32, 64, 16, 32
+    for sdt, ddt in SCALAR_QUANT_PAIRS:
+        src_big = _fp_source(rng, sdt, R * C).reshape(R, C)
+        words = scalar_word_pool(rng, 10)
+        for relu in (0, 1):
+            mode = "NormalRelu" if relu else "NoRelu"
+            acc = _box("src", sdt, R, C, "acc", loc="acc")
+            call = f"TMOV<T_dst, T_src, ReluPreMode::{mode}>(dst, src, {_SCALAR_WORD});"
+            w = words[relu]
+            cases.append(Case("tmov", call, (Spec("dst", ddt, R, C), acc), {"dst": (29, 61), "src": (29, 61)},
+                              {"dst": _sentinel(ddt, (R, C)), "src": src_big}, _word_params(w),
+                              {"pre_quant_scalar": int(w), "relu_pre_mode": bool(relu)}))
+            tmpl = ("{op}<T_dst, T_src, ReluPreMode::" + mode + ">(dst, src, " + _SCALAR_WORD
+                    + ", (uint16_t)P[2], (uint16_t)P[3]);")
+            for k, (dst, (r0, c0), v) in enumerate(((Spec("dst", ddt, r, c), (3, 0), (13, 29)),
+                                                    (_box("dst", ddt, r, c, "nz", loc="mat"), (15, 0), (16, 32)))):
+                if dst.loc == "mat" and ddt in ("f32", "i32"):
+                    continue
+                w = words[2 + 2 * relu + k]
+                cases.append(Case("textract", tmpl.format(op="TEXTRACT"), (dst, acc),
+                                  {"dst": v, "src": (R - 1, C - 3)},
+                                  {"dst": _sentinel(ddt, (r, c)), "src": src_big}, _word_params(w) + (r0, c0),
+                                  {"index_row": r0, "index_col": c0, "pre_quant_scalar": int(w),
+                                   "relu_pre_mode": bool(relu)}))
+            small = _box("src", sdt, R, R, "acc", loc="acc")
+            for k, (dst, (r0, c0), v) in enumerate(((_box("dst", ddt, R, C, "nz", loc="mat"), (0, 32), (32, 32)),
+                                                    (Spec("dst", ddt, R, C), (3, 30), (29, 27)))):
+                if dst.loc == "mat" and ddt in ("f32", "i32"):
+                    continue
+                w = words[6 + 2 * relu + k]
+                cases.append(Case("tinsert", tmpl.format(op="TINSERT"), (dst, small),
+                                  {"dst": (R, C), "src": v},
+                                  {"dst": _sentinel(ddt, (R, C)), "src": src_big[:R, :R].copy()},
+                                  _word_params(w) + (r0, c0),
+                                  {"index_row": r0, "index_col": c0, "pre_quant_scalar": int(w),
+                                   "relu_pre_mode": bool(relu)}))
+    return cases
+
+
+#: the simulator's fp4 pairs with its E1M2 (bias 1; tilesim dtype ``f4e1m2``, PTO48)
+MX_E1M2_PAIRS = (("f4e1m2", "f4e1m2"), ("f4e1m2", "f4e2m1"), ("f4e2m1", "f4e1m2"))
+
+
+def matmul_mx_e1m2_cases(rng) -> list[Case]:
+    """TMATMUL_MX, _ACC and _BIAS with E1M2 operands (with E1M2 or E2M1), as the E2M1 pair is covered."""
+    return _mx_overload_cases(rng, MX_E1M2_PAIRS)
 
 
 def random_histogram_cases(rng) -> list[Case]:
@@ -1875,6 +1964,7 @@ MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_ca
 MORE_FAMILIES += (mixed_row_reduce_cases,)  # mixred
 MORE_FAMILIES += (mixed_col_reduce_cases,)  # mixred
 MORE_FAMILIES += (_bf16_family("bf16_mixed_reduce_cases"),)  # mixred
+MORE_FAMILIES += (scalar_quant_cases, matmul_mx_e1m2_cases)
 
 
 def all_cases(seed: int) -> list[Case]:

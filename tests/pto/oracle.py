@@ -447,7 +447,8 @@ MODE_TO_ROUNDING = {"CAST_RINT": "rne", "RINT": "rne", "NONE": "rne", "ROUND": "
 # ------------------------------------------------------------------ 8-bit floats
 #: (exponent bits, mantissa bits, bias, kind): OCP E4M3 (no Inf, NaN = S.1111.111), IEEE-like E5M2, E8M0 (unsigned)
 FP8 = {"f8e4m3": (4, 3, 7, "fn"), "f8e5m2": (5, 2, 15, "ieee"), "f8e8m0": (8, 0, 127, "e8m0"),
-       "f4e2m1": (2, 1, 1, "finite")}  # OCP MX FP4 E2M1 too
+       "f4e2m1": (2, 1, 1, "finite"),  # OCP MX FP4 E2M1 too
+       "f4e1m2": (1, 2, 1, "finite")}  # pto-isa's float4_e1m2x2_t: E1M2 with bias 1 (MXTypes.hpp)
 
 
 def dec_fp8(bits: int, dt: str) -> float:

@@ -81,7 +81,7 @@ def test_tmov_checks():
         pto.tmov(Tile("mat", "f16", 16, 16, valid=(16, 8), **NZ), src, target="cpu")
     assert e.value.rule == "pto.op.valid_match"
     with pytest.raises(DtypeError) as e:
-        pto.tmov(Tile("mat", "i8", 16, 32, valid=(16, 16), **NZ), src, target="cpu")
+        pto.tmov(Tile("mat", "i8", 16, 32, valid=(16, 16), **NZ), src, target="a5")
     assert e.value.rule == "pto.op.dtype" and "f32->f16" in str(e.value)
     with pytest.raises(TilesimError) as e:
         pto.tmov(Tile("mat", "f32", 16, 16, **NZ), src, relu_pre_mode="sometimes")
@@ -177,8 +177,13 @@ def test_tmov_fp_and_scalar_forms_route_to_quant():
     pto.tmov(dst, src, fp, target="cpu")
     assert (dst.valid_values == 2).all()  # rint(2.5) = 2 (ties to even)
     word = int(np.float32(3.0).view(np.uint32)) | (1 << 46)
-    pto.tmov(dst, src, word, target="cpu")  # the .pto operand order: a scalar where fp would be
+    pto.tmov(dst, src, word, target="a5")  # the .pto operand order: a scalar where fp would be
     assert (dst.valid_values == 8).all()  # rint(7.5) = 8
+    pto.tmov(dst, src, word, target="cpu")  # the CPU simulator ignores TMOV's scalar: (int8_t)2.5f (PTO47)
+    assert (dst.valid_values == 2).all()
+    with pytest.raises(TilesimError) as e:
+        pto.tmov(dst, src, 1 << 64, target="cpu")  # still checked
+    assert e.value.rule == "pto.op.range"
     with pytest.raises(DtypeError) as e:
         pto.tmov(Tile("mat", "f32", 16, 16, **NZ), src, fp, target="a5")
     assert e.value.rule == "pto.op.dtype"
@@ -227,3 +232,50 @@ def test_fp_pairs_without_a_quant_mode_on_cpu(d):
     assert dst.valid_values.astype(np.float64).tolist() == np.maximum(np.arange(-128, 128), 0).reshape(16, 16).tolist()
     with pytest.raises(DtypeError):
         pto.textract_fp(dst, src, fp, target="a5")
+
+
+def test_scalar_quant_forms_on_cpu():
+    """TEXTRACT/TINSERT with a pre-quant scalar on cpu (PTO47): a pair with no scalar mode is the plain C++
+    cast after ReLU (the NPUs refuse it); columns whose quant word the simulator reads past the vector it
+    filled are undefined (marked; strict refuses and leaves dst alone)."""
+    src = Tile("acc", "f32", 16, 32, **ACC)
+    src.values[...] = -1.75
+    src.values[:, 1] = 2.75
+    word = int(np.float32(2.0).view(np.uint32)) | (1 << 46)  # scale 2.0, signed 8-bit range
+    dst = Tile("vec", "i32", 16, 32, valid=(4, 8))
+    pto.textract(dst, src, 0, 0, word, target="cpu")  # f32 -> i32 has no scalar mode: (int32_t)v
+    assert dst.valid_values[:, :2].tolist() == [[-1, 2]] * 4
+    pto.textract(dst, src, 0, 0, word, relu_pre_mode=True, target="cpu")
+    assert dst.valid_values[:, :2].tolist() == [[0, 2]] * 4
+    with pytest.raises(DtypeError):
+        pto.textract(dst, src, 0, 0, word, target="a5")
+    d8 = Tile("vec", "i8", 16, 32, valid=(4, 8))
+    pto.textract(d8, src, 0, 0, word, target="cpu")  # rint(v * 2) in [-128, 127]
+    assert d8.valid_values[:, :2].tolist() == [[-4, 6]] * 4 and not d8.undefined.any()
+    pto.textract(d8, src, 0, 1, word, target="cpu")  # scalars[c + 1] for c < 8: the last column reads past
+    assert d8.undefined[:4, :8].tolist() == [[False] * 7 + [True]] * 4
+    before = d8.bits.copy()
+    with pytest.raises(SpecGapError):
+        pto.textract(d8, src, 0, 2, word, target=get_target("cpu").with_(strict=True))
+    assert (d8.bits == before).all()
+    big = Tile("vec", "i8", 16, 32)
+    # an acc src is not row-major: TInsert.hpp fills one word per valid row (4) and reads one per column (8)
+    pto.tinsert(big, Tile("acc", "f32", 16, 32, valid=(4, 8), **ACC), 0, 0, word, target="cpu")
+    assert big.undefined[:4, :8].tolist() == [[False] * 4 + [True] * 4] * 4
+
+
+def test_quant_nan_payloads_on_cpu():
+    """f32 -> f16 scalar quant: Inf * 0 is x86's default NaN (sign set) on cpu, and a NaN source keeps its
+    sign and top payload bits; the NPUs give the canonical NaN (PTO49)."""
+    src = Tile("acc", "f32", 16, 16, **ACC)
+    src.values[...] = 1.0
+    src.values[0, 0] = np.inf
+    src.bits[0, 1] = 0xFFA12345  # a negative signalling NaN
+    zero = int(np.float32(0.0).view(np.uint32))
+    got = {}
+    for target in ("cpu", "a5"):
+        dst = Tile("vec", "f16", 16, 16)
+        pto.textract(dst, src, 0, 0, zero, target=target)
+        got[target] = [int(b) for b in dst.bits[0, :3]]
+    assert got["cpu"] == [0xFE00, 0xFE00 | (0x212345 >> 13), 0]
+    assert got["a5"][:2] == [0x7E00, 0x7E00] and got["a5"][2] == 0

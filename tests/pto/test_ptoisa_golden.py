@@ -108,8 +108,8 @@ def test_bf16_refusals_match_the_simulator():
 
 def test_fp_and_mx_vectors_cover_their_modes():
     """TEXTRACT_FP/TINSERT_FP: every vector-quant pair and plain pairs, with and without ReLU, NaN lanes that
-    reach the integer cast marked undefined; TMATMUL_MX: every fp8 pair and fp4 E2M1 in each of its three
-    overloads (PTO74-PTO76)."""
+    reach the integer cast marked undefined; TMATMUL_MX: every fp8 pair and every fp4 pair (E2M1, E1M2) in
+    each of its three overloads (PTO74-PTO76, PTO48)."""
     marked, pairs = 0, set()
     for op in ("textract_fp", "tinsert_fp"):
         _, cases = g.load(g.GOLDEN / f"{op}.npz")
@@ -125,4 +125,24 @@ def test_fp_and_mx_vectors_cover_their_modes():
     for op in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"):
         _, cases = g.load(g.GOLDEN / f"{op}.npz")
         kinds = {(d["a"], d["b"]) for d in ({t["role"]: t["dtype"] for t in c.tiles} for c in cases)}
-        assert kinds == {(x, y) for x in ("f8e4m3", "f8e5m2") for y in ("f8e4m3", "f8e5m2")} | {("f4e2m1", "f4e2m1")}
+        fp4 = {(x, y) for x in ("f4e2m1", "f4e1m2") for y in ("f4e2m1", "f4e1m2")}  # every fp4 pair (PTO48)
+        assert kinds == {(x, y) for x in ("f8e4m3", "f8e5m2") for y in ("f8e4m3", "f8e5m2")} | fp4
+
+
+def test_scalar_quant_vectors_cover_their_forms():
+    """TMOV (its scalar ignored on cpu), TEXTRACT and TINSERT with a pre-quant scalar: every scalar-quant pair
+    but bf16 and plain pairs, with and without ReLU; NaN lanes reaching the integer cast marked (PTO47)."""
+    modes = {("f32", "i8"), ("f32", "u8"), ("f32", "f16"), ("i32", "i8"), ("i32", "u8"), ("i32", "f16"),
+             ("i32", "i16"), ("f32", "f32"), ("i32", "f32"), ("f32", "i32")}
+    for op in ("tmov", "textract", "tinsert"):
+        _, cases = g.load(g.GOLDEN / f"{op}.npz")
+        seen, marked = set(), 0
+        for case in cases:
+            if "pre_quant_scalar" not in case.args:
+                continue
+            dts = {t["role"]: t["dtype"] for t in case.tiles}
+            seen.add((dts["src"], dts["dst"], case.args["relu_pre_mode"]))
+            undefined = g.run(case)["dst"].undefined
+            marked += 0 if undefined is None else int(np.count_nonzero(undefined))
+        assert {(s, d) for s, d, _ in seen} >= modes and {r for *_, r in seen} == {False, True}, op
+        assert marked > 0, op

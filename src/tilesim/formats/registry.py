@@ -69,6 +69,8 @@ _TABLE: tuple[Format, ...] = (
     _float("fp4_e2m1", 2, 1, 1, FINITE, 4, codes=[0x02], aliases=["e2m1", "float4_e2m1fn", "ocp_e2m1", "fp4"],
            note="OCP MX FP4 E2M1"),
     _float("fp4_e1m2", 1, 2, 0, FINITE, 4, codes=[0x03], aliases=["e1m2"], note="AME: finite, bias 0 (decision)"),
+    _float("fp4_e1m2_b1", 1, 2, 1, FINITE, 4, aliases=["e1m2_b1", "float4_e1m2x2"],
+           note="pto-isa CPU simulator's float4_e1m2x2_t: finite, bias 1 (decision PTO48); not an AME format"),
     _float("uf4_e2m2", 2, 2, 1, FINITE, 4, signed=False, codes=[0x04], aliases=["ue2m2"],
            note="AME: unsigned, finite, bias 1 (decision)"),
     _float("uf4_e1m3", 1, 3, 0, FINITE, 4, signed=False, codes=[0x05], aliases=["ue1m3"],

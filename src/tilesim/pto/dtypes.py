@@ -29,7 +29,7 @@ class DType:
         name: canonical tilesim name (``f32``, ``u16``).
         fmt: the :mod:`tilesim.formats` name of its bit layout.
         cxx: the pto-isa C++ spelling (``float``, ``uint16_t``).
-        np_name: numpy dtype name that views the lane bits as numbers.
+        np_name: numpy dtype name that views the lane bits as numbers ("" where there is none).
         aliases: other accepted spellings (PTOAS ``ui16``, C++ names).
     """
 
@@ -51,10 +51,18 @@ class DType:
 
     @cached_property
     def np(self) -> np.dtype:
-        """numpy dtype whose values are this dtype's numbers (a view of the lane bits)."""
+        """numpy dtype whose values are this dtype's numbers (a view of the lane bits); the lane dtype where
+        numpy and ml_dtypes have none (:attr:`has_view` is False: decode through :attr:`format`)."""
+        if not self.has_view:
+            return self.lane
         if hasattr(ml_dtypes, self.np_name):
             return np.dtype(getattr(ml_dtypes, self.np_name))
         return np.dtype(self.np_name)
+
+    @property
+    def has_view(self) -> bool:
+        """Whether :attr:`np` views the lane bits as this dtype's numbers."""
+        return bool(self.np_name)
 
     @cached_property
     def lane(self) -> np.dtype:
@@ -115,6 +123,9 @@ _ROWS = (
     # OCP MX FP4 E2M1 (finite): the MX matmul operand of pto-isa's float4_e2m1x2_t, one code per element here
     # (the simulator packs two a byte in its storage; decision PTO76)
     DType("f4e2m1", "fp4_e2m1", "float4_e2m1x2_t", "float4_e2m1fn", ("float4_e2m1x2_t", "f4E2M1FN")),
+    # pto-isa's float4_e1m2x2_t: E1M2 with bias 1 (include/pto/cpu/MXTypes.hpp), not the AME fp4_e1m2 (bias 0);
+    # numpy and ml_dtypes have no type for it, so ``np`` is the lane and values decode through the format (PTO48)
+    DType("f4e1m2", "fp4_e1m2_b1", "float4_e1m2x2_t", "", ("float4_e1m2x2_t", "f4E1M2")),
 )
 
 DTYPES: dict[str, DType] = {d.name: d for d in _ROWS}
@@ -130,7 +141,7 @@ for _d in _ROWS:
 #: the 8-bit float dtypes; ALL (what the older dtype tables mean by "every dtype") leaves them out
 FP8 = ("f8e4m3", "f8e5m2", "f8e8m0")
 #: 4-bit MX element dtypes: like FP8, only where an op's row names them
-FP4 = ("f4e2m1",)
+FP4 = ("f4e2m1", "f4e1m2")
 ALL = tuple(n for n in DTYPES if n not in FP8 + FP4)
 FLOATS = tuple(n for n in ALL if DTYPES[n].is_float)
 INTS = tuple(n for n in ALL if DTYPES[n].is_int)

@@ -284,6 +284,10 @@ class Profile:
         fp_modeless_casts: TEXTRACT_FP/TINSERT_FP with a dtype pair that has no vector-quant mode
             copy as the plain move does (ReLU first, then a C++ cast), as the CPU simulator's
             ``NoQuant`` path does (PTO74); elsewhere the pair is refused.
+            The same holds for the scalar forms of TEXTRACT/TINSERT with a pair that has no scalar-quant
+            mode, and a plain TMOV/TEXTRACT/TINSERT between dtypes is C++'s implicit cast (PTO47).
+        tmov_ignores_scalar: TMOV's pre-quant scalar is checked, then ignored (a plain move), as the CPU
+            simulator's TMOV does (pto-isa include/pto/cpu/TMov.hpp; PTO47).
         mx_sim_codes: TMATMUL_MX reads fp8 and E8M0 codes as the CPU simulator's ``MXType`` does:
             every code a finite number, E8M0 0xFF = 2**128 (PTO75).
         empty_reduce_cpu: a row (column) reduce over an empty line gives +0 (sum), 1 (product)
@@ -339,6 +343,7 @@ class Profile:
     empty_reduce_cpu: bool = False
     fp_modeless_casts: bool = False
     mx_sim_codes: bool = False
+    tmov_ignores_scalar: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -400,7 +405,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         expand_casts=True, x86_nans=True, cpu_masks=True, f16_pad_limits_zero=True, tload_fills_pad=True,
         prefetch_copies=True,
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
-        fp_modeless_casts=True, mx_sim_codes=True),
+        fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,

@@ -345,7 +345,10 @@ class Tile:
     # -------------------------------------------------------------------- data
     @property
     def values(self) -> np.ndarray:
-        """The logical (rows, cols) array viewed as numbers (writes go to the tile's bits)."""
+        """The logical (rows, cols) array viewed as numbers (writes go to the tile's bits); for a dtype numpy
+        has no type for (``f4e1m2``), a float64 copy decoded through its format."""
+        if not self.dtype.has_view:
+            return formats.decode(self.bits, self.dtype.format)
         return self.bits.view(self.dtype.np)
 
     @property

@@ -161,7 +161,7 @@ def _convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) ->
         if s.is_float and not saturate:
             if s is d:
                 return bits.copy(), undefined
-            return np.where(x != x, _nan_lanes(bits, s, d), nx.from_f64(x, d, flush=False)), undefined
+            return np.where(x != x, nan_lanes(bits, s, d), nx.from_f64(x, d, flush=False)), undefined
         return nx.from_f64(x, d, flush=False), undefined
     if s.is_float:
         x = _integral(x, mode)
@@ -172,7 +172,7 @@ def _convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) ->
     return lanes, undefined | bad
 
 
-def _nan_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
+def nan_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
     """A float cast of NaN lanes: sign and the payload's top bits kept, the quiet bit set."""
     fs, fd = s.format, d.format
     payload = bits.astype(np.uint64) & np.uint64((1 << fs.man_bits) - 1)
@@ -201,7 +201,7 @@ def cast(bits: np.ndarray, s: DType, d: DType) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(all="ignore"):
         x = _double_of(bits, s)
         if d.is_float:
-            return np.where(x != x, _nan_lanes(bits, s, d), nx.from_f64(x, d, flush=False)), undefined
+            return np.where(x != x, nan_lanes(bits, s, d), nx.from_f64(x, d, flush=False)), undefined
         return x86_cast(x, d, _gxx(s, d))
 
 

@@ -19,7 +19,8 @@ Choices where the reference is undefined or configurable (decision PTO53):
 the control register's saturate-inf bit is 0 (the CPU default); a NaN that
 reaches an integer cast gives 0; a float quant word (fp tile of a float
 dtype) is read as the C++ value conversion to uint64 and must be a whole
-number in 0..2**64-1.
+number in 0..2**64-1. On ``cpu`` a NaN result carries x86-64's payload
+(PTO49) and the NaN reaching an integer cast is marked undefined (PTO74).
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ import numpy as np
 
 from ...errors import DtypeError
 from .. import numerics as nx
-from ..dtypes import DType
+from ..dtypes import DType, get_dtype
 from ..tile import Tile
+from . import convert_cpu
 from ._common import Op
 
 __all__: list[str] = []
 
 _F16_MAX = np.float32(65504.0)
+_F32 = get_dtype("f32")
 _B8 = ("i8", "u8")
 
 #: (src, dst) -> mode name, for the scalar and the vector forms
@@ -80,20 +83,26 @@ def quantize(op: Op, bits: np.ndarray, src: DType, dst: DType, words: np.ndarray
             x = (nx.int_view(bits, src) >> shift).astype(np.int16).astype(np.float32)
         else:
             v = nx.as_f32(bits, src) if src.is_float else nx.int_view(bits, src).astype(np.float32)
-            x = (v * _scale(words, vector)).astype(np.float32)
+            scale = _scale(words, vector)
+            x = (v * scale).astype(np.float32)
+            if op.prof.x86_nans:  # cpu: a NaN product carries x86-64's payload (PTO49)
+                x = nx.x86_nans(x.view(np.uint32), v.view(np.uint32), scale.view(np.uint32), _F32).view(np.float32)
         if m == "b8":
             off = ((words >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.float32)
             signed = ((words >> np.uint64(46)) & np.uint64(1)) == 1
             r = np.rint((x + off).astype(np.float32))
             x = np.where(np.isnan(r), r, np.clip(r, np.where(signed, -128, 0), np.where(signed, 127, 255)))
         elif m == "deq16" or (m == "f16"):
-            clamp = np.clip(x, -_F16_MAX, _F16_MAX)
+            clamp = np.where(np.isnan(x), x, np.clip(x, -_F16_MAX, _F16_MAX))  # std::clamp passes NaN
             x = clamp if m == "deq16" else np.where(np.isfinite(x), clamp, x)
         x = x.astype(np.float32)
         if relu:
             x = np.where(x > 0, x, np.float32(0))
         if dst.is_float:
-            return nx.from_f32(x, dst, flush=False), np.zeros(x.shape, bool)
+            out = nx.from_f32(x, dst, flush=False)
+            if op.prof.x86_nans:  # the cast keeps a NaN's sign and payload
+                out = np.where(np.isnan(x), convert_cpu.nan_lanes(x.view(np.uint32), _F32, dst), out)
+            return out, np.zeros(x.shape, bool)
         nan = np.isnan(x)
         ints = np.where(nan, 0, x).astype(np.int64)
         return ints.astype(dst.np).view(dst.lane), nan

@@ -9,7 +9,8 @@ C++ ``float += double`` does). ``_acc`` then adds ``c_in`` and ``_bias`` adds
 
 Operands are read as their formats define them (OCP E4M3 and E5M2, E8M0;
 decision PTO50), so a NaN code makes the sum NaN. Both may instead be OCP
-FP4 E2M1 (pto-isa's ``float4_e2m1x2_t``; every code finite). On ``cpu`` they are read
+FP4 E2M1 or E1M2 with bias 1 (pto-isa's ``float4_e2m1x2_t``, ``float4_e1m2x2_t``; every code finite;
+the two may mix). On ``cpu`` they are read
 as the simulator's own fp8 class (include/pto/cpu/MXTypes.hpp) reads them:
 every code a finite number (E4M3 0x7F = 480, E5M2 0x7C = 65536, E8M0 0xFF =
 2**128; decision PTO75). Scales may be E8M0 or f16/bf16/f32 values.
@@ -31,7 +32,7 @@ from .matmul import cube_operands
 __all__ = ["tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"]
 
 _GROUP = 32
-_FP8, _FP4 = ("f8e4m3", "f8e5m2"), ("f4e2m1",)
+_FP8, _FP4 = ("f8e4m3", "f8e5m2"), ("f4e2m1", "f4e1m2")
 
 
 #: the CPU simulator's reading of the fp8 element codes: the OCP fields with no special codes (PTO75)
@@ -45,7 +46,7 @@ def _values(bits: np.ndarray, dt: DType, sim: bool = False) -> np.ndarray:
     them: E8M0 0xFF is 2**128, the other codes as the format says)."""
     if sim and dt.name in _SIM_FP8:
         return formats.decode(bits, _SIM_FP8[dt.name])
-    v = bits.view(dt.np).astype(np.float64)
+    v = bits.view(dt.np).astype(np.float64) if dt.has_view else formats.decode(bits, dt.format)
     return np.where(bits == 0xFF, 2.0 ** 128, v) if sim and dt.name == "f8e8m0" else v
 
 
@@ -103,7 +104,7 @@ def _finish(op: Op, c: Tile, acc: np.ndarray, M: int, N: int, other: np.ndarray 
 def tmatmul_mx(c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, target=None) -> Tile:
     """TMATMUL_MX (``pto.tmatmul.mx``): ``c = (a * a_scale) @ (b * b_scale)`` with one scale per 32 along K.
 
-    a, b: f8E4M3/f8E5M2 (or both f4e2m1) left/right tiles; c: f32 acc; scales E8M0 (or f16/bf16/f32).
+    a, b: f8E4M3/f8E5M2 (or f4e2m1/f4e1m2, fp4 with fp4) left/right tiles; c: f32 acc; scales E8M0 (or f16/bf16/f32).
     Rules: ``pto.op.loc``, ``pto.op.layout``, ``pto.op.dtype``, ``pto.tmatmul.shape``,
     ``pto.op.range``, ``pto.tmatmul_mx.scale`` (a scale tile too small).
     """

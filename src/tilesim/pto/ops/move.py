@@ -14,7 +14,9 @@ sit (:meth:`Tile.offsets`). Semantics follow the pto-isa CPU reference
   src's valid shape, which must fit inside dst's valid region.
 
 Quant forms (a 64-bit scalar, or an ``fp`` scaling tile with one quant word
-per column) run :func:`~tilesim.pto.ops.fixpipe.quantize`. The location
+per column) run :func:`~tilesim.pto.ops.fixpipe.quantize`; on ``cpu`` TMOV
+ignores its scalar and a pair with no quant mode is a plain C++ cast, as the
+simulator does (decisions PTO47, PTO74). The location
 pairs TMOV accepts come from the target profile (``tmov_paths``; the CPU
 reference accepts every pair); those of TEXTRACT and TINSERT, with their
 layouts and dtypes, from ``window_paths`` (:mod:`tilesim.pto.window_paths`,
@@ -25,11 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DtypeError, TilesimError
+from ...errors import DtypeError, SpecGapError, TilesimError
 from ..dtypes import ALL
 from ..tile import Tile
 from . import convert_cpu, fixpipe
-from ._cast import RELU, cast_bits, relu_after, relu_before, word
+from ._cast import CASTS, RELU, cast_bits, relu_after, relu_before, word
 from ._common import Op
 
 __all__ = ["tmov", "textract", "tinsert", "textract_fp", "tinsert_fp", "ACC_TO_VEC_MODES"]
@@ -68,17 +70,20 @@ _C_CASTS = frozenset(ALL)
 def _convert(op: Op, bits: np.ndarray, src: Tile, dst: Tile, words, vector: bool, relu: bool,
              relu_kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(dst lanes, undefined mask) of src lanes: quantised when quant words are given, else a plain move/cast.
-    On ``cpu`` a vector form whose dtype pair has no quant mode is the plain move (PTO74)."""
+    On ``cpu`` a quant form whose dtype pair has no quant mode is the plain move (PTO74, PTO47), and a plain
+    move between dtypes is C++'s implicit conversion (undefined casts marked)."""
     pair = (src.dtype.name, dst.dtype.name)
-    modeless = vector and op.prof.fp_modeless_casts and pair not in fixpipe.VECTOR_MODES and set(pair) <= _C_CASTS
-    if words is not None and not modeless:
+    sim = op.prof.fp_modeless_casts and set(pair) <= _C_CASTS
+    modes = fixpipe.VECTOR_MODES if vector else fixpipe.SCALAR_MODES
+    if words is not None and not (sim and pair not in modes):
         return fixpipe.quantize(op, bits, src.dtype, dst.dtype, words, vector=vector, relu=relu)
     if relu and relu_kind == "before":
         bits = relu_before(bits, src.dtype)
-    if modeless and words is not None:  # the simulator's implicit conversion: any pair, undefined casts marked
-        return convert_cpu.cast(bits, src.dtype, dst.dtype)
-    out = cast_bits(op, bits, src.dtype, dst.dtype)
-    return (relu_after(out, dst.dtype) if relu and relu_kind == "after" else out), np.zeros(bits.shape, bool)
+    if sim and (words is not None or (pair[0] != pair[1] and pair not in CASTS)):
+        out, undefined = convert_cpu.cast(bits, src.dtype, dst.dtype)
+    else:
+        out, undefined = cast_bits(op, bits, src.dtype, dst.dtype), np.zeros(bits.shape, bool)
+    return (relu_after(out, dst.dtype) if relu and relu_kind == "after" else out), undefined
 
 
 def _store(op: Op, dst: Tile, win, src_bits: np.ndarray, src: Tile, converted) -> None:
@@ -123,6 +128,8 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
         return textract_fp(dst, src, fp, 0, 0, relu_pre_mode=use_relu, target=op.prof)
     R, C = src.valid
     words = None if pre_quant_scalar is None else _scalar_word(op, pre_quant_scalar)
+    if op.prof.tmov_ignores_scalar:  # the CPU simulator's TMOV drops the scalar: a plain move (PTO47)
+        words = None
     _store(op, dst, (slice(0, R), slice(0, C)), src.bits[:R, :C], src,
            _convert(op, src.bits[:R, :C], src, dst, words, False, use_relu, "after"))
     return dst
@@ -183,9 +190,27 @@ def _window(name: str, dst: Tile, src: Tile, index_row, index_col, fp, scalar, r
         words = fixpipe.quant_words(op, fp, first + C)[first:first + C][None, :]
     elif scalar is not None:
         words = _scalar_word(op, scalar)
-    _store(op, dst, dst_win, src.bits[src_win], src,
-           _convert(op, src.bits[src_win], src, dst, words, fp is not None, use_relu, "before"))
+    lanes, undefined = _convert(op, src.bits[src_win], src, dst, words, fp is not None, use_relu, "before")
+    if scalar is not None and op.prof.fp_modeless_casts and (src.dtype.name, dst.dtype.name) in fixpipe.SCALAR_MODES:
+        past = _past_scalars(src, dst, c0, insert)
+        if op.prof.strict and past.any():
+            op.fail(f"column {int(np.argmax(past))} of the window reads its quant word past the simulator's quant "
+                    "vector (undefined in C++); strict mode refuses it", "pre_quant_scalar", "pto.tcvt.undefined",
+                    (r0, c0, R, C), SpecGapError)
+        undefined = undefined | past[None, :]
+    _store(op, dst, dst_win, src.bits[src_win], src, (lanes, undefined))
     return dst
+
+
+def _past_scalars(src: Tile, dst: Tile, c0: int, insert: bool) -> np.ndarray:
+    """Per window column: whether the CPU simulator's scalar form reads its quant word past the end of the
+    vector it filled (pto-isa include/pto/cpu/TExtract.hpp reads ``scalars[c + idxCol]`` of dst's valid
+    columns; TInsert.hpp ``scalars[c]`` of src's valid columns, or rows when src is not row-major):
+    undefined in C++, so those lanes are marked (PTO47)."""
+    if insert:
+        n = src.valid_cols if src.blayout == "row_major" else src.valid_rows
+        return np.arange(src.valid_cols) >= n
+    return np.arange(dst.valid_cols) + c0 >= dst.valid_cols
 
 
 def textract(dst: Tile, src: Tile, index_row=0, index_col=0, pre_quant_scalar=None, *, relu_pre_mode=False,
