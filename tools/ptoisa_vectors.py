@@ -2244,8 +2244,8 @@ NOT_IN_BANK = {
 
 def check(out_dir: Path, verbose: int) -> bool:
     """Replay every stored case on target cpu and print the coverage table: per tilesim op, the cases and
-    how many agree bit for bit (NaN payloads included, PTO91), clang's bank and the bf16 one (g++, PTO88) side
-    by side; ops without vectors are listed with the reason."""
+    how many agree bit for bit (NaN payloads included, PTO91) apart from lanes tilesim marks undefined, clang's
+    bank and the bf16 one (g++, PTO88) side by side; ops without vectors are listed with the reason."""
     from tilesim.pto import OPS
     from tests.pto import ptoisa_golden as g
     total = Counter()
@@ -2263,18 +2263,22 @@ def check(out_dir: Path, verbose: int) -> bool:
                 row += f" {'-':>6} {'-':>6}"
                 continue
             _, cases = g.load(stored[op][kind])
-            exact = shown = 0
+            exact = shown = loose = 0
             for c in cases:
-                good, why = g.replay(c)
+                good, why = g.replay(c, undefined_may_differ=True)
                 exact += good
+                loose += bool(good and why)
                 if not good and shown < verbose:
                     print(f"   {c.label}: {why}")
                     shown += 1
-            total.update({f"cases{kind}": len(cases), f"exact{kind}": exact})
-            row += f" {len(cases):6} {exact:6}"
+            total.update({f"cases{kind}": len(cases), f"exact{kind}": exact, "loose": loose})
+            row += f" {len(cases):6} {exact:6}" + ("*" if loose else "")
         print(row)
     print(f"{'total':18} {total['cases']:6} {total['exact']:6} {total['casesbf16']:6} {total['exactbf16']:6}   "
           f"({len(stored)} of {len(OPS)} ops in the bank)")
+    if total["loose"]:
+        print(f"* {total['loose']} of the agreeing cases differ only in lanes tilesim marks undefined (C++ "
+              "undefined behaviour, issue 11; PTO67)")
     return total["exact"] + total["exactbf16"] == total["cases"] + total["casesbf16"]
 
 
