@@ -176,8 +176,9 @@ def replay(case: Case, target="cpu", undefined_may_differ: bool = False) -> tupl
         got = got.view(want.dtype).ravel() if isinstance(got, np.ndarray) else got.storage()
         differs = got != want
         if undefined_may_differ and getattr(tiles[role], "undefined", None) is not None:  # C++-undefined lanes
-            loose += int(np.count_nonzero(differs[tiles[role].offsets()[tiles[role].undefined]]))
-            differs[tiles[role].offsets()[tiles[role].undefined]] = False
+            marked = tiles[role].offsets()[tiles[role].undefined]
+            loose += int(np.count_nonzero(differs[marked]))
+            differs[marked] = False
         bad = np.flatnonzero(differs)
         if bad.size:
             i = int(bad[0])

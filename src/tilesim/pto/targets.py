@@ -86,14 +86,13 @@ _CPU_WIDEN = frozenset({
 #: the other pairs of clang's dtypes (bf16 aside) that the simulator's ND row max/min/prod and TCOLMIN/TCOLPROD
 #: compile: each element is cast to dst's type (TCOLMIN compares in the pair's common type), undefined casts marked
 #: (PTO67)
-CPU_CAST_FIRST = frozenset(
-    (s, d) for s in ("f16", "f32", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64")
-    for d in ("f16", "f32", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64") if s != d) - _CPU_WIDEN
+_CLANG_DTS = tuple(t for t in ALL if t != "bf16")
+CPU_CAST_FIRST = frozenset((s, d) for s in _CLANG_DTS for d in _CLANG_DTS if s != d) - _CPU_WIDEN
 #: the same with bf16 (g++'s build, PTO88), where TCOLMIN's compare rejects f16 <-> bf16
-CPU_CAST_FIRST_BF16 = frozenset(
-    p for t in ("f16", "f32", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64") for p in (("bf16", t), (t, "bf16"))
-) - _CPU_WIDEN
+CPU_CAST_FIRST_BF16 = frozenset(p for t in _CLANG_DTS for p in (("bf16", t), (t, "bf16"))) - _CPU_WIDEN
 _F16_BF16 = frozenset({("f16", "bf16"), ("bf16", "f16")})
+#: what cpu's row max/min/prod and TCOLPROD take: same dtype, exact widenings, and the cast-first pairs
+_CPU_REDUCE = _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST | CPU_CAST_FIRST_BF16
 
 # TCVT pairs: pto-isa docs/isa/TCVT.md "Supported Conversions" (FP8/H8/FP4/S4 types are not PTO dtypes here)
 _CVT_A2A3 = {
@@ -142,19 +141,15 @@ _ROWS = [
     # ---- reduce (spec §1a table, §9.8; docs/isa/TROW*.md, TCOL*.md)
     _row("trowsum", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64"), 2),
          _same(("f32", "f16", "bf16", "i32", "i16"), 2) | _MIXED_CPU_SUM | {("i16", "i32")}),
-    _row("trowmax", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2),
-         _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST | CPU_CAST_FIRST_BF16),
-    _row("trowmin", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2),
-         _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST | CPU_CAST_FIRST_BF16),
-    _row("trowprod", ("src", "dst"), _same(NARROW, 2), _same(NARROW, 2),
-         _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST | CPU_CAST_FIRST_BF16),
+    _row("trowmax", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _CPU_REDUCE),
+    _row("trowmin", ("src", "dst"), _same(NARROW, 2), _same(NARROW + ("i64", "u64", "i8", "u8"), 2), _CPU_REDUCE),
+    _row("trowprod", ("src", "dst"), _same(NARROW, 2), _same(NARROW, 2), _CPU_REDUCE),
     _row("tcolsum", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _same(FLOAT_ARITH_CPU, 2) | _MIXED_CPU_SUM),
     _row("tcolmax", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2),
          _same(("f32", "f16", "bf16", "i8", "u8"), 2) | _MIXED_CPU_SUM),
-    _row("tcolmin", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2),
-         _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST | (CPU_CAST_FIRST_BF16 - _F16_BF16)),
+    _row("tcolmin", ("src", "dst"), _same(NARROW, 2), _same(ALL, 2), _CPU_REDUCE - _F16_BF16),
     _row("tcolprod", ("src", "dst"), _same(NARROW, 2), _same(("f16", "f32", "bf16", "i16", "u16", "i32", "u32"), 2),
-         _same(ALL, 2) | _CPU_WIDEN | CPU_CAST_FIRST | CPU_CAST_FIRST_BF16),
+         _CPU_REDUCE),
     # ---- arg reduce: (src, idx); the _val rows are the value+index mode (dst_val has src's dtype)
     _row("trowarg", ("src", "idx"), _pairs(NARROW, IDX), _pairs(B16_B32, IDX), _pairs(ALL, IDX)),
     _row("trowarg_val", ("src", "idx"), _pairs(NARROW, IDX) | _pairs(("f16",), ("i16", "u16")),

@@ -128,7 +128,8 @@ class Tile:
                           self.pad)
         self._check_static()
         self.addr: int | None = None
-        #: lanes whose value the last TCVT on target ``cpu`` wrote through an undefined C++ cast (x86-64's result)
+        #: lanes whose value the last op on target ``cpu`` wrote through C++ undefined behaviour (x86-64's result;
+        #: :meth:`mark_undefined`)
         self.undefined: np.ndarray | None = None
         self.span = self._span()
         self._mem = np.zeros(self.span, np.uint8)
@@ -341,6 +342,12 @@ class Tile:
         self.bits[...] = lanes.view(self.dtype.lane)[off]
         self.push()
         return self
+
+    def mark_undefined(self, where, mask) -> None:
+        """Record which lanes of ``where`` (an index into the logical array) the op just wrote through C++
+        undefined behaviour (``mask``, broadcast to it); every other lane is defined (issue 11, PTO82)."""
+        self.undefined = np.zeros(self.bits.shape, bool)
+        self.undefined[where] = mask
 
     # -------------------------------------------------------------------- data
     @property

@@ -114,8 +114,7 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
     lanes, undefined = convert_cpu.convert(src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
     convert_cpu.refuse_undefined(op, undefined, src.bits[:R, :C], src.dtype, dst.dtype)
     dst.bits[:R, :C] = lanes
-    dst.undefined = np.zeros(dst.bits.shape, bool)
-    dst.undefined[:R, :C] = undefined
+    dst.mark_undefined((slice(0, R), slice(0, C)), undefined)
     return dst
 
 

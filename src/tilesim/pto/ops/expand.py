@@ -75,8 +75,7 @@ def _expand_cast(op: Op, dst: Tile, src: Tile) -> Tile:
     lanes, undefined = convert_cpu.cast(line, src.dtype, dst.dtype)
     convert_cpu.refuse_undefined(op, undefined, line, src.dtype, dst.dtype)
     dst.bits[:R, :C] = lanes[:, None] if row else lanes[None, :]
-    dst.undefined = np.zeros(dst.bits.shape, bool)
-    dst.undefined[:R, :C] = undefined[:, None] if row else undefined[None, :]
+    dst.mark_undefined((slice(0, R), slice(0, C)), undefined[:, None] if row else undefined[None, :])
     return dst
 
 

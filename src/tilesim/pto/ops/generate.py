@@ -48,14 +48,11 @@ def _mark_overflow(op: Op, dst: Tile, s: int, sign: int) -> None:
     info = np.iinfo(dst.dtype.np)
     n = dst.valid_cols
     first = (info.max - s + 1) if sign > 0 else (s - info.min + 1)
-    dst.undefined = np.zeros(dst.bits.shape, bool)
-    if first >= n:
-        return
-    if op.prof.strict:
+    if first < n and op.prof.strict:
         raise SpecGapError(f"start {s} {'+' if sign > 0 else '-'} {first} at element (0, {first}) overflows "
                            f"{dst.dtype}: undefined in C++; strict mode refuses it", instruction=op.inst,
                            operand="start", rule="pto.tci.overflow", value=s)
-    dst.undefined[0, first:n] = True
+    dst.mark_undefined((0, slice(first, n)), True)
 
 
 def tci(dst: Tile, start, *, descending=False, target=None) -> Tile:

@@ -94,8 +94,7 @@ def _store(op: Op, dst: Tile, win, src_bits: np.ndarray, src: Tile, converted) -
         convert_cpu.refuse_undefined(op, undefined, src_bits, src.dtype, dst.dtype)
     dst.bits[win] = lanes
     if op.prof.cvt_cpu_model:
-        dst.undefined = np.zeros(dst.bits.shape, bool)
-        dst.undefined[win] = undefined
+        dst.mark_undefined(win, undefined)
 
 
 def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=False, acc_to_vec_mode=None,

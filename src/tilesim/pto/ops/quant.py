@@ -102,8 +102,7 @@ def tquant(dst: Tile, src: Tile, fp: Tile, offset: Tile | None = None, *, quant_
     dst.bits[:R, :C] = np.where(nan, nan_lane, r).astype(np.int64).astype(dst.dtype.np).view(dst.dtype.lane)
     if op.prof.cvt_cpu_model:  # cpu: mark those lanes (and refuse them under strict), as TCVT does (PTO82)
         convert_cpu.refuse_undefined(op, nan, src.bits[:R, :C], src.dtype, dst.dtype)
-        dst.undefined = np.zeros(dst.bits.shape, bool)
-        dst.undefined[:R, :C] = nan
+        dst.mark_undefined((slice(0, R), slice(0, C)), nan)
     return dst
 
 

@@ -343,8 +343,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
                          x86=op.prof.x86_nans, layout="ND" if src.is_nd else "DN", cast_from=src.dtype)
     dst.bits[: src.valid_rows, 0] = out
     if undefined is not None:
-        dst.undefined = np.zeros(dst.bits.shape, bool)
-        dst.undefined[: src.valid_rows, 0] = undefined.any(axis=1)
+        dst.mark_undefined((slice(0, src.valid_rows), 0), undefined.any(axis=1))
     return dst
 
 
@@ -424,8 +423,7 @@ def _col_reduce(name: str, dst: Tile, src: Tile, tmp, target, is_binary: bool = 
     if (src.dtype.name, dst.dtype.name) in _CAST_FIRST:  # cpu only (PTO67)
         out, undefined = _cast_first_cols(op, name, bits, src.dtype, dst.dtype)
         dst.bits[0, : src.valid_cols] = out
-        dst.undefined = np.zeros(dst.bits.shape, bool)
-        dst.undefined[0, : src.valid_cols] = undefined
+        dst.mark_undefined((0, slice(0, src.valid_cols)), undefined)
         return dst
     if name in ("tcolmax", "tcolmin"):
         out = _convert_exact(line_extremes(bits, src.dtype, name[4:], op.prof.nan_mode, 0), src.dtype, dst.dtype)
