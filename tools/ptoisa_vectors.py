@@ -991,22 +991,8 @@ BF16_MIXED_PAIRS = [(a, b) for o in ("f16", "f32", "i8", "u8", "i16", "u16", "i3
 def bf16_mixed_reduce_cases(rng) -> list[Case]:
     """:func:`mixed_row_reduce_cases` and :func:`mixed_col_reduce_cases` for the pairs with bf16 (the g++ build
     rejects some; the harness lists them)."""
-    cases = []
-    R, C = 9, 32
-    for op in BF16_REDUCE_FREE:
-        row = op.startswith("trow")
-        for s, d in BF16_MIXED_PAIRS:
-            if row:
-                specs = (Spec("dst", d, R, _aligned_cols(d, 1)), Spec("src", s, R, C), Spec("tmp", s, R, C))
-                tiles = {"dst": _sentinel(d, (R, _aligned_cols(d, 1))), "src": line_values(rng, s, R, C),
-                         "tmp": _scratch(s, R, C)}
-                cases.append(Case(op, f"{op.upper()}(dst, src, tmp);", specs,
-                                  {"dst": (R, 1), "src": (R, 29), "tmp": (R, 29)}, tiles))
-            else:
-                specs = (Spec("dst", d, 1, 32), Spec("src", s, R, 32))
-                tiles = {"dst": _sentinel(d, (1, 32)), "src": line_values(rng, s, 32, R).T.copy()}
-                cases.append(Case(op, f"{op.upper()}(dst, src);", specs, {"dst": (1, 29), "src": (R, 29)}, tiles))
-    return cases
+    return [(_mixed_row_case if op.startswith("trow") else _mixed_col_case)(rng, op, s, d)
+            for op in BF16_REDUCE_FREE for s, d in BF16_MIXED_PAIRS]
 
 
 BF16_FAMILIES = (
@@ -1924,30 +1910,36 @@ def mixed_row_reduce_cases(rng) -> list[Case]:
     """TROWMAX/TROWMIN/TROWPROD of an ND source into each other dtype that is not an exact widening (those are in
     ``reduce_cases``): the simulator casts every element to dst's type first (PTO67); 9 lines, every kind of
     :func:`line_values` once, valid 9x29 of 9x32."""
-    cases = []
-    R, C, vc = 9, 32, 29
-    for op in ("trowmax", "trowmin", "trowprod"):
-        for s, d in sorted(CPU_CAST_FIRST):  # every pair of clang's dtypes that is not an exact widening
-            specs = (Spec("dst", d, R, _aligned_cols(d, 1)), Spec("src", s, R, C), Spec("tmp", s, R, C))
-            tiles = {"dst": _sentinel(d, (R, _aligned_cols(d, 1))), "src": line_values(rng, s, R, C),
-                     "tmp": _scratch(s, R, C)}
-            cases.append(Case(op, f"{op.upper()}(dst, src, tmp);", specs,
-                              {"dst": (R, 1), "src": (R, vc), "tmp": (R, vc)}, tiles))
-    return cases
+    # every pair of clang's dtypes that is not an exact widening
+    return [_mixed_row_case(rng, op, s, d) for op in ("trowmax", "trowmin", "trowprod") for s, d in sorted(CPU_CAST_FIRST)]
+
+
+_MIXED_R, _MIXED_C, _MIXED_VC = 9, 32, 29  # the mixed reduces' tiles: valid 9x29 of 9x32
+
+
+def _mixed_row_case(rng, op: str, s: str, d: str) -> Case:
+    """One row reduce of an ND ``s`` source into ``d``: 9 lines, every kind of :func:`line_values` once."""
+    R, C = _MIXED_R, _MIXED_C
+    specs = (Spec("dst", d, R, _aligned_cols(d, 1)), Spec("src", s, R, C), Spec("tmp", s, R, C))
+    tiles = {"dst": _sentinel(d, (R, _aligned_cols(d, 1))), "src": line_values(rng, s, R, C),
+             "tmp": _scratch(s, R, C)}
+    return Case(op, f"{op.upper()}(dst, src, tmp);", specs,
+                {"dst": (R, 1), "src": (R, _MIXED_VC), "tmp": (R, _MIXED_VC)}, tiles)
+
+
+def _mixed_col_case(rng, op: str, s: str, d: str) -> Case:
+    """One column reduce of an ``s`` source into ``d``: 32 columns, each a kind of :func:`line_values`."""
+    R, C = _MIXED_R, _MIXED_C
+    specs = (Spec("dst", d, 1, C), Spec("src", s, R, C))
+    tiles = {"dst": _sentinel(d, (1, C)), "src": line_values(rng, s, C, R).T.copy()}
+    return Case(op, f"{op.upper()}(dst, src);", specs, {"dst": (1, _MIXED_VC), "src": (R, _MIXED_VC)}, tiles)
 
 
 def mixed_col_reduce_cases(rng) -> list[Case]:
     """TCOLMIN/TCOLPROD into each dtype that is not an exact widening (PTO67): the simulator casts each element
     to dst's type, TCOLMIN comparing the source element with the running min in their common type; 32 columns,
     each a kind of :func:`line_values`, valid 9x29 of 9x32."""
-    cases = []
-    R, C = 9, 32
-    for op in ("tcolmin", "tcolprod"):
-        for s, d in sorted(CPU_CAST_FIRST):
-            specs = (Spec("dst", d, 1, C), Spec("src", s, R, C))
-            tiles = {"dst": _sentinel(d, (1, C)), "src": line_values(rng, s, C, R).T.copy()}
-            cases.append(Case(op, f"{op.upper()}(dst, src);", specs, {"dst": (1, 29), "src": (R, 29)}, tiles))
-    return cases
+    return [_mixed_col_case(rng, op, s, d) for op in ("tcolmin", "tcolprod") for s, d in sorted(CPU_CAST_FIRST)]
 
 
 #: the first bank's families, drawn in this order from one generator seeded with ``--seed``
@@ -1961,9 +1953,7 @@ MORE_FAMILIES += (fp_move_cases, matmul_mx_cases)
 MORE_FAMILIES += BF16_FAMILIES
 MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases,  # newcov
                   cmp_layout_cases, boxed_expand_cases, misc_edge_cases)
-MORE_FAMILIES += (mixed_row_reduce_cases,)  # mixred
-MORE_FAMILIES += (mixed_col_reduce_cases,)  # mixred
-MORE_FAMILIES += (_bf16_family("bf16_mixed_reduce_cases"),)  # mixred
+MORE_FAMILIES += (mixed_row_reduce_cases, mixed_col_reduce_cases, _bf16_family("bf16_mixed_reduce_cases"))
 MORE_FAMILIES += (scalar_quant_cases, matmul_mx_e1m2_cases)
 
 
