@@ -310,10 +310,12 @@ def check(
     dump: Path = typer.Argument(..., help="the device's outputs: a directory of hex or npz files, or an .npz"),
     junit: Optional[Path] = typer.Option(None, "--junit", help="also write JUnit XML, one test case per vector"),
     max_report: int = typer.Option(20, "--max-report", help="mismatches to list"),
+    only: Optional[str] = typer.Option(None, "--only", help="check only these outputs (NAME[,NAME])"),
+    x_policy: str = typer.Option("mismatch", "--x-policy", help="X/Z words in the dump: mismatch or ignore"),
 ) -> None:
     """Compare a device dump with golden vectors bit for bit; exit 1 on any mismatch."""
     from .verify.commands import check_command
-    code = check_command(golden, dump, console, junit=junit, max_report=max_report)
+    code = check_command(golden, dump, console, junit=junit, max_report=max_report, only=only, x_policy=x_policy)
     raise typer.Exit(code)
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tilesim.errors import TilesimError
 from tilesim.verify.commands import make_vectors
-from tilesim.verify.hexfile import read_hex, write_hex
+from tilesim.verify.hexfile import read_mem, write_hex
 
 from .readmemh import readmemh
 
@@ -89,7 +89,7 @@ def test_hex_write_read_and_readmemh_agree(tmp_path_factory, lane_bits, count, s
     path = tmp_path_factory.mktemp("hex") / "x.hex"
     write_hex(path, arr, lane_bits, ["header"], [f"vector {i}" for i in range(count)])
     assert readmemh(path) == values
-    assert read_hex(path, count * size, lane_bits, dt).tolist() == values
+    assert read_mem(path, count * size, lane_bits).values.tolist() == values
 
 
 def test_tie_mask_matches_fractions():

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from ..errors import TilesimError
 from . import coverage
-from .check import check, mismatch_table, summary_table
+from .check import check, mismatch_table, summary_line, summary_table
 from .classes import check_counts
 from .junit import write_junit
 from .stimulus import generator
@@ -65,20 +65,16 @@ def vectors_command(isa: str, op: str, out: Path | None, console: Console, **kw)
 
 
 def check_command(golden: Path, dump: Path, console: Console, *, junit: Path | None = None,
-                  max_report: int = 20) -> int:
+                  max_report: int = 20, only: str | None = None, x_policy: str = "mismatch") -> int:
     """Compare, print the mismatch table, the summary and mismatches per class; return the exit code."""
     if max_report < 0:
         raise TilesimError("--max-report must be at least 0", instruction="tilesim check", operand="--max-report",
                            rule="verify.opt.max_report", value=max_report)
-    result = check(golden, dump)
-    m = result.golden.manifest
+    result = check(golden, dump, only=only, x_policy=x_policy)
     if result.mismatches and max_report:
         console.print(mismatch_table(result, max_report))
     console.print(summary_table(result))
-    per_op = ", ".join(f"{k} {v}" for k, v in result.per_operand.items())
-    verdict = "[green]PASS[/]" if result.ok else "[red]FAIL[/]"
-    console.print(f"{verdict} {m['isa']} {m['op']}: {result.count - len(result.failing)}/{result.count} vectors "
-                  f"match; mismatching elements: {per_op}")
+    console.print(summary_line(result))
     if junit is not None:
         write_junit(result, junit, max_report=max(max_report, 1))
         console.print(f"wrote {junit}")

@@ -13,6 +13,7 @@ import numpy as np
 from ... import formats
 from ...ame import Core, mxcfg, mxtile
 from ...ame import regfile
+from ...ame.csr import MXSTATUS
 from ...ame.mmacc import plan as mmacc_plan
 from ...ame.models import check_model
 from ...formats import Format, Kind
@@ -24,6 +25,8 @@ __all__ = ["OPS", "OPTIONS", "generate", "finite_codes"]
 
 OPS = ("mmacc",)
 OPTIONS = frozenset({"ft", "bovf", "sat", "rnd", "tiling", "accumulation", "k", "m"})
+#: mxstatus bit names, from bit 0 (the CSR table's fields)
+_STATUS_FLAGS = tuple(next((f.name for f in MXSTATUS.fields if f.lo == i), "") for i in range(4))
 
 
 def finite_codes(fmt: Format, rng: np.random.Generator, shape) -> np.ndarray:
@@ -163,7 +166,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
         Operand("c", "output", (npairs, m, m), acc.lane_bits, acc.name, nan_any=nan_any,
                 doc=f"C after the instruction ({acc.name} codes)"),
         Operand("mxstatus", "output", (1,), 4, doc="mxstatus after (from 0): bit 0 guard_fallback, 2 inexact, "
-                                                    "3 sat_hit"),
+                                                    "3 sat_hit", flags=_STATUS_FLAGS),
     ]
     arrays = {"a": a, "b": b, "c_in": c_read, "mxcfg": np.full((count, 1), cfg, np.uint32),
               "mxtile": np.full((count, 1), geo, np.uint32),

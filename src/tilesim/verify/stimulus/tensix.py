@@ -36,6 +36,8 @@ OPTIONS = frozenset({"rounding_model", "srca", "srcb", "dst32", "argmax"})
 
 WINDOW = 64                      # physical Dst rows carried
 _RWC_NAMES = tuple(RWC().as_dict())
+#: names of the bits of the ``banks`` output, from bit 0
+_BANK_FLAGS = ("srca_bank1", "srcb_bank1", "srca0_fpu", "srca1_fpu", "srcb0_fpu", "srcb1_fpu")
 #: style -> (tilesim.formats name of the datums, how to make Src datums from its codes)
 _STYLE = {
     "BF16": ("bf16", layouts.src_from_bf16),
@@ -209,7 +211,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
             t.add(cls)
         tags.append(sorted(t))
     tags = finish(tags, classes, min_per_class)
-    dst_kind = "bits" if dst32 else f"tt.dst16.{'FP16' if style == 'FP16' else 'BF16'}"
+    dst_kind = "tt.dst32rows.FP32" if dst32 else f"tt.dst16.{'FP16' if style == 'FP16' else 'BF16'}"
     src_kind = f"tt.src.{style}"
     operands = [
         Operand("srca", "input", (2, 64, 16), 19, src_kind, doc="SrcA, both banks (Src datum layout)"),
@@ -227,7 +229,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
         Operand("dst_valid_out", "output", (WINDOW,), 1, doc="valid flags after"),
         Operand("rwc_out", "output", (len(_RWC_NAMES),), 10, doc="RWCs after"),
         Operand("banks", "output", (1,), 6, doc="bit 0 SrcA bank, 1 SrcB bank, 2-3 SrcA bank 0/1 owned by the "
-                "Matrix Unit, 4-5 SrcB bank 0/1 owned by the Matrix Unit"),
+                "Matrix Unit, 4-5 SrcB bank 0/1 owned by the Matrix Unit", flags=_BANK_FLAGS),
     ]
     dtypes = {"srca": np.uint32, "srcb": np.uint32, "dst": np.uint16, "dst_valid": np.uint8, "config": np.uint32,
               "thread_config": np.uint16, "rwc": np.uint16, "banks_in": np.uint8, "insn": np.uint32,
