@@ -33,7 +33,7 @@ def make_vectors(isa: str, op: str, *, n: int = 64, seed: int = 0, min_per_class
         TilesimError: an unknown ISA or op (``verify.isa``, ``verify.op``), an option the ISA does not
             take (``verify.option``), or a bad option value (the ISA's own rule).
     """
-    check_counts(n, min_per_class)
+    check_counts(n, min_per_class, seed)
     gen = generator(isa)
     if op not in gen.OPS:
         raise TilesimError(f"unknown {isa} op; known: {', '.join(gen.OPS)}", instruction="tilesim vectors",

@@ -23,7 +23,7 @@ from ..errors import TilesimError
 __all__ = ["MAX_VECTORS", "MAX_ELEMENTS", "read_manifest", "check_manifest", "read_arrays"]
 
 #: The most vectors a set may hold (``tilesim vectors --n``, ``--min-per-class`` and a golden's ``count``).
-MAX_VECTORS = 1_000_000
+MAX_VECTORS = 100_000
 #: The most elements one operand may hold over all vectors (count x size).
 MAX_ELEMENTS = 1 << 28
 

@@ -148,7 +148,8 @@ def _build(op: str, sig: tuple[str, ...], vr: int, vc: int, target) -> _Call:
         if op.startswith("trow"):
             dst = t(dst_dt, R, _pb(dst_dt), (vr, 1))
         else:
-            dst = t(dst_dt, 1, max(-(-vc // _pb(dst_dt)) * _pb(dst_dt), _pb(dst_dt)), (1, vc))
+            # the width follows the source tile, not the valid region, so every vector has one shape
+            dst = t(dst_dt, 1, max(-(-C // _pb(dst_dt)) * _pb(dst_dt), _pb(dst_dt)), (1, vc))
         tmp = t(src_dt, R, C, (R, C))
         return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, tmp, target=target))
     if fam in ("row_expand", "col_expand"):
