@@ -295,13 +295,17 @@ def vectors(
     format: Optional[str] = typer.Option(None, "--format", help="formats: format name, alias or AME code"),
     rounding: Optional[str] = typer.Option(None, "--rounding", help="formats encode: rne, rtz, rup, rdn, rmm"),
     saturate: Optional[bool] = typer.Option(None, "--saturate/--no-saturate", help="formats encode: clamp overflow"),
+    dist: Optional[str] = typer.Option(None, "--dist", help="undirected elements: bits, normal, exp-uniform, edge"),
+    range_: Optional[str] = typer.Option(None, "--range", help="keep drawn values in LO:HI"),
+    weight: Optional[str] = typer.Option(None, "--weight", help="plant value classes: CLASS=W[,CLASS=W]"),
 ) -> None:
     """Write golden vectors for one instruction: manifest, npz, $readmemh hex files, coverage."""
     from .verify.commands import vectors_command
     vectors_command(isa, op, out, console, n=n, seed=seed, min_per_class=min_per_class,
                     rounding_model=rounding_model, srca=srca, srcb=srcb, dst32=dst32, argmax=argmax, dtype=dtype,
                     target=target, ft=ft, bovf=bovf, sat=sat, rnd=rnd, tiling=tiling, accumulation=accumulation,
-                    k=k, m=m, format=format, rounding=rounding, saturate=saturate)
+                    k=k, m=m, format=format, rounding=rounding, saturate=saturate, dist=dist, range=range_,
+                    weight=weight)
 
 
 @app.command()

@@ -185,3 +185,83 @@ def test_pto_tinsert_on_a2a3_is_acc_f32_into_a_mat_f16_window():
         keep = np.ones(after.shape, bool)
         keep[r0:, c0:] = False
         assert (after[keep] == before[keep]).all()
+
+
+# -- --dist, --range, --weight (decision V17) ------------------------------------------------------------
+
+def _dst32_values(a):
+    """FP32 values of Dst32 datums from physical 16-bit rows (high half in rows with bit 3 clear)."""
+    from tilesim.tensix import layouts
+    rows = np.arange(a.shape[1])
+    hi, lo = a[:, rows[rows & 8 == 0]].astype(np.uint64), a[:, rows[rows & 8 != 0]].astype(np.uint64)
+    bits = layouts.dst32_to_fp32((hi << np.uint64(16)) | lo).astype(np.uint32)
+    return bits.view(np.float32)
+
+
+def test_default_float_stimulus_is_mostly_finite():
+    from tilesim import formats
+    vs = make_vectors("ame", "mmacc", ft="bf16", tiling="2x2", n=300, seed=1)
+    c = formats.decode(vs.arrays["c"], formats.get(vs.operand("c").fmt))
+    assert np.isfinite(c).mean() >= 0.9
+    assert vs.config["stimulus"] == {"dist": "default", "range": None, "weights": {}}
+    t = make_vectors("tensix", "elwmul", n=100, seed=1)
+    assert np.isfinite(_dst32_values(t.arrays["dst_out"])).mean() >= 0.9
+    bits = make_vectors("ame", "mmacc", ft="bf16", tiling="2x2", n=100, seed=1, dist="bits")
+    assert np.isfinite(formats.decode(bits.arrays["c"], formats.get("fp32"))).mean() < 0.9   # why the default moved
+
+
+@pytest.mark.parametrize("dist", ["bits", "normal", "exp-uniform", "edge"])
+@pytest.mark.parametrize("fmt", ["bf16", "fp8_e4m3", "fp4_e2m1", "int8", "uint4", "e8m0", "fp32"])
+def test_every_dist_draws_codes_of_the_format(dist, fmt):
+    from tilesim import formats
+    from tilesim.verify.stimulus.dist import Dist
+    from tilesim.verify.stimulus.values import measure
+    f = formats.get(fmt)
+    codes = Dist.make(dist).codes(f, np.random.default_rng(3), (400,))
+    assert codes.dtype == f.dtype and codes.shape == (400,)
+    formats.decode_exact(codes, f)                         # every one a valid code
+    m = measure(codes, f)
+    if dist == "edge":
+        special = np.zeros(400, bool)
+        for v in m.values():
+            special |= v
+        assert special.all()                              # every element in a value class
+    elif f.is_float:
+        assert not (m.get("nan", False) | m.get("inf", False)).any()
+
+
+@pytest.mark.parametrize("fmt", ["bf16", "fp8_e5m2", "int8", "uint8", "q8_8"])
+def test_range_keeps_values_inside(fmt):
+    from tilesim import formats
+    from tilesim.verify.stimulus.dist import Dist
+    f = formats.get(fmt)
+    for dist in ("bits", "normal", "exp-uniform"):
+        c = Dist.make(dist, range="-3:5").codes(f, np.random.default_rng(0), (500,))
+        v = formats.decode_int(c, f) if f.is_integer and f.frac_bits == 0 else formats.decode(c, f)
+        assert (v >= -3).all() and (v <= 5).all() and len(np.unique(v)) > 3
+
+
+def test_weights_plant_their_class_at_about_their_rate():
+    from tilesim import formats
+    from tilesim.verify.stimulus.dist import Dist
+    from tilesim.verify.stimulus.values import measure
+    f = formats.get("bf16")
+    c = Dist.make("normal", weights="nan=0.2,subnormal=0.1").codes(f, np.random.default_rng(0), (5000,))
+    m = measure(c, f)
+    assert 0.17 < m["nan"].mean() < 0.23 and 0.07 < m["subnormal"].mean() < 0.13
+
+
+@pytest.mark.parametrize("args,rule", [
+    (["--dist", "uniform"], "verify.opt.dist"), (["--range", "5:1"], "verify.opt.range"),
+    (["--range", "a:b"], "verify.opt.range"), (["--weight", "tie=0.1"], "verify.opt.weight"),
+    (["--weight", "nan=0.7,inf=0.7"], "verify.opt.weight"), (["--range", "0.1:0.2", "--ft", "fp4_e2m1"],
+                                                            "verify.opt.range"),
+])
+def test_bad_stimulus_options(args, rule, tmp_path):
+    from typer.testing import CliRunner
+
+    from tilesim.cli import app
+    r = CliRunner().invoke(app, ["vectors", "ame", "mmacc", "--n", "2", *args, "-o", str(tmp_path / "v")])
+    assert r.exit_code == 2 and rule in r.output, r.output
+    r = CliRunner().invoke(app, ["vectors", "formats", "decode", "--dist", "edge", "-o", str(tmp_path / "v")])
+    assert r.exit_code == 2 and "verify.option" in r.output

@@ -12,6 +12,7 @@ from .check import check, mismatch_table, summary_line, summary_table
 from .classes import check_counts
 from .junit import write_junit
 from .stimulus import generator
+from .stimulus.dist import Dist
 from .vectorset import VectorSet
 
 __all__ = ["vectors_command", "check_command", "make_vectors", "OPTION_FLAGS"]
@@ -21,13 +22,18 @@ OPTION_FLAGS = {
     "rounding_model": "--rounding-model", "srca": "--srca", "srcb": "--srcb", "dst32": "--dst32/--dst16",
     "argmax": "--argmax/--no-argmax", "dtype": "--dtype", "target": "--target", "ft": "--ft", "bovf": "--bovf",
     "sat": "--sat", "rnd": "--rnd", "tiling": "--tiling", "accumulation": "--accumulation", "k": "--k",
-    "m": "--m", "format": "--format", "rounding": "--rounding", "saturate": "--saturate",
+    "m": "--m", "format": "--format", "rounding": "--rounding", "saturate": "--saturate", "dist": "--dist",
+    "range": "--range", "weight": "--weight",
 }
 
 
 def make_vectors(isa: str, op: str, *, n: int = 64, seed: int = 0, min_per_class: int = 1,
-                 **options) -> VectorSet:
+                 dist: str | None = None, range=None, weight=None, **options) -> VectorSet:
     """Generate a vector set (the Python form of ``tilesim vectors``); ``options`` left None are defaults.
+
+    ``dist`` (``bits``, ``normal``, ``exp-uniform``, ``edge``), ``range`` (``"LO:HI"`` or a pair) and
+    ``weight`` (``"CLASS=W,..."`` or a dict) choose how undirected elements are drawn
+    (:mod:`tilesim.verify.stimulus.dist`); the ISAs but ``formats`` take them.
 
     Raises:
         TilesimError: an unknown ISA or op (``verify.isa``, ``verify.op``), an option the ISA does not
@@ -39,13 +45,23 @@ def make_vectors(isa: str, op: str, *, n: int = 64, seed: int = 0, min_per_class
         raise TilesimError(f"unknown {isa} op; known: {', '.join(gen.OPS)}", instruction="tilesim vectors",
                            operand="OP", rule="verify.op", value=op)
     given = {k: v for k, v in options.items() if v is not None}
+    stim = {"dist": dist, "range": range, "weight": weight}
+    if any(v is not None for v in stim.values()):
+        if "dist" not in gen.OPTIONS:
+            k = next(k for k, v in stim.items() if v is not None)
+            raise TilesimError(f"{OPTION_FLAGS[k]} does not apply to {isa} vectors", instruction="tilesim vectors",
+                               operand=OPTION_FLAGS[k], rule="verify.option", value=stim[k])
+        given["dist"] = Dist.make(dist, range, weight)
     for k, v in given.items():
         if k not in gen.OPTIONS:
             takes = ", ".join(OPTION_FLAGS.get(o, o) for o in sorted(gen.OPTIONS)) or "none"
             raise TilesimError(f"{OPTION_FLAGS.get(k, k)} does not apply to {isa} vectors (they take: {takes})",
                                instruction="tilesim vectors", operand=OPTION_FLAGS.get(k, k), rule="verify.option",
                                value=v)
-    return gen.generate(op, n=n, seed=seed, min_per_class=min_per_class, **given)
+    vs = gen.generate(op, n=n, seed=seed, min_per_class=min_per_class, **given)
+    if "dist" in gen.OPTIONS:
+        vs.config["stimulus"] = given.get("dist", Dist()).config()
+    return vs
 
 
 def vectors_command(isa: str, op: str, out: Path | None, console: Console, **kw) -> VectorSet:

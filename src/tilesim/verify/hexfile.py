@@ -93,10 +93,10 @@ def read_mem(path: Path, count: int, lane_bits: int, radix: int = 16) -> MemImag
     text = _blank_comments(raw)
     lane = (1 << lane_bits) - 1
 
-    def fail(what: str, rule: str, pos: int, value) -> ParseError:
+    def fail(detail: str, rule: str, pos: int, value) -> ParseError:
         line = text.count("\n", 0, pos) + 1
         col = pos - (text.rfind("\n", 0, pos) + 1) + 1
-        return ParseError(what, instruction="tilesim check", rule=rule, value=value, source=src, line=line,
+        return ParseError(detail, instruction="tilesim check", rule=rule, value=value, source=src, line=line,
                           column=col)
 
     opened = text.find("/*")

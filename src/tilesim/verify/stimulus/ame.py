@@ -19,23 +19,15 @@ from ...ame.models import check_model
 from ...formats import Format, Kind
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
-from .values import applicable, class_codes, lane_of, measure, random_codes
+from .dist import Dist
+from .values import applicable, class_codes, lane_of, measure
 
-__all__ = ["OPS", "OPTIONS", "generate", "finite_codes"]
+__all__ = ["OPS", "OPTIONS", "generate"]
 
 OPS = ("mmacc",)
-OPTIONS = frozenset({"ft", "bovf", "sat", "rnd", "tiling", "accumulation", "k", "m"})
+OPTIONS = frozenset({"ft", "bovf", "sat", "rnd", "tiling", "accumulation", "k", "m", "dist"})
 #: mxstatus bit names, from bit 0 (the CSR table's fields)
 _STATUS_FLAGS = tuple(next((f.name for f in MXSTATUS.fields if f.lo == i), "") for i in range(4))
-
-
-def finite_codes(fmt: Format, rng: np.random.Generator, shape) -> np.ndarray:
-    """Uniform codes of ``fmt`` with NaN and Inf replaced by zero (random vectors stay mostly finite)."""
-    codes = random_codes(fmt, rng, shape)
-    if fmt.is_float:
-        meas = measure(codes, fmt)
-        codes = np.where(meas["nan"] | meas["inf"], class_codes(fmt, "zero", rng, 1)[0], codes)
-    return codes.astype(fmt.dtype)
 
 
 def _classes(ft: Format, acc: Format, k: int, saturate: bool, fallback: bool) -> list[str]:
@@ -67,8 +59,9 @@ def _ft_key(ft):
 
 def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf: int = 0, sat: int = 0,
              rnd: str = "rne", tiling: str = "1x1", accumulation: str = "fused", k: int | None = None,
-             m: int | None = None) -> VectorSet:
-    """A vector set for ``mmacc`` in one configuration (``--tiling 4x4`` sets GUARD4x4)."""
+             m: int | None = None, dist: Dist | None = None) -> VectorSet:
+    """A vector set for ``mmacc`` in one configuration (``--tiling 4x4`` sets GUARD4x4); ``dist`` draws the
+    undirected elements (:mod:`.dist`)."""
     check_model(accumulation)
     fmt = formats.get(_ft_key(ft))
     e = formats.elements_per_row(fmt)
@@ -86,15 +79,16 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
     classes = _classes(ft_, acc, k, probe.saturate and _can_overflow(ft_, acc, k), probe.fallback)
     order = plan(classes, n, min_per_class, rng)
     count = len(order)
-    a = finite_codes(ft_, rng, (count, na, m, k))
-    b = finite_codes(ft_, rng, (count, nb, m, k))
-    c_in = finite_codes(acc, rng, (count, npairs, m, m))
+    dist = dist or Dist()
+    a = dist.codes(ft_, rng, (count, na, m, k))
+    b = dist.codes(ft_, rng, (count, nb, m, k))
+    c_in = dist.codes(acc, rng, (count, npairs, m, m))
     beta = rng.integers(0, 1, count, endpoint=True)
     big = class_codes(ft_, "max_normal", rng, 1)[0] if ft_.is_float else \
         class_codes(ft_, "min_normal", rng, 1)[0]                      # INT: the most negative, squares to max
     one = formats.encode(np.ones(1), ft_)[0] if ft_.is_float else 0
     for i, cls in enumerate(order):
-        if cls == "random" and ft_.kind is Kind.INT and rng.random() < 0.5:   # small values: no overflow
+        if cls == "random" and dist.kind is None and ft_.kind is Kind.INT and rng.random() < 0.5:  # no overflow
             for x in (a, b):
                 x[i] = lane_of((formats.decode_int(x[i], ft_) >> (ft_.bits // 2)).astype(np.uint64)
                                & np.uint64(ft_.code_mask), ft_)

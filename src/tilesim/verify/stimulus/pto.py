@@ -27,11 +27,12 @@ from ...pto.ops import OPS as PTO_OPS
 from ...pto.targets import OP_TYPES, get_target
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
+from .dist import Dist
 from .values import applicable, class_codes, measure, random_codes, tie_mask, tie_values
 
 __all__ = ["OPS", "OPTIONS", "FAMILY", "generate"]
 
-OPTIONS = frozenset({"dtype", "target"})
+OPTIONS = frozenset({"dtype", "target", "dist"})
 R = 4
 _TEXT = 1024   # bytes of TPRINT's text operand (R x 16 values of at most 11 characters, row breaks)
 
@@ -399,8 +400,9 @@ def _classes(op: str, sig, target) -> list[str]:
 
 
 def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | None = None,
-             target: str | None = None) -> VectorSet:
+             target: str | None = None, dist: Dist | None = None) -> VectorSet:
     """A vector set for one PTO op on one target (default a5) and dtype signature."""
+    dist = dist or Dist()
     prof = get_target(target)
     sig = _signature(op, prof.name, dtype)
     full = _region(op, sig, prof.name)
@@ -428,12 +430,12 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
             elif name == "mask" or (name == "dst" and FAMILY[op] != "store"):
                 tile.bits[...] = random_codes(fmt, rng, tile.bits.shape)
             else:
-                tile.bits[...] = _codes(fmt, cls, rng, tile.bits.shape, (tile.valid_rows, tile.valid_cols), op)
+                tile.bits[...] = _codes(fmt, cls, rng, tile.bits.shape, (tile.valid_rows, tile.valid_cols), op, dist)
                 if name == "src" and _cvt_undefined(op, sig, prof):
                     _keep_in_range(tile, get_dtype(sig[1]).format, rng)
         sc = np.zeros(1, np.uint64)
         if c.scalar is not None:
-            sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op).reshape(1).astype(np.uint64)
+            sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op, dist).reshape(1).astype(np.uint64)
         if op in _DIVISOR:
             sc = _nonzero(c, _DIVISOR[op], sc)
         if cls == "argmax_tie":
@@ -491,13 +493,9 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
     return VectorSet("pto", op, config, seed, operands, arr, tags, classes, min_per_class)
 
 
-def _codes(fmt, cls, rng, shape, valid, op) -> np.ndarray:
-    """Codes for a source tile: finite random values, with class codes planted in the valid region."""
-    codes = random_codes(fmt, rng, shape)
-    if fmt.is_float:
-        m = measure(codes, fmt)
-        bad = m["nan"] | m["inf"]
-        codes = np.where(bad, class_codes(fmt, "zero", rng, 1)[0], codes)
+def _codes(fmt, cls, rng, shape, valid, op, dist: Dist) -> np.ndarray:
+    """Codes for a source tile drawn from ``dist``, with class codes planted in the valid region."""
+    codes = dist.codes(fmt, rng, shape)
     if cls in ("nan", "inf", "zero", "subnormal", "min_normal", "max_normal") and cls in applicable(fmt):
         vr, vc = valid
         k = int(rng.integers(1, max(1, vr * vc // 4), endpoint=True))

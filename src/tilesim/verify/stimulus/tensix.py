@@ -27,12 +27,13 @@ from ...tensix.fpu.pool import VISIT_ORDER
 from ...tensix.state import RWC, Client, Machine
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
+from .dist import Dist
 from .values import applicable, class_codes, measure, random_codes
 
 __all__ = ["OPS", "OPTIONS", "generate"]
 
 OPS = ("gmpool", "gapool", "elwmul", "elwadd", "elwsub", "mvmul", "zeroacc")
-OPTIONS = frozenset({"rounding_model", "srca", "srcb", "dst32", "argmax"})
+OPTIONS = frozenset({"rounding_model", "srca", "srcb", "dst32", "argmax", "dist"})
 
 WINDOW = 64                      # physical Dst rows carried
 _RWC_NAMES = tuple(RWC().as_dict())
@@ -109,11 +110,9 @@ def _dst_init(m: Machine, rng, dst32: bool, style: str) -> None:
         m.dst[:WINDOW] = to(formats.encode(x, name)).astype(np.uint16)
 
 
-def _src_codes(fmt, rng, cls: str, shape) -> np.ndarray:
-    """Codes of the style's format: finite random, with class codes planted."""
-    codes = random_codes(fmt, rng, shape)
-    mm = measure(codes, fmt)
-    codes = np.where(mm.get("nan", False) | mm.get("inf", False), class_codes(fmt, "zero", rng, 1)[0], codes)
+def _src_codes(fmt, rng, cls: str, shape, dist: Dist) -> np.ndarray:
+    """Codes of the style's format drawn from ``dist``, with class codes planted."""
+    codes = dist.codes(fmt, rng, shape)
     if cls in ("nan", "inf", "zero", "subnormal", "min_normal", "max_normal"):
         flat = codes.reshape(-1)
         k = int(rng.integers(1, 24, endpoint=True))
@@ -125,7 +124,8 @@ def _src_codes(fmt, rng, cls: str, shape) -> np.ndarray:
 
 
 def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: str = "hardware",
-             srca: str = "BF16", srcb: str | None = None, dst32: bool = True, argmax: bool | None = None) -> VectorSet:
+             srca: str = "BF16", srcb: str | None = None, dst32: bool = True, argmax: bool | None = None,
+             dist: Dist | None = None) -> VectorSet:
     """A vector set for one Matrix Unit instruction in one format configuration."""
     if argmax is not None and op not in ("gmpool", "gapool"):
         raise TilesimError("--argmax/--no-argmax applies to gmpool and gapool only", instruction="tilesim vectors",
@@ -152,7 +152,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
         m.configure(0, ALU_FORMAT_SPEC_REG0_SrcA=fa.code, ALU_FORMAT_SPEC_REG1_SrcB=fb.code,
                     ALU_ACC_CTRL_Fp32_enabled=int(dst32))
         t: set[str] = set()
-        codes = _src_codes(fmt, rng, cls, (2, 2, 64, 16))     # (SrcA/SrcB, bank, row, col)
+        codes = _src_codes(fmt, rng, cls, (2, 2, 64, 16), dist or Dist())     # (SrcA/SrcB, bank, row, col)
         if op == "gmpool":
             _plant_gmpool(cls, codes, fmt, rng)
         if cls == "tie":
