@@ -30,6 +30,32 @@ OPTIONS = frozenset({"ft", "bovf", "sat", "rnd", "tiling", "accumulation", "k", 
 _STATUS_FLAGS = tuple(next((f.name for f in MXSTATUS.fields if f.lo == i), "") for i in range(4))
 
 
+def run_one(accumulation: str, cfg: int, geo: int, tiles: tuple[int, int, int, int], a, b, c_in, beta: int):
+    """One ``MMACC.T`` on a fresh core: A, B and C written from codes (C over A and B where they overlap).
+
+    Returns what the tiles hold before (A, B, C) and after (C), mxstatus, and the executed record.
+    """
+    ta, tb, tc, span = tiles
+    core = Core(accumulation)
+    core.csrw("mxcfg", cfg)
+    core.csrw("mxtile", geo)
+    p = mmacc_plan(cfg, geo, 0, 0, 0, 0, instruction="MMACC.T")
+    ft_, acc = p.ft, p.acc
+    m, k = a.shape[-2:]
+    for j in range(c_in.shape[0]):
+        core.write_codes(tc + j * span, c_in[j], acc)
+    for j in range(a.shape[0]):
+        core.write_codes(ta + j, a[j], ft_, one_tile=True)
+    for j in range(b.shape[0]):
+        core.write_codes(tb + j, b[j], ft_, one_tile=True)
+    a_read = [core.read_codes(ta + j, ft_, (m, k), one_tile=True) for j in range(a.shape[0])]
+    b_read = [core.read_codes(tb + j, ft_, (m, k), one_tile=True) for j in range(b.shape[0])]
+    c_read = [core.read_codes(tc + j * span, acc, (m, m)) for j in range(c_in.shape[0])]
+    ex = core.mmacc_t(tc, ta, tb, beta)
+    c_out = [core.read_codes(tc + j * span, acc, (m, m)) for j in range(c_in.shape[0])]
+    return a_read, b_read, c_read, c_out, core.csrr("mxstatus"), ex
+
+
 def _classes(ft: Format, acc: Format, k: int, saturate: bool, fallback: bool) -> list[str]:
     out = applicable(ft) + ["accumulate"] + (["overflow"] if _can_overflow(ft, acc, k) else [])
     if "nan" in out:
@@ -117,21 +143,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
     status = np.zeros((count, 1), np.uint8)
     tags: list[set] = []
     for i in range(count):
-        core = Core(accumulation)
-        core.csrw("mxcfg", cfg)
-        core.csrw("mxtile", geo)
-        for j in range(npairs):
-            core.write_codes(tc + j * span, c_in[i, j], acc)
-        for j in range(na):
-            core.write_codes(ta + j, a[i, j], ft_, one_tile=True)
-        for j in range(nb):
-            core.write_codes(tb + j, b[i, j], ft_, one_tile=True)
-        a[i] = [core.read_codes(ta + j, ft_, (m, k), one_tile=True) for j in range(na)]
-        b[i] = [core.read_codes(tb + j, ft_, (m, k), one_tile=True) for j in range(nb)]
-        c_read[i] = [core.read_codes(tc + j * span, acc, (m, m)) for j in range(npairs)]
-        ex = core.mmacc_t(tc, ta, tb, int(beta[i]))
-        c_out[i] = [core.read_codes(tc + j * span, acc, (m, m)) for j in range(npairs)]
-        status[i, 0] = core.csrr("mxstatus")
+        a[i], b[i], c_read[i], c_out[i], status[i, 0], ex = run_one(
+            accumulation, cfg, geo, (ta, tb, tc, span), a[i], b[i], c_in[i], int(beta[i]))
         t = {order[i]} - {"random"}
         meas = {**measure(np.concatenate([a[i].ravel(), b[i].ravel()]), ft_)}
         t |= {c for c, hit in meas.items() if c in classes and hit.any()}
@@ -147,7 +160,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
     tags = finish([sorted(t) for t in tags], classes, min_per_class)
     config = {"ft": ft_.name, "acc": acc.name, "bovf": int(bovf), "sat": int(sat), "rnd": rnd, "tiling": tiling,
               "guard4x4": guarded, "accumulation": accumulation, "k": k, "m": m, "tA": ta, "tB": tb, "tC": tc,
-              "instruction": f"MMACC.T t{tc}, t{ta}, t{tb}, imm", "mxcfg": cfg, "mxtile": geo}
+              "instruction": f"MMACC.T t{tc}, t{ta}, t{tb}, imm", "mxcfg": cfg, "mxtile": geo, "span": span}
     nan_any = acc.is_float
     operands = [
         Operand("a", "input", (na, m, k), ft_.lane_bits, ft_.name, doc=f"A tiles t{ta}.., M x K {ft_.name} codes"),
