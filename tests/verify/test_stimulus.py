@@ -265,3 +265,30 @@ def test_bad_stimulus_options(args, rule, tmp_path):
     assert r.exit_code == 2 and rule in r.output, r.output
     r = CliRunner().invoke(app, ["vectors", "formats", "decode", "--dist", "edge", "-o", str(tmp_path / "v")])
     assert r.exit_code == 2 and "verify.option" in r.output
+
+
+@pytest.mark.parametrize("op", ["elwmul", "mvmul", "gapool", "elwadd"])
+@pytest.mark.parametrize("style", ["BF16", "FP16"])
+def test_tensix_tie_vectors_round_exact_ties(op, style):
+    """Every element a tie vector writes is an exact product (or sum) of its inputs that lies halfway between
+    two Dst16 values, rounded away from zero (the hardware model); checked with the format core's RMM."""
+    from tilesim import formats
+    from tilesim.tensix import layouts
+    from tilesim.verify.stimulus.values import tie_mask
+    vs = make_vectors("tensix", op, n=1, seed=4, srca=style, dst32=False)
+    assert "tie" in vs.classes
+    fmt = formats.get(style.lower())
+    ties = [i for i, t in enumerate(vs.tags) if "tie" in t]
+    assert ties
+    for i in ties:
+        a = np.unique(np.abs(layouts.src_values(vs.arrays["srca"][i], style)))
+        b = np.unique(np.abs(layouts.src_values(vs.arrays["srcb"][i], style)))
+        a, b = a[a != 0], b[b != 0]
+        exact = np.unique((a[:, None] + b[None, :]) if op == "elwadd" else (a[:, None] * b[None, :]))
+        exact = exact[tie_mask(exact, fmt)]
+        assert exact.size
+        allowed = set(formats.decode(formats.encode(exact, fmt, rounding="rmm"), fmt).tolist())
+        before = layouts.dst16_values(vs.arrays["dst"][i], style)
+        after = layouts.dst16_values(vs.arrays["dst_out"][i], style)
+        written = np.abs(after[(after != before)])
+        assert written.size and set(written.tolist()) <= allowed

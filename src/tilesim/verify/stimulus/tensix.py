@@ -63,7 +63,7 @@ def _classes(op: str, fmt, argmax: bool, dst32: bool) -> list[str]:
         out.append("fidelity_phase")
     if op in ("elwmul", "elwadd", "elwsub"):
         out.append("accumulate")
-    if op in ("elwadd", "elwsub") and not dst32:
+    if op in ("elwadd", "elwsub", "elwmul", "mvmul", "gapool") and not dst32:
         out.append("tie")
     if _overflows(op, fmt, dst32):
         out.append("overflow")
@@ -83,13 +83,41 @@ def _overflows(op: str, fmt, dst32: bool) -> bool:
 
 
 def _plant_tie(op: str, codes: np.ndarray, fmt, style: str, rng) -> None:
-    """SrcA in [1, 2) with an odd last bit of the 16-bit Dst format, SrcB = +-half its ulp: every sum is a
-    rounding tie in Dst16 (BF16, or FP16 for the FP16 style)."""
+    """Inputs whose exact results are rounding ties in the 16-bit Dst format (BF16, or FP16 for the FP16
+    style; m its mantissa bits), for every element an instruction can write:
+
+    - ELWADD/ELWSUB: SrcA in [1, 2) with an odd last bit of Dst's format, SrcB = +-half its ulp;
+    - ELWMUL: fidelity phase 0 multiplies SrcA's implicit 1 and top 4 mantissa bits by SrcB's implicit 1
+      and top 6, so the inputs use only those: BF16 SrcA = SrcB = 1 + 2^-4, product 1 + 2^-3 + 2^-8
+      (half a BF16 ulp past a BF16 value); FP16 SrcA = 17/16, SrcB = (64 + x)/64 with x odd in 57..63,
+      product 17 (64 + x) / 2^10 in [2, 4), an odd count of 2^-10 where FP16's ulp is 2^-9;
+    - MVMUL/GAPOOL: the same SrcA everywhere, SrcB zero but for column 0: each result is one such
+      product (Dst starts at zero, see :func:`_dst_zero`).
+
+    Signs and a power-of-two scale (2^-3 .. 2^3) are random; neither moves a tie.
+    """
     m = 10 if style == "FP16" else 7
-    mags = (rng.integers(0, 1 << (m - 1), codes[0].shape) * 2 + 1) * 2.0 ** -m + 1
-    codes[0] = formats.encode(mags, fmt)
-    h = 2.0 ** -(m + 1) * (1 if op == "elwadd" else -1)
-    codes[1] = formats.encode(np.array([h]), fmt)[0]
+    if op in ("elwadd", "elwsub"):
+        mags = (rng.integers(0, 1 << (m - 1), codes[0].shape) * 2 + 1) * 2.0 ** -m + 1
+        codes[0] = formats.encode(mags, fmt)
+        h = 2.0 ** -(m + 1) * (1 if op == "elwadd" else -1)
+        codes[1] = formats.encode(np.array([h]), fmt)[0]
+        return
+    scale = lambda shape: rng.choice([-1.0, 1.0], shape) * 2.0 ** rng.integers(-3, 3, shape, endpoint=True)  # noqa: E731
+    if style == "FP16":
+        a, b = 17 / 16, (64 + rng.choice([57, 59, 61, 63], codes[1].shape)) / 64
+    else:
+        a, b = 1 + 2.0 ** -4, 1 + 2.0 ** -4
+    codes[0] = formats.encode(a * scale(codes[0].shape), fmt)
+    b = b * scale(codes[1].shape)
+    if op in ("mvmul", "gapool"):
+        b[..., 1:] = 0.0
+    codes[1] = formats.encode(b, fmt)
+
+
+def _dst_zero(m: Machine) -> None:
+    """Dst rows of the window all +0 (tie vectors of the instructions that add to Dst)."""
+    m.dst[:WINDOW] = 0
 
 
 def _dst_init(m: Machine, rng, dst32: bool, style: str) -> None:
@@ -166,6 +194,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
         m.srca_client = [Client.MATRIX_UNIT, Client.MATRIX_UNIT]
         m.srcb_client = [Client.MATRIX_UNIT, Client.MATRIX_UNIT]
         _dst_init(m, rng, dst32, style)
+        if cls == "tie" and op in ("elwmul", "mvmul", "gapool"):
+            _dst_zero(m)
         fields = _fields(op, cls, rng, dst32, argmax, m, t)
         if op != "zeroacc" and cls != "undefined_dst" and rng.random() < 0.2:
             fields["FlipSrcA"] = 1
@@ -265,7 +295,7 @@ def _fields(op: str, cls: str, rng, dst32: bool, argmax: bool, m: Machine, t: se
             else:
                 f["BroadcastSrcBCol0" if rng.random() < 0.5 else "BroadcastSrcBRow"] = 1
             t.add("broadcast")
-    if op in ("elwmul", "mvmul") and (cls == "fidelity_phase" or rng.random() < 0.15):
+    if op in ("elwmul", "mvmul") and (cls == "fidelity_phase" or (cls != "tie" and rng.random() < 0.15)):
         m.rwc[0].fidelity = int(rng.integers(1, 3, endpoint=True))
         t.add("fidelity_phase")
     if op in ("elwmul", "elwadd", "elwsub") and (cls == "accumulate" or (cls != "tie" and rng.random() < 0.3)):
