@@ -292,3 +292,58 @@ def test_tensix_tie_vectors_round_exact_ties(op, style):
         after = layouts.dst16_values(vs.arrays["dst_out"][i], style)
         written = np.abs(after[(after != before)])
         assert written.size and set(written.tolist()) <= allowed
+
+
+@pytest.mark.parametrize("op,dtype", [("trowsum", "f16"), ("tcolsum", "f32"), ("trowprod", "f32"),
+                                      ("tcolprod", "f16"), ("tmatmul", "f32,f16,f16"),
+                                      ("tmatmul_acc", "f32,bf16,bf16"), ("tmatmul_bias", "f32,f32,f32")])
+def test_pto_reduce_and_matmul_tie_vectors_are_ties(op, dtype):
+    """The exact results (float64 is exact here: two nonzero terms per result) lie halfway between two codes
+    of the result format, and the op's output is one of the two."""
+    from tilesim import formats
+    from tilesim.verify.stimulus.values import tie_mask
+    vs = make_vectors("pto", op, n=1, seed=6, dtype=dtype, target="a5")
+    assert "tie" in vs.classes
+    ops = {o.name: o for o in vs.operands}
+    fmt = lambda name: formats.get(ops[name].fmt)  # noqa: E731
+    for i in [i for i, t in enumerate(vs.tags) if "tie" in t]:
+        dst = fmt("dst_out")
+        if op.startswith("tmatmul"):
+            a = formats.decode(vs.arrays["a"][i], fmt("a"))
+            b = formats.decode(vs.arrays["b"][i], fmt("b"))
+            exact = a @ b
+            rows, cols = exact.shape
+        else:
+            x = formats.decode(vs.arrays["src"][i], fmt("src"))
+            reduce = np.sum if op.endswith("sum") else np.prod
+            exact = reduce(x, axis=1 if op.startswith("trow") else 0)
+            rows, cols = (exact.size, 1) if op.startswith("trow") else (1, exact.size)
+        exact = exact.reshape(rows, cols)
+        out = vs.arrays["dst_out"][i][:rows, :cols]
+        assert tie_mask(exact.reshape(-1), dst).all()
+        lo = formats.encode(exact, dst, rounding="rdn")
+        hi = formats.encode(exact, dst, rounding="rup")
+        assert ((out == lo) | (out == hi)).all()
+
+
+#: PTO ops whose results never need a tie class (decision V18), by reason; every other op must have one
+_EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin", "tcolargmax", "tcolargmin",
+          "trowexpand", "tcolexpand", "trowexpandmax", "trowexpandmin", "tcolexpandmax", "tcolexpandmin", "tmax",
+          "tmin", "tmaxs", "tmins", "tpartmax", "tpartmin", "tabs", "tneg", "trelu", "texpands", "tcmp", "tcmps",
+          "tsel", "tsels", "tload", "tstore", "trem", "trems", "tci", "ttri", "tconcat", "textract", "tinsert",
+          "tmov", "tfillpad", "tfillpad_expand", "tfillpad_inplace", "tgather", "thistogram", "tmrgsort", "tsort32",
+          "tpack", "tprefetch", "tprint", "trandom", "tcvt"}     # tcvt: its default f32 -> f32; narrowing pairs tie
+_NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
+_TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif"}
+_NOT_YET = {"taddc", "taxpy", "tdequant", "tquant", "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc",
+            "tmatmul_mx_bias"}
+
+
+def test_every_rounding_pto_op_has_a_tie():
+    from tilesim.verify.stimulus.pto import OPS, _classes, _signature
+    groups = (_EXACT, _NO_MIDPOINT, _TRANSCENDENTAL, _NOT_YET)
+    assert sum(map(len, groups)) == len(set().union(*groups))
+    without = {op for op in OPS if "tie" not in _classes(op, _signature(op, "a5", None), "a5")}
+    assert without == set().union(*groups)
+    for op in ("tadd", "tpartadd", "trowsum", "tcolprod", "tmatmul", "tmatmul_bias"):
+        assert any("tie" in t for t in make_vectors("pto", op, n=1, seed=1).tags), op

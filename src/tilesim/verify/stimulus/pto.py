@@ -392,6 +392,8 @@ def _classes(op: str, sig, target) -> list[str]:
         out += ["nan_at_0", "nan_after_0"]
     if _arith(op) and src_fmt.is_float:
         out += ["tie", "overflow"]
+    if _tie_op(op, sig):
+        out.append("tie")
     if fam == "cvt" and _narrows(*sig):
         out += ["tie"] + (["overflow"] if _range(get_dtype(sig[1]).format) < _range(src_fmt) else [])
     if _cvt_undefined(op, sig, get_target(target)):     # the target leaves these inputs undefined
@@ -563,7 +565,7 @@ def _arith(op: str) -> str | None:
     """``add``, ``sub`` or ``mul`` for the ops whose ties and overflow are built here, else None."""
     if FAMILY[op] not in _ROUNDING_FAMILIES:
         return None
-    kind = op[1:].removeprefix("rowexpand").removeprefix("colexpand").removesuffix("s")
+    kind = op[1:].removeprefix("rowexpand").removeprefix("colexpand").removeprefix("part").removesuffix("s")
     return kind if kind in ("add", "sub", "mul") else None
 
 
@@ -601,8 +603,64 @@ def _fill(tile: Tile, code) -> None:
     tile.bits[:r, :cc] = code
 
 
+def _tie_op(op: str, sig) -> bool:
+    """Float sums, products and matrix products: each result rounds, so it gets directed ties (decision V18)."""
+    fam = FAMILY[op]
+    if fam in ("row_reduce", "col_reduce"):
+        return op.endswith(("sum", "prod")) and get_dtype(sig[0]).format.is_float
+    return fam in ("matmul", "matmul_acc", "matmul_bias") and get_dtype(sig[1]).format.is_float
+
+
+def _plant_reduce_tie(op: str, c: _Call, rng) -> None:
+    """Sources whose every result is exactly halfway between two codes of the result format.
+
+    TROWSUM/TCOLSUM: each reduced line is a in [1, 2) with an odd last bit, h = half an ulp of 1, and
+    zeros (a + h, in any order); TROWPROD/TCOLPROD: a in [1, 4/3) with an odd last bit, 1.5 and ones
+    (1.5 a = a + a / 2 in [1.5, 2), its last bit half an ulp); TMATMUL (and _ACC with
+    C = 0, _BIAS with bias 0): row i of A is (a_i, 2^-12, 0 ...), every column of B (1, 2^-12, 0 ...),
+    so C[i, j] = a_i + 2^-24, half an f32 ulp past a_i. Signs are random per line.
+    """
+    fam = FAMILY[op]
+    if fam.startswith("matmul"):
+        a, b = c.tiles["a"], c.tiles["b"]
+        fa, fb = a.dtype.format, b.dtype.format
+        r, k = a.valid
+        m = fa.man_bits
+        lead = (rng.integers(0, 1 << max(m - 1, 0), r) * 2 + 1) * 2.0 ** -m + 1
+        rows = np.zeros((r, k))
+        rows[:, 0] = lead * rng.choice([-1.0, 1.0], r)
+        rows[:, 1] = 2.0 ** -12 * np.sign(rows[:, 0])
+        a.bits[:r, :k] = formats.encode(rows, fa)
+        cols = np.zeros(b.valid)
+        cols[0], cols[1] = 1.0, 2.0 ** -12
+        b.bits[: b.valid_rows, : b.valid_cols] = formats.encode(cols, fb)
+        for name in ("c_in", "bias"):
+            if name in c.tiles:
+                c.tiles[name].bits[...] = 0
+        return
+    src = c.tiles["src"]
+    fmt = src.dtype.format
+    r, cc = src.valid
+    m = fmt.man_bits
+    along_rows = op.startswith("trow")
+    lines = r if along_rows else cc
+    prod = op.endswith("prod")
+    top = (1 << m) // 3 if prod else 1 << m         # products: a < 4/3, so 1.5 a stays below 2
+    lead = ((rng.integers(0, max(top // 2, 1), lines) * 2 + 1) * 2.0 ** -m + 1) * rng.choice([-1.0, 1.0], lines)
+    block = np.full((r, cc), 1.0 if prod else 0.0)
+    second = np.full(lines, 1.5) if prod else 2.0 ** -(m + 1) * np.sign(lead)
+    if along_rows:
+        block[:, 0], block[:, 1] = lead, second
+    else:
+        block[0, :], block[1, :] = lead, second
+    src.bits[:r, :cc] = formats.encode(block, fmt)
+
+
 def _plant_rounding(op, sig, cls, c: _Call, sc, rng) -> np.ndarray:
     """Sources whose exact results are rounding ties or overflow; returns the scalar's code."""
+    if cls == "tie" and _tie_op(op, sig):
+        _plant_reduce_tie(op, c, rng)
+        return sc
     if FAMILY[op] == "cvt":
         src, dst_fmt = c.tiles["src"], get_dtype(sig[1]).format
         fmt = src.dtype.format
