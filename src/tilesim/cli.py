@@ -1,4 +1,4 @@
-"""The ``tilesim`` command: demo, formats, quantize, run, gemm, vectors, check, study, compare.
+"""The ``tilesim`` command: demo, formats, quantize, run, gemm, vectors, check, coverage, study, compare.
 
 Errors, ``--debug``, ``--version`` and flags that take ``0``/``1`` are handled
 once for every command by :class:`tilesim.clikit.Group`: a command body just
@@ -321,6 +321,16 @@ def check(
     from .verify.commands import check_command
     code = check_command(golden, dump, console, junit=junit, max_report=max_report, only=only, x_policy=x_policy)
     raise typer.Exit(code)
+
+
+@app.command()
+def coverage(
+    dirs: list[Path] = typer.Argument(..., help="vector set directories (or coverage.json files)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write the merged cross coverage as JSON"),
+) -> None:
+    """Merge the cross coverage (class x configuration) of several vector sets and print it."""
+    from .verify.commands import coverage_command
+    coverage_command(dirs, console, out)
 
 
 @app.command()

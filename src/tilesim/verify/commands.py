@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rich.console import Console
@@ -15,7 +16,7 @@ from .stimulus import generator
 from .stimulus.dist import Dist
 from .vectorset import VectorSet
 
-__all__ = ["vectors_command", "check_command", "make_vectors", "OPTION_FLAGS"]
+__all__ = ["vectors_command", "check_command", "coverage_command", "make_vectors", "OPTION_FLAGS"]
 
 #: Python option name -> its command-line flag (for messages).
 OPTION_FLAGS = {
@@ -95,3 +96,24 @@ def check_command(golden: Path, dump: Path, console: Console, *, junit: Path | N
         write_junit(result, junit, max_report=max(max_report, 1))
         console.print(f"wrote {junit}")
     return 0 if result.ok else 1
+
+
+def coverage_command(dirs: list[Path], console: Console, out: Path | None = None) -> dict:
+    """Merge the cross coverage of vector set directories, print it as a table, write it to ``out``."""
+    crosses = []
+    for d in dirs:
+        f = Path(d) / "coverage.json" if Path(d).is_dir() else Path(d)
+        try:
+            rec = json.loads(f.read_text())
+            crosses.append(rec["cross"] if "cross" in rec else rec)
+            if not (isinstance(crosses[-1].get("keys"), list) and isinstance(crosses[-1].get("bins"), list)):
+                raise KeyError("keys")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise TilesimError(f"not a coverage record: {str(e)[:60] or type(e).__name__}", instruction="tilesim coverage",
+                               operand=str(f), rule="verify.coverage.file", value=str(f)) from None
+    merged = coverage.merge(crosses)
+    console.print(coverage.cross_table(merged, f"cross coverage of {len(dirs)} vector set(s)"))
+    if out is not None:
+        Path(out).write_text(json.dumps(merged, indent=1) + "\n")
+        console.print(f"wrote {out}")
+    return merged
