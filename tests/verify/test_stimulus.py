@@ -347,3 +347,34 @@ def test_every_rounding_pto_op_has_a_tie():
     assert without == set().union(*groups)
     for op in ("tadd", "tpartadd", "trowsum", "tcolprod", "tmatmul", "tmatmul_bias"):
         assert any("tie" in t for t in make_vectors("pto", op, n=1, seed=1).tags), op
+
+
+def test_tensix_int8_math_vectors():
+    """INT8 math (ALU_ACC_CTRL_INT8_math_enabled): sign-magnitude Src datums, an INT32 Dst; ELWADD writes sums."""
+    from tilesim.tensix import layouts
+    vs = make_vectors("tensix", "elwadd", n=6, seed=2, srca="INT8")
+    assert vs.config["int8_math"] and vs.config["style"] == "INT8"
+    assert vs.operand("dst_out").fmt == "tt.dst32rows.INT32" and vs.operand("srca").fmt == "tt.src.INT8"
+    assert {"zero", "min_normal", "max_normal", "accumulate"} <= set(vs.classes)
+    rows = np.arange(64)
+    for i, tags in enumerate(vs.tags):
+        a = layouts.src_read_int8(vs.arrays["srca"][i])
+        b = layouts.src_read_int8(vs.arrays["srcb"][i])
+        assert np.abs(a).max() <= 127 and np.abs(b).max() <= 127
+        if "accumulate" in tags:
+            continue
+        pair = lambda d: layouts.dst32_to_int(  # noqa: E731
+            (d[rows[rows & 8 == 0]].astype(np.uint64) << np.uint64(16)) | d[rows[rows & 8 != 0]])
+        before, after = pair(vs.arrays["dst"][i]), pair(vs.arrays["dst_out"][i])
+        written = after[after != before]
+        sums = set((a.reshape(-1)[:, None] + np.unique(b)[None, :]).reshape(-1).tolist())
+        assert written.size and set(written.tolist()) <= sums
+
+
+def test_tensix_int8_math_refuses_mixed_or_16_bit_dst(tmp_path):
+    from typer.testing import CliRunner
+
+    from tilesim.cli import app
+    for extra in (["--srcb", "BF16"], ["--dst16"]):
+        r = CliRunner().invoke(app, ["vectors", "tensix", "elwmul", "--srca", "INT8", *extra, "-o", str(tmp_path)])
+        assert r.exit_code == 2 and "verify.tensix.style" in r.output

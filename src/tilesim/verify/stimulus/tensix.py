@@ -39,11 +39,18 @@ WINDOW = 64                      # physical Dst rows carried
 _RWC_NAMES = tuple(RWC().as_dict())
 #: names of the bits of the ``banks`` output, from bit 0
 _BANK_FLAGS = ("srca_bank1", "srcb_bank1", "srca0_fpu", "srca1_fpu", "srcb0_fpu", "srcb1_fpu")
+def _src_from_int8(codes) -> np.ndarray:
+    """INT8 codes (two's complement) as sign-magnitude Src datums; -128 has no such datum and becomes -127."""
+    v = np.asarray(codes).astype(np.uint8).view(np.int8).astype(np.int64)
+    return layouts.src_from_int8((v < 0).astype(np.uint32), np.minimum(np.abs(v), 127))
+
+
 #: style -> (tilesim.formats name of the datums, how to make Src datums from its codes)
 _STYLE = {
     "BF16": ("bf16", layouts.src_from_bf16),
     "FP16": ("fp16", layouts.src_from_fp16),
     "TF32": ("tf32", layouts.src_from_tf32),
+    "INT8": ("int8", _src_from_int8),
 }
 _ROWS = {"mvmul": 8, "elwmul": 8, "elwadd": 8, "elwsub": 8, "gapool": 4, "gmpool": 1, "zeroacc": 16}
 
@@ -160,10 +167,17 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
                            operand="--argmax", rule="verify.option", value=op)
     argmax = True if argmax is None else argmax
     fa, fb = data_format(srca), data_format(srcb if srcb is not None else srca)
-    style = style_of(fa.code, op.upper())
+    int8 = fa.name == "INT8"                   # INT8 math: ALU_ACC_CTRL_INT8_math_enabled, INT32 Dst
+    style = "INT8" if int8 else style_of(fa.code, op.upper())
     if style not in _STYLE:
-        raise TilesimError(f"SrcA {fa.name} selects {style} style; vectors support BF16, FP16 and TF32 styles",
+        raise TilesimError(f"SrcA {fa.name} selects {style} style; vectors support BF16, FP16, TF32 and INT8",
                            instruction="tilesim vectors", operand="--srca", rule="verify.tensix.style", value=srca)
+    if int8 and fb.name != "INT8":
+        raise TilesimError("INT8 math takes INT8 in SrcB too", instruction="tilesim vectors", operand="--srcb",
+                           rule="verify.tensix.style", value=srcb)
+    if int8 and not dst32:
+        raise TilesimError("INT8 math accumulates in a 32-bit Dst (INT32); --dst16 does not apply",
+                           instruction="tilesim vectors", operand="--dst16", rule="verify.tensix.style", value=srca)
     Machine(rounding_model)     # checks the rounding model
     fname, to_src = _STYLE[style]
     fmt = formats.get(fname)
@@ -178,7 +192,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
     for cls in order:
         m = Machine(rounding_model)
         m.configure(0, ALU_FORMAT_SPEC_REG0_SrcA=fa.code, ALU_FORMAT_SPEC_REG1_SrcB=fb.code,
-                    ALU_ACC_CTRL_Fp32_enabled=int(dst32))
+                    ALU_ACC_CTRL_Fp32_enabled=int(dst32), ALU_ACC_CTRL_INT8_math_enabled=int(int8))
         t: set[str] = set()
         codes = _src_codes(fmt, rng, cls, (2, 2, 64, 16), dist or Dist())     # (SrcA/SrcB, bank, row, col)
         if op == "gmpool":
@@ -241,7 +255,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
             t.add(cls)
         tags.append(sorted(t))
     tags = finish(tags, classes, min_per_class)
-    dst_kind = "tt.dst32rows.FP32" if dst32 else f"tt.dst16.{'FP16' if style == 'FP16' else 'BF16'}"
+    dst_kind = f"tt.dst32rows.{'INT32' if int8 else 'FP32'}" if dst32 else f"tt.dst16.{'FP16' if style == 'FP16' else 'BF16'}"
     src_kind = f"tt.src.{style}"
     operands = [
         Operand("srca", "input", (2, 64, 16), 19, src_kind, doc="SrcA, both banks (Src datum layout)"),
@@ -265,7 +279,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
               "thread_config": np.uint16, "rwc": np.uint16, "banks_in": np.uint8, "insn": np.uint32,
               "dst_out": np.uint16, "dst_valid_out": np.uint8, "rwc_out": np.uint16, "banks": np.uint8}
     arrays = {k: np.array(v).astype(dtypes[k]) for k, v in cols.items()}
-    config = {"srca": fa.name, "srcb": fb.name, "style": style, "dst32": bool(dst32), "rounding_model": rounding_model,
+    config = {"srca": fa.name, "srcb": fb.name, "style": style, "dst32": bool(dst32), "int8_math": int8, "rounding_model": rounding_model,
               "argmax": bool(argmax) if op in ("gmpool", "gapool") else None, "thread": 0, "dst_window_rows": WINDOW}
     return VectorSet("tensix", op, config, seed, operands, arrays, tags, classes, min_per_class)
 
