@@ -51,8 +51,20 @@ def _formats_encode(config: dict) -> Model:
     return model
 
 
+def _pto(op: str):
+    def make(config: dict) -> Model:
+        from .stimulus.pto import run_one
+        return lambda txn: run_one(op, config, txn)
+    return make
+
+
+def _pto_models() -> dict:
+    from .stimulus.pto import OPS
+    return {("pto", op): _pto(op) for op in OPS}
+
+
 #: (isa, op) -> model factory taking the manifest's ``config``
-MODELS = {("ame", "mmacc"): _ame_mmacc, ("formats", "encode"): _formats_encode}
+MODELS = {("ame", "mmacc"): _ame_mmacc, ("formats", "encode"): _formats_encode, **_pto_models()}
 
 
 def reference(isa: str, op: str, config: dict) -> Model:
@@ -64,7 +76,7 @@ def reference(isa: str, op: str, config: dict) -> Model:
     """
     make = MODELS.get((isa, op))
     if make is None:
-        known = ", ".join(f"{i} {o}" for i, o in MODELS)
+        known = ", ".join(sorted({f"{i} {o}" if i != "pto" else "pto (every op)" for i, o in MODELS}))
         raise UnsupportedError(f"no per-transaction model for {isa} {op} yet (models: {known}); compare with the "
                                "vector set's golden outputs instead", instruction="tilesim.verify.reference",
                                operand="op", rule="verify.model", value=f"{isa} {op}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import formats
-from ...errors import DtypeError
+from ...errors import DtypeError, TilesimError
 from ...pto import Tile
 from ...pto.dtypes import get_dtype
 from ...pto.ops import OPS as PTO_OPS
@@ -728,3 +728,38 @@ def _measure_rounding(op, sig, c: _Call, sc) -> set[str]:
     if ((x > hi) | (x < lo)).any():
         out.add("overflow")
     return out
+
+
+def run_one(op: str, config: dict, txn) -> dict[str, np.ndarray]:
+    """One op call on fresh tiles from a transaction: every tile at full capacity by name, ``valid`` (each
+    tile's valid region, in operand order) and ``scalar`` where the op takes one; returns ``<tile>_out``.
+
+    The tiles are built as the generator builds them, for the region whose valid regions equal the
+    transaction's (decision V10).
+    """
+    sig, target = tuple(config["dtype"]), config["target"]
+    full = tuple(config["region"])
+    valid = [tuple(int(x) for x in v) for v in np.asarray(txn["valid"]).reshape(-1, 2).tolist()]
+    probe = _build(op, sig, *full, target)
+    names = list(probe.tiles)
+    c = None
+    for vr, vc in dict.fromkeys([full, *valid]):
+        try:
+            cand = _build(op, sig, vr, vc, target)
+        except TilesimError:                    # a region only another tile can have
+            continue
+        if [tuple(t.valid) for t in cand.tiles.values()] == valid:
+            c = cand
+            break
+    if c is None:
+        raise TilesimError(f"no {op} region gives the valid regions {valid}", instruction="tilesim.verify.reference",
+                           operand="valid", rule="verify.model.valid", value=valid)
+    for k in names:
+        c.tiles[k].bits[...] = np.asarray(txn[k]).astype(c.tiles[k].dtype.lane)
+    value = None
+    if c.scalar is not None:
+        sdt = get_dtype(c.scalar)
+        value = np.asarray(txn["scalar"]).reshape(1).astype(sdt.lane).view(sdt.np)[0]
+    with np.errstate(all="ignore"):
+        c.call(value)
+    return {f"{k}_out": c.tiles[k].bits.copy() for k in c.outputs}
