@@ -9,6 +9,7 @@ from tilesim.errors import TilesimError, UnsupportedError
 from tilesim.verify.commands import make_vectors
 from tilesim.verify.scoreboard import Scoreboard, reference
 from tilesim.verify.stimulus import pto as pto_gen
+from tilesim.verify.stimulus import tensix as tensix_gen
 
 
 def _txn(vs, i):
@@ -58,7 +59,7 @@ def test_scoreboard_refuses_bad_transactions():
         sb.check(0, exp, {"c": exp["c"].reshape(-1)[:3], "mxstatus": 0})
     assert e.value.rule == "verify.scoreboard.shape"
     with pytest.raises(UnsupportedError) as e:
-        reference("tensix", "elwmul", {})
+        reference("formats", "decode", {})
     assert e.value.rule == "verify.model"
 
 
@@ -69,4 +70,14 @@ def test_pto_model_gives_every_op_its_golden_outputs(op):
     for i in range(vs.count):                    # partial_valid vectors included: the region is found again
         got = model(_txn(vs, i))
         assert set(got) == {o.name for o in vs.operands if o.role == "output"}
+        assert all(np.array_equal(got[k], vs.arrays[k][i]) for k in got), (op, i)
+
+
+@pytest.mark.parametrize("op", tensix_gen.OPS)
+@pytest.mark.parametrize("opts", [{}, {"srca": "FP16", "dst32": False}, {"srca": "INT8"}])
+def test_tensix_model_gives_every_instruction_its_golden_outputs(op, opts):
+    vs = make_vectors("tensix", op, n=1, seed=5, **opts)
+    model = reference("tensix", op, vs.config)
+    for i in range(vs.count):
+        got = model(_txn(vs, i))
         assert all(np.array_equal(got[k], vs.arrays[k][i]) for k in got), (op, i)

@@ -63,8 +63,14 @@ def _pto_models() -> dict:
     return {("pto", op): _pto(op) for op in OPS}
 
 
+def _tensix(config: dict) -> Model:
+    from .stimulus.tensix import run_one
+    return lambda txn: run_one(config, txn)
+
+
 #: (isa, op) -> model factory taking the manifest's ``config``
-MODELS = {("ame", "mmacc"): _ame_mmacc, ("formats", "encode"): _formats_encode, **_pto_models()}
+MODELS = {("ame", "mmacc"): _ame_mmacc, ("formats", "encode"): _formats_encode, **_pto_models(),
+          **{("tensix", op): _tensix for op in ("gmpool", "gapool", "elwmul", "elwadd", "elwsub", "mvmul", "zeroacc")}}
 
 
 def reference(isa: str, op: str, config: dict) -> Model:
@@ -76,7 +82,7 @@ def reference(isa: str, op: str, config: dict) -> Model:
     """
     make = MODELS.get((isa, op))
     if make is None:
-        known = ", ".join(sorted({f"{i} {o}" if i != "pto" else "pto (every op)" for i, o in MODELS}))
+        known = ", ".join(sorted({f"{i} {o}" if i not in ("pto", "tensix") else f"{i} (every op)" for i, o in MODELS}))
         raise UnsupportedError(f"no per-transaction model for {isa} {op} yet (models: {known}); compare with the "
                                "vector set's golden outputs instead", instruction="tilesim.verify.reference",
                                operand="op", rule="verify.model", value=f"{isa} {op}")

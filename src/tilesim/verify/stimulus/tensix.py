@@ -279,7 +279,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
               "thread_config": np.uint16, "rwc": np.uint16, "banks_in": np.uint8, "insn": np.uint32,
               "dst_out": np.uint16, "dst_valid_out": np.uint8, "rwc_out": np.uint16, "banks": np.uint8}
     arrays = {k: np.array(v).astype(dtypes[k]) for k, v in cols.items()}
-    config = {"srca": fa.name, "srcb": fb.name, "style": style, "dst32": bool(dst32), "int8_math": int8, "rounding_model": rounding_model,
+    config = {"srca": fa.name, "srcb": fb.name, "style": style, "dst32": bool(dst32), "int8_math": int8,
+              "config_addrs": cfg_addrs, "thread_config_addrs": tc_addrs, "rounding_model": rounding_model,
               "argmax": bool(argmax) if op in ("gmpool", "gapool") else None, "thread": 0, "dst_window_rows": WINDOW}
     return VectorSet("tensix", op, config, seed, operands, arrays, tags, classes, min_per_class)
 
@@ -330,3 +331,28 @@ def _plant_gmpool(cls: str, codes: np.ndarray, fmt, rng) -> None:
         r1, r2 = rng.choice(8, 2, replace=False)
         a[:, r1, :] = top
         a[:, r2, :] = top
+
+
+def run_one(config: dict, txn) -> dict[str, np.ndarray]:
+    """One instruction on a fresh machine from a transaction (the vector set's inputs by name): Config and
+    ThreadConfig words at the manifest's addresses, both Src register files, the Dst window and its valid
+    flags, thread 0's RWCs, the bank pointers and owners, and the instruction word; returns the outputs."""
+    m = Machine(config["rounding_model"])
+    for addr, word in zip(config["config_addrs"], np.asarray(txn["config"]).reshape(-1).tolist()):
+        m.config[0].set_word(addr, int(word))
+    for addr, word in zip(config["thread_config_addrs"], np.asarray(txn["thread_config"]).reshape(-1).tolist()):
+        m.thread_config[0].set_word(addr, int(word))
+    m.srca[...] = np.asarray(txn["srca"]).astype(np.uint32)
+    m.srcb[...] = np.asarray(txn["srcb"]).astype(np.uint32)
+    m.dst[:WINDOW] = np.asarray(txn["dst"]).astype(np.uint16)
+    m.dst_valid[:WINDOW] = np.asarray(txn["dst_valid"]).astype(bool)
+    for name, v in zip(_RWC_NAMES, np.asarray(txn["rwc"]).reshape(-1).tolist()):
+        setattr(m.rwc[0], name, int(v))
+    banks = int(np.asarray(txn["banks_in"]).reshape(-1)[0])
+    m.srca_bank, m.srcb_bank = banks & 1, banks >> 1 & 1
+    owner = [Client.MATRIX_UNIT if banks >> (2 + i) & 1 else Client.UNPACKERS for i in range(4)]
+    m.srca_client, m.srcb_client = owner[:2], owner[2:]
+    m.execute(isa.decode(int(np.asarray(txn["insn"]).reshape(-1)[0])))
+    return {"dst_out": m.dst[:WINDOW].copy(), "dst_valid_out": m.dst_valid[:WINDOW].astype(np.uint8),
+            "rwc_out": np.array([m.rwc[0].as_dict()[k] for k in _RWC_NAMES], np.uint16),
+            "banks": np.array([_banks(m)], np.uint8)}
