@@ -99,6 +99,7 @@ def test_a_partly_x_word_shows_its_x_digits(gold, tmp_path):
 
 
 @pytest.mark.parametrize("text,rule,line", [
+    ("0 0 0 0 0 " + "f" * 30 + "\n", "verify.hex.width", 1),  # far wider than any lane
     ("@0 0 0\n@1 0\n", "verify.hex.address", 2),          # address 1 written twice
     ("@ff 0\n", "verify.hex.count", 1),                    # past the end
     ("0 0\n@zz 0\n", "verify.hex.syntax", 2),              # an address is hex only
@@ -172,6 +173,7 @@ def test_readmem_agrees_with_an_independent_reader(tmp_path_factory, data):
     seps = data.draw(st.lists(st.sampled_from([" ", "\n", "\t", " // c\n", " /* c\n */ "]), min_size=count,
                               max_size=count))
     text = "".join(f"{w:x}{s}" for w, s in zip(words, seps))
-    path = tmp_path_factory.mktemp("m") / "w.hex"
-    path.write_text(text)
-    assert read_mem(path, count, lane_bits).values.tolist() == readmemh(path) == words
+    d = tmp_path_factory.mktemp("m")
+    for name, body in (("plain.hex", text), ("addressed.hex", "@0 " + text)):   # the one-pass and token readers
+        (d / name).write_text(body)
+        assert read_mem(d / name, count, lane_bits).values.tolist() == readmemh(d / name) == words

@@ -77,6 +77,28 @@ def _mask(word: str, chars: str, radix: int) -> int:
     return int("".join(ones if c in chars else "0" for c in word), radix)
 
 
+_PLAIN = {16: re.compile(r"[0-9a-fA-F_\s]*"), 2: re.compile(r"[01_\s]*")}
+_LONE_UNDERSCORES = re.compile(r"(?<!\S)_+(?!\S)")
+
+
+def _fast(text: str, count: int, lane_bits: int, radix: int) -> MemImage | None:
+    """Plain files (no addresses, no X/Z, every word in place and in range) in one pass; None for the rest,
+    which the token-by-token reader reads or locates the error in."""
+    if not _PLAIN[radix].fullmatch(text) or _LONE_UNDERSCORES.search(text):
+        return None
+    words = text.replace("_", "").split() if "_" in text else text.split()
+    if len(words) != count:
+        return None
+    try:
+        values = np.array([int(w, radix) for w in words], object if lane_bits > 63 else np.int64).astype(np.uint64)
+    except OverflowError:                       # a word far wider than the lane: the reader says where
+        return None
+    if lane_bits < 64 and (values >> np.uint64(lane_bits)).any():
+        return None
+    zero = np.zeros(count, np.uint64)
+    return MemImage(values, zero, zero.copy())
+
+
 def read_mem(path: Path, count: int, lane_bits: int, radix: int = 16) -> MemImage:
     """Read a ``$readmemh`` (``radix`` 16) or ``$readmemb`` (2) file into ``count`` words of ``lane_bits``.
 
@@ -102,6 +124,9 @@ def read_mem(path: Path, count: int, lane_bits: int, radix: int = 16) -> MemImag
     opened = text.find("/*")
     if opened >= 0:
         raise fail("a /* comment is never closed", "verify.hex.syntax", opened, "/*")
+    fast = _fast(text, count, lane_bits, radix)
+    if fast is not None:
+        return fast
     values = np.zeros(count, np.uint64)
     xbits = np.zeros(count, np.uint64)
     zbits = np.zeros(count, np.uint64)
