@@ -177,3 +177,19 @@ def test_readmem_agrees_with_an_independent_reader(tmp_path_factory, data):
     for name, body in (("plain.hex", text), ("addressed.hex", "@0 " + text)):   # the one-pass and token readers
         (d / name).write_text(body)
         assert read_mem(d / name, count, lane_bits).values.tolist() == readmemh(d / name) == words
+
+
+@settings(max_examples=max(30, settings().max_examples // 2), deadline=None)
+@given(text=st.text(st.sampled_from("0123456789abcdefxzXZ?_@/* \n\tg"), max_size=60),
+       count=st.integers(1, 6), lane_bits=st.integers(1, 64), radix=st.sampled_from([16, 2]))
+def test_fuzz_memory_text_reads_or_names_the_rule(tmp_path_factory, text, count, lane_bits, radix):
+    path = tmp_path_factory.mktemp("f") / "m.hex"
+    path.write_text(text)
+    try:
+        mem = read_mem(path, count, lane_bits, radix)
+    except ParseError as e:
+        assert e.rule.startswith("verify.hex.") and e.line >= 1 and e.column >= 1
+        return
+    assert mem.values.shape == (count,)
+    if lane_bits < 64:
+        assert not ((mem.values | mem.xbits | mem.zbits) >> np.uint64(lane_bits)).any()
