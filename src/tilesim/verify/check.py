@@ -1,9 +1,11 @@
 """``tilesim check``: compare a device's dump with a golden vector set, bit for bit.
 
-The dump is a directory holding, for each output of the golden, the hex file of the same name
-(``dst.hex``), or ``<name>.npz``, or one ``vectors.npz`` (or a path to an ``.npz``) holding arrays
-by operand name. Two codes match when their bits are equal, or when both are NaN and the operand's
-``nan_any`` says the op does not define NaN payloads (decision V5).
+The dump is a directory holding, for each output of the golden, the ``$readmemh`` file of the same
+name (``dst.hex``) or ``$readmemb`` text (``dst.bin``), or ``<name>.npz``, or one ``vectors.npz`` (or a
+path to an ``.npz``) holding arrays by operand name. Two codes match when their bits are equal, or when
+both are NaN and the operand's ``nan_any`` says the op does not define NaN payloads (decision V5); a
+dump word with X or Z digits is an ``x`` or ``z`` mismatch unless ``x_policy="ignore"`` (decision V14).
+The golden directory is checked against :mod:`.schema` first (decision V15).
 """
 
 from __future__ import annotations
