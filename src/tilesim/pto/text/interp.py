@@ -138,6 +138,12 @@ class Interpreter:
         if strict and not self.prof.strict:
             self.prof = self.prof.with_(strict=True)
         self.trace = trace
+        #: called after each executed statement with it, its environment and the tiles and global windows a
+        #: tile op wrote (``(outs, windows)``; empty for other statements): value traces (:mod:`tilesim.pto.trace`)
+        self.observe: Callable | None = None
+        #: the iteration number of each enclosing ``scf.for``/``scf.while``, outermost first
+        self.iters: list[int] = []
+        self._wrote: tuple = ()
         if not isinstance(blocks, int) or isinstance(blocks, bool) or blocks < 1:
             raise TilesimError("blocks must be a positive integer", instruction="pto.run", operand="blocks",
                                rule="pto.interp.blocks", value=blocks)
@@ -562,6 +568,9 @@ class Interpreter:
                 self.mem.release(t)
         if self.trace is not None:
             self.trace(st, [env.get(r) for r in st.results])
+        if self.observe is not None:
+            self.observe(st, env, self._wrote)
+            self._wrote = ()
         return sig
 
     # --------------------------------------------------------------- values
@@ -879,10 +888,13 @@ class Interpreter:
         carried = [self._get(env, o, st) for _, o in iters]
         var = st.extra["var"]
         ivt = "index"
-        for i in range(lb, ub, step):
+        self.iters.append(0)
+        for k, i in enumerate(range(lb, ub, step)):
+            self.iters[-1] = k
             inner = env.new_child({var: Scalar(ivt, i), **{n: v for (n, _), v in zip(iters, carried)}})
             sig = self._region(st.body, inner, frame)
             carried = self._yielded(st, sig, len(iters))
+        self.iters.pop()
         self._bind(env, st, carried)
 
     def _yielded(self, st: Stmt, sig, n: int) -> list:
@@ -1010,6 +1022,8 @@ class Interpreter:
             t.push()
             if t.undefined is not before and t.undefined is not None and t.undefined.any():
                 self.undefined.append((st.line, st.op, int(np.count_nonzero(t.undefined))))
+        if self.observe is not None:
+            self._wrote = (outs, windows)
         for arr, pv, extra, write in windows:
             if write:
                 g = pv.view.ptr.glob

@@ -1,0 +1,11 @@
+"""See inside a program: value traces and where two runs of it part (``tilesim diff``).
+
+Each ISA's runner reports its executed statements as :class:`Step` records through an observer callback
+(:mod:`tilesim.pto.trace`, :mod:`tilesim.tensix.trace`, :mod:`tilesim.ame.trace`); this package stores them
+(:mod:`.steps`) and compares two runs (:mod:`.compare`) without knowing any ISA.
+"""
+
+from .compare import Difference, Element, differences, ulp_distance
+from .steps import Filter, Step, Write, load, save
+
+__all__ = ["Difference", "Element", "Filter", "Step", "Write", "differences", "load", "save", "ulp_distance"]
