@@ -132,9 +132,10 @@ class Filter:
 
 
 def _op_key(name: str) -> str:
-    """``pto.tadd`` and ``tadd``, ``MMACC.T`` and ``mmacc.t``, name the same op."""
+    """``pto.tadd`` and ``tadd``, ``pto.tmatmul.acc`` and ``tmatmul_acc``, ``MMACC.T`` and ``mmacc.t`` name the
+    same op."""
     name = name.strip().lower()
-    return name.split(".", 1)[1] if name.startswith("pto.") else name
+    return (name.split(".", 1)[1] if name.startswith("pto.") else name).replace(".", "_")
 
 
 def _bad(option: str, text, want: str) -> TilesimError:
