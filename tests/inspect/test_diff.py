@@ -212,3 +212,22 @@ def test_a_file_that_is_not_a_trace_is_refused(tmp_path):
     np.savez(tmp_path / "x.npz", a=np.zeros(3))
     with pytest.raises(Exception, match="inspect.file"):
         load(tmp_path / "x.npz")
+
+
+def _same_steps(x, y):
+    return [(s.index, s.line, s.op, s.iters, [(w.name, w.bits.tolist()) for w in s.writes]) for s in x] == \
+        [(s.index, s.line, s.op, s.iters, [(w.name, w.bits.tolist()) for w in s.writes]) for s in y]
+
+
+def test_trace_true_on_the_python_run_functions(pto, ame):
+    import tilesim.pto as tpto
+    from tilesim.ame import assemble, run_program
+    p, ins, _ = pto
+    r = tpto.run_file(p, ins, "cpu", trace=True)
+    assert _same_steps(r.steps, pto_trace(p, ins, "cpu").steps) and (r.outputs["y"] == tpto.run_file(p, ins, "cpu")["y"]).all()
+    assert _same_steps(tpto.run_text(PTO_SUM, ins, "cpu", source=str(p), trace=True).steps, r.steps)
+    p, ins, _ = ame
+    seen = []
+    res = run_program(assemble(p.read_text(), source=str(p)), ins, trace=True, on_step=lambda *a: seen.append(a[0]))
+    assert _same_steps(res.steps, ame_trace(p, ins).steps) and len(seen) == len(res.steps)
+    assert run_program(assemble(p.read_text()), ins).steps is None

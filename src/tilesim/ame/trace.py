@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import formats
 from ..errors import TilesimError
-from ..inspect.steps import Filter, Step, Write
+from ..inspect.steps import Filter, Step, Traced, Write
 from .accum import accumulator
 from .asm import assemble
 from .csr import CSRS, MXCFG
@@ -77,13 +77,13 @@ def observer(steps: list[Step], source: str, keep: Filter | None = None):
 
 
 def trace_file(path, inputs: dict | None = None, *, accumulation: str = "fused", quantize: bool = False,
-               keep: Filter | None = None) -> tuple[dict[str, np.ndarray], list[Step]]:
-    """Run an AME assembly file as ``tilesim run`` does; return ``(outputs, steps)``."""
+               keep: Filter | None = None) -> Traced:
+    """Run an AME assembly file as ``tilesim run`` does; return ``Traced(outputs, steps)``."""
     program = assemble(Path(path).read_text(), source=str(path))
     steps: list[Step] = []
     result = run_program(program, inputs or {}, accumulation=accumulation, quantize=quantize,
                          on_step=observer(steps, str(path), keep))
-    return {**result.outputs, "ame_tiles": result.core.tiles.copy()}, steps
+    return Traced({**result.outputs, "ame_tiles": result.core.tiles.copy()}, steps)
 
 
 def explain(op: str, a: dict, b: dict) -> list[str]:

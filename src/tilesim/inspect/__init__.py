@@ -6,6 +6,6 @@ Each ISA's runner reports its executed statements as :class:`Step` records throu
 """
 
 from .compare import Difference, Element, differences, ulp_distance
-from .steps import Filter, Step, Write, load, save
+from .steps import Filter, Step, Traced, Write, load, save
 
-__all__ = ["Difference", "Element", "Filter", "Step", "Write", "differences", "load", "save", "ulp_distance"]
+__all__ = ["Difference", "Element", "Filter", "Step", "Traced", "Write", "differences", "load", "save", "ulp_distance"]

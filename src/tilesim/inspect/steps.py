@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import formats
 from ..errors import TilesimError
 
-__all__ = ["Write", "Step", "Filter", "save", "load", "VERSION"]
+__all__ = ["Write", "Step", "Traced", "Filter", "save", "load", "VERSION"]
 
 #: the trace-file layout; :func:`load` refuses others
 VERSION = 1
@@ -87,6 +88,13 @@ class Step:
     def __str__(self) -> str:
         it = f" iteration {','.join(map(str, self.iters))}" if self.iters else ""
         return f"{self.where}{it}: {self.op} wrote " + (", ".join(w.name for w in self.writes) or "nothing")
+
+
+class Traced(NamedTuple):
+    """What a traced run returns: its outputs by name and its steps."""
+
+    outputs: dict
+    steps: list
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..inspect.steps import Filter, Step, Write
+from ..inspect.steps import Filter, Step, Traced, Write
 from .ops.convert_cpu import UndefinedCastWarning
 from .text.interp import Interpreter, parse_file
 from .tile import Tile
@@ -60,8 +60,8 @@ def observe(it: Interpreter, steps: list[Step], keep: Filter | None = None) -> N
 
 
 def trace_file(path, inputs=None, target=None, *, entry: str | None = None, blocks: int = 1, strict: bool = False,
-               keep: Filter | None = None) -> tuple[dict[str, np.ndarray], list[Step]]:
-    """Run a ``.pto`` file as :func:`tilesim.pto.text.run_file` does; return ``(outputs, steps)``.
+               keep: Filter | None = None) -> Traced:
+    """Run a ``.pto`` file as :func:`tilesim.pto.text.run_file` does; return ``Traced(outputs, steps)``.
 
     ``inputs`` is a dict of arrays by argument name, or the path of an ``.npz`` holding them.
     """
@@ -74,7 +74,7 @@ def trace_file(path, inputs=None, target=None, *, entry: str | None = None, bloc
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedCastWarning)
         outputs = it.run(entry)
-    return outputs, steps
+    return Traced(outputs, steps)
 
 
 _MAXMIN = frozenset({"trowmax", "trowmin", "tcolmax", "tcolmin", "tmax", "tmin", "tmaxs", "tmins", "trowargmax",
@@ -123,8 +123,8 @@ def why(op: str, a, b) -> list[str]:
     """The rules behind different values of ``op`` on profiles ``a`` and ``b``: the rows of :data:`REASONS` whose
     field differs, else those of :data:`GENERAL`.
 
-    >>> why("pto.trowsum", "cpu", "a5")[0]
-    'PTO91: cpu sums an ND f32/f16 row as clang\\'s vectorised loop does (two 4-lane partial sums per 8 columns, then the rest in order); a2a3 and a5 sum in index order (PTO5)'
+    >>> [r[:5] for r in why("pto.trowsum", "cpu", "a5")], [r[:4] for r in why("tcolargmax", "a2a3", "a5")][:2]
+    (['PTO91'], ['PTO8', 'PTO8'])
     """
     from .targets import get_target
     from .text.forms import op_key

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import formats
 from ..errors import TilesimError
-from ..inspect.steps import Filter, Step, Write
+from ..inspect.steps import Filter, Step, Traced, Write
 from .cli import parse_program, run_program
 from .fpu.common import _fpu_mode
 from .layouts import dst16_to_bf16, dst16_to_fp16, dst32_to_fp32
@@ -112,14 +112,14 @@ def _fmt(name: str) -> str:
 
 
 def trace_file(path, inputs: dict | None = None, *, rounding_model: str = "hardware",
-               keep: Filter | None = None) -> tuple[dict[str, np.ndarray], list[Step]]:
-    """Run a ``.tt`` file as ``tilesim run`` does; return ``(outputs, steps)``."""
+               keep: Filter | None = None) -> Traced:
+    """Run a ``.tt`` file as ``tilesim run`` does; return ``Traced(outputs, steps)``."""
     path = Path(path)
     statements = parse_program(path.read_text(), source=str(path))
     steps: list[Step] = []
     _, outputs = run_program(statements, dict(inputs or {}), rounding_model, str(path),
                              observe=observer(steps, str(path), keep))
-    return outputs, steps
+    return Traced(outputs, steps)
 
 
 def explain(op: str, a: dict, b: dict) -> list[str]:

@@ -1404,8 +1404,8 @@ def run_text(text: str, inputs: dict | None = None, target=None, *, source: str 
              entry: str | None = None, trace=None, blocks: int = 1, level: str | None = None,
              stdout=None, strict: bool = False) -> dict[str, np.ndarray]:
     """Parse and run program text; see :func:`run_file`."""
-    return Interpreter(parse(text, source), inputs, target, trace, blocks=blocks, level=level,
-                       stdout=stdout, strict=strict).run(entry)
+    return _run(Interpreter(parse(text, source), inputs, target, None if trace is True else trace, blocks=blocks,
+                            level=level, stdout=stdout, strict=strict), entry, trace is True)
 
 
 def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None = None, trace=None,
@@ -1418,7 +1418,9 @@ def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None
         target: ``cpu``, ``a2a3``, ``a5`` or a :class:`~tilesim.pto.Profile`; default the module's
             ``pto.target_arch``, else ``a5``.
         entry: the function to run (default: the one marked ``pto.entry``, else the first public one).
-        trace: called with each statement and its results as it runs.
+        trace: called with each statement and its results as it runs; ``True``: return
+            ``Traced(outputs, steps)``, one :class:`~tilesim.inspect.Step` per tile op with the values it wrote
+            (:mod:`tilesim.pto.trace`).
         blocks: run the kernel once per block (``get_block_idx`` 0 .. blocks-1) on shared global memory.
         level: ``"level3"``: every ``alloc_tile`` must give ``addr =`` (PTOAS ``--pto-level=level3``).
         stdout: where ``tprint`` writes (default ``sys.stdout``).
@@ -1431,8 +1433,19 @@ def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None
         SpecGapError: under ``strict``, rule ``pto.tcvt.undefined``, naming the op, the operand, the first
             offending element's position and its value.
     """
-    return Interpreter(parse_file(path), inputs, target, trace, blocks=blocks, level=level, stdout=stdout,
-                       strict=strict).run(entry)
+    return _run(Interpreter(parse_file(path), inputs, target, None if trace is True else trace, blocks=blocks,
+                            level=level, stdout=stdout, strict=strict), entry, trace is True)
+
+
+def _run(it: Interpreter, entry: str | None, values: bool):
+    """Run; with ``values``, return :class:`~tilesim.inspect.Traced` (the outputs and every tile op's Step)."""
+    if not values:
+        return it.run(entry)
+    from ...inspect.steps import Traced
+    from ..trace import observe
+    steps: list = []
+    observe(it, steps)
+    return Traced(it.run(entry), steps)
 
 
 def parse_file(path) -> Program:
