@@ -231,3 +231,37 @@ def test_trace_true_on_the_python_run_functions(pto, ame):
     res = run_program(assemble(p.read_text(), source=str(p)), ins, trace=True, on_step=lambda *a: seen.append(a[0]))
     assert _same_steps(res.steps, ame_trace(p, ins).steps) and len(seen) == len(res.steps)
     assert run_program(assemble(p.read_text()), ins).steps is None
+
+
+# ------------------------------------------------------------------------------ the tutorial's kernels
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+def test_layernorm_kernel_normalises_each_row(target):
+    import tilesim.pto as tpto
+    x = dict(np.load(EX / "layernorm_inputs.npz"))
+    y = tpto.run_file(EX / "layernorm.pto", x, target)["y"].astype(np.float64)
+    xx = x["x"].astype(np.float64)
+    want = (xx - xx.mean(1, keepdims=True)) / np.sqrt(xx.var(1, keepdims=True) + 1e-5)
+    assert y.shape == (8, 64) and np.abs(y - want).max() < 1e-5
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+def test_tiled_gemm_kernel_is_the_f32_fma_chain(target):
+    """Oracle: per 16-wide K block a chain of f32 fused multiply-adds from +0 (exact Fractions, one rounding per
+    step); TMATMUL_ACC then adds the block's chain to C, rounded once (as tests/pto/test_matmul_forms.py)."""
+    from fractions import Fraction
+
+    import tilesim.pto as tpto
+
+    from ..pto import oracle as o
+    ab = dict(np.load(EX / "tiled_gemm_inputs.npz"))
+    c = tpto.run_file(EX / "tiled_gemm.pto", ab, target)["c"]
+    a, b = ab["a"].astype(np.float64), ab["b"].astype(np.float64)
+    for i, j in [(0, 0), (3, 7), (15, 15), (9, 2)]:
+        total = None
+        for k0 in range(0, 64, 16):
+            chain = 0
+            for k in range(k0, k0 + 16):
+                chain = o.round_bits(Fraction(o.dec(chain, "f32")) + Fraction(a[i, k]) * Fraction(b[k, j]), "f32")
+            total = chain if total is None else o.round_bits(
+                Fraction(o.dec(chain, "f32")) + Fraction(o.dec(total, "f32")), "f32")
+        assert int(c[i, j:j + 1].view(np.uint32)[0]) == total

@@ -59,10 +59,11 @@ def trace_program(program: Path, inputs: dict, keep: Filter | None = None, **opt
 def run_traced(program: Path, inputs: dict, console, options: dict, keep: Filter, output: Path | None) -> None:
     """``tilesim run PROGRAM --trace-values``: print the steps kept, save them to ``output`` (.npz)."""
     _, steps = trace_program(program, inputs, keep, **options)
-    console.print(steps_table(steps, f"{Path(program).name}: {len(steps)} steps traced"))
+    n = len(steps)
+    console.print(steps_table(steps, f"{Path(program).name}: {n} step{'' if n == 1 else 's'} traced"))
     if output is not None:
         save(output, steps, {"program": str(program), "options": {k: str(v) for k, v in options.items()}})
-        console.print(f"saved the trace ({len(steps)} steps) to {output}")
+        console.print(f"saved the trace ({n} step{'' if n == 1 else 's'}) to {output}")
 
 
 def steps_table(steps: list[Step], title: str) -> Table:
