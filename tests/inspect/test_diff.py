@@ -265,3 +265,14 @@ def test_tiled_gemm_kernel_is_the_f32_fma_chain(target):
             total = chain if total is None else o.round_bits(
                 Fraction(o.dec(chain, "f32")) + Fraction(o.dec(total, "f32")), "f32")
         assert int(c[i, j:j + 1].view(np.uint32)[0]) == total
+
+
+def test_against_takes_any_run_option_as_option_equals_value(pto, ame):
+    p, _, inputs = pto
+    res = _cli("diff", p, "--target", "cpu", "--against", "target=a5", *inputs)
+    assert res.exit_code == 1 and f"k.pto:{PTO_SUM_LINE}:" in _flat(res.output)
+    res = _cli("diff", p, "--target", "cpu", "--against", "strict=1", *inputs)  # no undefined cast here
+    assert res.exit_code == 0, res.output
+    p, _, inputs = ame
+    res = _cli("diff", p, "--against", "accumulation=chain_then_add", "--against", "quantize=1", *inputs)
+    assert res.exit_code == 1 and f"two.s:{AME_TWO_LINE}:" in _flat(res.output)

@@ -78,7 +78,8 @@ def steps_table(steps: list[Step], title: str) -> Table:
 
 
 # ---------------------------------------------------------------------------------------------- diff
-def _against(values: list[str], main: str, isa: str) -> dict:
+def _against(values: list[str], main: str) -> dict:
+    """The second run's options: a bare value sets ``main``; ``OPTION=VALUE`` (dashes or underscores) any."""
     out: dict = {}
     for v in values:
         key, eq, val = v.partition("=")
@@ -115,7 +116,7 @@ def diff_command(program: Path, inputs: dict, console, options: dict, against: l
         raise TilesimError(f"say what the second run changes: --against VALUE (its --{main.replace('_', '-')}) "
                            "or --against OPTION=VALUE", instruction="tilesim diff", operand="--against",
                            rule="cli.option", value=None)
-    other = {**options, **_against(against, main, isa)}
+    other = {**options, **_against(against, main)}
     for k, v in other.items():
         if accepted is not None and k not in accepted:
             raise TilesimError(f"--{k.replace('_', '-')} does not apply to {isa} programs; they take "

@@ -103,7 +103,8 @@ def _step_difference(sa: Step, sb: Step, limit: int) -> Difference | None:
 
 def _element(x: Write, y: Write, ix: tuple[int, ...], fmt: str) -> Element:
     ba, bb = int(x.bits[ix]), int(y.bits[ix])
-    index = tuple(o + i for o, i in zip(x.origin, ix)) + ix[len(x.origin):] if len(ix) >= len(x.origin) else ix
+    origin = tuple(x.origin) + (0,) * (len(ix) - len(x.origin))
+    index = tuple(o + i for o, i in zip(origin, ix))
     if not fmt:
         return Element(index, (ba, bb), None, None)
     va, vb = (float(v) for v in formats.decode(np.array([ba, bb], x.bits.dtype), fmt))

@@ -40,12 +40,10 @@ def observe(it: Interpreter, steps: list[Step], keep: Filter | None = None) -> N
         count[0] += 1
         if keep is not None and not keep.keeps(step):
             return
-        names = {id(v): k for k, v in env.items() if isinstance(v, Tile)}
         done = set()
-        for t in outs:
+        for t, name in zip(outs, _names(st, outs, env)):
             if isinstance(t, Tile) and id(t) not in done:
                 done.add(id(t))
-                name = names.get(id(t), "?")
                 step.writes.append(Write("%" + name.lstrip("%"), t.valid_bits.copy(), t.dtype.fmt))
         for arr, pv, extra, write in windows:
             if write:
@@ -57,6 +55,15 @@ def observe(it: Interpreter, steps: list[Step], keep: Filter | None = None) -> N
         steps.append(step)
 
     it.observe = seen
+
+
+def _names(st, outs: list, env) -> list[str]:
+    """The SSA names of an op's destinations: its ``outs(...)`` operands or its results, else found in ``env``."""
+    written = [o.name for o in st.outs] if st.kind == "dps" else list(st.results)
+    if len(written) == len(outs) and all(written):
+        return written
+    names = {id(v): k for k, v in env.items() if isinstance(v, Tile)}
+    return [names.get(id(t), "?") for t in outs]
 
 
 def trace_file(path, inputs=None, target=None, *, entry: str | None = None, blocks: int = 1, strict: bool = False,

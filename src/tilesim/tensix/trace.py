@@ -27,8 +27,9 @@ from .. import formats
 from ..errors import TilesimError
 from ..inspect.steps import Filter, Step, Traced, Write
 from .cli import parse_program, run_program
-from .fpu.common import _fpu_mode
+from .fpu.common import fpu_mode
 from .layouts import dst16_to_bf16, dst16_to_fp16, dst32_to_fp32
+from .state import Machine
 
 __all__ = ["observer", "trace_file", "explain"]
 
@@ -38,7 +39,7 @@ _STEP_KINDS = ("insn", "unpack", "pack", "argmax")
 
 def _style(m, thread: int) -> str:
     try:
-        return _fpu_mode(m.cfg(thread), m.thread_config[thread]["FP16A_FORCE_Enable"], "trace").dst_style
+        return fpu_mode(m, thread, "trace").dst_style
     except TilesimError:  # a SrcA code that names no format: show raw codes
         return ""
 
@@ -60,18 +61,18 @@ def _dst_writes(m, thread: int, rows: np.ndarray) -> list[Write]:
     return out
 
 
+def _snapshot(m) -> dict:
+    return {"srca": m.srca.copy(), "srcb": m.srcb.copy(), "dst": m.dst.copy(), "valid": m.dst_valid.copy(),
+            "rwc": [r.as_dict() for r in m.rwc]}
+
+
 def observer(steps: list[Step], source: str, keep: Filter | None = None):
     """An ``observe`` callback for :func:`~tilesim.tensix.cli.run_program` that appends Steps to ``steps``."""
-    last: dict = {}
+    last: dict = {"state": _snapshot(Machine())}  # the reset state (TT3) is the same in both models
     count = [0]
 
-    def snap(m) -> dict:
-        return {"srca": m.srca.copy(), "srcb": m.srcb.copy(), "dst": m.dst.copy(), "valid": m.dst_valid.copy(),
-                "rwc": [r.as_dict() for r in m.rwc]}
-
     def seen(s, m, thread: int, outputs: dict) -> None:
-        before = last.get("state") or snap_fresh(m)
-        now = snap(m)
+        before, now = last["state"], _snapshot(m)
         last["state"] = now
         if s.kind not in _STEP_KINDS:
             return
@@ -96,10 +97,6 @@ def observer(steps: list[Step], source: str, keep: Filter | None = None):
             name, fmt = s.args[0], s.args[1]
             step.writes.append(Write(f"pack {name}", np.atleast_2d(outputs[name + "_bits"]).copy(), _fmt(fmt)))
         steps.append(step)
-
-    def snap_fresh(m) -> dict:
-        from .state import Machine
-        return snap(Machine(m.rounding))
 
     return seen
 
