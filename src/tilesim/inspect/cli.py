@@ -1,14 +1,8 @@
-"""``tilesim run --trace-values`` and ``tilesim diff``: the commands over value traces.
-
-Each ISA plugs in through :data:`TRACERS` (by file suffix): a function that runs a program and returns
-``(outputs, steps)``, a function that says why two runs' values differ at an op (the decision or rule ids
-tilesim knows), and the run option that ``--against`` varies.
-"""
+"""``tilesim run --trace-values`` and ``tilesim diff``: the commands over value traces (the ISAs plug in
+through :data:`tilesim.inspect.tracers.TRACERS`)."""
 
 from __future__ import annotations
 
-import importlib
-import inspect as _pyinspect
 from pathlib import Path
 from typing import List, Optional
 
@@ -20,45 +14,14 @@ from rich.table import Table
 from ..errors import TilesimError
 from .compare import Difference, differences
 from .steps import Filter, Step, save
+from .tracers import load_spec, trace, tracer
 
-__all__ = ["TRACERS", "trace_program", "run_traced", "diff_command", "diff"]
-
-#: file suffix -> (ISA, "module:trace_file", "module:explain", the option a bare --against value sets)
-TRACERS: dict[str, tuple[str, str, str, str]] = {
-    ".pto": ("PTO", "tilesim.pto.trace:trace_file", "tilesim.pto.trace:explain", "target"),
-    ".tt": ("Tensix", "tilesim.tensix.trace:trace_file", "tilesim.tensix.trace:explain", "rounding_model"),
-    ".s": ("AME", "tilesim.ame.trace:trace_file", "tilesim.ame.trace:explain", "accumulation"),
-}
-
-
-def _load(spec: str):
-    module, func = spec.split(":")
-    return getattr(importlib.import_module(module), func)
-
-
-def _tracer(program: Path, command: str):
-    entry = TRACERS.get(program.suffix)
-    if entry is None:
-        raise TilesimError(f"unknown program type {program.suffix!r}; known: " + ", ".join(sorted(TRACERS)),
-                           instruction=command, operand="program", rule="cli.suffix", value=str(program))
-    return entry
-
-
-def trace_program(program: Path, inputs: dict, keep: Filter | None = None, **options) -> tuple[dict, list[Step]]:
-    """Run ``program`` (its ISA by suffix) with run options; return ``(outputs, steps)``.
-
-    Options that change no value (``macs_per_cycle``, AME's cost model) are accepted and left out.
-    """
-    isa, spec, _, _ = _tracer(Path(program), "tilesim run")
-    fn = _load(spec)
-    takes = set(_pyinspect.signature(fn).parameters)
-    return fn(program, inputs, keep=keep, **{k: v for k, v in options.items() if k in takes and v is not None})
-
+__all__ = ["run_traced", "diff_command", "diff"]
 
 # ------------------------------------------------------------------------------------ run --trace-values
 def run_traced(program: Path, inputs: dict, console, options: dict, keep: Filter, output: Path | None) -> None:
     """``tilesim run PROGRAM --trace-values``: print the steps kept, save them to ``output`` (.npz)."""
-    _, steps = trace_program(program, inputs, keep, **options)
+    _, steps = trace(program, inputs, keep, **options)
     n = len(steps)
     console.print(steps_table(steps, f"{Path(program).name}: {n} step{'' if n == 1 else 's'} traced"))
     if output is not None:
@@ -111,7 +74,7 @@ def diff_command(program: Path, inputs: dict, console, options: dict, against: l
 
     Returns the exit status: 0 when no statement differs, 1 when one does.
     """
-    isa, _, explain_spec, main = _tracer(program, "tilesim diff")
+    isa, _, explain_spec, main = tracer(program, "tilesim diff")
     if not against:
         raise TilesimError(f"say what the second run changes: --against VALUE (its --{main.replace('_', '-')}) "
                            "or --against OPTION=VALUE", instruction="tilesim diff", operand="--against",
@@ -122,11 +85,11 @@ def diff_command(program: Path, inputs: dict, console, options: dict, against: l
             raise TilesimError(f"--{k.replace('_', '-')} does not apply to {isa} programs; they take "
                                + ", ".join("--" + a.replace("_", "-") for a in sorted(accepted)),
                                instruction="tilesim diff", operand=k, rule="cli.option", value=v)
-    _, a = trace_program(program, inputs, None, **options)
-    _, b = trace_program(program, inputs, None, **other)
+    _, a = trace(program, inputs, None, **options)
+    _, b = trace(program, inputs, None, **other)
     names = (_label(options, other), _label(other, options))
     found = differences(a, b, all=all, limit=limit)
-    explain = _load(explain_spec)
+    explain = load_spec(explain_spec)
     lines = _source_lines(program)
     if not found:
         console.print(f"{program.name}: no statement differs between the two runs ({len(a)} steps compared)")
