@@ -28,7 +28,7 @@ from .csr import CSRS, MXCFG
 from .regfile import N_TILES, ROWS
 from .runner import run_program
 
-__all__ = ["observer", "trace_file", "explain"]
+__all__ = ["observer", "trace_file", "explain", "default_accumulation"]
 
 
 def _cfg_format(core, explicit, bovf: bool):
@@ -84,6 +84,11 @@ def trace_file(path, inputs: dict | None = None, *, accumulation: str = "fused",
     result = run_program(program, inputs or {}, accumulation=accumulation, quantize=quantize,
                          on_step=observer(steps, str(path), keep))
     return Traced({**result.outputs, "ame_tiles": result.core.tiles.copy()}, steps)
+
+
+def default_accumulation(path) -> str:
+    """The accumulation model a run takes when none is given (AME10)."""
+    return "fused"
 
 
 def explain(op: str, a: dict, b: dict) -> list[str]:

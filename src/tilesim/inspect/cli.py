@@ -74,11 +74,12 @@ def diff_command(program: Path, inputs: dict, console, options: dict, against: l
 
     Returns the exit status: 0 when no statement differs, 1 when one does.
     """
-    isa, _, explain_spec, main = tracer(program, "tilesim diff")
+    isa, _, explain_spec, main, default = tracer(program, "tilesim diff")
     if not against:
         raise TilesimError(f"say what the second run changes: --against VALUE (its --{main.replace('_', '-')}) "
                            "or --against OPTION=VALUE", instruction="tilesim diff", operand="--against",
                            rule="cli.option", value=None)
+    options = {main: load_spec(default)(program), **options}
     other = {**options, **_against(against, main)}
     for k, v in other.items():
         if accepted is not None and k not in accepted:

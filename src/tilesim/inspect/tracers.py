@@ -2,7 +2,8 @@
 
 Each ISA plugs in through :data:`TRACERS`: a function that runs a program and returns ``Traced(outputs,
 steps)``, a function that says why two runs' values differ at an op (the decision or rule ids tilesim
-knows), and the run option that a bare ``tilesim diff --against VALUE`` sets.
+knows), the run option that a bare ``tilesim diff --against VALUE`` sets, and a function that gives that
+option's value when a run does not set it.
 
 >>> import numpy as np
 >>> x = dict(np.load("examples/pto/layernorm_inputs.npz"))
@@ -22,11 +23,15 @@ from .steps import Filter, Traced
 
 __all__ = ["TRACERS", "trace", "tracer", "load_spec"]
 
-#: file suffix -> (ISA, "module:trace_file", "module:explain", the option a bare --against value sets)
-TRACERS: dict[str, tuple[str, str, str, str]] = {
-    ".pto": ("PTO", "tilesim.pto.trace:trace_file", "tilesim.pto.trace:explain", "target"),
-    ".tt": ("Tensix", "tilesim.tensix.trace:trace_file", "tilesim.tensix.trace:explain", "rounding_model"),
-    ".s": ("AME", "tilesim.ame.trace:trace_file", "tilesim.ame.trace:explain", "accumulation"),
+#: file suffix -> (ISA, "module:trace_file", "module:explain", the option a bare --against value sets,
+#: "module:function" giving that option's default for a program)
+TRACERS: dict[str, tuple[str, str, str, str, str]] = {
+    ".pto": ("PTO", "tilesim.pto.trace:trace_file", "tilesim.pto.trace:explain", "target",
+             "tilesim.pto.trace:default_target"),
+    ".tt": ("Tensix", "tilesim.tensix.trace:trace_file", "tilesim.tensix.trace:explain", "rounding_model",
+            "tilesim.tensix.trace:default_rounding"),
+    ".s": ("AME", "tilesim.ame.trace:trace_file", "tilesim.ame.trace:explain", "accumulation",
+           "tilesim.ame.trace:default_accumulation"),
 }
 
 
@@ -36,7 +41,7 @@ def load_spec(spec: str):
     return getattr(importlib.import_module(module), func)
 
 
-def tracer(program, command: str = "tilesim.inspect.trace") -> tuple[str, str, str, str]:
+def tracer(program, command: str = "tilesim.inspect.trace") -> tuple[str, str, str, str, str]:
     """The :data:`TRACERS` row of ``program``'s suffix (TilesimError ``cli.suffix`` for another)."""
     entry = TRACERS.get(Path(program).suffix)
     if entry is None:

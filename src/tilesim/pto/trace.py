@@ -24,7 +24,7 @@ from .ops.convert_cpu import UndefinedCastWarning
 from .text.interp import Interpreter, parse_file
 from .tile import Tile
 
-__all__ = ["observe", "trace_file", "why", "explain", "REASONS", "GENERAL"]
+__all__ = ["observe", "trace_file", "why", "explain", "default_target", "REASONS", "GENERAL"]
 
 
 def observe(it: Interpreter, steps: list[Step], keep: Filter | None = None) -> None:
@@ -143,6 +143,14 @@ def why(op: str, a, b) -> list[str]:
                 if (ops is None or key in ops) and getattr(pa, field) != getattr(pb, field)]
 
     return rows(REASONS) or rows(GENERAL)
+
+
+def default_target(path) -> str:
+    """The target a run of the ``.pto`` file takes when none is given: the module's, else a5."""
+    from .targets import DEFAULT_TARGET
+    from .text.interp import program_target
+
+    return program_target(parse_file(path)) or DEFAULT_TARGET
 
 
 def explain(op: str, a: dict, b: dict) -> list[str]:

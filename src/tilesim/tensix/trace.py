@@ -31,7 +31,7 @@ from .fpu.common import fpu_mode
 from .layouts import dst16_to_bf16, dst16_to_fp16, dst32_to_fp32
 from .state import Machine
 
-__all__ = ["observer", "trace_file", "explain"]
+__all__ = ["observer", "trace_file", "explain", "default_rounding"]
 
 _BLOCK = 16
 _STEP_KINDS = ("insn", "unpack", "pack", "argmax")
@@ -117,6 +117,11 @@ def trace_file(path, inputs: dict | None = None, *, rounding_model: str = "hardw
     _, outputs = run_program(statements, dict(inputs or {}), rounding_model, str(path),
                              observe=observer(steps, str(path), keep))
     return Traced(outputs, steps)
+
+
+def default_rounding(path) -> str:
+    """The rounding model a run takes when none is given (TT2)."""
+    return "hardware"
 
 
 def explain(op: str, a: dict, b: dict) -> list[str]:
