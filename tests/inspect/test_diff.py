@@ -276,3 +276,29 @@ def test_against_takes_any_run_option_as_option_equals_value(pto, ame):
     p, _, inputs = ame
     res = _cli("diff", p, "--against", "accumulation=chain_then_add", "--against", "quantize=1", *inputs)
     assert res.exit_code == 1 and f"two.s:{AME_TWO_LINE}:" in _flat(res.output)
+
+
+def test_a_run_that_stops_is_named_and_exits_2(tmp_path):
+    """TMULS of a col_major tile: every target refuses it; the message says which run stopped."""
+    p = tmp_path / "bad.pto"
+    p.write_text(PTO_SUM.replace("pto.tadd ins(%a, %a : !pto.tile_buf<vec, 8x16xf32>, !pto.tile_buf<vec, 8x16xf32>) "
+                                 "outs(%b : !pto.tile_buf<vec, 8x16xf32>)",
+                                 "pto.tmuls ins(%s, %c : !pto.tile_buf<vec, 8x1xf32, blayout=col_major>, f32) "
+                                 "outs(%s : !pto.tile_buf<vec, 8x1xf32, blayout=col_major>)").replace(
+        "    %c16 = arith.constant 16 : index\n", "    %c16 = arith.constant 16 : index\n    %c = arith.constant 2.0 : f32\n"))
+    x = np.zeros((8, 16), np.float32)
+    np.save(tmp_path / "x.npy", x)
+    res = _cli("diff", p, "--target", "cpu", "--against", "a5", "-i", f"x={tmp_path / 'x.npy'}")
+    assert res.exit_code == 2 and "the run with target=cpu stopped with an error" in res.output
+    assert "pto.op.layout" in res.output and "TROWEXPANDADD" in _flat(res.output)
+
+
+def test_trace_files_keep_the_name_given_and_refuse_damaged_ones(tmp_path, pto):
+    p, _, inputs = pto
+    out = tmp_path / "trace.bin"
+    assert _cli("run", p, "--trace-values", "-o", out, *inputs).exit_code == 0 and out.is_file()
+    assert load(out)[0]
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(b"PK\x03\x04" + out.read_bytes()[4:200])
+    with pytest.raises(Exception, match="inspect.file"):
+        load(damaged)

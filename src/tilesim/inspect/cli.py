@@ -86,9 +86,8 @@ def diff_command(program: Path, inputs: dict, console, options: dict, against: l
             raise TilesimError(f"--{k.replace('_', '-')} does not apply to {isa} programs; they take "
                                + ", ".join("--" + a.replace("_", "-") for a in sorted(accepted)),
                                instruction="tilesim diff", operand=k, rule="cli.option", value=v)
-    _, a = trace(program, inputs, None, **options)
-    _, b = trace(program, inputs, None, **other)
     names = (_label(options, other), _label(other, options))
+    a, b = (_run(program, inputs, opts, name, console) for opts, name in ((options, names[0]), (other, names[1])))
     found = differences(a, b, all=all, limit=limit)
     explain = load_spec(explain_spec)
     lines = _source_lines(program)
@@ -103,6 +102,15 @@ def diff_command(program: Path, inputs: dict, console, options: dict, against: l
     console.print(f"{n} statement{'s differ' if n != 1 else ' differs'}" + (
         "" if all else " (the first shown; --all lists every one)"))
     return 1
+
+
+def _run(program: Path, inputs: dict, options: dict, name: str, console) -> list[Step]:
+    """One run's steps; an error says which run it stopped (then the command exits 2)."""
+    try:
+        return trace(program, inputs, None, **options).steps
+    except TilesimError:
+        console.print(f"the run with {escape(name)} stopped with an error:")
+        raise
 
 
 def _label(mine: dict, theirs: dict) -> str:

@@ -17,6 +17,7 @@ whole machines: one array per write, and the step records as JSON text.
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -175,7 +176,8 @@ def save(path, steps: list[Step], meta: dict | None = None) -> None:
         records.append({"index": s.index, "source": s.source, "line": s.line, "op": s.op, "iters": list(s.iters),
                         "block": s.block, "writes": ws})
     head = {"version": VERSION, "meta": meta or {}, "steps": records}
-    np.savez_compressed(path, trace=np.array(json.dumps(head)), **arrays)
+    with open(path, "wb") as f:  # a file object: numpy adds no ".npz" to the name it was given
+        np.savez_compressed(f, trace=np.array(json.dumps(head)), **arrays)
 
 
 def load(path) -> tuple[list[Step], dict]:
@@ -193,7 +195,7 @@ def load(path) -> tuple[list[Step], dict]:
             steps = [Step(r["index"], r["source"], r["line"], r["op"], tuple(r["iters"]), r["block"],
                           [Write(w["name"], z[w["key"]], w["fmt"], tuple(w["origin"])) for w in r["writes"]])
                      for r in head["steps"]]
-    except (OSError, KeyError, ValueError, TypeError, EOFError) as e:
+    except (OSError, KeyError, ValueError, TypeError, EOFError, zipfile.BadZipFile) as e:
         raise TilesimError(f"{p} is not a tilesim trace file ({e}); write one with tilesim run --trace-values -o",
                            instruction="tilesim trace", operand="path", rule="inspect.file", value=str(p)) from None
     return steps, head["meta"]
