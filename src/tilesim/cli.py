@@ -29,6 +29,7 @@ from .ame.models import MODELS
 from .clikit import Group, output_path
 from .errors import TilesimError
 from .formats import Rounding
+from .inspect.cli import diff as diff_command
 from .pto.targets import TARGETS
 from .tensix.state import ROUNDING_MODELS
 
@@ -225,12 +226,7 @@ def _trace_filter(on: bool, lines, ops, iterations):
     return Filter.parse(lines, ops, iterations)
 
 
-def _diff_command():
-    from .inspect.cli import diff
-    return diff
-
-
-app.command("diff")(_diff_command())
+app.command("diff")(diff_command)
 
 
 @app.command()

@@ -302,3 +302,13 @@ def test_trace_files_keep_the_name_given_and_refuse_damaged_ones(tmp_path, pto):
     damaged.write_bytes(b"PK\x03\x04" + out.read_bytes()[4:200])
     with pytest.raises(Exception, match="inspect.file"):
         load(damaged)
+
+
+def test_trace_true_on_the_tensix_program_runner(tensix):
+    from tilesim.tensix.cli import parse_program, run_program
+    p, _, _ = tensix
+    seen = []
+    m, traced = run_program(parse_program(p.read_text(), str(p)), {}, "doc", str(p), trace=True,
+                            observe=lambda s, *_: seen.append(s.line))
+    assert _same_steps(traced.steps, tt_trace(p, rounding_model="doc").steps) and len(seen) == len(p.read_text().splitlines())
+    assert (traced.outputs["out"] == run_program(parse_program(p.read_text(), str(p)), {}, "doc")[1]["out"]).all()

@@ -184,9 +184,9 @@ def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *
     """
     run = _Run(core if core is not None else Core(accumulation), inputs or {},
                flag(quantize, "quantize", "run_program"))
-    steps = _tracing(program, on_step) if flag(trace, "trace", "run_program") else None
-    if steps is not None:
-        steps, on_step = steps
+    steps = None
+    if flag(trace, "trace", "run_program"):
+        steps, on_step = _tracing(program, on_step)
     for ins in program:
         try:
             ex = getattr(run, _HANDLERS[ins.mnemonic])(ins, *ins.args)

@@ -141,7 +141,7 @@ class Interpreter:
         #: called after each executed statement with it, its environment and the tiles and global windows a
         #: tile op wrote (``(outs, windows)``; empty for other statements): value traces (:mod:`tilesim.pto.trace`)
         self.observe: Callable | None = None
-        #: the iteration number of each enclosing ``scf.for``/``scf.while``, outermost first
+        #: the iteration number (from 0) of each enclosing ``scf.for``, outermost first
         self.iters: list[int] = []
         self._wrote: tuple = ()
         if not isinstance(blocks, int) or isinstance(blocks, bool) or blocks < 1:
