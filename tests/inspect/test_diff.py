@@ -312,3 +312,18 @@ def test_trace_true_on_the_tensix_program_runner(tensix):
                             observe=lambda s, *_: seen.append(s.line))
     assert _same_steps(traced.steps, tt_trace(p, rounding_model="doc").steps) and len(seen) == len(p.read_text().splitlines())
     assert (traced.outputs["out"] == run_program(parse_program(p.read_text(), str(p)), {}, "doc")[1]["out"]).all()
+
+
+def test_a2a3_float_compare_of_unsigned_column_arg_inputs_is_named(tmp_path):
+    """The issue's example: col_argmax.pto with a u32 source; a2a3 compares u32 as f32 bit patterns (PTO8)."""
+    text = (EX / "col_argmax.pto").read_text()
+    p = tmp_path / "u32.pto"
+    p.write_text(text.replace("xf32", "xui32").replace("dtype=f32", "dtype=ui32").replace("ptr<f32>", "ptr<ui32>"))
+    x = np.arange(16 * 32, dtype=np.uint32).reshape(16, 32)
+    x[3] |= np.uint32(0x80000000)          # row 3 is the largest u32, a negative float on a2a3
+    np.save(tmp_path / "x.npy", x)
+    res = _cli("diff", p, "--target", "a2a3", "--against", "a5", "-i", f"x={tmp_path / 'x.npy'}")
+    out = _flat(res.output)
+    assert res.exit_code == 1 and "u32.pto:23: pto.tcolargmax" in out and "%i: 30 of 30 elements differ" in out
+    assert out.index("why: PTO8: A2A3 compares u16/u32 column-arg inputs as f16/f32 bit patterns") < out.index("PTO2")
+    assert "(0, 0) 15 0x0000000F 3 0x00000003 12" in out   # a2a3: the last row; a5: row 3
