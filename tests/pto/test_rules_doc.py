@@ -45,3 +45,9 @@ def test_layout_cells_agree_with_calls_written_here(target):
     # a row reduce writes a one-column col_major tile everywhere
     assert _runs(lambda: pto.trowsum(col(), full(), target=target))
     assert "DN" in accepted_layouts("row reduce", "trowsum", "dst", target)
+
+
+def test_every_dtype_table_row_is_on_the_page():
+    from tilesim.pto.targets import OP_TYPES
+    section = PAGE.read_text().split(BEGIN, 1)[1].split(END, 1)[0]
+    assert [op for op in OP_TYPES if op.upper() not in section] == []

@@ -105,7 +105,8 @@ def _dtypes(op: str, target: str) -> str:
     sigs = sorted(OP_TYPES[op].for_target(target))
     same = [s[0] for s in sigs if len(set(s)) == 1]
     others = [s for s in sigs if len(set(s)) > 1]
-    text = " ".join(same)
+    text = ("both " if same and len(OP_TYPES[op].roles) == 2 else "all " if same and len(OP_TYPES[op].roles) > 2
+            else "") + " ".join(same)
     if others:
         arrow = "/".join(OP_TYPES[op].roles)
         shown = ", ".join("→".join(s) for s in others[:6])
@@ -157,6 +158,15 @@ def markdown() -> str:
         rows = [[", ".join(ms) if k == 0 else "", f"`{cell[0]}`", *cell[1:]]
                 for cells, ms in groups.items() for k, cell in enumerate(cells)]
         lines += _table(["layouts of", "operand"] + targets, rows) + [""]
+    covered = {m for members, _, _ in FAMILIES.values() for m in members} | {"tmatmul"}
+    groups = {}
+    for op in OP_TYPES:
+        if op not in covered:
+            groups.setdefault(tuple(_dtypes(op, t) for t in targets), []).append(op.upper())
+    lines += ["#### Other ops: dtypes", "",
+              "The `_val` rows are the value-and-index forms of the arg ops; TGATHER_COMPARE is TGATHER's "
+              "compare form (its src0).", ""]
+    lines += _table(["dtypes of"] + targets, [[", ".join(ms)] + list(c) for c, ms in groups.items()]) + [""]
     lines += ["#### TMATMUL", ""]
     rows = [["`c` (acc)", *["col_major / row_major boxes, fractal 1024"] * len(targets)],
             ["`a` (left)", *[f"{p.matmul_left_blayout or 'row_major or col_major'} / row_major boxes "
