@@ -327,3 +327,11 @@ def test_a2a3_float_compare_of_unsigned_column_arg_inputs_is_named(tmp_path):
     assert res.exit_code == 1 and "u32.pto:23: pto.tcolargmax" in out and "%i: 30 of 30 elements differ" in out
     assert out.index("why: PTO8: A2A3 compares u16/u32 column-arg inputs as f16/f32 bit patterns") < out.index("PTO2")
     assert "(0, 0) 15 0x0000000F 3 0x00000003 12" in out   # a2a3: the last row; a5: row 3
+
+
+def test_long_traces_print_the_first_steps_and_save_them_all(tmp_path, monkeypatch):
+    from tilesim.inspect import cli as icli
+    monkeypatch.setattr(icli, "SHOWN", 5)
+    out = tmp_path / "t.npz"
+    res = _cli("run", EX / "tiled_gemm.pto", "-i", EX / "tiled_gemm_inputs.npz", "--trace-values", "-o", out)
+    assert res.exit_code == 0 and "... 16 more steps" in res.output and len(load(out)[0]) == 21

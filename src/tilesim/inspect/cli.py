@@ -16,14 +16,20 @@ from .compare import Difference, differences
 from .steps import Filter, Step, save
 from .tracers import load_spec, trace, tracer
 
-__all__ = ["run_traced", "diff_command", "diff"]
+__all__ = ["run_traced", "diff_command", "diff", "SHOWN"]
+
+#: steps ``tilesim run --trace-values`` prints (the file holds them all)
+SHOWN = 100
 
 # ------------------------------------------------------------------------------------ run --trace-values
 def run_traced(program: Path, inputs: dict, console, options: dict, keep: Filter, output: Path | None) -> None:
     """``tilesim run PROGRAM --trace-values``: print the steps kept, save them to ``output`` (.npz)."""
     _, steps = trace(program, inputs, keep, **options)
     n = len(steps)
-    console.print(steps_table(steps, f"{Path(program).name}: {n} step{'' if n == 1 else 's'} traced"))
+    console.print(steps_table(steps[:SHOWN], f"{Path(program).name}: {n} step{'' if n == 1 else 's'} traced"))
+    if n > SHOWN:
+        console.print(f"... {n - SHOWN} more steps: save them all with -o, or keep fewer with --lines, --ops "
+                      "and --iterations")
     if output is not None:
         save(output, steps, {"program": str(program), "options": {k: str(v) for k, v in options.items()}})
         console.print(f"saved the trace ({n} step{'' if n == 1 else 's'}) to {output}")
