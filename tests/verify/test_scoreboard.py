@@ -20,6 +20,8 @@ def _txn(vs, i):
     ("ame", "mmacc", {"ft": "int8", "sat": 1, "m": 4, "k": 8}),
     ("ame", "mmacc", {"ft": "bf16", "tiling": "2x2", "m": 2, "k": 4, "rnd": "rtz"}),
     ("formats", "encode", {"format": "fp8_e5m2", "saturate": True}),
+    ("formats", "decode", {"format": "fp6_e3m2"}),
+    ("formats", "decode", {"format": "int4"}),
 ])
 def test_models_give_the_golden_outputs(isa, op, opts):
     vs = make_vectors(isa, op, n=12, seed=9, **opts)
@@ -59,7 +61,7 @@ def test_scoreboard_refuses_bad_transactions():
         sb.check(0, exp, {"c": exp["c"].reshape(-1)[:3], "mxstatus": 0})
     assert e.value.rule == "verify.scoreboard.shape"
     with pytest.raises(UnsupportedError) as e:
-        reference("formats", "decode", {})
+        reference("riscv", "vadd", {})
     assert e.value.rule == "verify.model"
 
 
@@ -81,3 +83,9 @@ def test_tensix_model_gives_every_instruction_its_golden_outputs(op, opts):
     for i in range(vs.count):
         got = model(_txn(vs, i))
         assert all(np.array_equal(got[k], vs.arrays[k][i]) for k in got), (op, i)
+
+
+def test_every_generated_op_has_a_model():
+    from tilesim.verify.scoreboard import MODELS
+    from tilesim.verify.stimulus import GENERATORS, generator
+    assert {(isa, op) for isa in GENERATORS for op in generator(isa).OPS} == set(MODELS)

@@ -51,6 +51,19 @@ def _formats_encode(config: dict) -> Model:
     return model
 
 
+def _formats_decode(config: dict) -> Model:
+    from .. import formats
+    fmt = formats.get(config["format"])
+
+    def model(txn):
+        codes = np.asarray(txn["code"]).astype(fmt.dtype)
+        if fmt.kind is formats.Kind.INT:
+            v = formats.decode_int(codes, fmt).astype(np.int64 if fmt.signed else np.uint64)
+            return {"value": v.view(np.uint64)}
+        return {"value": formats.decode(codes, fmt).view(np.uint64)}
+    return model
+
+
 def _pto(op: str):
     def make(config: dict) -> Model:
         from .stimulus.pto import run_one
@@ -69,7 +82,8 @@ def _tensix(config: dict) -> Model:
 
 
 #: (isa, op) -> model factory taking the manifest's ``config``
-MODELS = {("ame", "mmacc"): _ame_mmacc, ("formats", "encode"): _formats_encode, **_pto_models(),
+MODELS = {("ame", "mmacc"): _ame_mmacc, ("formats", "encode"): _formats_encode, ("formats", "decode"): _formats_decode,
+          **_pto_models(),
           **{("tensix", op): _tensix for op in ("gmpool", "gapool", "elwmul", "elwadd", "elwsub", "mvmul", "zeroacc")}}
 
 
@@ -77,14 +91,13 @@ def reference(isa: str, op: str, config: dict) -> Model:
     """The reference model of ``op`` in the configuration a vector set's manifest records.
 
     Raises:
-        UnsupportedError: an op with no per-transaction model yet (rule ``verify.model``); its vector
-            set's golden outputs are the reference then (``Scoreboard(vs)`` without a model).
+        UnsupportedError: an ISA or op ``tilesim vectors`` does not generate (rule ``verify.model``).
     """
     make = MODELS.get((isa, op))
     if make is None:
         known = ", ".join(sorted({f"{i} {o}" if i not in ("pto", "tensix") else f"{i} (every op)" for i, o in MODELS}))
-        raise UnsupportedError(f"no per-transaction model for {isa} {op} yet (models: {known}); compare with the "
-                               "vector set's golden outputs instead", instruction="tilesim.verify.reference",
+        raise UnsupportedError(f"no per-transaction model for {isa} {op} (models: {known})",
+                               instruction="tilesim.verify.reference",
                                operand="op", rule="verify.model", value=f"{isa} {op}")
     return make(config)
 
