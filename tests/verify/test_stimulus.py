@@ -335,7 +335,7 @@ _EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin"
           "tpack", "tprefetch", "tprint", "trandom", "tcvt"}     # tcvt: its default f32 -> f32; narrowing pairs tie
 _NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
 _TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif"}
-_NOT_YET = {"taddc", "taxpy", "tdequant", "tquant", "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc",
+_NOT_YET = {"tdequant", "tquant", "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc",
             "tmatmul_mx_bias"}
 
 
@@ -345,7 +345,7 @@ def test_every_rounding_pto_op_has_a_tie():
     assert sum(map(len, groups)) == len(set().union(*groups))
     without = {op for op in OPS if "tie" not in _classes(op, _signature(op, "a5", None), "a5")}
     assert without == set().union(*groups)
-    for op in ("tadd", "tpartadd", "trowsum", "tcolprod", "tmatmul", "tmatmul_bias"):
+    for op in ("tadd", "tpartadd", "trowsum", "tcolprod", "tmatmul", "tmatmul_bias", "taddc", "taxpy"):
         assert any("tie" in t for t in make_vectors("pto", op, n=1, seed=1).tags), op
 
 
@@ -378,3 +378,20 @@ def test_tensix_int8_math_refuses_mixed_or_16_bit_dst(tmp_path):
     for extra in (["--srcb", "BF16"], ["--dst16"]):
         r = CliRunner().invoke(app, ["vectors", "tensix", "elwmul", "--srca", "INT8", *extra, "-o", str(tmp_path)])
         assert r.exit_code == 2 and "verify.tensix.style" in r.output
+
+
+@pytest.mark.parametrize("op,dtype", [("taddc", "f16"), ("taddc", "f32"), ("taxpy", "f16,f32"), ("taxpy", "f16,f16")])
+@pytest.mark.parametrize("target", ["a5", "cpu"])
+def test_pto_taddc_and_taxpy_tie_vectors_are_ties(op, dtype, target):
+    from tilesim import formats
+    from tilesim.verify.stimulus.values import tie_mask
+    vs = make_vectors("pto", op, n=1, seed=3, dtype=dtype, target=target)
+    fmt = {o.name: formats.get(o.fmt) for o in vs.operands if o.fmt != "bits"}
+    for i in [i for i, t in enumerate(vs.tags) if "tie" in t]:
+        val = lambda n: formats.decode(vs.arrays[n][i], fmt[n])  # noqa: E731
+        exact = val("src0") + val("src1") + val("src2") if op == "taddc" else val("dst") + val("src") * val("scalar")[0]
+        r, c = vs.arrays["valid"][i][0]
+        exact, out = exact[:r, :c], vs.arrays["dst_out"][i][:r, :c]
+        assert tie_mask(exact.reshape(-1), fmt["dst_out"]).all()
+        lo, hi = (formats.encode(exact, fmt["dst_out"], rounding=m) for m in ("rdn", "rup"))
+        assert ((out == lo) | (out == hi)).all()

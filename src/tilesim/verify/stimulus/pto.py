@@ -608,6 +608,8 @@ def _tie_op(op: str, sig) -> bool:
     fam = FAMILY[op]
     if fam in ("row_reduce", "col_reduce"):
         return op.endswith(("sum", "prod")) and get_dtype(sig[0]).format.is_float
+    if fam in ("ternary", "axpy"):
+        return get_dtype(sig[-1]).format.is_float
     return fam in ("matmul", "matmul_acc", "matmul_bias") and get_dtype(sig[1]).format.is_float
 
 
@@ -618,9 +620,24 @@ def _plant_reduce_tie(op: str, c: _Call, rng) -> None:
     zeros (a + h, in any order); TROWPROD/TCOLPROD: a in [1, 4/3) with an odd last bit, 1.5 and ones
     (1.5 a = a + a / 2 in [1.5, 2), its last bit half an ulp); TMATMUL (and _ACC with
     C = 0, _BIAS with bias 0): row i of A is (a_i, 2^-12, 0 ...), every column of B (1, 2^-12, 0 ...),
-    so C[i, j] = a_i + 2^-24, half an f32 ulp past a_i. Signs are random per line.
+    so C[i, j] = a_i + 2^-24, half an f32 ulp past a_i; TADDC: src0 = a, src1 = half an ulp of 1 (same
+    sign), src2 = 0; TAXPY: src = a (on dst's grid too), dst = half an ulp of 1 in dst's format, scalar 1.
+    Signs are random per line (per element for TADDC and TAXPY).
     """
     fam = FAMILY[op]
+    if fam in ("ternary", "axpy"):
+        first, second = ("src0", "src1") if fam == "ternary" else ("src", "dst")
+        x, y = c.tiles[first], c.tiles[second]
+        fy = y.dtype.format
+        r, cc = x.valid
+        m = min(x.dtype.format.man_bits, fy.man_bits)
+        lead = ((rng.integers(0, 1 << max(m - 1, 0), (r, cc)) * 2 + 1) * 2.0 ** -m + 1) * rng.choice([-1.0, 1.0],
+                                                                                                   (r, cc))
+        x.bits[:r, :cc] = formats.encode(lead, x.dtype.format)
+        y.bits[:r, :cc] = formats.encode(2.0 ** -(fy.man_bits + 1) * np.sign(lead), fy)
+        if fam == "ternary":
+            c.tiles["src2"].bits[...] = 0
+        return
     if fam.startswith("matmul"):
         a, b = c.tiles["a"], c.tiles["b"]
         fa, fb = a.dtype.format, b.dtype.format
@@ -660,6 +677,8 @@ def _plant_rounding(op, sig, cls, c: _Call, sc, rng) -> np.ndarray:
     """Sources whose exact results are rounding ties or overflow; returns the scalar's code."""
     if cls == "tie" and _tie_op(op, sig):
         _plant_reduce_tie(op, c, rng)
+        if FAMILY[op] == "axpy":                  # dst + src x 1: the tie is dst + src
+            return formats.encode(np.ones(1), get_dtype(c.scalar).format).astype(np.uint64)
         return sc
     if FAMILY[op] == "cvt":
         src, dst_fmt = c.tiles["src"], get_dtype(sig[1]).format
