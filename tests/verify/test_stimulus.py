@@ -335,7 +335,7 @@ _EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin"
           "tpack", "tprefetch", "tprint", "trandom", "tcvt"}     # tcvt: its default f32 -> f32; narrowing pairs tie
 _NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
 _TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif"}
-_NOT_YET = {"tdequant", "tquant", "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc",
+_NOT_YET = {"tdequant", "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc",
             "tmatmul_mx_bias"}
 
 
@@ -395,3 +395,16 @@ def test_pto_taddc_and_taxpy_tie_vectors_are_ties(op, dtype, target):
         assert tie_mask(exact.reshape(-1), fmt["dst_out"]).all()
         lo, hi = (formats.encode(exact, fmt["dst_out"], rounding=m) for m in ("rdn", "rup"))
         assert ((out == lo) | (out == hi)).all()
+
+
+def test_pto_tquant_tie_vectors_are_ties():
+    from tilesim import formats
+    from tilesim.verify.stimulus.values import tie_mask
+    vs = make_vectors("pto", "tquant", n=1, seed=3, target="cpu")
+    i8, f32 = formats.get("int8"), formats.get("fp32")
+    for i in [i for i, t in enumerate(vs.tags) if "tie" in t]:
+        r, c = vs.arrays["valid"][i][0]
+        exact = formats.decode(vs.arrays["src"][i], f32)[:r, :c] * formats.decode(vs.arrays["fp"][i], f32)[:r, :1]
+        assert tie_mask(exact.reshape(-1), i8).all()
+        got = formats.decode_int(vs.arrays["dst_out"][i][:r, :c], i8)
+        assert (np.abs(got - exact) == 0.5).all()

@@ -610,6 +610,8 @@ def _tie_op(op: str, sig) -> bool:
         return op.endswith(("sum", "prod")) and get_dtype(sig[0]).format.is_float
     if fam in ("ternary", "axpy"):
         return get_dtype(sig[-1]).format.is_float
+    if fam == "quant":
+        return True
     return fam in ("matmul", "matmul_acc", "matmul_bias") and get_dtype(sig[1]).format.is_float
 
 
@@ -621,10 +623,18 @@ def _plant_reduce_tie(op: str, c: _Call, rng) -> None:
     (1.5 a = a + a / 2 in [1.5, 2), its last bit half an ulp); TMATMUL (and _ACC with
     C = 0, _BIAS with bias 0): row i of A is (a_i, 2^-12, 0 ...), every column of B (1, 2^-12, 0 ...),
     so C[i, j] = a_i + 2^-24, half an f32 ulp past a_i; TADDC: src0 = a, src1 = half an ulp of 1 (same
-    sign), src2 = 0; TAXPY: src = a (on dst's grid too), dst = half an ulp of 1 in dst's format, scalar 1.
+    sign), src2 = 0; TAXPY: src = a (on dst's grid too), dst = half an ulp of 1 in dst's format, scalar 1;
+    TQUANT: src = (k + 1/2) 2^-e, the row's scale 2^e, so src x scale = k + 1/2 before rounding to i8.
     Signs are random per line (per element for TADDC and TAXPY).
     """
     fam = FAMILY[op]
+    if fam == "quant":
+        src, fp = c.tiles["src"], c.tiles["fp"]
+        r, cc = src.valid
+        e = rng.integers(-3, 3, (r, 1), endpoint=True)
+        src.bits[:r, :cc] = formats.encode((rng.integers(-100, 100, (r, cc)) + 0.5) * 2.0 ** -e, src.dtype.format)
+        fp.bits[:r, :1] = formats.encode(2.0 ** e, fp.dtype.format)
+        return
     if fam in ("ternary", "axpy"):
         first, second = ("src0", "src1") if fam == "ternary" else ("src", "dst")
         x, y = c.tiles[first], c.tiles[second]
