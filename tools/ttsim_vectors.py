@@ -461,8 +461,9 @@ def run(exe: Path, bases: np.ndarray, batch: list[Case], work: Path, timed: bool
     return results, ns / max(count, 1)
 
 
-def run_sfpu(exe: Path, batch, work: Path) -> np.ndarray:
-    """ttsim's results for a batch of :class:`ttsim_sfpu_cases.SfpuCase`."""
+def run_sfpu(exe: Path, batch, work: Path, timed: bool = False):
+    """ttsim's results for a batch of :class:`ttsim_sfpu_cases.SfpuCase`; with ``timed``, also its
+    nanoseconds per instruction executed."""
     recs = np.zeros(len(batch), SFPU_CASE)
     words = []
     for i, c in enumerate(batch):
@@ -475,8 +476,13 @@ def run_sfpu(exe: Path, batch, work: Path) -> np.ndarray:
         f.write(np.array([SFPU_MAGIC, 0, len(batch), len(words)], "<u4").tobytes())
         f.write(recs.tobytes())
         f.write(np.array([(0, w) for w in words], "<u4").tobytes())
-    subprocess.run([str(exe), str(inp), str(out)], check=True)
-    return np.fromfile(out, SFPU_RESULT)
+    env = dict(os.environ, TTSIM_DRIVER_TIMING="1") if timed else None
+    done = subprocess.run([str(exe), str(inp), str(out)], check=True, env=env, stderr=subprocess.PIPE, text=True)
+    results = np.fromfile(out, SFPU_RESULT)
+    if not timed:
+        return results
+    ns, count = (int(x) for x in done.stderr.split("timing ")[-1].split()[:2])
+    return results, ns / max(count, 1)
 
 
 def store_sfpu(batch, results: np.ndarray, commit: str, path: Path) -> None:

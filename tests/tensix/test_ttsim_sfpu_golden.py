@@ -32,6 +32,12 @@ def test_every_sfpu_golden_vector_agrees(verdicts):
     assert not differ, "\n".join(f"case {v.index} {v.group}: {v.detail}" for v in differ[:20])
 
 
+def test_the_numpy_reference_path_agrees_too():
+    """``Machine(jit=False)``: the numpy path that the numba kernels (FMA, SFP_STOCH_RND) are held to."""
+    differ = [v for v in replay(load(GOLDEN), jit=False) if v.verdict == "differ"]
+    assert not differ, "\n".join(f"case {v.index} {v.group}: {v.detail}" for v in differ[:20])
+
+
 def test_sfpu_golden_vectors_compare_every_instruction(verdicts):
     """Each modelled SFPU instruction has cases that ttsim ran and tilesim matched, not only refusals."""
     agree = Counter(v.group for v in verdicts if v.verdict == "agree")

@@ -44,9 +44,9 @@ def flags_of(word: int) -> np.ndarray:
     return (int(word) >> np.arange(32) & 1).astype(bool)
 
 
-def machine(case) -> Machine:
+def machine(case, jit: bool = True) -> Machine:
     """tilesim's machine in a case's input state."""
-    m = Machine("hardware")
+    m = Machine("hardware", jit=jit)
     m.config[0].set_word(1, int(case["cfg1"]))
     for a in np.flatnonzero(case["tcfg"]):
         m.thread_config[0].set_word(int(a), int(case["tcfg"][a]))
@@ -99,10 +99,10 @@ def _case(g, i: int):
     return {k: g[k][i] for k in ("cfg1", "dst_rwc", "cc", "cc_en", "tcfg", "prng", "lregs", "dst", "valid")}
 
 
-def replay_one(g, i: int, starts) -> Verdict:
+def replay_one(g, i: int, starts, jit: bool = True) -> Verdict:
     group = str(g["group"][i])
     words = g["insn_word"][starts[i]:starts[i + 1]]
-    m = machine(_case(g, i))
+    m = machine(_case(g, i), jit)
     status, done = int(g["status"][i]), int(g["done"][i])
     for k, w in enumerate(words):
         try:
@@ -127,9 +127,10 @@ def replay_one(g, i: int, starts) -> Verdict:
     return Verdict(i, group, "agree")
 
 
-def replay(g) -> list[Verdict]:
+def replay(g, jit: bool = True) -> list[Verdict]:
+    """Every case, on the numba kernels (``jit``) or on the numpy reference path."""
     starts = np.concatenate([[0], np.cumsum(g["insn_count"].astype(np.int64))])
-    return [replay_one(g, i, starts) for i in range(len(g["status"]))]
+    return [replay_one(g, i, starts, jit) for i in range(len(g["status"]))]
 
 
 def summary(verdicts: list[Verdict]) -> str:

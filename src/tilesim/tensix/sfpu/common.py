@@ -91,38 +91,54 @@ def lanes_of(mask: np.ndarray) -> np.ndarray:
 
 
 _LANE = np.arange(32)
+#: Per even Dst row: the 32 lanes' (rows, columns, Adj32 rows) (read-only, made once).
+_CELLS: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
 
-def dst_lane_cells(m: Machine, thread: int, insn: str, addr: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, columns) of Dst16 for the 32 lanes of SFPLOAD/SFPSTORE at ``dest_reg_addr``: 4 rows from
-    the row rounded down to 4, columns ``2 * c`` (even rows) or ``2 * c + 1`` (row bit 1 set)."""
+def _cells(row: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows, cols = (row & ~3) + _LANE // 8, 2 * (_LANE & 7) + ((row & 2) >> 1)
+    out = (rows, cols, np.asarray(adj32(rows), np.int64))
+    for a in out:
+        a.setflags(write=False)
+    return out
+
+
+def dst_lane_cells(m: Machine, thread: int, insn: str, addr: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, columns, Adj32 rows) of Dst for the 32 lanes of SFPLOAD/SFPSTORE at ``dest_reg_addr``:
+    4 rows from the row rounded down to 4, columns ``2 * c`` (even rows) or ``2 * c + 1`` (row bit 1 set)."""
     need(not addr & 1, insn, "dest_reg_addr", addr, "an odd dest_reg_addr")
     row = dst_row(m, thread, addr, 0x3FF)
     need(not row & 1, insn, "Dst row", row, "an odd Dst row (RWC.Dst + dest_reg_addr + MATH_Offset)")
-    return (row & ~3) + _LANE // 8, 2 * (_LANE & 7) + ((row & 2) >> 1)
+    cells = _CELLS.get(row)
+    if cells is None:
+        cells = _CELLS[row] = _cells(row)
+    return cells
 
 
-def read_dst16(m: Machine, rows, cols) -> np.ndarray:
+def read_dst16(m: Machine, cells) -> np.ndarray:
     """Dst16 cells as uint32; a row whose valid flag is clear reads 0 (as ttsim; decision TT35)."""
+    rows, cols, _ = cells
     return np.where(m.dst_valid[rows], m.dst[rows, cols], 0).astype(np.uint32)
 
 
-def read_dst32(m: Machine, rows, cols) -> np.ndarray:
+def read_dst32(m: Machine, cells) -> np.ndarray:
     """Dst32 cells as stored (high half at Adj32(row), low half 8 rows below); invalid rows read 0."""
-    a = adj32(rows)
+    _, cols, a = cells
     v = (m.dst[a, cols].astype(np.uint32) << 16) | m.dst[a + 8, cols]
-    return np.where(m.dst_valid[a], v, 0).astype(np.uint32)
+    return np.where(m.dst_valid[a], v, np.uint32(0))
 
 
-def write_dst16(m: Machine, rows, cols, values, mask) -> None:
+def write_dst16(m: Machine, cells, values, mask) -> None:
+    rows, cols, _ = cells
     r, c = rows[mask], cols[mask]
     m.dst[r, c] = np.asarray(values)[mask] & 0xFFFF
     m.dst_valid[r] = True
 
 
-def write_dst32(m: Machine, rows, cols, values, mask) -> None:
-    a, c = adj32(rows[mask]), cols[mask]
-    v = np.asarray(values, np.uint32)[mask]
+def write_dst32(m: Machine, cells, values, mask) -> None:
+    _, cols, a = cells
+    a, c = a[mask], cols[mask]
+    v = np.asarray(values)[mask].astype(np.uint32)
     m.dst[a, c] = v >> 16
     m.dst[a + 8, c] = v & 0xFFFF
     m.dst_valid[a] = True

@@ -50,6 +50,10 @@ def sfp_stoch_rnd(m, s, insn, thread) -> None:
     need(insn["rnd_mode"] == 0, "SFP_STOCH_RND", "rnd_mode", 1, "stochastic rounding (rnd_mode = 1)")
     mask = s.enabled()
     np.copyto(s.prng, step_prng(s.prng), where=mask)
+    if m.jit:
+        top, signed = _INT_MODES.get(mod, (0, False))
+        _kernel()(s.lregs[insn["lreg_src_c"]], mod == 1, top, signed, mask, s.lregs[d] if d < 8 else _SINK)
+        return
     v = s.lregs[insn["lreg_src_c"]].astype(np.int64)
     e = (v >> 23) & 255
     if mod == 1:
@@ -66,6 +70,48 @@ def sfp_stoch_rnd(m, s, insn, thread) -> None:
         r = np.where(mag == 0, 0, sign) + mag
         r = np.where(x < -1, 0, np.where(x >= 16, sign | top, r))
     write(s, d, r & 0xFFFFFFFF, mask)
+
+
+_SINK = np.zeros(32, np.uint32)
+_KERNEL = []
+
+
+def _kernel():
+    """SFP_STOCH_RND's rounding per lane, compiled once (the numpy lines above are the reference)."""
+    if not _KERNEL:
+        import numba
+
+        @numba.njit(cache=True, nogil=True)
+        def stoch_rnd(src, to_bf16, top, signed, mask, out):   # pragma: no cover - checked against numpy
+            for i in range(32):
+                if not mask[i]:
+                    continue
+                v = np.int64(src[i])
+                e = (v >> 23) & 255
+                if to_bf16:
+                    if e == 0:
+                        r = 0
+                    elif e == 255:
+                        r = v & 0xFF800000
+                    else:
+                        low = v & 0xFFFF
+                        r = v - low + (0x10000 if low >= 0x8000 else 0)
+                else:
+                    sign = v & 0x80000000 if signed else 0
+                    x = e - 127
+                    if x < -1:
+                        r = 0
+                    elif x >= 16:
+                        r = sign | top
+                    else:
+                        man = 0x800000 | (v & 0x7FFFFF)
+                        mag = man << x if x >= 0 else man >> 1
+                        mag = min((mag >> 23) + (1 if (mag & 0x7FFFFF) >= 0x400000 else 0), top)
+                        r = (sign if mag else 0) + mag
+                out[i] = r & 0xFFFFFFFF
+
+        _KERNEL.append(stoch_rnd)
+    return _KERNEL[0]
 
 
 HANDLERS = {f.mnemonic: f for f in (sfpcast, sfp_stoch_rnd)}

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fma", "fma_masked"]
+__all__ = ["fma", "fma_masked", "fma_all"]
 
 _U = np.uint64
 _SIGN = 0x80000000
@@ -174,13 +174,31 @@ def _numba_kernel():
 _KERNEL = None
 
 
+def _lanes(x, shape) -> np.ndarray:
+    """An operand as a uint32 array of ``shape`` (a scalar is broadcast)."""
+    if isinstance(x, np.ndarray) and x.shape == shape and x.dtype == np.uint32:
+        return x
+    return np.broadcast_to(np.asarray(x, np.uint32), shape)
+
+
 def fma_masked(a, b, c, mask: np.ndarray, out: np.ndarray, jit: bool = True) -> None:
     """``out[mask] = fma(a, b, c)[mask]``, in place: through the numba kernel when ``jit``."""
     global _KERNEL
     if jit:
         if _KERNEL is None:
             _KERNEL = _numba_kernel()
-        _KERNEL(np.broadcast_to(np.asarray(a, np.uint32), out.shape), np.broadcast_to(np.asarray(b, np.uint32), out.shape),
-                np.broadcast_to(np.asarray(c, np.uint32), out.shape), mask, out)
+        _KERNEL(_lanes(a, out.shape), _lanes(b, out.shape), _lanes(c, out.shape), mask, out)
     else:
         np.copyto(out, fma(a, b, c), where=mask)
+
+
+_ALL = np.ones(32, bool)
+
+
+def fma_all(a, b, c, jit: bool = True) -> np.ndarray:
+    """:func:`fma` on 32 lanes, through the numba kernel when ``jit``."""
+    if not jit:
+        return fma(a, b, c)
+    out = np.zeros(32, np.uint32)
+    fma_masked(a, b, c, _ALL, out, jit=True)
+    return out

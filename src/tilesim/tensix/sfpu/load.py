@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..layouts import dst16_from_bf16, dst16_from_fp16, dst16_to_bf16, dst32_from_fp32, dst32_to_fp32
+from ..layouts import dst16_from_bf16, dst16_from_fp16, dst16_to_bf16
 from .common import (addr_mod, dst_lane_cells, handler, need, read_dst16, read_dst32, ub, write, write_dst16,
                      write_dst32)
 
@@ -44,6 +44,25 @@ def _default_mod(m, thread: int, insn: str, store: bool) -> int:
     return _FP16
 
 
+def _table(f) -> np.ndarray:
+    t = f(np.arange(1 << 16)).astype(np.uint32)
+    t.setflags(write=False)
+    return t
+
+
+#: 16-bit shuffles as lookup tables (one gather instead of a chain of small numpy operations).
+_TO_BF16, _FROM_BF16 = _table(dst16_to_bf16), _table(dst16_from_bf16)
+
+
+def _dst32_to_fp32(v: np.ndarray) -> np.ndarray:
+    return (_TO_BF16[v >> 16] << 16) | (v & 0xFFFF)
+
+
+def _dst32_from_fp32(v: np.ndarray) -> np.ndarray:
+    v = v.astype(np.uint32)
+    return (_FROM_BF16[v >> 16] << 16) | (v & 0xFFFF)
+
+
 def _flush(v: np.ndarray) -> np.ndarray:
     """Denormals (and zeros) become a signed zero."""
     return np.where((v & 0x7FFFFFFF) < 0x800000, v & 0x80000000, v)
@@ -56,25 +75,25 @@ def sfpload(m, s, insn, thread) -> None:
     need(mod in _LOAD_MODS, "SFPLOAD", "instr_mod0", mod, f"instr_mod0 = {mod}")
     if mod == 0:
         mod = _default_mod(m, thread, "SFPLOAD", False)
-    rows, cols = dst_lane_cells(m, thread, "SFPLOAD", addr)
+    cells = dst_lane_cells(m, thread, "SFPLOAD", addr)
     old = s.lregs[reg] if reg < 8 else np.zeros(32, np.uint32)
     if mod == _FP16:
-        h = read_dst16(m, rows, cols)
+        h = read_dst16(m, cells)
         e, man = h & 31, (h >> 5) & 1023
         v = ((h >> 15) << 31) | (np.where(e != 0, e + 112, 0) << 23) | (man << 13)
     elif mod == 2:
-        v = dst16_to_bf16(read_dst16(m, rows, cols)).astype(np.uint32) << 16
+        v = _TO_BF16[read_dst16(m, cells)] << 16
     elif mod in (3, 4):
-        v = dst32_to_fp32(read_dst32(m, rows, cols))
+        v = _dst32_to_fp32(read_dst32(m, cells))
     elif mod == 6:
-        v = read_dst16(m, rows, cols)
+        v = read_dst16(m, cells)
     elif mod == 12:
-        v = dst32_to_fp32(read_dst32(m, rows, cols))
+        v = _dst32_to_fp32(read_dst32(m, cells))
         v = np.where(v & 0x80000000, (-(v & 0x7FFFFFFF).astype(np.int64)) & 0xFFFFFFFF, v)
     elif mod == 14:
-        v = (old & 0xFFFF0000) | read_dst16(m, rows, cols)
+        v = (old & 0xFFFF0000) | read_dst16(m, cells)
     else:
-        v = (read_dst16(m, rows, cols) << 16) | (old & 0xFFFF)
+        v = (read_dst16(m, cells) << 16) | (old & 0xFFFF)
     write(s, reg, v, s.enabled())
     addr_mod(m, thread, insn["sfpu_addr_mode"])
 
@@ -104,6 +123,7 @@ def sfploadi(m, s, insn, thread) -> None:
 
 
 def _to_fp16(v: np.ndarray) -> np.ndarray:
+    v = v.astype(np.int64)
     sign = (v >> 31) << 15
     e = ((v >> 23) & 255).astype(np.int64) - 112
     return np.where(e <= 0, sign, np.where(e > 31, sign | 0x7FFF, sign | (e << 10) | ((v & 0x7FFFFF) >> 13)))
@@ -116,28 +136,27 @@ def sfpstore(m, s, insn, thread) -> None:
     need(mod in _STORE_MODS, "SFPSTORE", "instr_mod0", mod, f"instr_mod0 = {mod}")
     if mod == 0:
         mod = _default_mod(m, thread, "SFPSTORE", True)
-    rows, cols = dst_lane_cells(m, thread, "SFPSTORE", addr)
-    v = s.lregs[reg].astype(np.int64)
+    cells = dst_lane_cells(m, thread, "SFPSTORE", addr)
+    v = s.lregs[reg]
     mask = s.enabled()
     if mod == _FP16:
-        write_dst16(m, rows, cols, dst16_from_fp16(_to_fp16(v)), mask)
+        write_dst16(m, cells, dst16_from_fp16(_to_fp16(v)), mask)
     elif mod == 2:
-        write_dst16(m, rows, cols, dst16_from_bf16(_flush(v) >> 16), mask)
+        write_dst16(m, cells, _FROM_BF16[_flush(v) >> 16], mask)
     elif mod == 3:
-        write_dst32(m, rows, cols, dst32_from_fp32(_flush(v)), mask)
+        write_dst32(m, cells, _dst32_from_fp32(_flush(v)), mask)
     elif mod == 4:
-        write_dst32(m, rows, cols, dst32_from_fp32(v), mask)
+        write_dst32(m, cells, _dst32_from_fp32(v), mask)
     elif mod in (6, 14):
-        write_dst16(m, rows, cols, v & 0xFFFF, mask)
+        write_dst16(m, cells, v & 0xFFFF, mask)
     elif mod == 7:
-        write_dst32(m, rows, cols, v, mask)
+        write_dst32(m, cells, v, mask)
     elif mod == 9:
-        write_dst32(m, rows, cols, ((v << 16) | (v >> 16)) & 0xFFFFFFFF, mask)
+        write_dst32(m, cells, (v << np.uint32(16)) | (v >> np.uint32(16)), mask)
     elif mod == 12:
-        sm = np.where(v & 0x80000000, 0x80000000 | ((-v) & 0xFFFFFFFF), v)
-        write_dst32(m, rows, cols, dst32_from_fp32(sm & 0xFFFFFFFF), mask)
+        write_dst32(m, cells, _dst32_from_fp32(np.where(v & 0x80000000, 0x80000000 | (0 - v), v)), mask)
     else:
-        write_dst16(m, rows, cols, v >> 16, mask)
+        write_dst16(m, cells, v >> 16, mask)
     addr_mod(m, thread, insn["sfpu_addr_mode"])
 
 

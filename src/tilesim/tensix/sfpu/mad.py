@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import handler, need, write
-from .fma import fma, fma_masked
+from .fma import fma, fma_all, fma_masked
 
 __all__ = ["HANDLERS", "lut8_to_fp32", "lut16_to_fp32"]
 
@@ -23,7 +23,7 @@ def _mad(m, s, name: str, insn, a, b, c) -> None:
     if m.jit:
         fma_masked(a, b, c, s.enabled(), s.lregs[d], jit=True)
     else:
-        write(s, d, fma(a, b, c), s.enabled())
+        write(s, d, fma_all(a, b, c, m.jit), s.enabled())
 
 
 def _mod1_zero(name: str, insn) -> None:
@@ -80,6 +80,12 @@ def sfpaddi(m, s, insn, thread) -> None:
     _mad(m, s, "SFPADDI", insn, np.uint32(insn["imm16_math"] << 16), np.uint32(ONE), s.lregs[d].copy())
 
 
+def _lut_table(f, n: int) -> np.ndarray:
+    t = f(np.arange(n, dtype=np.uint32))
+    t.setflags(write=False)
+    return t
+
+
 def lut8_to_fp32(x) -> np.ndarray:
     """SFPLUT's 8-bit coefficient: sign [7], exponent 127 - [6:4], mantissa [3:0] << 19; 0xFF is 0."""
     x = np.asarray(x, np.uint32)
@@ -94,6 +100,15 @@ def lut16_to_fp32(x) -> np.ndarray:
     return (((x >> 15) << 31) | (np.where(e == 31, 0, e + 112) << 23) | ((x & 0x3FF) << 13)).astype(np.uint32)
 
 
+_LUT8 = _lut_table(lut8_to_fp32, 256)
+_LUT16 = _lut_table(lut16_to_fp32, 1 << 16)
+#: SFPLUTFP32's |LReg3| thresholds (0.5, 1, 1.5, 2, 3); interval k picks register k // 2, half k % 2.
+_EDGES = np.array([0x3F000000, 0x3F800000, 0x3FC00000, 0x40000000, 0x40400000], np.uint32)
+_REG = np.array([0, 0, 1, 1, 2, 2])
+_HALF = np.array([0, 16, 0, 16, 0, 16], np.uint32)
+_LANES = np.arange(32)
+
+
 @handler
 def sfplut(m, s, insn, thread) -> None:
     """LReg[lreg_ind] = A * |LReg3| + C, sign of LReg3; A, C the 8-bit halves of LReg0 (|x| < 1),
@@ -103,8 +118,8 @@ def sfplut(m, s, insn, thread) -> None:
     need(d < 8, "SFPLUT", "lreg_ind", d, "a result to a constant LReg")
     l3 = s.lregs[3]
     b = l3 & 0x7FFFFFFF
-    coeffs = np.where(b < 0x3F800000, s.lregs[0], np.where(b < 0x40000000, s.lregs[1], s.lregs[2]))
-    r = fma(lut8_to_fp32((coeffs >> 8) & 255), b, lut8_to_fp32(coeffs & 255))
+    coeffs = s.lregs[_REG[np.searchsorted(_EDGES, b, side="right")], _LANES]
+    r = fma_all(_LUT8[(coeffs >> 8) & 255], b, _LUT8[coeffs & 255], m.jit)
     write(s, d, (r & 0x7FFFFFFF) | (l3 & 0x80000000), s.enabled())
 
 
@@ -116,13 +131,11 @@ def sfplutfp32(m, s, insn, thread) -> None:
     need(mod == 2, "SFPLUTFP32", "instr_mod1", mod, f"instr_mod1 = {mod}")
     need(d < 8, "SFPLUTFP32", "lreg_dest", d, "a result to a constant LReg")
     b = s.lregs[3] & 0x7FFFFFFF
-    i = np.where(b < 0x3F800000, 0, np.where(b < 0x40000000, 1, 2))
-    j = np.where((b < 0x3F000000) | ((b >= 0x3F800000) & (b < 0x3FC00000)) | ((b >= 0x40000000) & (b < 0x40400000)),
-                 0, 16).astype(np.uint32)
-    lanes = np.arange(32)
-    a = lut16_to_fp32((s.lregs[i, lanes] >> j) & 0xFFFF)
-    c = lut16_to_fp32((s.lregs[4 + i, lanes] >> j) & 0xFFFF)
-    write(s, d, fma(a, b, c), s.enabled())
+    k = np.searchsorted(_EDGES, b, side="right")
+    i, j = _REG[k], _HALF[k]
+    a = _LUT16[(s.lregs[i, _LANES] >> j) & 0xFFFF]
+    c = _LUT16[(s.lregs[4 + i, _LANES] >> j) & 0xFFFF]
+    write(s, d, fma_all(a, b, c, m.jit), s.enabled())
 
 
 HANDLERS = {f.mnemonic: f for f in (sfpmad, sfpadd, sfpmul, sfpmuli, sfpaddi, sfplut, sfplutfp32)}
