@@ -137,9 +137,14 @@ def main() -> None:
 
 #: SFPU instructions timed one at a time through ``Machine.execute`` (issue 23's bar: 20 us each).
 SFPU_TIMED = {"SFPMAD": "TTI_SFPMAD(0, 1, 2, 3, 0)", "SFPLOAD": "TTI_SFPLOAD(0, 3, 0, 0)",
-              "SFPSTORE": "TTI_SFPSTORE(3, 3, 0, 0)", "SFPIADD": "TTI_SFPIADD(0, 1, 2, 4)",
-              "SFPSETCC": "TTI_SFPSETCC(0, 1, 0, 4)", "SFPLUTFP32": "TTI_SFPLUTFP32(4, 2)",
-              "SFP_STOCH_RND": "TTI_SFP_STOCH_RND(0, 0, 0, 3, 5, 1)"}
+              "SFPSTORE": "TTI_SFPSTORE(3, 3, 0, 0)", "SFPLOADI": "TTI_SFPLOADI(0, 0, 0x3f80)",
+              "SFPIADD": "TTI_SFPIADD(0, 1, 2, 4)", "SFPSETCC": "TTI_SFPSETCC(0, 1, 0, 4)",
+              "SFPLUT": "TTI_SFPLUT(4, 4, 0)", "SFPLUTFP32": "TTI_SFPLUTFP32(4, 2)",
+              "SFP_STOCH_RND": "TTI_SFP_STOCH_RND(0, 0, 0, 3, 5, 1)", "SFPCAST": "TTI_SFPCAST(1, 5, 0)",
+              "SFPSWAP": "TTI_SFPSWAP(0, 1, 2, 1)", "SFPTRANSP": "TTI_SFPTRANSP(0, 0, 0, 0)",
+              "SFPSHFT2": "TTI_SFPSHFT2(0, 1, 2, 3)", "SFPEXEXP": "TTI_SFPEXEXP(0, 1, 2, 0)",
+              "SFPDIVP2": "TTI_SFPDIVP2(1, 1, 2, 1)", "SFPMOV": "TTI_SFPMOV(0, 9, 2, 8)",
+              "SFPABS": "TTI_SFPABS(0, 1, 2, 1)", "SFPLZ": "TTI_SFPLZ(0, 1, 2, 2)"}
 
 
 def sfpu_us(m: Machine) -> dict[str, float]:
