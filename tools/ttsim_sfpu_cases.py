@@ -9,9 +9,12 @@ ttsim models, sometimes any value (so refusals are compared too).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from tilesim.tensix import make
+from tilesim.tensix.cli import parse_program, run_program
 from tilesim.tensix.isa import SFPU_ROWS
 from tilesim.tensix.regs import RegisterFile
 from tilesim.tensix.sfpu.common import DEFINED_BITS
@@ -73,6 +76,26 @@ class SfpuCase:
             self.dst = (lane_values(rng, 32 * 16) >> rng.choice([0, 16])).astype(np.uint16).reshape(32, 16)
             self.valid = (rng.random(32) > 0.1).astype(np.uint8)
         self.words: list[int] = []
+
+
+def kernel_cases(examples: Path) -> list[SfpuCase]:
+    """The transcribed tt-llk SFPU kernels (``examples/tensix/llk_sfpu_*.tt``): the state their
+    directives set up (configuration, Dst data), then every instruction word of the program."""
+    out = []
+    for path in sorted(examples.glob("llk_sfpu_*.tt")):
+        statements = parse_program(path.read_text(), str(path))
+        first = next(i for i, s in enumerate(statements) if s.kind == "insn")
+        m, _ = run_program(statements[:first], {}, "hardware", str(path))
+        c = SfpuCase(np.random.default_rng(0), f"KERNEL {path.stem}", False)
+        c.cfg1 = m.config[0].word(1)
+        c.tcfg = np.array([m.thread_config[0].word(a) for a in range(64)], np.uint16)
+        c.dst_rwc, c.cc, c.cc_en = 0, 0xFFFFFFFF, 1
+        c.prng[:] = 0
+        c.lregs = m.sfpu.lregs[:8].copy()
+        c.dst, c.valid = m.dst[:32].copy(), m.dst_valid[:32].astype(np.uint8)
+        c.words = [s.args[0].word() for s in statements[first:] if s.kind == "insn"]
+        out.append(c)
+    return out
 
 
 def _lreg(rng) -> int:
@@ -186,6 +209,7 @@ def sfpu_cases(rng) -> list[SfpuCase]:
         c.words += [random_word(rng, "SFPLOAD"), random_word(rng, "SFPLOAD"), random_word(rng, "SFPMAD"),
                     random_word(rng, str(rng.choice(_ALU))), random_word(rng, "SFPSTORE")]
         out.append(c)
+    out += kernel_cases(Path(__file__).resolve().parents[1] / "examples" / "tensix")
     for _ in range(60):
         c = SfpuCase(rng, "TEMPLATES", False)
         c.cc = 0xFFFFFFFF
