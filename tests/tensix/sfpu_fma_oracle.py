@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["fma_oracle"]
+__all__ = ["fma_oracle", "fma_doc_oracle"]
 
 INF, NAN_BITS = 0x7F800000, 0x7F800001
 
@@ -91,3 +91,40 @@ def fma_oracle(a: int, b: int, c: int) -> int:
     if r >> 23 == 0:
         return nan
     return (nan or rs << 31) | r
+
+
+def fma_doc_oracle(a: int, b: int, c: int) -> int:
+    """``SFPMAD.md``'s statement of the operation: denormal inputs are zero, the exact ``a * b + c`` is
+    rounded once (to nearest, ties to even, IEEE overflow to Inf), a denormal or -0 result is +0;
+    NaN and Inf follow IEEE 754 (a NaN result is 0x7FC00001)."""
+    vals = []
+    for v in (a, b, c):
+        s, e, f = _fields(v)
+        if e == 255:
+            vals.append(float("nan") if f else (-1) ** s * float("inf"))
+        else:
+            vals.append(Fraction(0) if e == 0 else (-1) ** s * Fraction(f | 1 << 23, 1 << 23) * Fraction(2) ** (e - 127))
+    x, y, z = vals
+    if any(isinstance(v, float) for v in vals):
+        r = float(x) * float(y) + float(z)
+        if r != r:
+            return 0x7FC00001
+        return 0x7F800000 if r > 0 else 0xFF800000
+    exact = x * y + z
+    if exact == 0:
+        return 0
+    sign, mag = int(exact < 0), abs(exact)
+    e = mag.numerator.bit_length() - mag.denominator.bit_length()
+    if mag < Fraction(2) ** e:
+        e -= 1
+    if e < -126:                                 # IEEE rounds on the denormal grid; a denormal result is +0
+        q, r = divmod(mag / Fraction(2) ** -149, 1)
+        q = int(q) + (r > Fraction(1, 2) or (r == Fraction(1, 2) and int(q) & 1))
+        return sign << 31 | 0x00800000 if q >> 23 else 0
+    q, r = divmod(mag / Fraction(2) ** (e - 23), 1)
+    q = int(q) + (r > Fraction(1, 2) or (r == Fraction(1, 2) and int(q) & 1))
+    if q >> 24:
+        q, e = q >> 1, e + 1
+    if e > 127:
+        return sign << 31 | INF
+    return sign << 31 | (e + 127) << 23 | (q - (1 << 23))

@@ -147,3 +147,16 @@ def test_copy_is_deep():
     c = m.copy()
     c.execute("TTI_SFPLOADI(0, 2, 5)")
     assert (m.sfpu.lregs[0] == 0).all() and (c.sfpu.lregs[0] == 5).all()
+
+
+def test_doc_rounding_model_runs_the_pages_multiply_add():
+    from tilesim.tensix.sfpu.fma import fma, fma_doc
+    rng = np.random.default_rng(8)
+    data = rng.standard_normal((3, 32)).astype(np.float32).view(np.uint32)
+    got = {}
+    for model in ("hardware", "doc"):
+        m = Machine(model)
+        m.sfpu.lregs[:3] = data
+        m.execute("TTI_SFPMAD(0, 1, 2, 3, 0)")
+        got[model] = m.sfpu.lregs[3].copy()
+    assert np.array_equal(got["hardware"], fma(*data)) and np.array_equal(got["doc"], fma_doc(*data))

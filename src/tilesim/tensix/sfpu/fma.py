@@ -20,14 +20,15 @@ which ttsim uses too; in words (decision TT33):
    a result still below the normal range flushes to +0.
 
 :func:`fma` is the numpy reference over whole arrays; :func:`fma_masked` writes the results to
-the enabled lanes through a numba kernel (``jit``) or the reference.
+the enabled lanes through a numba kernel (``jit``) or the reference. :func:`fma_doc` is the
+``doc`` rounding model: what ``SFPMAD.md`` states (one rounding of the exact result).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fma", "fma_masked", "fma_all"]
+__all__ = ["fma", "fma_masked", "fma_all", "fma_doc", "DOC_NAN"]
 
 _U = np.uint64
 _SIGN = 0x80000000
@@ -195,10 +196,44 @@ def fma_masked(a, b, c, mask: np.ndarray, out: np.ndarray, jit: bool = True) -> 
 _ALL = np.ones(32, bool)
 
 
-def fma_all(a, b, c, jit: bool = True) -> np.ndarray:
-    """:func:`fma` on 32 lanes, through the numba kernel when ``jit``."""
+def fma_all(a, b, c, jit: bool = True, rounding: str = "hardware") -> np.ndarray:
+    """:func:`fma` on 32 lanes, through the numba kernel when ``jit``; :func:`fma_doc` for the ``doc`` model."""
+    if rounding == "doc":
+        return np.broadcast_to(fma_doc(a, b, c), (32,))
     if not jit:
         return fma(a, b, c)
     out = np.zeros(32, np.uint32)
     fma_masked(a, b, c, _ALL, out, jit=True)
     return out
+
+
+#: The NaN the ``doc`` model writes: the page guarantees only that the mantissa's last bit is set.
+DOC_NAN = 0x7FC00001
+
+
+def fma_doc(a, b, c) -> np.ndarray:
+    """``a * b + c`` as ``SFPMAD.md`` states it (the ``doc`` rounding model, decision TT33): denormal
+    inputs are zero; the exact ``a * b + c`` is rounded once to nearest even; a denormal or negative
+    zero result is +0; Inf and NaN follow IEEE 754, a NaN result being :data:`DOC_NAN`.
+
+    The exact sum is formed in float64 (the product of two FP32 values is exact there), rounded to
+    odd by TwoSum and a one-ulp step, then rounded to FP32: odd rounding to 53 bits followed by
+    rounding to 24 is the single rounding (53 >= 24 + 2).
+    """
+    a, b, c = (_flush_in(np.asarray(x, np.uint32)) for x in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = a.view(np.float32).astype(np.float64) * b.view(np.float32).astype(np.float64)
+        z = c.view(np.float32).astype(np.float64)
+        s = p + z
+        bb = s - p
+        err = (p - (s - bb)) + (z - bb)                  # TwoSum: p + z = s + err exactly
+        even = (s.view(np.uint64) & np.uint64(1)) == 0
+        step = np.isfinite(s) & (err != 0) & even
+        s = np.where(step, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+        r = s.astype(np.float32).view(np.uint32)
+    r = np.where(np.isnan(s), np.uint32(DOC_NAN), r)
+    return np.where((r & 0x7F800000) == 0, np.uint32(0), r).astype(np.uint32)
+
+
+def _flush_in(v: np.ndarray) -> np.ndarray:
+    return np.where((v & 0x7F800000) == 0, v & np.uint32(0x80000000), v)

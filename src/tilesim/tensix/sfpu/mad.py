@@ -1,4 +1,5 @@
-"""The float family: SFPMAD, SFPADD, SFPMUL, SFPMULI, SFPADDI, SFPLUT, SFPLUTFP32; all one FMA (:mod:`.fma`).
+"""The float family: SFPMAD, SFPADD, SFPMUL, SFPMULI, SFPADDI, SFPLUT, SFPLUTFP32; all one FMA (:mod:`.fma`):
+the Wormhole model in the ``hardware`` rounding model, one IEEE rounding of the exact result in ``doc``.
 
 SFPADD and SFPMUL are SFPMAD with LReg10 (1.0) as a factor and LReg9 (0.0) as the addend; ttsim
 requires those operands, and so do we (``tt.sfpu.ub``). Wormhole's ``instr_mod1`` is 0 for all
@@ -10,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import handler, need, write
-from .fma import fma, fma_all, fma_masked
+from .fma import fma, fma_all, fma_doc, fma_masked
 
 __all__ = ["HANDLERS", "lut8_to_fp32", "lut16_to_fp32"]
 
@@ -23,7 +24,7 @@ def _mad(m, s, name: str, insn, a, b, c) -> None:
     if m.jit:
         fma_masked(a, b, c, s.enabled(), s.lregs[d], jit=True)
     else:
-        write(s, d, fma_all(a, b, c, m.jit), s.enabled())
+        write(s, d, fma_all(a, b, c, m.jit, m.rounding), s.enabled())
 
 
 def _mod1_zero(name: str, insn) -> None:
@@ -119,7 +120,7 @@ def sfplut(m, s, insn, thread) -> None:
     l3 = s.lregs[3]
     b = l3 & 0x7FFFFFFF
     coeffs = s.lregs[_REG[np.searchsorted(_EDGES, b, side="right")], _LANES]
-    r = fma_all(_LUT8[(coeffs >> 8) & 255], b, _LUT8[coeffs & 255], m.jit)
+    r = fma_all(_LUT8[(coeffs >> 8) & 255], b, _LUT8[coeffs & 255], m.jit, m.rounding)
     write(s, d, (r & 0x7FFFFFFF) | (l3 & 0x80000000), s.enabled())
 
 
@@ -135,7 +136,7 @@ def sfplutfp32(m, s, insn, thread) -> None:
     i, j = _REG[k], _HALF[k]
     a = _LUT16[(s.lregs[i, _LANES] >> j) & 0xFFFF]
     c = _LUT16[(s.lregs[4 + i, _LANES] >> j) & 0xFFFF]
-    write(s, d, fma_all(a, b, c, m.jit), s.enabled())
+    write(s, d, fma_all(a, b, c, m.jit, m.rounding), s.enabled())
 
 
 HANDLERS = {f.mnemonic: f for f in (sfpmad, sfpadd, sfpmul, sfpmuli, sfpaddi, sfplut, sfplutfp32)}
