@@ -19,9 +19,9 @@ ONE = 0x3F800000
 
 
 def _mad(m, s, name: str, insn, a, b, c) -> None:
-    d = insn["lreg_dest"] if "lreg_dest" in insn.fields else None
+    d = insn["lreg_dest"]
     need(d < 8, name, "lreg_dest", d, "a result to a constant LReg")
-    if m.jit:
+    if m.jit and m.rounding != "doc":
         fma_masked(a, b, c, s.enabled(), s.lregs[d], jit=True)
     else:
         write(s, d, fma_all(a, b, c, m.jit, m.rounding), s.enabled())
