@@ -19,7 +19,7 @@ from ..state import Machine
 from .state import SfpuState
 
 __all__ = ["ub", "unmodelled", "need", "sfpu", "write", "lanes_of", "dst_lane_cells", "read_dst16", "read_dst32",
-           "write_dst16", "write_dst32", "handler", "DEFINED_BITS"]
+           "write_dst16", "write_dst32", "handler", "DEFINED_BITS", "MODELLED_MODS"]
 
 #: The bits ttsim's table (``data/wh/tensix_isa.json``) gives each SFPU row; set bits elsewhere are
 #: undefined behaviour there (its generated decoders), so here too.
@@ -48,6 +48,15 @@ for _name, _ranges in {
     "SFPSWAP": "11:0", "SFPLOADMACRO": "9:0 15:14 19:16 23:20", "SFPSHFT2": "23:0", "SFPLUTFP32": "7:0",
 }.items():
     DEFINED_BITS[_name] = _bits(*_ranges.split())
+
+#: The ``instr_mod`` values that execute, per mnemonic (others are refused; rows not listed take 0 only).
+MODELLED_MODS: dict[str, tuple[int, ...]] = {
+    "SFPLOAD": (0, 2, 3, 4, 6, 12, 14, 15), "SFPLOADI": (0, 1, 2, 4, 8, 10),
+    "SFPSTORE": (0, 2, 3, 4, 6, 7, 9, 12, 14, 15), "SFPLUT": (4,), "SFPDIVP2": (0, 1), "SFPEXEXP": (0, 1, 2, 10),
+    "SFPEXMAN": (0, 1), "SFPIADD": (0, 1, 2, 4, 5, 6, 8, 9, 10), "SFPSHFT": (0, 1), "SFPSETCC": (0, 2, 4, 6),
+    "SFPMOV": (0, 1, 2, 8), "SFPABS": (0, 1), "SFPLZ": (0, 2, 4), "SFPSETEXP": (0, 1, 2), "SFPSETMAN": (0, 1),
+    "SFPSETSGN": (0, 1), "SFPENCC": (0, 10), "SFP_STOCH_RND": (1, 2, 3, 6, 7), "SFPCONFIG": (0, 1),
+    "SFPSWAP": (0, 1, 2, 3, 9), "SFPSHFT2": (3, 5), "SFPLUTFP32": (2,)}
 
 #: Opcodes whose ``lreg_dest`` (bits 7:4) of 12..15 stores the whole word as LOADMACRO template
 #: ``lreg_dest - 12`` instead of executing (ttsim ``tensix_decode_and_execute``).
