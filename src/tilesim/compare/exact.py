@@ -4,6 +4,8 @@
   NaN wins, at its first index).
 - Products of two bf16, fp16 or fp32 values are exact in float64 (at most
   48 significant bits), so ``encode(a * b, fmt)`` rounds the exact product once.
+- Reciprocals ``1 / x`` are rounded to odd at float64's 53 bits from the exact quotient
+  (``Fraction``), so one more rounding to a narrower format is the single rounding.
 - GEMM sums are exact through :func:`math.fsum` (the correctly rounded
   float64 sum) and a second fsum of the residual, which gives the sign of
   the sum's rounding error: the float64 sum is moved toward zero when the
@@ -27,7 +29,7 @@ import numpy as np
 
 from .. import formats
 
-__all__ = ["colmax", "colargmax", "product", "gemm_exact", "round_once"]
+__all__ = ["colmax", "colargmax", "product", "gemm_exact", "reciprocal", "round_once"]
 
 
 def colmax(x: np.ndarray) -> np.ndarray:
@@ -59,6 +61,25 @@ def gemm_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                 bits = np.float64(s).view(np.int64) | 1
                 s = float(np.int64(bits).view(np.float64))
             out[i, j] = s
+    return out
+
+
+def reciprocal(x: np.ndarray) -> np.ndarray:
+    """``1 / x`` rounded to odd at 53 bits (``1 / +-0`` is +-Inf); round this once to a narrower format."""
+    from fractions import Fraction
+    out = np.empty(np.shape(x))
+    flat, res = np.asarray(x, np.float64).reshape(-1), out.reshape(-1)
+    for i, v in enumerate(flat.tolist()):
+        if v == 0 or not math.isfinite(v):
+            res[i] = math.copysign(math.inf, v) if v == 0 else (0.0 if math.isinf(v) else math.nan)
+            continue
+        q = 1 / Fraction(v)
+        s = 1 / v
+        if Fraction(s) != q:
+            if abs(Fraction(s)) > abs(q):
+                s = math.nextafter(s, 0.0)
+            s = float(np.int64(np.float64(s).view(np.int64) | 1).view(np.float64))
+        res[i] = s
     return out
 
 
