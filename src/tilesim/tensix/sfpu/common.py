@@ -16,10 +16,10 @@ from ...errors import SpecGapError, UnsupportedError
 from ..fpu.common import apply_addr_mod, dst_row
 from ..layouts import adj32
 from ..state import Machine
-from .state import SfpuState
+from .state import SfpuState  # noqa: F401 - the type of ``s`` in the handlers
 
-__all__ = ["ub", "unmodelled", "need", "sfpu", "write", "lanes_of", "dst_lane_cells", "read_dst16", "read_dst32",
-           "write_dst16", "write_dst32", "handler", "DEFINED_BITS", "MODELLED_MODS"]
+__all__ = ["ub", "unmodelled", "need", "write", "dst_lane_cells", "read_dst16", "read_dst32", "write_dst16",
+           "write_dst32", "addr_mod", "handler", "DEFINED_BITS", "MODELLED_MODS", "TEMPLATE_OPCODES"]
 
 #: The bits ttsim's table (``data/wh/tensix_isa.json``) gives each SFPU row; set bits elsewhere are
 #: undefined behaviour there (its generated decoders), so here too.
@@ -81,22 +81,10 @@ def need(ok: bool, insn: str, operand: str, value, why: str, *, undefined: bool 
         (ub if undefined else unmodelled)(insn, operand, value, why)
 
 
-def sfpu(m: Machine) -> SfpuState:
-    """The Machine's SFPU state, made on first use."""
-    s = getattr(m, "sfpu", None)
-    if s is None:
-        s = m.sfpu = SfpuState()
-    return s
-
-
 def write(s: SfpuState, reg: int, values, mask: np.ndarray) -> None:
     """LReg ``reg`` <- ``values`` on the lanes of ``mask`` (LRegs 8 and up are not written)."""
     if reg < 8:
         np.copyto(s.lregs[reg], values, where=mask, casting="unsafe")
-
-
-def lanes_of(mask: np.ndarray) -> np.ndarray:
-    return np.flatnonzero(mask)
 
 
 _LANE = np.arange(32)
@@ -166,7 +154,7 @@ def handler(fn):
 
     @wraps(fn)
     def run(m: Machine, insn, thread: int) -> None:
-        s = sfpu(m)
+        s = m.sfpu
         word = insn.bits
         op = word >> 24
         if op in TEMPLATE_OPCODES and (word >> 4) & 15 >= 12:

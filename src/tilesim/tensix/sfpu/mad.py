@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import handler, need, write
-from .fma import fma, fma_all, fma_doc, fma_masked
+from .fma import fma_all, fma_masked
 
 __all__ = ["HANDLERS", "lut8_to_fp32", "lut16_to_fp32"]
 
