@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tilesim.errors import SpecGapError, TilesimError, UnsupportedError
 from tilesim.tensix import Machine, parse
@@ -160,3 +162,103 @@ def test_doc_rounding_model_runs_the_pages_multiply_add():
         m.execute("TTI_SFPMAD(0, 1, 2, 3, 0)")
         got[model] = m.sfpu.lregs[3].copy()
     assert np.array_equal(got["hardware"], fma(*data)) and np.array_equal(got["doc"], fma_doc(*data))
+
+
+# -- independent properties (numpy and the format core as oracles) ---------------------------------
+
+def _all16_through_sfpload(mod0: int, srcb_fmt: int = 5) -> np.ndarray:
+    """Every 16-bit Dst datum loaded by SFPLOAD (32 at a time, rows 0..3 even columns)."""
+    m = Machine()
+    m.configure(ALU_FORMAT_SPEC_REG1_SrcB=srcb_fmt)
+    codes = np.arange(1 << 16, dtype=np.uint32).reshape(-1, 4, 8)
+    out = np.empty(codes.shape, np.uint32)
+    word = parse(f"TTI_SFPLOAD(0, {mod0}, 0, 0)").word()
+    for i, block in enumerate(codes):
+        m.dst[0:4, 0::2] = block
+        m.execute(word)
+        out[i] = m.sfpu.lregs[0].reshape(4, 8)
+    return out.reshape(-1)
+
+
+def test_sfpload_bf16_exhaustively():
+    from tilesim.tensix.layouts import dst16_from_bf16
+    got = _all16_through_sfpload(2)
+    # the Dst datum of IEEE BF16 b is dst16_from_bf16(b); SFPLOAD gives b << 16
+    ieee = np.empty(1 << 16, np.uint32)
+    ieee[dst16_from_bf16(np.arange(1 << 16)).astype(np.int64)] = np.arange(1 << 16, dtype=np.uint32) << 16
+    assert np.array_equal(got, ieee)
+
+
+def test_sfpload_fp16_exhaustively():
+    """Mode 0 with SrcB FP16: the FP16 value, exactly, for every exponent but 0 (the mantissa lands in an
+    FP32 denormal, which arithmetic reads as zero) and 31 (an ordinary finite value, no Inf or NaN)."""
+    from tilesim import formats
+    from tilesim.tensix.layouts import dst16_to_fp16
+    bits = _all16_through_sfpload(0, srcb_fmt=1)
+    got = bits.view(np.float32).astype(np.float64)
+    fp16 = dst16_to_fp16(np.arange(1 << 16)).astype(np.uint32)
+    e = (fp16 >> 10) & 31
+    normal = (e > 0) & (e < 31)
+    assert np.array_equal(got[normal], formats.decode(fp16[normal], "fp16"))
+    z = fp16[e == 0]
+    assert np.array_equal(bits[e == 0], (z >> 15 << 31) | ((z & 0x3FF) << 13))
+    big = formats.decode(fp16[e == 31] & 0xFBFF, "fp16") * 2.0               # exponent 31 = 30, doubled
+    assert np.array_equal(got[e == 31], big)
+
+
+def _run_on(data: dict[int, np.ndarray], text: str) -> np.ndarray:
+    m = Machine()
+    for r, v in data.items():
+        m.sfpu.lregs[r] = v
+    m.execute(text)
+    return m.sfpu.lregs
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, 2**32 - 1), min_size=64, max_size=64))
+def test_sfpiadd_is_wrapping_int32_addition(xs):
+    c, d = np.array(xs[:32], np.uint32), np.array(xs[32:], np.uint32)
+    out = _run_on({1: c, 2: d}, "TTI_SFPIADD(0, 1, 2, 4)")     # mod1 4: no flags
+    assert np.array_equal(out[2], (c.astype(np.int64) + d) & 0xFFFFFFFF)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.floats(width=32, allow_nan=False), min_size=64, max_size=64))
+def test_sfpswap_mode_1_orders_as_floats_with_negative_zero_first(xs):
+    c, d = np.array(xs[:32], np.float32), np.array(xs[32:], np.float32)
+    out = _run_on({1: c.view(np.uint32), 2: d.view(np.uint32)}, "TTI_SFPSWAP(0, 1, 2, 1)")
+    lo, hi = out[2].view(np.float32), out[1].view(np.float32)
+    key = lambda v: (v.astype(np.float64), ~np.signbit(v))          # noqa: E731  -0 before +0
+    assert all(key(lo[i:i + 1]) <= key(hi[i:i + 1]) for i in range(32))
+    assert sorted(map(float, np.concatenate([lo, hi]))) == sorted(map(float, np.concatenate([c, d])))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.integers(-(2**31) + 1, 2**31 - 1), min_size=32, max_size=32))
+def test_sfpcast_is_round_to_nearest_even(xs):
+    v = np.array(xs, np.int64)
+    sm = (np.where(v < 0, 1 << 31, 0) | np.abs(v)).astype(np.uint32)      # sign-magnitude
+    out = _run_on({1: sm}, "TTI_SFPCAST(1, 2, 0)")
+    assert np.array_equal(out[2].view(np.float32), v.astype(np.float32))  # numpy's int -> float32 is RNE
+
+
+def test_sfptransp_twice_is_the_identity_and_moves_rows_between_registers():
+    data = np.random.default_rng(2).integers(0, 1 << 32, (8, 32), dtype=np.uint64).astype(np.uint32)
+    m = Machine()
+    m.sfpu.lregs[:8] = data
+    m.execute("TTI_SFPTRANSP(0, 0, 0, 0)")
+    g = data.reshape(8, 4, 8)
+    assert np.array_equal(m.sfpu.grid[:4], g[:4].transpose(1, 0, 2))
+    assert np.array_equal(m.sfpu.grid[4:8], g[4:8].transpose(1, 0, 2))
+    m.execute("TTI_SFPTRANSP(0, 0, 0, 0)")
+    assert np.array_equal(m.sfpu.lregs[:8], data)
+
+
+def test_sfpstore_then_sfpload_keeps_every_32_bit_pattern():
+    data = np.random.default_rng(3).integers(0, 1 << 32, 32, dtype=np.uint64).astype(np.uint32)
+    m = Machine()
+    m.sfpu.lregs[0] = data
+    m.run(["TTI_SFPSTORE(0, 4, 0, 6)", "TTI_SFPLOAD(1, 4, 0, 6)", "TTI_SFPSTORE(0, 12, 0, 16)",
+           "TTI_SFPLOAD(2, 12, 0, 16)", "TTI_SFPSTORE(0, 7, 0, 20)"])
+    assert np.array_equal(m.sfpu.lregs[1], data) and np.array_equal(m.sfpu.lregs[2] & 0xFFFFFFFF,
+                                                                     np.where(data == 0x80000000, 0, data))
