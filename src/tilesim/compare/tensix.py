@@ -14,9 +14,10 @@
   (times the fidelity phases) adds into Dst, SrcB's row pointer stepping by
   AddrMod 2.
 
-- :func:`recip`: ``1 / x`` by tt-llk's SFPU reciprocal (:mod:`tilesim.tensix.sfpu.kernels`) on FP32
-  Dst: up to 512 rows of 16 at a time are unpacked as FP32, the kernel's step runs once per 4 rows x
-  8 columns (twice per 4 rows), and the rows are packed back unrounded.
+- :func:`recip`, :func:`exp`: ``1 / x`` and ``exp(x)`` by tt-llk's SFPU kernels
+  (:mod:`tilesim.tensix.sfpu.kernels`) on FP32 Dst: up to 512 rows of 16 at a time are unpacked as
+  FP32, the kernel's step runs once per 4 rows x 8 columns (twice per 4 rows), and the rows are
+  packed back unrounded.
 
 Each returns ``(values, codes, instructions)``: float64 results, their codes
 in the output format, and the instruction counts by mnemonic.
@@ -34,7 +35,7 @@ from ..tensix import Machine, make
 from ..tensix.fpu.pool import argmax_rows
 from ..tensix.layouts import adj32
 
-__all__ = ["FIDELITIES", "SRC_FORMATS", "gmpool", "elwmul", "mvmul", "recip", "check_shape"]
+__all__ = ["FIDELITIES", "SRC_FORMATS", "gmpool", "elwmul", "mvmul", "recip", "exp", "check_shape"]
 
 #: fidelity name -> phases run per multiply
 FIDELITIES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
@@ -54,7 +55,7 @@ def check_shape(op: str, shape: tuple[int, ...]) -> None:
             fail("GMPOOL pools 16x16 blocks, so rows and columns must be multiples of 16")
         if r // 16 * 4 > _DST32_ROWS:
             fail(f"one 32-bit Dst row per 16-row block: at most {_DST32_ROWS // 4 * 16} rows")
-    elif op == "recip":
+    elif op in ("recip", "exp"):
         r, c = shape
         if c % 16:
             fail("the SFPU reads Dst rows of 16, so columns must be a multiple of 16")
@@ -179,10 +180,21 @@ def mvmul(a: np.ndarray, b: np.ndarray, dtype: str, fidelity: str = "HiFi4", rou
 
 def recip(x: np.ndarray, dtype: str, rounding: str):
     """``1 / x`` by the SFPU reciprocal kernel, FP32 in and out (any dtype's values are exact in FP32)."""
-    from ..tensix import parse
     from ..tensix.sfpu.kernels import RECIPROCAL_INIT, RECIPROCAL_STEP
-    init = [parse(t) for t in RECIPROCAL_INIT]
-    step = [parse(t) for t in RECIPROCAL_STEP]
+    return _sfpu_unary(x, rounding, RECIPROCAL_INIT, RECIPROCAL_STEP)
+
+
+def exp(x: np.ndarray, dtype: str, rounding: str):
+    """``exp(x)`` by the SFPU exp_21f kernel, FP32 in and out."""
+    from ..tensix.sfpu.kernels import EXP_STEP
+    return _sfpu_unary(x, rounding, (), EXP_STEP)
+
+
+def _sfpu_unary(x: np.ndarray, rounding: str, init_text, step_text):
+    """Run an SFPU kernel (``init_text`` once, ``step_text`` per 32 lanes) over ``x`` in FP32 Dst."""
+    from ..tensix import parse
+    init = [parse(t) for t in init_text]
+    step = [parse(t) for t in step_text]
     flat = np.asarray(x, np.float64).reshape(-1, 16)
     out = np.empty((flat.shape[0], 16), np.uint32)
     count: Counter = Counter()

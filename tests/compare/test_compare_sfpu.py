@@ -1,4 +1,5 @@
-"""``tilesim compare recip``: the SFPU reciprocal kernel against PTO's TRECIP and the exact 1/x."""
+"""``tilesim compare recip`` and ``exp``: tt-llk's SFPU kernels against PTO's TRECIP / TEXP and the exact
+results rounded once."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from tilesim.compare import evaluate, exact
 from tilesim.errors import GeometryError
 from tilesim.tensix import parse
 from tilesim.tensix.cli import parse_program
-from tilesim.tensix.sfpu.kernels import RECIPROCAL_INIT, RECIPROCAL_STEP
+from tilesim.tensix.sfpu.kernels import EXP_STEP, RECIPROCAL_INIT, RECIPROCAL_STEP
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tensix" / "llk_sfpu_reciprocal.tt"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tensix"
 
 
 def _round_fraction(q: Fraction, dt: str) -> float:
@@ -37,9 +38,30 @@ def test_exact_reciprocal_is_rounded_once(dt):
     assert got.tolist() == want
 
 
-def test_the_kernel_is_the_example_program():
-    words = [s.args[0].word() for s in parse_program(EXAMPLE.read_text()) if s.kind == "insn"]
-    assert words == [parse(t).word() for t in (*RECIPROCAL_INIT, *RECIPROCAL_STEP * 8)]
+@pytest.mark.parametrize("name, text", [("llk_sfpu_reciprocal.tt", (*RECIPROCAL_INIT, *RECIPROCAL_STEP * 8)),
+                                        ("llk_sfpu_exp.tt", EXP_STEP * 8)])
+def test_the_kernels_are_the_example_programs(name, text):
+    words = [s.args[0].word() for s in parse_program((EXAMPLES / name).read_text()) if s.kind == "insn"]
+    assert words == [parse(t).word() for t in text]
+
+
+@pytest.mark.parametrize("dt", ["fp32", "bf16"])
+def test_exact_exp_is_rounded_once(dt):
+    import decimal
+    rng = np.random.default_rng(6)
+    x = formats.quantize(rng.uniform(-80, 80, 300), dt)
+    got = exact.round_once(exact.exp(x), dt)
+    ctx = decimal.Context(prec=100)
+    want = [_round_fraction(Fraction(ctx.exp(decimal.Decimal(v))), dt) for v in x.tolist()]
+    assert got.tolist() == want
+
+
+def test_exp_rows():
+    cmp = evaluate("exp", dtype="fp32", shape=(8, 16), seed=2)
+    rows = {r["config"]: r for r in cmp.records}
+    hw = rows["SFPU exp_21f (tt-llk), hardware"]
+    assert hw["ran"] == 1 and 1e-4 < hw["rel_err"] < 2e-3 and hw["count"] == 4 * len(EXP_STEP)
+    assert all(rows[f"TEXP {t}"]["differ"] == 0 for t in ("cpu", "a2a3", "a5"))
 
 
 def test_recip_rows():
