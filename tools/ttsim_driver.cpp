@@ -11,7 +11,7 @@
 // [17:8], exponent [7:0]); ttsim keeps (sign, exponent, mantissa) << 13.
 // A second input kind (magic "TTS2") drives the SFPU: header u32[4] = {magic, 0, n_cases, n_insns};
 // each SfpuCase sets Config word 1, ThreadConfig of pipe 0, RWC.Dst, LReg0-7, the lane flags and
-// enable, the PRNG and Dst rows 0..31; each SfpuResult holds the SFPU state and those Dst rows after.
+// enable, the PRNG (or seeds it through PRNG_SEED_Seed_Val) and Dst rows 0..31; each SfpuResult holds the SFPU state and those Dst rows after.
 // With TTSIM_DRIVER_TIMING set, it also prints "timing NS COUNT" to stderr: the time spent in
 // tensix_decode_and_execute over the cases that ran to the end, and how many instructions that was.
 
@@ -114,6 +114,8 @@ struct SfpuCase {
     uint32_t dst_rwc;
     uint32_t cc;
     uint32_t cc_en;
+    uint32_t prng_seed;
+    uint32_t seeded;
     uint16_t tcfg[64];
     uint32_t prng[32];
     uint32_t lregs[8][32];
@@ -166,6 +168,9 @@ static int run_sfpu(FILE *in, FILE *out, uint32_t n_cases, uint32_t n_insns) {
             p->dst_rwc_cr[0] = k.dst_rwc;
             memcpy(p->l_regs, k.lregs, sizeof(k.lregs));
             memcpy(p->prng_state, k.prng, sizeof(k.prng));
+            if (k.seeded) {
+                tensix_cfg_wr32(p, 0, 4 * 164, k.prng_seed); // PRNG_SEED_Seed_Val
+            }
             p->cc = k.cc;
             p->cc_en = k.cc_en != 0;
             memcpy(p->dst, k.dst, sizeof(k.dst));

@@ -58,6 +58,7 @@ class SfpuCase:
         self.dst_rwc = int(rng.choice([0, 0, 2, 4, 8, 12]))
         self.cc = 0xFFFFFFFF if rng.random() < 0.6 else int(rng.integers(0, 1 << 32))
         self.cc_en = int(rng.random() < 0.9)
+        self.prng_seed, self.seeded = 0, 0
         self.prng = np.zeros(32, np.uint32)
         if group in ("SFPMOV", "SFP_STOCH_RND", "CC"):
             self.prng = rng.integers(0, 1 << 32, 32, dtype=np.uint64).astype(np.uint32)
@@ -90,6 +91,22 @@ def kernel_cases(examples: Path) -> list[SfpuCase]:
         c.lregs = m.sfpu.lregs[:8].copy()
         c.dst, c.valid = m.dst[:32].copy(), m.dst_valid[:32].astype(np.uint8)
         c.words = [s.args[0].word() for s in statements[first:] if s.kind == "insn"]
+        out.append(c)
+    return out
+
+
+def seed_cases(rng) -> list[SfpuCase]:
+    """PRNG_SEED_Seed_Val written with a random seed, then PRNG reads (SFPMOV mode 8) and steps
+    (SFP_STOCH_RND), some on a subset of lanes."""
+    out = []
+    for _ in range(20):
+        c = SfpuCase(rng, "PRNG SEED", False)
+        c.prng_seed, c.seeded, c.cc_en = int(rng.integers(0, 1 << 32)), 1, 1
+        c.cc = 0xFFFFFFFF if rng.random() < 0.5 else int(rng.integers(0, 1 << 32))
+        for _ in range(int(rng.integers(1, 5))):
+            c.words.append(make("SFPMOV", lreg_c=9, lreg_dest=int(rng.integers(0, 8)), instr_mod1=8).word())
+            if rng.random() < 0.5:
+                c.words.append(make("SFP_STOCH_RND", lreg_src_c=1, lreg_dest=2, instr_mod1=1).word())
         out.append(c)
     return out
 
@@ -206,6 +223,7 @@ def sfpu_cases(rng) -> list[SfpuCase]:
                     random_word(rng, str(rng.choice(_ALU))), random_word(rng, "SFPSTORE")]
         out.append(c)
     out += kernel_cases(Path(__file__).resolve().parents[1] / "examples" / "tensix")
+    out += seed_cases(np.random.default_rng([11, 164]))
     for _ in range(60):
         c = SfpuCase(rng, "TEMPLATES", False)
         c.cc = 0xFFFFFFFF

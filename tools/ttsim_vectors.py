@@ -467,7 +467,7 @@ def run_sfpu(exe: Path, batch, work: Path, timed: bool = False):
     recs = np.zeros(len(batch), SFPU_CASE)
     words = []
     for i, c in enumerate(batch):
-        for k in ("cfg1", "dst_rwc", "cc", "cc_en", "tcfg", "prng", "lregs", "dst", "valid"):
+        for k in ("cfg1", "dst_rwc", "cc", "cc_en", "prng_seed", "seeded", "tcfg", "prng", "lregs", "dst", "valid"):
             recs[i][k] = getattr(c, k)
         recs[i]["insn_start"], recs[i]["insn_count"] = len(words), len(c.words)
         words += c.words
@@ -496,6 +496,8 @@ def store_sfpu(batch, results: np.ndarray, commit: str, path: Path) -> None:
         "ttsim_commit": np.array(commit), "group": np.array([c.group for c in batch]),
         "cfg1": np.array([c.cfg1 for c in batch], np.uint32), "dst_rwc": np.array([c.dst_rwc for c in batch], np.uint32),
         "cc": np.array([c.cc for c in batch], np.uint32), "cc_en": np.array([c.cc_en for c in batch], np.uint32),
+        "prng_seed": np.array([c.prng_seed for c in batch], np.uint32),
+        "seeded": np.array([c.seeded for c in batch], np.uint32),
         "tcfg": np.array([c.tcfg for c in batch], np.uint16), "prng": np.array([c.prng for c in batch], np.uint32),
         "lregs": np.array([c.lregs for c in batch], np.uint32), "dst": np.array([c.dst for c in batch], np.uint16),
         "valid": np.array([c.valid for c in batch], np.uint8), "const_lregs": const,

@@ -1,7 +1,8 @@
 """Replaying ttsim's SFPU golden vectors (``golden/ttsim_wh_sfpu.npz``, made by ``tools/ttsim_vectors.py --sfpu``).
 
 A case sets Config word 1 (formats, ``ALU_ACC_CTRL_SFPU_Fp32_enabled``), ThreadConfig of thread 0,
-RWC.Dst, LReg0-7, the lane flags and their enable, the PRNG, and Dst rows 0..31 (the rest of Dst
+RWC.Dst, LReg0-7, the lane flags and their enable, the PRNG (or a seed written to
+``PRNG_SEED_Seed_Val``), and Dst rows 0..31 (the rest of Dst
 is 0 and valid), then runs a few SFPU words on thread 0. ttsim either ran them all (its final
 SFPU state and Dst rows are stored, as XOR differences from the input) or refused one (its error
 category and message). As for the FPU bank (``ttsim_replay``): a refusal for undefined or
@@ -24,7 +25,8 @@ from tilesim.tensix import Machine
 from .ttsim_replay import CATEGORIES, CONTRACT, _reason
 
 SFPU_MAGIC = 0x54545332
-SFPU_CASE = np.dtype([("cfg1", "<u4"), ("dst_rwc", "<u4"), ("cc", "<u4"), ("cc_en", "<u4"), ("tcfg", "<u2", (64,)),
+SFPU_CASE = np.dtype([("cfg1", "<u4"), ("dst_rwc", "<u4"), ("cc", "<u4"), ("cc_en", "<u4"), ("prng_seed", "<u4"),
+                      ("seeded", "<u4"), ("tcfg", "<u2", (64,)),
                       ("prng", "<u4", (32,)), ("lregs", "<u4", (8, 32)), ("dst", "<u2", (32, 16)),
                       ("valid", "u1", (32,)), ("insn_start", "<u4"), ("insn_count", "<u4")])
 SFPU_RESULT = np.dtype([("status", "<u4"), ("done", "<u4"), ("category", "<u4"), ("message", "S200"),
@@ -54,6 +56,8 @@ def machine(case, jit: bool = True) -> Machine:
     s = m.sfpu
     s.lregs[:8] = case["lregs"]
     s.prng[:] = case["prng"]
+    if case["seeded"]:
+        s.seed_prng(int(case["prng_seed"]))
     s.flags[:] = flags_of(case["cc"])
     s.flags_enabled = bool(case["cc_en"])
     m.dst[:32] = case["dst"]
@@ -96,7 +100,8 @@ def load(path: Path) -> dict:
 
 
 def _case(g, i: int):
-    return {k: g[k][i] for k in ("cfg1", "dst_rwc", "cc", "cc_en", "tcfg", "prng", "lregs", "dst", "valid")}
+    return {k: g[k][i] for k in ("cfg1", "dst_rwc", "cc", "cc_en", "prng_seed", "seeded", "tcfg", "prng", "lregs",
+                                 "dst", "valid")}
 
 
 def replay_one(g, i: int, starts, jit: bool = True) -> Verdict:

@@ -76,6 +76,16 @@ class SfpuState:
     def all_enabled(self) -> bool:
         return not self.flags_enabled or bool(self.flags.all())
 
+    def seed_prng(self, seed: int) -> None:
+        """Seed the lanes' LFSRs as a write of ``PRNG_SEED_Seed_Val`` (Config word 164) does, in ttsim's
+        model: 32 steps of one LFSR from ``seed``, then lane 31 - i takes the state after 2 more steps each."""
+        s = np.array([seed & 0xFFFFFFFF], np.uint32)
+        for _ in range(32):
+            s = step_prng(s)
+        for i in range(32):
+            s = step_prng(step_prng(s))
+            self.prng[31 - i] = s[0]
+
     def copy(self) -> "SfpuState":
         c = SfpuState.__new__(SfpuState)
         c.__dict__.update(self.__dict__)
