@@ -8,7 +8,7 @@ SFPU state and Dst rows are stored, as XOR differences from the input) or refuse
 category and message). As for the FPU bank (``ttsim_replay``): a refusal for undefined or
 non-contractual behaviour must be a ``TilesimError`` at the same instruction, any other refusal
 means ttsim does not model the case and tilesim must raise a ``TilesimError`` there too (the SFPU
-follows ttsim's scope: decision TT34); cases that ran must agree bit for bit.
+follows ttsim's scope: decision TT35); cases that ran must agree bit for bit.
 """
 
 from __future__ import annotations

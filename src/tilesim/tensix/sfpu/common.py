@@ -113,7 +113,7 @@ def dst_lane_cells(m: Machine, thread: int, insn: str, addr: int) -> tuple[np.nd
 
 
 def read_dst16(m: Machine, cells) -> np.ndarray:
-    """Dst16 cells as uint32; a row whose valid flag is clear reads 0 (as ttsim; decision TT35)."""
+    """Dst16 cells as uint32; a row whose valid flag is clear reads 0 (as ttsim; decision TT36)."""
     rows, cols, _ = cells
     return np.where(m.dst_valid[rows], m.dst[rows, cols], 0).astype(np.uint32)
 

@@ -2,7 +2,7 @@
 
 Every SFPU float op (SFPMAD, SFPADD, SFPMUL, SFPMULI, SFPADDI, SFPLUT, SFPLUTFP32) is this one
 operation. The model is tt-isa-documentation's ``Miscellaneous/FMA/fma.c`` (``fma_model_wh``),
-which ttsim uses too; in words (decision TT33):
+which ttsim uses too; in words (decision TT34):
 
 1. Inputs with exponent 0 are zero (denormals flush, the sign is kept only for the product sign).
 2. The 48-bit product is cut to 24 bits plus 3 guard bits, its dropped bits ORed into the last
@@ -212,7 +212,7 @@ DOC_NAN = 0x7FC00001
 
 
 def fma_doc(a, b, c) -> np.ndarray:
-    """``a * b + c`` as ``SFPMAD.md`` states it (the ``doc`` rounding model, decision TT33): denormal
+    """``a * b + c`` as ``SFPMAD.md`` states it (the ``doc`` rounding model, decision TT34): denormal
     inputs are zero; the exact ``a * b + c`` is rounded once to nearest even; a denormal or negative
     zero result is +0; Inf and NaN follow IEEE 754, a NaN result being :data:`DOC_NAN`.
 
