@@ -361,9 +361,9 @@ def coverage(
 
 @app.command()
 def compare(
-    op: str = typer.Argument(..., help="colmax, colargmax, elwmul or gemm"),
+    op: str = typer.Argument(..., help="colmax, colargmax, elwmul, recip, exp or gemm"),
     dtype: str = typer.Option("bf16", help="bf16, fp16, fp32 (uint16: colmax, colargmax)"),
-    shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul; 256x256) or MxNxK (gemm; 64x64x64)"),
+    shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul: 256x256; recip, exp: 64x64) or MxNxK (gemm; 64x64x64)"),
     seed: int = typer.Option(0, help="seed of the standard normal inputs"),
     csv: Optional[Path] = typer.Option(None, "--csv", help="write the table, every column, here",
                                         callback=output_path),

@@ -25,11 +25,12 @@ OPS: tuple[str, ...] = tuple(MACHINES)
 DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp32", "uint16")
 #: dtypes of the column ops only: unsigned integers (A2A3's column argmax compares them as float bits)
 COLUMN_ONLY: tuple[str, ...] = ("uint16",)
-DEFAULT_SHAPES = {"colmax": (256, 256), "colargmax": (256, 256), "elwmul": (256, 256), "gemm": (64, 64, 64)}
+DEFAULT_SHAPES = {"colmax": (256, 256), "colargmax": (256, 256), "elwmul": (256, 256), "recip": (64, 64), "exp": (64, 64),
+                  "gemm": (64, 64, 64)}
 
 # (column, meaning): the records' keys, the CSV's columns (docs/compare.md shows this table)
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("op", "the operation: colmax, colargmax, elwmul, gemm"),
+    ("op", "the operation: colmax, colargmax, elwmul, recip, exp, gemm"),
     ("dtype", "the input dtype"),
     ("shape", "RxC, or MxNxK for gemm"),
     ("machine", "tensix, pto, ame, or exact (the reference)"),
@@ -92,7 +93,7 @@ def _shapes_of(op: str, shape: tuple[int, ...]) -> list[tuple[int, int]]:
     if op == "gemm":
         m, n, k = shape
         return [(m, k), (k, n)]
-    return [shape] * (2 if op == "elwmul" else 1)
+    return [shape] * (2 if op == "elwmul" else 1)   # colmax, colargmax, recip, exp: one
 
 
 def make_inputs(op: str, dtype: str, shape: tuple[int, ...], seed: int = 0) -> tuple[np.ndarray, ...]:
@@ -108,7 +109,7 @@ def make_inputs(op: str, dtype: str, shape: tuple[int, ...], seed: int = 0) -> t
 
 def _user_inputs(op: str, dtype: str, inputs) -> tuple[tuple[np.ndarray, ...], tuple[int, ...]]:
     arrays = (inputs,) if isinstance(inputs, np.ndarray) else tuple(inputs)
-    want = 1 if op in ("colmax", "colargmax") else 2
+    want = 1 if op in ("colmax", "colargmax", "recip", "exp") else 2
     if len(arrays) != want:
         raise _error(f"{op} takes {want} input array{'s' if want > 1 else ''}, not {len(arrays)}", "inputs",
                      len(arrays), "compare.inputs", GeometryError)
@@ -183,7 +184,9 @@ def evaluate(op: str, inputs=None, *, dtype: str = "bf16", shape=None, seed: int
         inputs, shape = _user_inputs(op, dtype, inputs)
         _check_shape(op, shape)
     ex = (exact.colmax(inputs[0]) if op in ("colmax", "colargmax") else
-          exact.product(*inputs) if op == "elwmul" else exact.gemm_exact(*inputs))
+          exact.product(*inputs) if op == "elwmul" else
+          exact.reciprocal(inputs[0]) if op == "recip" else
+          exact.exp(inputs[0]) if op == "exp" else exact.gemm_exact(*inputs))
     ref_index = exact.colargmax(inputs[0]) if op == "colargmax" else None
     records, runs, errors = [], [], []
     for mach in MACHINES[op]:
@@ -211,8 +214,8 @@ def run(op: str, inputs=None, **options) -> list[dict]:
     """Run ``op`` on Tensix, PTO (and AME for gemm) and the exact reference; one record per configuration.
 
     Args:
-        op: ``colmax``, ``colargmax``, ``elwmul`` or ``gemm``.
-        inputs: your arrays (one for colmax/colargmax, two for elwmul and gemm: A (M x K), B (K x N)),
+        op: ``colmax``, ``colargmax``, ``elwmul``, ``recip``, ``exp`` or ``gemm``.
+        inputs: your arrays (one for colmax/colargmax/recip/exp, two for elwmul and gemm: A (M x K), B (K x N)),
             rounded to ``dtype``; by default standard normal ones of ``shape`` from ``seed``.
         dtype: ``bf16``, ``fp16``, ``fp32``, or ``uint16`` (column ops).
         shape: ``"RxC"`` / ``"MxNxK"`` or a tuple. seed: an int.
