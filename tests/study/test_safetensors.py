@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tilesim.errors import TilesimError
-from tilesim.study import read_tensor, tensors
+from tilesim.study import Shape, generate, read_tensor, tensors
 
 
 def _file(tmp_path, header, data: bytes = b"", raw_header: bytes | None = None):
@@ -77,3 +77,22 @@ def test_library_files_read_back(tmp_path):
     assert np.array_equal(read_tensor(str(tmp_path / "u.safetensors:w")), w)  # a sibling tilesim does not read
     with pytest.raises(TilesimError, match="tensor 'u' has dtype 'U16'; tilesim reads F64"):
         read_tensor(str(tmp_path / "u.safetensors:u"))
+
+
+@pytest.mark.parametrize("shape, seed, rule", [
+    (Shape(0, 3, 4), 0, "study.shape"), (Shape(-1, 3, 4), 0, "study.shape"), (Shape(2, 3.0, 4), 0, "study.shape"),
+    (Shape(2, 3, 4), 1.5, "study.option"), (Shape(2, 3, 4), -1, "study.option"), (Shape(2, 3, 4), True, "study.option"),
+])
+def test_generate_refuses_bad_shapes_and_seeds(shape, seed, rule):
+    with pytest.raises(TilesimError) as e:
+        generate(shape, "outliers", seed)
+    assert e.value.rule == rule
+
+
+def test_empty_tensors(tmp_path):
+    np.save(tmp_path / "a.npy", np.ones((2, 3, 0)))
+    np.save(tmp_path / "w.npy", np.ones((0, 3)))
+    for options in ({"activations": str(tmp_path / "a.npy")}, {"weights": str(tmp_path / "w.npy")}):
+        with pytest.raises(TilesimError, match="no elements") as e:
+            tensors(**options)
+        assert e.value.rule == "study.tensor.shape"

@@ -201,6 +201,9 @@ def tensors(activations: str | None = None, weights: str | None = None) -> Tenso
     """
     a = read_tensor(activations) if activations else None
     w = read_tensor(weights) if weights else None
+    for side, x in (("--activations", a), ("--weights", w)):
+        if x is not None and x.size == 0:
+            raise _error(f"{side} has shape {x.shape}: no elements", x.shape, "study.tensor.shape", side)
     if a is not None:
         if a.ndim < 2:
             raise _error(f"--activations has shape {a.shape}; it needs M x K (or more leading dimensions)", a.shape,
@@ -219,9 +222,17 @@ def generate(shape: Shape, dist: str, seed: int = 0, user: Tensors | None = None
     """A (M x K) and B (K x N) of ``shape`` drawn from ``dist``; see the module docstring.
 
     Raises:
-        TilesimError: an unknown distribution (``study.dist``), ``tensors`` without files, or tensors that do
-            not fit the shape (``study.tensor.shape``).
+        TilesimError: an unknown distribution (``study.dist``), ``tensors`` without files, tensors that do
+            not fit the shape (``study.tensor.shape``), dimensions below 1 (``study.shape``), a seed that is not
+            a non-negative integer (``study.option``).
     """
+    dims = (shape.m, shape.n, shape.k)
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v > 0 for v in dims):
+        raise TilesimError(f"shape {dims} is not M, N, K of positive integers", instruction="study", operand="shape",
+                           rule="study.shape", value=dims)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TilesimError(f"seed {seed!r} is not a non-negative integer", instruction="study", operand="--seed",
+                           rule="study.option", value=seed)
     if dist not in DISTRIBUTIONS:
         raise TilesimError(f"unknown distribution {dist!r}; valid: " + ", ".join(DISTRIBUTIONS), instruction="study",
                            operand="--dist", rule="study.dist", value=dist)
