@@ -61,7 +61,7 @@ def test_mxint8_is_int8_times_its_scale():
 @pytest.mark.parametrize("elem", ["fp8_e4m3", "fp4_e2m1", "int8"])
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_nan_and_infinity_make_a_nan_block(elem, bad):
-    """OCP: a NaN scale makes its block NaN. tilesim's choice (S14): an infinity, like a NaN, gives a NaN scale
+    """OCP: a NaN scale makes its block NaN. tilesim's choice (S10): an infinity, like a NaN, gives a NaN scale
     (gfloat saturates an infinity to the largest element; FP6, FP4 and INT8 have no NaN element at all)."""
     for scale in ("e8m0", "fp8_e4m3"):
         q = quantize_blocks(np.r_[bad, np.ones(31), np.ones(32)][None, :], elem, scale, 32)

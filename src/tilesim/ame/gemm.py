@@ -122,6 +122,20 @@ class GemmPlan:
         return self.requested == "4x4" and self.tiling is not TILING_4X4
 
     @property
+    def fallback_why(self) -> str:
+        """Why a 4x4 that was asked for runs as 2x2 ("" when it runs, or was not asked for): the hardware guard
+        (an accumulator over 16 bits, ``guard_fallback`` set), or the runtime (16-bit results pass the guard,
+        but their 32 tiles leave none for A and B across K-slices, so it names 2x2 and the flag stays clear)."""
+        if not self.fallback:
+            return ""
+        if self.acc.lane_bits > 16:
+            return (f"guard: the {self.acc.name} accumulator is {self.acc.lane_bits} bits, over 16; "
+                    "guard_fallback set")
+        c = TILING_4X4.n_a * TILING_4X4.n_b * self.tiles_per_result
+        return (f"runtime: the guard passes, but 4x4 results take {c} tiles and A, B 8 more, over the "
+                f"{regfile.N_TILES} across {len(self.k_slices)} K-slices; 2x2 named, guard_fallback clear")
+
+    @property
     def guard_fallback(self) -> bool:
         """What ``mxstatus.guard_fallback`` shows after the program: the hardware guard itself fell back."""
         return self.guard4x4 and self.tiling is not TILING_4X4

@@ -1,7 +1,7 @@
 """Block-scaled inputs: each block of N elements along K shares one scale (OCP MX v1.0, and NVFP4's kind).
 
 :func:`quantize_blocks` turns float64 values into element values of a
-format of the core and one scale per block (docs/decisions.md S14):
+format of the core and one scale per block (docs/decisions.md S10):
 
 - ``e8m0`` scales (OCP MX v1.0, §6.3): ``X = 2**(floor(log2 amax) - emax)``
   with ``amax`` the block's largest magnitude and ``emax`` the exponent of
@@ -16,6 +16,19 @@ format of the core and one scale per block (docs/decisions.md S14):
 - A block holding NaN or an infinity gets a NaN scale, and all its values are
   NaN (the element formats have no Inf; a NaN X makes the block NaN).
 - K need not be a multiple of N: the last block is shorter.
+
+How scales enter the MAC (docs/decisions.md S11), both offered:
+
+- ``after`` (the default): MMACC.T multiplies the elements in their own
+  format into its accumulator, one K-slice at a time from zero (a slice of
+  ``min(K-step, block)`` elements, so each slice has one scale per row); the
+  runtime multiplies each slice's result by ``X_A x X_B`` (exact) and adds it
+  into an FP32 total, rounded once per slice with RND (:func:`scaled_after`).
+  This is OCP's block dot product ``X_A X_B sum P_A P_B`` with the sums of
+  the proposal's MAC.
+- ``before``: the runtime dequantises ``P x X`` into :func:`dequantised`
+  (BF16, or FP32 where BF16 cannot hold every product exactly) and runs the
+  GEMM in that format, with its accumulator.
 
 Counts, per operand: ``clipped``, the share of elements whose ``|V / X|`` is
 beyond the element format's largest value, and ``flushed``, the share of
@@ -35,12 +48,15 @@ import numpy as np
 from .. import formats
 from ..errors import TilesimError
 from ..formats import Format
+from .metrics import share
 
-__all__ = ["SCALE_FORMATS", "SCALE_AT", "DEFAULT_BLOCK", "Blocks", "check", "emax_of", "quantize_blocks"]
+__all__ = ["SCALE_FORMATS", "SCALE_AT", "DEFAULT_BLOCK", "TOTAL", "Blocks", "check", "emax_of", "quantize_blocks",
+           "dequantised", "scaled_after"]
 
 SCALE_FORMATS: tuple[str, ...] = ("none", "e8m0", "fp8_e4m3")
 SCALE_AT: tuple[str, ...] = ("after", "before")  # scales enter after the K-slice sum, or dequantise before the MAC
 DEFAULT_BLOCK = 32  # OCP MX's k
+TOTAL = "fp32"  # the runtime's running sum of scaled K-slice results (scale_at = after)
 _E4M3_MAX = 448.0
 
 
@@ -125,8 +141,8 @@ def quantize_blocks(x, elem, scale: str = "e8m0", block: int = DEFAULT_BLOCK) ->
     x = np.asarray(x, np.float64)
     if scale == "none":
         v = formats.quantize(x, fmt, saturate=True)
-        return Blocks(v, v, np.ones(x.shape[:-1] + (0,)), _share(np.abs(x) > float(fmt.max_exact)),
-                      _share((x != 0) & (v == 0), x))
+        return Blocks(v, v, np.ones(x.shape[:-1] + (0,)), share(np.abs(x) > float(fmt.max_exact)),
+                      share((x != 0) & (v == 0), x))
     rows, k = x.shape
     nb = -(-k // block)
     padded = np.zeros((rows, nb * block))
@@ -146,10 +162,58 @@ def quantize_blocks(x, elem, scale: str = "e8m0", block: int = DEFAULT_BLOCK) ->
     nan = np.broadcast_to(bad[..., None], blocks.shape)
     elements, values = (np.where(nan, np.nan, a).reshape(rows, -1)[:, :k] for a in (elements, values))
     clipped = (np.abs(ratio) > float(fmt.max_exact)).reshape(rows, -1)[:, :k]
-    return Blocks(values, elements, np.where(bad, np.nan, scales), _share(clipped),
-                  _share((x != 0) & (values == 0), x))
+    return Blocks(values, elements, np.where(bad, np.nan, scales), share(clipped),
+                  share((x != 0) & (values == 0), x))
 
 
-def _share(mask: np.ndarray, of: np.ndarray | None = None) -> float:
-    n = mask.size if of is None else of.size
-    return float(mask.sum()) / n if n else 0.0
+
+
+def dequantised(elem, scale: str) -> str:
+    """The format that holds every element x scale exactly: BF16 when their significant bits together fit its
+    8, else FP32 (same exponent range; products beyond it, from inputs near 2**128, are clamped)."""
+    fmt = formats.get(elem)
+    bits = fmt.man_bits + 1 if fmt.is_float else fmt.bits - 1
+    extra = 0 if scale == "e8m0" else formats.get(scale).man_bits + 1
+    return "bf16" if bits + extra <= 8 else "fp32"
+
+
+def _add_odd(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x + y`` rounded to odd in float64 (exact where float64 holds it): rounding it once more to FP32 is the
+    correctly rounded sum in every mode (Boldo and Melquiond 2005). Non-finite sums are numpy's."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        s = x + y
+        bb = s - x
+        err = (x - (s - bb)) + (y - bb)  # TwoSum: the exact error of s
+    fix = np.isfinite(s) & (err != 0)
+    toward0 = fix & ((err < 0) != (s < 0))
+    t = np.where(toward0, np.nextafter(s, 0.0), s)
+    odd = (t.view(np.int64) | 1).view(np.float64)
+    return np.where(fix, odd, s)
+
+
+def scaled_after(qa: Blocks, qb: Blocks, point, plan, run) -> tuple[np.ndarray, dict, int]:
+    """C of ``scale_at = after``: each K-slice's MMACC.T result scaled and added into an FP32 total.
+
+    ``qa`` holds A (M x K) and ``qb`` B transposed (N x K); ``plan`` is the point's plan, ``run`` the GEMM
+    (:func:`~tilesim.ame.gemm.gemm`'s signature). Returns (C values, status, wrapped results).
+    """
+    m, k = qa.elements.shape
+    n = qb.elements.shape[0]
+    step = min(plan.k_step, point.block_size)
+    total = np.zeros((m, n))
+    status = {"guard_fallback": plan.guard_fallback, "badgeom": False, "inexact": False, "sat_hit": False}
+    wrapped = 0
+    for k0 in range(0, k, step):
+        ks = slice(k0, min(k, k0 + step))
+        r = run(qa.elements[:, ks], qb.elements[:, ks].T, ft=plan.ft.name, bovf=point.bovf, rnd=point.rnd,
+                sat=point.sat, tiling=plan.mode_arg, accumulation=point.accumulation, acc=plan.acc.name)
+        status["inexact"] |= r.status["inexact"]
+        status["sat_hit"] |= r.status["sat_hit"]
+        wrapped += r.wrapped
+        blk = k0 // point.block_size
+        with np.errstate(invalid="ignore", over="ignore"):
+            term = r.values.astype(np.float64) * qa.scales[:, blk][:, None] * qb.scales[:, blk][None, :]
+        odd = _add_odd(total, term)
+        total = formats.quantize(odd, TOTAL, rounding=point.rnd)
+        status["inexact"] |= bool((np.isfinite(odd) & (total != odd)).any())
+    return total, status, wrapped

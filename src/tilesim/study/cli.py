@@ -43,9 +43,12 @@ def parse_shapes(texts: list[str]) -> list[Shape]:
 def build_sweep(*, shapes: list[str], models: list[str], tokens: list[int], layers: list[str], fts: list[str],
                 bovfs: list[int], rnds: list[str], sats: list[int], accumulations: list[str], tilings: list[str],
                 dists: list[str] | None, activations: str | None, weights: str | None, seed: int,
-                macs_per_cycle: int) -> Sweep:
+                macs_per_cycle: int, accs: list[str] = ("proposal",), block_scales: list[str] = ("none",),
+                block_sizes: list[int] = (32,), scale_ats: list[str] = ("after",), bandwidth: int = 64) -> Sweep:
     """The sweep the options describe: ``--shape`` shapes, then each ``--model``'s layers at each ``--tokens``;
-    with tensor files and neither, the shape the tensors fix.
+    with tensor files and neither, the shape the tensors fix. ``accs`` (``--acc``) replace the proposal's
+    accumulator; ``block_scales``, ``block_sizes`` and ``scale_ats`` block-scale the inputs; ``bandwidth``
+    is the schedule's bytes per cycle.
 
     Raises:
         TilesimError: no shape to run (``study.shape``), and whatever :meth:`Sweep.check` rejects.
@@ -71,7 +74,9 @@ def build_sweep(*, shapes: list[str], models: list[str], tokens: list[int], laye
         raise TilesimError("--activations and --weights are the inputs of --dist tensors; add it",
                            instruction="tilesim study", operand="--dist", rule="study.dist", value=dists)
     sweep = Sweep(tuple(dict.fromkeys(found)), tuple(fts), tuple(bovfs), tuple(rnds), tuple(sats),
-                  tuple(accumulations), tuple(tilings), tuple(dists), seed, macs_per_cycle, user)
+                  tuple(accumulations), tuple(tilings), tuple(dists), seed, macs_per_cycle, user,
+                  tuple(dict.fromkeys(accs)), tuple(dict.fromkeys(block_scales)), tuple(dict.fromkeys(block_sizes)),
+                  tuple(dict.fromkeys(scale_ats)), bandwidth)
     sweep.check()
     return sweep
 
