@@ -132,7 +132,7 @@ def schedule(m: int, n: int, k: int, *, in_bits: int, out_bits: int, macs_per_cy
 
     def sizes(total, step):
         full, rest = divmod(total, step)
-        return [(step, full)] + ([(rest, 1)] if rest else [])
+        return ([(step, full)] if full else []) + ([(rest, 1)] if rest else [])
 
     k_slices = [min(kb, k - k0) for k0 in range(0, k, kb)]
     compute = memory = cycles = moved = 0

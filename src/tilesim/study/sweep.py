@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import formats
 from ..ame import models, whatif
+from ..ame.accum import accumulator
 from ..ame.cost import DEFAULT_BANDWIDTH, schedule
 from ..ame.csr import ROUNDING
 from ..ame.gemm import DEFAULT_MACS_PER_CYCLE, TILING_CHOICES, GemmPlan, gemm, plan_gemm
@@ -252,9 +253,18 @@ class Sweep:
             sizes = self.block_sizes if bs != "none" else self.block_sizes[:1]
             ats = self.scale_ats if bs != "none" else self.scale_ats[:1]
             for size, at in itertools.product(sizes, ats):
-                out.append(Point(s, d, formats.get(ft).name, b, r, sat, model, t, self.seed, self.macs_per_cycle, acc,
-                                 bs, size, at, self.bandwidth))
+                p = Point(s, d, formats.get(ft).name, b, r, sat, model, t, self.seed, self.macs_per_cycle, acc, bs,
+                          size, at, self.bandwidth)
+                if not (acc != whatif.PROPOSAL and whatif.PROPOSAL in self.accs and _proposal_acc(p) == acc):
+                    out.append(p)  # a what-if naming the proposal's own accumulator is the proposal's point
         return out
+
+
+def _proposal_acc(p: Point) -> str | None:
+    try:
+        return accumulator(p.mmacc_ft, p.bovf).name
+    except (KeyError, TilesimError):  # not an AME format: Sweep.check says so
+        return None
 
 
 def scale(x: np.ndarray, fmt: Format) -> float:
