@@ -131,3 +131,46 @@ def test_pareto_front(mx_study):
         beaten = any(q["err_rel"] <= r["err_rel"] and q["sched_cycles"] <= r["sched_cycles"] and
                      (q["err_rel"], q["sched_cycles"]) != (r["err_rel"], r["sched_cycles"]) for q in recs)
         assert r["pareto"] == int(not beaten)
+
+
+# ------------------------------------------------------------------ plots: one mark per point
+def _marks(ax) -> int:
+    """Marks drawn for study points on ``ax``: scatter offsets, bars and lines whose gid starts 'points'."""
+    n = sum(len(c.get_offsets()) for c in ax.collections if (c.get_gid() or "").startswith("points"))
+    n += sum(1 for p in ax.patches if (p.get_gid() or "").startswith("points"))
+    return n + sum(1 for line in ax.lines if (line.get_gid() or "").startswith("points"))
+
+
+def test_every_plot_has_one_mark_per_point(tmp_path):
+    """24 points (issue 25's bOVF x tiling case, and what-ifs): every plot draws each of them, per panel and
+    per error column; a 4x4 that fell back is hatched, not hidden behind another bar."""
+    from tilesim.study import plots, write
+
+    sweep = Sweep(shapes=(Shape(16, 32, 64), Shape(32, 32, 32)), fts=("int8", "bf16"), bovfs=(0, 1),
+                  tilings=("auto", "4x4", "2x2"), seed=4)
+    study = run(sweep)
+    recs, n = study.records, len(study.records)
+    assert n == 24
+    fig = plots.error_vs_format(recs)
+    assert _marks(fig.axes[0]) == 2 * n  # total and accumulation alone
+    assert [_marks(ax) for ax in plots.error_vs_k(recs).axes[:2]] == [n, n]
+    cost = plots.cost_per_tiling(recs).axes[0]
+    assert _marks(cost) == n
+    assert sum(1 for p in cost.patches if p.get_hatch()) == sum(1 for r in recs if r["fallback"]) > 0
+    assert [_marks(ax) for ax in plots.ulp_histogram(recs, study.histograms).axes[:2]] == [n, n]
+    assert _marks(plots.pareto(recs).axes[0]) == n
+    assert [r["point"] for r in recs] == list(range(n))
+    files = write(study, tmp_path)
+    assert len(list(csv.DictReader(io.StringIO((tmp_path / "results.csv").read_text())))) == n
+    assert tmp_path / "pareto.png" in files
+
+
+def test_compare_plot_draws_what_did_not_run():
+    from tilesim.compare import evaluate
+    from tilesim.compare.plot import figure
+
+    cmp = evaluate("elwmul", dtype="bf16", shape="16x16")
+    ax = figure(cmp).axes[0]
+    missing = sum(1 for r in cmp.records if not r["ran"])
+    assert missing > 0 and sum(1 for p in ax.patches if p.get_gid() == "did-not-run") == missing
+    assert len(ax.get_yticklabels()) == len(cmp.records)
