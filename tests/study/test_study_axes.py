@@ -174,3 +174,16 @@ def test_compare_plot_draws_what_did_not_run():
     missing = sum(1 for r in cmp.records if not r["ran"])
     assert missing > 0 and sum(1 for p in ax.patches if p.get_gid() == "did-not-run") == missing
     assert len(ax.get_yticklabels()) == len(cmp.records)
+
+
+def test_fallback_marked_with_its_reason():
+    """Issue 25: only BF16 (an FP32 accumulator) trips the guard; FP8 and INT8 pass it, and the runtime names
+    2x2 because their 32 result tiles leave none for A and B across K-slices."""
+    res = CliRunner().invoke(app, ["gemm", "64", "64", "64", "-f", "fp8_e4m3", "-f", "int8", "-f", "bf16", "--tiling",
+                                   "4x4", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    rows = {r["ft"]: r for r in csv.DictReader(io.StringIO(res.output))}
+    assert [rows[f]["fallback"].split(":")[0] for f in ("fp8_e4m3", "int8", "bf16")] == ["runtime", "runtime", "guard"]
+    assert [rows[f]["guard_fallback"] for f in ("fp8_e4m3", "int8", "bf16")] == ["0", "0", "1"]
+    res = CliRunner().invoke(app, ["gemm", "64", "64", "64", "-f", "fp8_e4m3", "-f", "bf16", "--tiling", "4x4"])
+    assert "2x2 (fb: runtime)" in res.output and "2x2 (fb: guard)" in res.output
