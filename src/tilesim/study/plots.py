@@ -76,7 +76,7 @@ def _clip(values, limits: tuple[float, float]) -> np.ndarray:
 def _log_axis(ax, label: str, limits: tuple[float, float]) -> None:
     ax.set_yscale("log")
     ax.set_ylim(limits[0] / 2, limits[1] * 2)
-    ax.set_ylabel(label + " (0 at the bottom, Inf at the top)")
+    ax.set_ylabel(label + " (0: bottom, Inf: top)")
     ax.grid(True, which="major", alpha=0.3)
 
 
@@ -101,7 +101,7 @@ def draw_error_by_format(ax, records: list[dict]) -> None:
                        edgecolors="red", label="Inf or NaN (overflow)" if col == "err_rel" else None)
     _ticks(ax, names)
     ax.set_xlim(-0.6, len(names) - 0.4)
-    _log_axis(ax, "relative Frobenius error", limits)
+    _log_axis(ax, "relative error", limits)
     ax.legend(fontsize="small")
 
 
