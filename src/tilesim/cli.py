@@ -263,6 +263,8 @@ def study(
     scale_at: List[str] = typer.Option(["after"], help="scales enter after each K-slice's sum, or before (dequantised "
                                                        "inputs); repeatable"),
     bandwidth: int = typer.Option(64, help="bytes per cycle of the schedule's tile loads and stores"),
+    schedule_block: Optional[str] = typer.Option(None, help="MbxNbxKb of the schedule (default: the proposal's "
+                                                            "make_plan, 64x64x8 tile rows)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write results.csv, plots and report.md here"),
     output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
     workers: Optional[int] = typer.Option(None, help="run the points on a new local Dask cluster"),
@@ -275,7 +277,7 @@ def study(
                   shapes=shape, models=model, tokens=tokens, layers=layer, fts=ft, bovfs=bovf, rnds=rnd,
                   sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
                   weights=weights, seed=seed, macs_per_cycle=macs_per_cycle, accs=acc, block_scales=block_scale,
-                  block_sizes=block_size, scale_ats=scale_at, bandwidth=bandwidth)
+                  block_sizes=block_size, scale_ats=scale_at, bandwidth=bandwidth, schedule_block=schedule_block)
 
 
 @app.command()

@@ -109,6 +109,20 @@ def test_block_scaled_points(mx_study):
     assert fp4["clipped_a"] > 0 and fp4mx["flushed_a"] < fp4["flushed_a"] and fp4mx["err_rel"] < fp4["err_rel"] / 3
 
 
+def test_schedule_blocks_given(tmp_path):
+    """--schedule-block replaces make_plan's blocks: 16 x 64 x 64 blocks of the 64 x 64 x 256 INT8 GEMM of the
+    worked example: 4 row blocks x 4 slices, each 16 x 64 + 64 x 64 bytes = 80 cycles, compute 4; C (16 rows x
+    128 bytes) after each row block's last slice: +32. Memory 4 x (4 x 80 + 32) = 1,408; cycles + 80 first."""
+    res = CliRunner().invoke(app, ["study", "-s", "64x64x256", "-f", "int8", "--schedule-block", "16x64x64",
+                                   "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    (row,) = csv.DictReader(io.StringIO(res.output))
+    assert (row["blocks"], row["compute_cycles"], row["memory_cycles"], row["sched_cycles"]) == (
+        "16x64x64", "64", "1408", "1488")
+    res = CliRunner().invoke(app, ["study", "-s", "64x64x256", "--schedule-block", "16x64"])
+    assert res.exit_code == 2 and "not MbxNbxKb" in res.output
+
+
 def test_block_scale_errors():
     for options, words in ((dict(block_scales=("e5m2",)), "valid: none, e8m0, fp8_e4m3"),
                            (dict(block_scales=("e8m0",), block_sizes=(24,)), "whole K-slices"),

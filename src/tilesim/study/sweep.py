@@ -97,7 +97,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("macs_per_cycle", "MAC throughput target of the cost model (and of tiling auto)"),
     ("cycles", "modelled cycles of the MMACC.T stream at macs_per_cycle, compute only"),
     ("cells", "parallel 4x4 cells P of the schedule for macs_per_cycle (16, 64, 128)"),
-    ("blocks", "Mb x Nb x Kb of the schedule (make_plan)"),
+    ("blocks", "Mb x Nb x Kb of the schedule (make_plan's, or --schedule-block)"),
     ("bandwidth", "bytes per cycle between memory and the tiles"),
     ("bytes_moved", "bytes the schedule loads and stores (tiles and scales)"),
     ("compute_cycles", "schedule: cycles of every K-slice's MACs at P x 256 MACs per cycle"),
@@ -132,6 +132,7 @@ class Point:
     block_size: int = blockscale.DEFAULT_BLOCK
     scale_at: str = "after"
     bandwidth: int = DEFAULT_BANDWIDTH
+    schedule_blocks: tuple[int, int, int] | None = None  # Mb, Nb, Kb of the schedule; None: make_plan's
 
     @property
     def mmacc_ft(self) -> str:
@@ -172,7 +173,7 @@ class Point:
         scale_bits = 0 if self.block_scale == "none" else formats.get(self.block_scale).bits
         return schedule(s.m, s.n, s.k, in_bits=128 // formats.elements_per_row(self.ft), out_bits=plan.acc.lane_bits,
                         macs_per_cycle=self.macs_per_cycle, bandwidth=self.bandwidth, scale_bits=scale_bits,
-                        scale_block=self.block_size)
+                        scale_block=self.block_size, blocks=self.schedule_blocks)
 
 
 def _bad(option: str, value, valid, rule: str = "study.option") -> TilesimError:
@@ -200,6 +201,7 @@ class Sweep:
     block_sizes: tuple[int, ...] = (blockscale.DEFAULT_BLOCK,)
     scale_ats: tuple[str, ...] = ("after",)
     bandwidth: int = DEFAULT_BANDWIDTH
+    schedule_blocks: tuple[int, int, int] | None = None
 
     def check(self) -> None:
         """Every value valid and every point plannable, before anything runs.
@@ -229,6 +231,11 @@ class Sweep:
         if isinstance(self.bandwidth, bool) or not isinstance(self.bandwidth, (int, np.integer)) or self.bandwidth < 1:
             raise TilesimError(f"--bandwidth {self.bandwidth!r} is not a positive number of bytes per cycle",
                                instruction="study", operand="--bandwidth", rule="study.option", value=self.bandwidth)
+        b = self.schedule_blocks
+        if b is not None and (len(b) != 3 or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1
+                                                 for x in b)):
+            raise TilesimError(f"--schedule-block {b!r} is not Mb x Nb x Kb of positive integers", instruction="study",
+                               operand="--schedule-block", rule="study.option", value=b)
         for d in self.dists:
             if d not in DISTRIBUTIONS:
                 raise _bad("--dist", d, DISTRIBUTIONS, "study.dist")
@@ -254,7 +261,7 @@ class Sweep:
             ats = self.scale_ats if bs != "none" else self.scale_ats[:1]
             for size, at in itertools.product(sizes, ats):
                 p = Point(s, d, formats.get(ft).name, b, r, sat, model, t, self.seed, self.macs_per_cycle, acc, bs,
-                          size, at, self.bandwidth)
+                          size, at, self.bandwidth, self.schedule_blocks)
                 if not (acc != whatif.PROPOSAL and whatif.PROPOSAL in self.accs and _proposal_acc(p) == acc):
                     out.append(p)  # a what-if naming the proposal's own accumulator is the proposal's point
         return out
