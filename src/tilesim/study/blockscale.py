@@ -11,8 +11,9 @@ format of the core and one scale per block (docs/decisions.md S10):
 - ``fp8_e4m3`` scales (NVFP4's kind): ``X = E4M3(amax / max)``, rounded to
   nearest-even and clamped to 448; a block whose X rounds to 0 is all zeros.
 - Elements: ``P = RNE(V / X)`` clamped to the element format's largest
-  magnitude (the MX rule). V / X is rounded to odd in float64 first, so the
-  one rounding is exact (Boldo and Melquiond 2005).
+  magnitude (the MX rule). V / X is exact for E8M0's powers of two, and
+  rounded to odd in float64 for E4M3 scales, so the one rounding is correct
+  (Boldo and Melquiond 2005).
 - A block holding NaN or an infinity gets a NaN scale, and all its values are
   NaN (the element formats have no Inf; a NaN X makes the block NaN).
 - K need not be a multiple of N: the last block is shorter.
@@ -145,22 +146,32 @@ def quantize_blocks(x, elem, scale: str = "e8m0", block: int = DEFAULT_BLOCK) ->
                       share((x != 0) & (v == 0), x))
     rows, k = x.shape
     nb = -(-k // block)
-    padded = np.zeros((rows, nb * block))
-    padded[:, :k] = x
+    if k % block:
+        padded = np.zeros((rows, nb * block))
+        padded[:, :k] = x
+    else:
+        padded = x
     blocks = padded.reshape(rows, nb, block)
     with np.errstate(invalid="ignore"):
         amax = np.max(np.abs(blocks), axis=-1)
     bad = ~np.isfinite(amax)
-    amax = np.where(bad, 0.0, amax)
+    if bad.any():
+        amax = np.where(bad, 0.0, amax)
+        blocks = np.where(bad[..., None], 0.0, blocks)
     scales = _e8m0(amax, fmt) if scale == "e8m0" else _e4m3(amax, fmt)
     zero_scale = scales == 0
     safe = np.where(zero_scale, 1.0, scales)[..., None]
-    ratio = np.where(bad[..., None] | zero_scale[..., None], 0.0, _div_odd(np.nan_to_num(blocks), safe))
+    if scale == "e8m0":  # a power of two: exact, but where float64 underflows, far below every element's half-ulp
+        ratio = blocks / safe
+    else:
+        ratio = _div_odd(blocks, np.broadcast_to(safe, blocks.shape))
+    if zero_scale.any():
+        ratio = np.where(zero_scale[..., None], 0.0, ratio)
     elements = formats.quantize(ratio, fmt, saturate=True)
-    elements = np.where(zero_scale[..., None], 0.0, elements)
     values = elements * scales[..., None]  # exact: few significant bits, within float64's range
-    nan = np.broadcast_to(bad[..., None], blocks.shape)
-    elements, values = (np.where(nan, np.nan, a).reshape(rows, -1)[:, :k] for a in (elements, values))
+    if bad.any():
+        elements, values = (np.where(bad[..., None], np.nan, a) for a in (elements, values))
+    elements, values = (a.reshape(rows, -1)[:, :k] for a in (elements, values))
     clipped = (np.abs(ratio) > float(fmt.max_exact)).reshape(rows, -1)[:, :k]
     return Blocks(values, elements, np.where(bad, np.nan, scales), share(clipped),
                   share((x != 0) & (values == 0), x))
