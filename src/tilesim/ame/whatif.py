@@ -6,7 +6,7 @@ another one would have done on the same data: INT8 into INT32 rather than
 INT16, BF16 into BF16 or FP16 rather than FP32, INT8 into FP32. A what-if
 replaces the accumulator and keeps everything else: the same exact products,
 the same K-slices of Ft's tile rows, the same accumulation model and RND
-(docs/decisions.md AME25).
+(docs/decisions.md AME26).
 
 - Float inputs take float accumulators; integer and fixed-point inputs take
   integer, fixed-point or float ones. A float accumulator of integer inputs
