@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tilesim import formats
 from tilesim.errors import TilesimError
@@ -130,3 +132,15 @@ def test_refused(elem, scale, block, words):
     with pytest.raises(TilesimError, match=words) as e:
         quantize_blocks(np.ones((1, 32)), elem, scale, block)
     assert e.value.rule == "study.block"
+
+
+@given(st.lists(st.one_of(st.floats(allow_nan=False, allow_infinity=False, width=32),
+                          st.floats(-1e-30, 1e-30), st.sampled_from([0.0, -0.0, 448.0, 449.0, 6.0, 7.0])),
+                min_size=32, max_size=32),
+       st.sampled_from(sorted(MX)))
+@settings(max_examples=60)
+def test_e8m0_blocks_equal_gfloat_on_any_block(values, elem):
+    """Any finite block, magnitudes from float32's extremes to tiny and the element formats' edges."""
+    v = np.array(values, np.float64)
+    want = gfloat.quantize_block(MX[elem], v, gfloat.compute_scale_amax)
+    np.testing.assert_array_equal(quantize_blocks(v[None, :], elem, "e8m0", 32).values[0], want)
