@@ -7,6 +7,9 @@ stores and CSR accesses are counted but take no modeled cycles
 4k, 16k and 32k MACs per cycle, reached with 16, 64 and 128 parallel 4x4
 cells, so one cell does 256 MACs per cycle.
 
+:func:`schedule` adds memory: the proposal's §13.B ``gemm_schedule`` with
+double-buffered K-slices, tile loads and stores at a bandwidth (S12).
+
 >>> c = Cost()
 >>> c.add_mmacc(macs=16384, tiles_read=12, tiles_written=8)
 >>> [c.cycles(t.macs_per_cycle) for t in THROUGHPUTS]
@@ -19,8 +22,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-__all__ = ["Throughput", "THROUGHPUTS", "MACS_PER_CELL", "Cost", "DEFAULT_BANDWIDTH", "Schedule", "make_plan", "pick_cells",
-           "schedule"]
+__all__ = ["Throughput", "THROUGHPUTS", "MACS_PER_CELL", "Cost", "DEFAULT_BANDWIDTH", "Schedule", "make_plan",
+           "pick_cells", "schedule"]
 
 MACS_PER_CELL = 256
 

@@ -63,8 +63,8 @@ def _nonneg_ints(x, count: int | None = None) -> bool:
 
 
 def _safetensors_header(raw: bytes, spec: str) -> tuple[int, dict]:
-    """(first data byte, {name: (numpy dtype or None, format or None, shape, start, end, dtype name)}) of a ``.safetensors`` file:
-    an 8-byte little-endian header length, a JSON object (name -> dtype, shape, data_offsets into the bytes
+    """(first data byte, {name: (numpy dtype or None, format or None, shape, start, end, dtype name)}) of a
+    ``.safetensors`` file: an 8-byte little-endian header length, a JSON object (name -> dtype, shape, data_offsets into the bytes
     after the header; an optional ``__metadata__``), then the data. Every entry is checked, as the
     safetensors library checks them: dtypes safetensors knows, offsets inside the data that hold the shape,
     no two tensors sharing bytes. A dtype tilesim does not read is refused by :func:`_read_safetensors`
