@@ -281,6 +281,16 @@ def study(
                                                      "FILE.safetensors[:NAME], N x K"),
     seed: int = typer.Option(0, help="seed of the generated inputs"),
     macs_per_cycle: int = typer.Option(16384, help="MAC throughput of the cycles and of tiling auto"),
+    acc: List[str] = typer.Option(["proposal"], help="accumulator: proposal (from Ft, bOVF), or a what-if: int16, "
+                                                     "int32, fp16, bf16, fp32 ...; repeatable"),
+    block_scale: List[str] = typer.Option(["none"], help="block scales of A and B along K: none, e8m0 (OCP MX), "
+                                                         "fp8_e4m3; repeatable"),
+    block_size: List[int] = typer.Option([32], help="elements per block scale; repeatable"),
+    scale_at: List[str] = typer.Option(["after"], help="scales enter after each K-slice's sum, or before (dequantised "
+                                                       "inputs); repeatable"),
+    bandwidth: int = typer.Option(64, help="bytes per cycle of the schedule's tile loads and stores"),
+    schedule_block: Optional[str] = typer.Option(None, help="MbxNbxKb of the schedule (default: the proposal's "
+                                                            "make_plan, 64x64x8 tile rows)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write results.csv, plots and report.md here"),
     output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
     workers: Optional[int] = typer.Option(None, help="run the points on a new local Dask cluster"),
@@ -292,7 +302,8 @@ def study(
     study_command(console, out=out, workers=workers, scheduler=scheduler, timeout=timeout, output=output,
                   shapes=shape, models=model, tokens=tokens, layers=layer, fts=ft, bovfs=bovf, rnds=rnd,
                   sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
-                  weights=weights, seed=seed, macs_per_cycle=macs_per_cycle)
+                  weights=weights, seed=seed, macs_per_cycle=macs_per_cycle, accs=acc, block_scales=block_scale,
+                  block_sizes=block_size, scale_ats=scale_at, bandwidth=bandwidth, schedule_block=schedule_block)
 
 
 @app.command()

@@ -120,7 +120,8 @@ def _user_inputs(op: str, dtype: str, inputs) -> tuple[tuple[np.ndarray, ...], t
             raise _error(f"input {i} must be a non-empty 2-D array of numbers, not {x.dtype} {x.shape}", "inputs",
                          x.shape, "compare.inputs", GeometryError)
         integer = formats.get(dtype).kind is not formats.Kind.FLOAT
-        out.append(formats.quantize(x.astype(np.float64), dtype, saturate=integer))
+        # integers go to the codec as they are: through float64 first, an int64 above 2**53 would round twice
+        out.append(formats.quantize(x if x.dtype.kind in "iu" else x.astype(np.float64), dtype, saturate=integer))
     if op == "gemm":
         (m, k), (k2, n) = out[0].shape, out[1].shape
         if k != k2:
@@ -131,6 +132,23 @@ def _user_inputs(op: str, dtype: str, inputs) -> tuple[tuple[np.ndarray, ...], t
         raise _error(f"elwmul multiplies arrays of one shape, not {out[0].shape} and {out[1].shape}", "inputs",
                      (out[0].shape, out[1].shape), "compare.inputs", GeometryError)
     return tuple(out), out[0].shape
+
+
+def _shape_tuple(op: str, shape) -> tuple[int, ...]:
+    """A shape given as a tuple: two (three for gemm) positive integers, or an error naming what was given."""
+    want = 3 if op == "gemm" else 2
+    ok = (len(shape) == want and
+          all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v > 0 for v in shape))
+    if not ok:
+        raise _error(f"shape {shape!r} is not {'(M, N, K)' if want == 3 else '(R, C)'} of positive integers (e.g. "
+                     f"{DEFAULT_SHAPES[op]})", "shape", shape, "compare.shape", GeometryError)
+    return tuple(int(v) for v in shape)
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise _error(f"seed {seed!r} is not a non-negative integer", "seed", seed)
+    return int(seed)
 
 
 def _check_shape(op: str, shape: tuple[int, ...]) -> None:
@@ -177,7 +195,11 @@ def evaluate(op: str, inputs=None, *, dtype: str = "bf16", shape=None, seed: int
     """Run ``op`` on every machine; see :func:`run`. Also returns each record's per-element ULP errors."""
     _check(op, dtype)
     if inputs is None:
-        shape = parse_shape(op, shape) if not isinstance(shape, tuple) else shape
+        seed = _check_seed(seed)
+        if shape is not None and not isinstance(shape, str):
+            shape = _shape_tuple(op, tuple(shape) if isinstance(shape, (tuple, list)) else (shape,))
+        else:
+            shape = parse_shape(op, shape)
         _check_shape(op, shape)
         inputs = make_inputs(op, dtype, shape, seed)
     else:
@@ -193,7 +215,8 @@ def evaluate(op: str, inputs=None, *, dtype: str = "bf16", shape=None, seed: int
         rec = {"op": op, "dtype": dtype, "shape": "x".join(map(str, shape)), "machine": mach.machine,
                "config": mach.config}
         try:
-            r = mach.run(inputs, dtype)
+            with np.errstate(invalid="ignore", over="ignore"):  # Inf - Inf in a sum is NaN, as in the reference
+                r = mach.run(inputs, dtype)
         except (DtypeError, UnsupportedError) as e:  # the ISA does not take this dtype: a row that says so
             records.append({**rec, "ran": 0, "note": str(e)})
             runs.append(None)
@@ -218,11 +241,12 @@ def run(op: str, inputs=None, **options) -> list[dict]:
         inputs: your arrays (one for colmax/colargmax/recip/exp, two for elwmul and gemm: A (M x K), B (K x N)),
             rounded to ``dtype``; by default standard normal ones of ``shape`` from ``seed``.
         dtype: ``bf16``, ``fp16``, ``fp32``, or ``uint16`` (column ops).
-        shape: ``"RxC"`` / ``"MxNxK"`` or a tuple. seed: an int.
+        shape: ``"RxC"`` / ``"MxNxK"`` or a tuple of positive ints. seed: a non-negative int.
 
     Raises:
         TilesimError: an unknown op (``compare.option``), dtype (``compare.dtype``), a bad shape or a shape a
-            machine cannot take (``compare.shape``, naming the machine), inputs that do not fit
+            machine cannot take (``compare.shape``, naming the machine), a bad seed (``compare.option``),
+            inputs that do not fit
             (``compare.inputs``).
     """
     return evaluate(op, inputs, **options).records

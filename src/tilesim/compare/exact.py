@@ -15,6 +15,8 @@
   to odd at 53 bits, then once to a format of at most 51 bits, equals
   rounding the exact sum once (Boldo and Melquiond, "When double rounding
   is odd", 2005).
+- A sum with a non-finite term is IEEE's: NaN with a NaN term or with +Inf
+  and -Inf together, else the infinity (what any order of float adds gives).
 
 >>> a = np.array([[1.0, 2.0**-60, 2.0**-8]]); b = np.array([[1.0], [1.0], [1.0]])
 >>> float(round_once(gemm_exact(a, b), "bf16")[0, 0]) == 1 + 2.0**-7   # a tie in bf16, broken by 2**-60
@@ -50,10 +52,12 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def gemm_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` rounded to odd at float64's 53 bits: exact where float64 holds the sum, else the
     truncated sum with its last bit set. Round this once to any narrower format."""
-    terms = a[:, :, None] * b[None, :, :]
-    out = np.empty((a.shape[0], b.shape[1]))
+    with np.errstate(invalid="ignore", over="ignore"):
+        terms = a[:, :, None] * b[None, :, :]
+        out = np.sum(terms, axis=1)  # kept where a term is not finite; fsum refuses Inf - Inf
+    finite = np.isfinite(terms).all(axis=1)
     for i in range(a.shape[0]):
-        for j in range(b.shape[1]):
+        for j in np.flatnonzero(finite[i]):
             t = terms[i, :, j].tolist()
             s = math.fsum(t)
             r = math.fsum(t + [-s])  # the exact sum minus s, correctly rounded: its sign is exact
