@@ -10,6 +10,7 @@ from tilesim.verify.commands import make_vectors
 from tilesim.verify.scoreboard import Scoreboard, reference
 from tilesim.verify.stimulus import pto as pto_gen
 from tilesim.verify.stimulus import tensix as tensix_gen
+from tilesim.verify.stimulus import tensix_sfpu as sfpu_gen
 
 
 def _txn(vs, i):
@@ -82,6 +83,17 @@ def test_tensix_model_gives_every_instruction_its_golden_outputs(op, opts):
     model = reference("tensix", op, vs.config)
     for i in range(vs.count):
         got = model(_txn(vs, i))
+        assert all(np.array_equal(got[k], vs.arrays[k][i]) for k in got), (op, i)
+
+
+@pytest.mark.parametrize("op", sfpu_gen.OPS)
+@pytest.mark.parametrize("opts", [{}, {"dst32": False, "rounding_model": "doc"}])
+def test_sfpu_model_gives_every_instruction_its_golden_outputs(op, opts):
+    vs = make_vectors("tensix", op, n=4, seed=7, **opts)
+    model = reference("tensix", op, vs.config)
+    for i in range(vs.count):
+        got = model(_txn(vs, i))
+        assert set(got) == {o.name for o in vs.operands if o.role == "output"}
         assert all(np.array_equal(got[k], vs.arrays[k][i]) for k in got), (op, i)
 
 

@@ -81,10 +81,21 @@ def _tensix(config: dict) -> Model:
     return lambda txn: run_one(config, txn)
 
 
+def _tensix_sfpu(config: dict) -> Model:
+    from .stimulus.tensix_sfpu import run_one
+    return lambda txn: run_one(config, txn)
+
+
+def _tensix_models() -> dict:
+    from .stimulus.tensix import OPS
+    from .stimulus.tensix_sfpu import OPS as SFPU_OPS
+    return {**{("tensix", op): _tensix for op in OPS}, **{("tensix", op): _tensix_sfpu for op in SFPU_OPS}}
+
+
 #: (isa, op) -> model factory taking the manifest's ``config``
 MODELS = {("ame", "mmacc"): _ame_mmacc, ("formats", "encode"): _formats_encode, ("formats", "decode"): _formats_decode,
           **_pto_models(),
-          **{("tensix", op): _tensix for op in ("gmpool", "gapool", "elwmul", "elwadd", "elwsub", "mvmul", "zeroacc")}}
+          **_tensix_models()}
 
 
 def reference(isa: str, op: str, config: dict) -> Model:

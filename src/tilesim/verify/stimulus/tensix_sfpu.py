@@ -26,7 +26,7 @@ from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
 from .values import applicable, class_codes, measure, random_codes
 
-__all__ = ["OPS", "OPTIONS", "generate"]
+__all__ = ["OPS", "OPTIONS", "generate", "run_one"]
 
 #: Every SFPU instruction that executes, but SFPPOPC: a vector carries no condition stack to pop.
 OPS = tuple(r.mnemonic.lower() for r in isa.SFPU_ROWS if r.status == "implemented" and r.mnemonic != "SFPPOPC")
@@ -155,3 +155,24 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
     config = {"unit": "SFPU", "dst32": bool(dst32), "rounding_model": rounding_model, "thread": 0,
               "dst_window_rows": WINDOW if op in _DST_OPS else 0}
     return VectorSet("tensix", op, config, seed, operands, arrays, tags, classes, min_per_class)
+
+
+def run_one(config: dict, txn) -> dict[str, np.ndarray]:
+    """One SFPU instruction on a fresh machine from a transaction (the vector set's inputs by name):
+    Config word 1, LReg0-7, the lane flags and their enable, the Dst window for SFPLOAD/SFPSTORE, and
+    the instruction word; returns the outputs as :func:`generate` records them."""
+    m = Machine(config["rounding_model"])
+    m.config[0].set_word(1, int(np.asarray(txn["config"]).reshape(-1)[0]))
+    s = m.sfpu
+    s.lregs[:8] = np.asarray(txn["lregs"]).astype(np.uint32)
+    s.flags[:] = np.asarray(txn["flags"]).astype(bool)
+    s.flags_enabled = bool(np.asarray(txn["flags_enabled"]).reshape(-1)[0])
+    if config.get("dst_window_rows"):
+        m.dst[:WINDOW] = np.asarray(txn["dst"]).astype(np.uint16)
+        m.dst_valid[:WINDOW] = np.asarray(txn["dst_valid"]).astype(bool)
+    m.execute(int(np.asarray(txn["insn"]).reshape(-1)[0]))
+    out = {"lregs_out": s.lregs[:8].copy(), "flags_out": s.flags.astype(np.uint8),
+           "flags_enabled_out": np.array([s.flags_enabled], np.uint8)}
+    if config.get("dst_window_rows"):
+        out |= {"dst_out": m.dst[:WINDOW].copy(), "dst_valid_out": m.dst_valid[:WINDOW].astype(np.uint8)}
+    return out
