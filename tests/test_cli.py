@@ -163,3 +163,62 @@ def test_a_flag_with_an_off_switch_takes_0():
     cmd = typer.main.get_command(app).commands["run"]
     assert _fold_flag_values(cmd, ["p.s", "--trace", "0", "--quantize", "1"]) == ["p.s", "--no-trace", "--quantize"]
     assert _fold_flag_values(cmd, ["p.s", "--quantize=0", "--", "--trace", "2"]) == ["p.s", "--", "--trace", "2"]
+
+
+# ------------------------------------------------------------------------- one grammar (issue 20)
+@pytest.mark.parametrize("args, shown", [(["quantize", "-3.5", "-f", "int4"], "-4.0"),
+                                         (["quantize", "-f", "int4", "1", "-3.5"], "-4.0"),
+                                         (["quantize", "-inf", "-f", "fp8_e5m2", "--saturate", "1"], "-57344.0"),
+                                         (["quantize", "-f", "int4", "--", "-3.5"], "-4.0")])
+def test_negative_numbers_are_values(args, shown):
+    res = _run(*args)
+    assert res.exit_code == 0 and shown in res.output, res.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["gemm", "8", "8", "8", "--bogus"], "tilesim gemm: rule cli.usage: No such option: --bogus"),
+    (["gemm", "8", "8", "x"], "tilesim gemm: rule cli.usage: Invalid value for 'k'"),
+    (["quantize"], "tilesim quantize: rule cli.usage: Missing argument 'values'"),
+    (["nocommand"], "tilesim: rule cli.usage: No such command 'nocommand'"),
+    (["gemm", "-3", "8", "8"], "rule ame.gemm.shape: M=-3"),
+])
+def test_usage_errors_are_one_line(args, words, capfd):
+    with pytest.raises(SystemExit) as e:
+        app(args, prog_name="tilesim")  # the real entry point, as the shell runs it
+    err = capfd.readouterr().err
+    assert e.value.code == 2 and err.startswith("error: ") and words in err, err
+    assert err.count("\n") == 1 and not set("╭│╰") & set(err)
+
+
+def test_version_and_help_take_0_or_1():
+    assert _run("--version", "1").output.strip() == f"tilesim {metadata.version('tilesim')}"
+    res = _run("--version", "0")
+    assert metadata.version("tilesim") not in res.output and res.exit_code == 2  # no version; no command either
+    assert "Missing argument 'values'" in _run("quantize", "--help", "0").output
+    assert "Round numbers to a format" in _run("quantize", "--help", "1").output
+
+
+@pytest.mark.parametrize("args", [["gemm", "8", "8", "8"], ["study", "-s", "8x8x8"], ["compare", "colmax"]])
+def test_f_is_the_number_format_and_the_output_form_has_its_own_name(args):
+    res = _run(*args, "-f", "csv")
+    assert res.exit_code == 2 and "rule cli.format" in res.output and "--output-format csv" in _flat(res.output)
+    res = _run(*args, "-f", "fp16" if args[0] == "compare" else "int8", "--output-format", "csv", "--seed", "1")
+    assert res.exit_code == 0 and res.output.splitlines()[1].count(",") > 5, res.output
+    assert ("fp16" if args[0] == "compare" else "int8") in res.output.splitlines()[1]
+
+
+def test_old_spellings_are_hidden_aliases():
+    res = _run("gemm", "8", "8", "8", "--ft", "int8", "--output-format", "csv")
+    assert res.exit_code == 0 and ",int8," in res.output
+    res = _run("compare", "colmax", "--dtype", "fp16", "--shape", "16x16", "--output-format", "csv")
+    assert res.exit_code == 0 and ",fp16," in res.output, res.output
+    help_text = runner.invoke(app, ["gemm", "--help"], env={"COLUMNS": "250"}).output
+    assert "--output-format" in help_text and "--ft" not in help_text
+
+
+@pytest.mark.parametrize("isa, op, fmt, key", [("ame", "mmacc", "int4", "ft"), ("pto", "tadd", "f16", "dtype"),
+                                              ("formats", "encode", "fp8_e5m2", "format")])
+def test_vectors_take_f_as_their_number_format(tmp_path, isa, op, fmt, key):
+    res = _run("vectors", isa, op, "-f", fmt, "--n", "4", "-o", tmp_path / "v")
+    assert res.exit_code == 0, res.output
+    assert fmt in (tmp_path / "v" / "manifest.json").read_text()

@@ -120,7 +120,7 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
     rate = DEFAULT_MACS_PER_CYCLE if macs_per_cycle is None else macs_per_cycle
     check_output(output, "tilesim gemm")
     if emit is not None and len(fts) != 1:
-        raise TilesimError("--emit writes the program of one format; give exactly one --ft", instruction="tilesim gemm",
+        raise TilesimError("--emit writes the program of one format; give exactly one -f/--format", instruction="tilesim gemm",
                            operand="--emit", rule="ame.gemm.emit", value=fts)
     shape = _block_shape(block)
     with cluster.connect(workers, scheduler, timeout) as client, \

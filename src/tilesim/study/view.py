@@ -31,10 +31,10 @@ Column = tuple[str, str, Callable[[dict], str]]  # header, justification, cell t
 
 
 def check_output(output: str, command: str) -> None:
-    """Raise unless ``output`` (the ``--format`` option) is one of :data:`OUTPUTS` (rule ``study.option``)."""
+    """Raise unless ``output`` (the ``--output-format`` option) is one of :data:`OUTPUTS` (rule ``study.option``)."""
     if output not in OUTPUTS:
         raise TilesimError(f"unknown output format {output!r}; valid: " + ", ".join(OUTPUTS), instruction=command,
-                           operand="--format", rule="study.option", value=output)
+                           operand="--output-format", rule="study.option", value=output)
 
 
 def _flags(r: dict) -> str:
