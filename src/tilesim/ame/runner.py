@@ -45,6 +45,9 @@ from .regfile import span
 
 __all__ = ["RunResult", "run_program"]
 
+# the fix an mld error names once SAT=1 is set (or not needed): only quantize rounds what SAT cannot clamp
+_QUANTIZE = "run with quantize=True (tilesim run --quantize) to round with RND and clamp"
+
 _MASK64 = (1 << 64) - 1
 
 
@@ -102,6 +105,7 @@ class _Run:
         return cfg, ft
 
     def mld(self, ins, tile, sl: Slice, fmt=None):
+        """Load block ``sl`` of an array into ``tile``: values the format holds as they are, unless asked (AME22)."""
         if sl.name not in self.arrays:
             raise TilesimError(f"no array named {sl.name!r}; given: " + (", ".join(sorted(self.arrays)) or "none"),
                                instruction=ins.mnemonic, operand=sl.name, rule="ame.run.array", value=sl.name).at(
@@ -118,8 +122,7 @@ class _Run:
         rounds = self.quantize or not f.is_integer
         codes = fit(a[sl.r0:sl.r1, sl.c0:sl.c1], f, rounding=ROUNDING[cfg["rnd"]] if rounds else None,
                     saturate=bool(cfg["sat"]) or self.quantize, instruction=ins.mnemonic, operand=sl.name,
-                    ask="set SAT=1 in mxcfg to clamp, or run with quantize=True (tilesim run --quantize) to round "
-                        "with RND and clamp")
+                    ask=_QUANTIZE if cfg["sat"] else "set SAT=1 in mxcfg to clamp, or " + _QUANTIZE)
         self.core.write_codes(tile, codes, f)
         self.cost.tiles_loaded += span(sl.shape[1], f)
 

@@ -100,6 +100,9 @@ class Tile:
     tilesim.errors.GeometryError: Tile: operand cols: rule pto.tile.align: a row_major none_box tile needs cols*sizeof(f32) = 16 to be a multiple of 32 bytes
     """
 
+    #: where a layout the program's type did not name came from (a target's default); errors quote it
+    layout_note: str = ""
+
     def __init__(self, loc: str = "vec", dtype="f32", rows: int = 16, cols: int = 16, valid=None,
                  blayout: str = "row_major", slayout: str = "none_box", fractal: int = 512, pad="null") -> None:
         self.loc = _norm(loc, tuple(LOCATIONS), "loc", "pto.tile.loc")
@@ -277,6 +280,11 @@ class Tile:
     def layout(self) -> str:
         """``ND``, ``DN`` (plain), or the boxed ``Nz``, ``Zn``, ``Zz``, ``Nn``."""
         return self._layout
+
+    @property
+    def layouts(self) -> str:
+        """``blayout/slayout`` for messages, with where a layout the program did not name came from."""
+        return f"{self.blayout}/{self.slayout}" + (f" ({self.layout_note})" if self.layout_note else "")
 
     def _layout_name(self) -> str:
         if not self.is_boxed:

@@ -57,12 +57,12 @@ def cube_operands(op: Op, c: Tile, a: Tile, b: Tile, left_blayout: str | None) -
     lb = left_blayout
     if a.slayout != "row_major" or (lb is not None and a.blayout != lb):
         op.fail(f"left tile needs blayout {lb or 'row_major or col_major'} and slayout row_major, not "
-                f"{a.blayout}/{a.slayout}", "a", "pto.op.layout", a.layout)
+                f"{a.layouts}", "a", "pto.op.layout", a.layout)
     if not (b.blayout == "row_major" and b.slayout == "col_major"):
-        op.fail(f"right tile needs blayout row_major and slayout col_major, not {b.blayout}/{b.slayout}", "b",
+        op.fail(f"right tile needs blayout row_major and slayout col_major, not {b.layouts}", "b",
                 "pto.op.layout", b.layout)
     if not (c.blayout == "col_major" and c.slayout == "row_major"):
-        op.fail(f"acc tile needs blayout col_major and slayout row_major, not {c.blayout}/{c.slayout}", "c",
+        op.fail(f"acc tile needs blayout col_major and slayout row_major, not {c.layouts}", "c",
                 "pto.op.layout", c.layout)
     if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:
         op.fail(f"shapes a {a.rows}x{a.cols}, b {b.rows}x{b.cols}, c {c.rows}x{c.cols} do not chain", "a,b,c",

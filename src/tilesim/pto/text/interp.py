@@ -1019,6 +1019,13 @@ class Interpreter:
             types = types[:1]
         args_in = [self._scalar_arg(v, types[i] if i < len(types) and st.kind != "generic" or (
             st.kind == "generic" and i < len(types)) else None, st) for i, v in enumerate(ins)]
+        for v in [*ins, *outs]:
+            if isinstance(v, Ptr):
+                name = v.glob.name
+                raise self._err(st, f"%{name} is a !pto.ptr; {st.op} takes global memory through a view: "
+                                    f"%v = pto.make_tensor_view %{name}, shape = [...], strides = [...], then "
+                                    "%p = pto.partition_view %v, offsets = [...], sizes = [...], and pass %p",
+                                "pto.interp.ptr", name)
         tiles = [v for v in outs + args_in if isinstance(v, Tile)]
         for t in tiles:
             t.pull()

@@ -45,14 +45,17 @@ class TileSpec:
     slayout: str = "none_box"
     fractal: int = 512
     pad: object = "null"
+    layout_note: str = ""     # where a layout the type did not name came from (errors say it)
 
     @property
     def dynamic(self) -> bool:
         return None in self.valid
 
     def make(self, valid=None) -> Tile:
-        return Tile(self.loc, self.dtype, self.rows, self.cols, valid or self.valid, self.blayout, self.slayout,
-                    self.fractal, self.pad)
+        t = Tile(self.loc, self.dtype, self.rows, self.cols, valid or self.valid, self.blayout, self.slayout,
+                 self.fractal, self.pad)
+        t.layout_note = self.layout_note
+        return t
 
 
 def _err(t: TypeRef, detail: str, rule: str = "pto.parse.type") -> ParseError:
@@ -122,8 +125,9 @@ def tile_spec(t: TypeRef, prof: Profile) -> TileSpec | None:
         spec = _compact(t, prof)
     else:
         return _doc_tile(t)
-    if spec.loc == "left" and prof.left_blayout:
+    if spec.loc == "left" and prof.left_blayout and spec.blayout != prof.left_blayout:
         spec.blayout = prof.left_blayout     # PTOAS's parser gives every Left tile_buf the target's layout
+        spec.layout_note = f"blayout {prof.left_blayout} is {prof.name}'s for every Left tile"
     return spec
 
 
@@ -175,8 +179,14 @@ def _compact(t: TypeRef, prof: Profile) -> TileSpec:
     blayout = kw.get("blayout")
     if blayout is None:
         blayout = (prof.left_blayout or "row_major") if loc == "left" else "row_major"
-    return TileSpec(loc, shape.elem, shape.dims[0], shape.dims[1], tuple(valid), str(blayout),
-                    str(kw.get("slayout", "none_box")), int(kw.get("fractal", 512)), kw.get("pad", "null"))
+    slayout = str(kw.get("slayout", "none_box"))
+    said = {"blayout": f"{blayout} is {prof.name}'s default blayout for a {loc} tile",
+            "slayout": f"{slayout} is the default slayout"}
+    unnamed = [k for k in said if k not in kw]
+    note = (f"the type names no {'layout' if len(unnamed) > 1 else unnamed[0]}: "
+            + ", ".join(said[k] for k in unnamed)) if unnamed else ""
+    return TileSpec(loc, shape.elem, shape.dims[0], shape.dims[1], tuple(valid), str(blayout), slayout,
+                    int(kw.get("fractal", 512)), kw.get("pad", "null"), note)
 
 
 def _padded(dtype: str, rows: int, cols: int) -> tuple[int, int]:
