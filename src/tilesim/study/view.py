@@ -18,9 +18,8 @@ import json
 import math
 from typing import Callable
 
-from rich.table import Table
-
 from ..errors import TilesimError
+from ..tables import tables
 from .sweep import COLUMNS
 
 __all__ = ["OUTPUTS", "Column", "SUMMARY", "check_output", "columns_for", "plain", "show", "to_csv", "to_json"]
@@ -104,7 +103,8 @@ def to_csv(records: list[dict]) -> str:
 
 
 def show(records: list[dict], console, output: str = "table", title: str = "") -> None:
-    """Print ``records``: ``table`` (rich on a terminal, :func:`plain` when piped), ``csv`` or ``json``."""
+    """Print ``records``: ``table`` (rich on a terminal, every cell in full: :func:`tilesim.tables.tables`;
+    :func:`plain` when piped), ``csv`` or ``json``."""
     if output == "csv":
         console.out(to_csv(records), end="", highlight=False)
         return
@@ -116,9 +116,5 @@ def show(records: list[dict], console, output: str = "table", title: str = "") -
     if not console.is_terminal:
         console.out((title + "\n" if title else "") + plain([(h, j) for h, j, _ in shown], rows), highlight=False)
         return
-    t = Table(title=title or None)
-    for h, j, _ in shown:
-        t.add_column(h, justify=j)
-    for r in rows:
-        t.add_row(*r)
-    console.print(t)
+    for t in tables(console, [(h, j) for h, j, _ in shown], rows, title):
+        console.print(t)
