@@ -364,4 +364,4 @@ def compare(
 
 
 def main() -> None:
-    app()
+    app(prog_name="tilesim")  # the name messages use, however Python was started

@@ -15,6 +15,8 @@ so a command body only raises :class:`~tilesim.errors.TilesimError`:
 - a usage error (an unknown option, a missing argument, a value of the wrong
   type) is one line too, ``error: tilesim gemm: rule cli.usage: ...``, exit
   status 2 (E13).
+- while a command runs, a line of progress goes to stderr at intervals when
+  stderr is a log, not a terminal (:mod:`tilesim.progress`, E15).
 - a negative number is a value, not an option: ``tilesim quantize -3.5 -f
   int4`` (E13).
 """
@@ -32,6 +34,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from .errors import TilesimError
+from .progress import reporting
 
 __all__ = ["Group", "report", "output_path", "err_console"]
 
@@ -181,8 +184,10 @@ class Group(TyperGroup):
         return name, cmd, _negatives_as_values(cmd, _fold_flag_values(cmd, rest, ctx))
 
     def invoke(self, ctx):
+        name = " ".join([ctx.command_path, *getattr(ctx, "_protected_args", [])[:1]])
         try:
-            return super().invoke(ctx)
+            with reporting(name):  # a line of progress on stderr at intervals, when it is a log (E15)
+                return super().invoke(ctx)
         except _CLICK_ENDS:
             raise
         except TilesimError as e:

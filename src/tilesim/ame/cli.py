@@ -112,6 +112,7 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
     """
     from rich.progress import Progress
 
+    from .. import progress
     from ..study import cluster
     from ..study.view import check_output, show, to_csv
     from .gemm import DEFAULT_MACS_PER_CYCLE, plan_gemm
@@ -130,6 +131,7 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
 
         def on_progress(name, done, total):
             bar.update(task, description=f"{name}: {step}", completed=done, total=total)
+            progress.update(f"{name}: {step}", done, total)
 
         rows = compare(m, n, k, fts, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
                        seed=seed, macs_per_cycle=rate, client=client, block=shape, on_progress=on_progress)

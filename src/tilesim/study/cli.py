@@ -6,6 +6,7 @@ import itertools
 import time
 from pathlib import Path
 
+from .. import progress
 from ..errors import TilesimError
 from . import presets
 from .inputs import tensors as read_tensors
@@ -92,7 +93,12 @@ def study_command(console, *, out: Path | None, workers: int | None, scheduler: 
                      console=console, transient=True, disable=output != "table" or not console.is_terminal) as bar:
         where = "in this process" if client is None else f"on {len(client.scheduler_info()['workers'])} Dask workers"
         task = bar.add_task(f"{len(points)} points {where}", total=len(points))
-        study = run(sweep, client=client, on_point=lambda p: bar.advance(task))
+        done = iter(range(1, len(points) + 1))
+
+        def on_point(point) -> None:
+            bar.advance(task)
+            progress.update("points", next(done), len(points))
+        study = run(sweep, client=client, on_point=on_point)
     seconds = time.perf_counter() - t0
     show(study.records, console, output, title=f"study: {len(points)} points, {where}")
     if output == "table":
