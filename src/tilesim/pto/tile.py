@@ -32,11 +32,14 @@ from ..errors import GeometryError, TilesimError
 from .dtypes import DType, get_dtype
 from .targets import LOCATIONS
 
-__all__ = ["Tile", "BLAYOUTS", "SLAYOUTS", "FRACTALS", "PADS"]
+__all__ = ["Tile", "BLAYOUTS", "SLAYOUTS", "FRACTALS", "PADS", "MAX_TILE_BYTES"]
 
 BLAYOUTS = ("row_major", "col_major")
 SLAYOUTS = ("none_box", "row_major", "col_major")
 FRACTALS = (512, 1024, 32)
+#: the largest Tile made from Python (1 GiB; far past every buffer, so numpy-sized studies fit); a ``.pto``
+#: program's tiles must fit the target's buffer (PTO102)
+MAX_TILE_BYTES = 1 << 30
 #: PadValue codes as PTOAS writes them (pad=0..3); pto-spec's codes differ and are not accepted.
 PADS = ("null", "zero", "max", "min")
 
@@ -112,6 +115,11 @@ class Tile:
                 raise GeometryError(f"{name} must be a positive integer", instruction="Tile", operand=name,
                                     rule="pto.tile.shape", value=v)
         self.rows, self.cols = int(rows), int(cols)
+        if self.rows * self.cols * self.dtype.size > MAX_TILE_BYTES:
+            raise GeometryError(f"a {self.rows}x{self.cols} {self.dtype} tile takes "
+                                f"{self.rows * self.cols * self.dtype.size:,} bytes; a Tile holds at most {MAX_TILE_BYTES:,} (the largest on-chip buffer holds "
+                                "512 KiB; a program's tiles are checked against its target's buffers)",
+                                instruction="Tile", operand="rows,cols", rule="pto.tile.size", value=(rows, cols))
         self.blayout = _norm(blayout, BLAYOUTS, "blayout", "pto.tile.blayout", _LAYOUT_ALIASES)
         self.slayout = _norm(slayout, SLAYOUTS, "slayout", "pto.tile.slayout", _LAYOUT_ALIASES)
         if fractal not in FRACTALS:

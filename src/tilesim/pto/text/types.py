@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...errors import ParseError
+from ...errors import ParseError, TilesimError
 from ..dtypes import get_dtype
 from ..targets import Profile
 from ..tile import Tile
@@ -125,10 +125,25 @@ def tile_spec(t: TypeRef, prof: Profile) -> TileSpec | None:
         spec = _compact(t, prof)
     else:
         return _doc_tile(t)
+    _check_size(t, spec, prof)
     if spec.loc == "left" and prof.left_blayout and spec.blayout != prof.left_blayout:
         spec.blayout = prof.left_blayout     # PTOAS's parser gives every Left tile_buf the target's layout
         spec.layout_note = f"blayout {prof.left_blayout} is {prof.name}'s for every Left tile"
     return spec
+
+
+def _check_size(t: TypeRef, spec: TileSpec, prof: Profile) -> None:
+    """A tile larger than its buffer on the target is refused before anything is allocated (PTO102)."""
+    cap = prof.capacities.get(spec.loc)
+    if cap is None or not all(isinstance(v, int) and v > 0 for v in (spec.rows, spec.cols)):
+        return                                               # Tile() names what is wrong with these
+    try:
+        size = get_dtype(spec.dtype).size
+    except TilesimError:
+        return
+    if spec.rows * spec.cols * size > cap:
+        raise _err(t, f"a {spec.rows}x{spec.cols} {spec.dtype} tile takes {spec.rows * spec.cols * size:,} bytes; "
+                      f"the {spec.loc} buffer on {prof.name} holds {cap:,}", rule="pto.mem.size")
 
 
 def _keyed(t: TypeRef) -> TileSpec:
