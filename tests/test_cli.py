@@ -128,7 +128,8 @@ _WORDS = ["0", "1", "2", "-1", "3", "8", "17", "0.1", "-3e4", "nan", "inf", "x",
           f"x={AME / 'x_int8.npy'}", f"w={AME / 'w_int8.npy'}", str(AME / "x_real.npy"), str(AME / "int8_to_int8.s"),
           str(AME / "bf16_guard_fallback.s"), str(ROOT / "examples/pto/col_argmax.pto"),
           str(ROOT / "examples/pto/col_argmax_inputs.npz"), str(ROOT / "examples/tensix/elwmul_hifi4.tt"),
-          str(ROOT / "README.md"), "/nonexistent/dir/y.npz", str(AME)]
+          str(ROOT / "README.md"), "/nonexistent/dir/y.npz", str(AME), "2x2x²", "16x²", "-3.5", "-inf", "9" * 30,
+          "csv", "json", "--output-format", "--seed", "--shape", "16x16x16"]
 
 
 @st.composite
@@ -222,3 +223,22 @@ def test_vectors_take_f_as_their_number_format(tmp_path, isa, op, fmt, key):
     res = _run("vectors", isa, op, "-f", fmt, "--n", "4", "-o", tmp_path / "v")
     assert res.exit_code == 0, res.output
     assert fmt in (tmp_path / "v" / "manifest.json").read_text()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["gemm", "8", "8", "8", "--seed", "-1"], "Invalid value for '--seed'"),
+    (["study", "-s", "8x8x8", "--seed", "-1"], "Invalid value for '--seed'"),
+    (["compare", "colmax", "--seed", "-1"], "Invalid value for '--seed'"),
+    (["vectors", "ame", "mmacc", "--seed", "-1"], "Invalid value for '--seed'"),
+    (["study", "-s", "2x2x²"], "rule cli.number: '2x2x²' holds '²' (U+00B2)"),
+    (["compare", "colmax", "--shape", "2x²"], "rule cli.number: '2x²' holds '²' (U+00B2)"),
+    (["gemm", "8", "8", "8", "--block", "2x²"], "rule ame.gemm.shape"),
+])
+def test_seeds_and_shapes_are_clean_errors(args, words):
+    res = _run(*args)
+    assert res.exit_code == 2 and words in res.output, res.output
+
+
+def test_a_big_seed_is_a_seed():
+    res = _run("gemm", "8", "8", "8", "--seed", "9" * 30, "--output-format", "csv")
+    assert res.exit_code == 0 and len(res.output.splitlines()) == 2

@@ -143,6 +143,15 @@ def _formats(fmt: list[str], old: list[str], command: str, default: str = "bf16"
     return [*fmt, *old] or [default]
 
 
+def _ascii(text: str | None, command: str, option: str) -> str | None:
+    """Sizes are written in ASCII digits: ``'²'.isdigit()`` is true, and ``int('²')`` fails (rule ``cli.number``)."""
+    if text is not None and not text.isascii():
+        bad = next(ch for ch in text if not ch.isascii())
+        raise TilesimError(f"{text!r} holds {bad!r} (U+{ord(bad):04X}); write sizes with the digits 0-9, e.g. 16x64",
+                           instruction=command, operand=option, rule="cli.number", value=text)
+    return text
+
+
 def _read_inputs(specs: list[str]) -> dict[str, np.ndarray]:
     """``name=file.npy``, ``name=file.npz`` (its one array), or ``file.npz`` (every array by its own name)."""
     out: dict[str, np.ndarray] = {}
@@ -233,7 +242,7 @@ def gemm(
     tiling: str = typer.Option("auto", help="auto (fewest cycles), 4x4 (guarded), 2x2, 1x4, 4x1, 1x1"),
     accumulation: str = typer.Option("fused", help="fused, sequential, chain_then_add"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="MAC throughput of the cycles and of auto (16384)"),
-    seed: int = typer.Option(0, help="seed of the random A and B"),
+    seed: int = typer.Option(0, min=0, help="seed of the random A and B (0 or more)"),
     emit: Optional[Path] = typer.Option(None, help="write the AME program (and its inputs as .npz) here",
                                         callback=output_path),
     output: str = _OUTPUT,
@@ -273,7 +282,7 @@ def study(
     activations: Optional[str] = typer.Option(None, help="A: FILE.npy or FILE.safetensors[:NAME], M x K"),
     weights: Optional[str] = typer.Option(None, help="B as nn.Linear stores it: FILE.npy or "
                                                      "FILE.safetensors[:NAME], N x K"),
-    seed: int = typer.Option(0, help="seed of the generated inputs"),
+    seed: int = typer.Option(0, min=0, help="seed of the generated inputs (0 or more)"),
     macs_per_cycle: int = typer.Option(16384, help="MAC throughput of the cycles and of tiling auto"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write results.csv, plots and report.md here"),
     output: str = _OUTPUT,
@@ -284,7 +293,7 @@ def study(
     """Sweep GEMM shapes or LLM layers x formats x modes x inputs: errors, cost, flags; CSV, plots, report."""
     from .study.cli import study_command
     study_command(console, out=out, workers=workers, scheduler=scheduler, timeout=timeout, output=output,
-                  shapes=shape, models=model, tokens=tokens, layers=layer, fts=_formats(fmt, ft, "tilesim study"),
+                  shapes=[_ascii(s, "tilesim study", "--shape") for s in shape], models=model, tokens=tokens, layers=layer, fts=_formats(fmt, ft, "tilesim study"),
                   bovfs=bovf, rnds=rnd,
                   sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
                   weights=weights, seed=seed, macs_per_cycle=macs_per_cycle)
@@ -295,7 +304,7 @@ def vectors(
     isa: str = typer.Argument(..., help="tensix, pto, ame or formats"),
     op: str = typer.Argument(..., help="the instruction or op (e.g. gmpool, trowmax, mmacc, encode)"),
     n: int = typer.Option(64, "--n", help="vectors (raised to classes x --min-per-class if smaller)"),
-    seed: int = typer.Option(0, "--seed", help="random seed (same seed, same vectors)"),
+    seed: int = typer.Option(0, "--seed", min=0, help="random seed, 0 or more (same seed, same vectors)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="output directory (default vectors-ISA-OP)"),
     min_per_class: int = typer.Option(1, "--min-per-class", help="at least this many vectors per class"),
     rounding_model: Optional[str] = typer.Option(None, "--rounding-model", help="Tensix: hardware or doc"),
@@ -350,7 +359,7 @@ def compare(
                                                                        "default bf16"),
     dtype: Optional[str] = typer.Option(None, "--dtype", hidden=True),
     shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul; 256x256) or MxNxK (gemm; 64x64x64)"),
-    seed: int = typer.Option(0, help="seed of the standard normal inputs"),
+    seed: int = typer.Option(0, min=0, help="seed of the standard normal inputs (0 or more)"),
     csv: Optional[Path] = typer.Option(None, "--csv", help="write the table, every column, here",
                                         callback=output_path),
     plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG of the error distributions here",
@@ -360,6 +369,7 @@ def compare(
     """Run one operation on Tensix, PTO and AME side by side, against the exact result."""
     from .compare.cli import compare_command
     dtype = _formats([number] if number else [], [dtype] if dtype else [], "tilesim compare", "bf16")[0]
+    _ascii(shape, "tilesim compare", "--shape")
     compare_command(console, op, dtype=dtype, shape=shape, seed=seed, csv=csv, plot=plot, output=output)
 
 

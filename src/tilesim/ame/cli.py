@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -167,7 +168,7 @@ def _block_shape(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
     rows, _, cols = text.lower().partition("x")
-    if not (rows.isdigit() and cols.isdigit() and int(rows) > 0 and int(cols) > 0):
+    if not (re.fullmatch("[0-9]+", rows) and re.fullmatch("[0-9]+", cols) and int(rows) > 0 and int(cols) > 0):
         raise TilesimError("--block is ROWSxCOLS of C, e.g. 256x512", instruction="tilesim gemm", operand="--block",
                            rule="ame.gemm.shape", value=text)
     return int(rows), int(cols)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from pathlib import Path
 
@@ -18,7 +19,7 @@ __all__ = ["parse_shapes", "build_sweep", "study_command"]
 
 
 def _positive(text: str, what: str, option: str, rule: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
+    if not re.fullmatch(r"\s*[0-9]+\s*", text) or int(text) < 1:
         raise TilesimError(f"{what} {text!r} is not a positive integer", instruction="tilesim study", operand=option,
                            rule=rule, value=text)
     return int(text)
