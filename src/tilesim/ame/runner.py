@@ -130,7 +130,11 @@ class _Run:
         cfg, ft = self._config(ins)
         f = formats.get(fmt) if fmt else accumulator(ft, cfg["bovf"])
         v = self.core.read_matrix(tile, f, sl.shape)
-        old = self.arrays.get(sl.name) if sl.name in self.stored else None
+        old = self.arrays.get(sl.name)  # an input, or an earlier store: rows and columns outside sl stay (AME25)
+        if old is not None and old.ndim != 2:
+            raise GeometryError(f"{sl.name!r} is a {old.ndim}-D input; mst writes blocks of a 2-D array",
+                                instruction=ins.mnemonic, operand=sl.name, rule="ame.run.bounds",
+                                value=old.shape).at(column=ins.arg_columns[1])
         shape = (max(sl.r1, old.shape[0] if old is not None else 0), max(sl.c1, old.shape[1] if old is not None else 0))
         dtype = np.result_type(v.dtype, old.dtype) if old is not None else v.dtype
         out = np.zeros(shape, dtype)
