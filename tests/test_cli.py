@@ -242,3 +242,16 @@ def test_seeds_and_shapes_are_clean_errors(args, words):
 def test_a_big_seed_is_a_seed():
     res = _run("gemm", "8", "8", "8", "--seed", "9" * 30, "--output-format", "csv")
     assert res.exit_code == 0 and len(res.output.splitlines()) == 2
+
+
+@settings(max_examples=60)
+@given(st.lists(st.floats(allow_nan=False, width=32).map(repr) | st.sampled_from(["-inf", "inf", "nan", "-0.0", "-1e3"]),
+                min_size=1, max_size=6), st.integers(0, 6), st.sampled_from([["-f", "int4"], ["--format=int4"],
+                                                                           ["-r", "rtz"], ["--saturate"]]))
+def test_fuzz_values_and_options_in_any_order(values, at, option):
+    from tilesim.clikit import _negatives_as_values
+
+    cmd = typer.main.get_command(app).commands["quantize"]
+    argv = values[:at] + option + values[at:]
+    ctx = cmd.make_context("quantize", _negatives_as_values(cmd, argv))
+    assert list(ctx.params["values"]) == values
