@@ -120,3 +120,13 @@ def test_gemm_study_and_compare_tables_at_80_columns(monkeypatch, args, terminal
     for r in records:
         for header, _, cell in columns:
             assert cell(r) in cells or cell(r) == "", (header, cell(r))
+
+
+@pytest.mark.parametrize("args", [["formats"], ["quantize", "0.1", "-3.5", "1e-40", "300", "-f", "fp64"]])
+def test_the_formats_and_quantize_tables_wrap_at_80_columns(monkeypatch, args):
+    text = _on_an_80_column_console(monkeypatch, *args)
+    assert "…" not in text and max(map(len, text.splitlines())) <= 80
+    if args[0] == "formats":
+        cells = _cells(text)
+        assert "1.79769e+308" in cells and "4.94066e-324" in cells  # fp64's max and min subnormal
+        assert "float64, f64, binary64" in cells

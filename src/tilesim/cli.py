@@ -89,8 +89,9 @@ def demo() -> None:
 @app.command("formats")
 def formats_cmd() -> None:
     """Print the table of every number format."""
-    from .formats.demo import format_table
-    console.print(format_table())
+    from .formats.demo import format_tables
+    for t in format_tables(console):
+        console.print(t)
 
 
 @app.command()
