@@ -182,6 +182,7 @@ def test_negative_numbers_are_values(args, shown):
     (["quantize"], "tilesim quantize: rule cli.usage: Missing argument 'values'"),
     (["nocommand"], "tilesim: rule cli.usage: No such command 'nocommand'"),
     (["gemm", "-3", "8", "8"], "rule ame.gemm.shape: M=-3"),
+    (["quantize", "1", "-f"], "tilesim quantize: rule cli.usage: Option '-f' requires an argument"),
 ])
 def test_usage_errors_are_one_line(args, words, capfd):
     with pytest.raises(SystemExit) as e:

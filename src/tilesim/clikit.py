@@ -146,10 +146,10 @@ def _negatives_as_values(cmd, args: list[str]) -> list[str]:
     return opts + ["--"] + values
 
 
-def _usage_line(e) -> str:
+def _usage_line(e, command: str) -> str:
     """A click usage error as one line: the command, the rule, what is wrong, where the choices are listed."""
     ctx = getattr(e, "ctx", None)
-    path = ctx.command_path if ctx is not None else "tilesim"
+    path = ctx.command_path if ctx is not None and ctx.parent is not None else command
     return f"{path}: rule cli.usage: {e.format_message()} (see {path} --help)"
 
 
@@ -159,12 +159,13 @@ class Group(TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        self._command = prog_name or "tilesim"  # the command a usage error names: the group, or the one resolved
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except UsageError as e:
             if type(e).__name__ == "NoArgsIsHelpError":  # bare ``tilesim``: typer printed the help already
                 sys.exit(2)
-            err_console.print(f"[bold red]error:[/] {escape(_usage_line(e))}", soft_wrap=True)
+            err_console.print(f"[bold red]error:[/] {escape(_usage_line(e, self._command))}", soft_wrap=True)
             sys.exit(e.exit_code)
         except _CLICK_ENDS[2] as e:  # any other click error (a file it could not open)
             err_console.print(f"[bold red]error:[/] {escape(e.format_message())}", soft_wrap=True)
@@ -181,6 +182,7 @@ class Group(TyperGroup):
         name, cmd, rest = super().resolve_command(ctx, args)
         if cmd is None:
             return name, cmd, rest
+        self._command = f"{ctx.command_path} {name}"
         return name, cmd, _negatives_as_values(cmd, _fold_flag_values(cmd, rest, ctx))
 
     def invoke(self, ctx):
