@@ -58,3 +58,22 @@ def test_fuzz_program_tile_sizes(rows, cols):
         assert rows * cols * 4 > TARGETS["a5"].capacities["vec"] or e.rule != "pto.mem.size"
     else:
         assert rows * cols * 4 <= TARGETS["a5"].capacities["vec"]
+
+
+GLOBALS = {
+    "memref.alloc": "    %m = memref.alloc() : memref<{n}x16xf32>",
+    "make_tensor_view": "    %cb = arith.constant {n} : index\n    %c1 = arith.constant 1 : index\n"
+                        "    %yv = pto.make_tensor_view %y, shape = [%cb, %c1], strides = [%c1, %c1] : "
+                        "!pto.tensor_view<?x?xf32>",
+    "dense": "    %v = arith.constant dense<1> : vector<{n}xi32>",
+}
+
+
+@pytest.mark.parametrize("form", GLOBALS)
+def test_a_global_buffer_the_program_makes_is_bounded(form):
+    from tilesim.pto.text.interp import MAX_GLOBAL_ELEMENTS
+    text = "module {{\n  func.func @k(%y: !pto.ptr<f32>) {{\n" + GLOBALS[form] + "\n    return\n  }}\n}}\n"
+    with pytest.raises(TilesimError) as e:
+        pto.run_text(text.format(n=4294967312), {}, "a5")
+    assert e.value.rule == "pto.mem.global_size" and f"{MAX_GLOBAL_ELEMENTS:,}" in str(e.value)
+    pto.run_text(text.format(n=64), {}, "a5")                  # a small one is made

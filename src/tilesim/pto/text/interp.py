@@ -30,6 +30,7 @@ functions, every tile result.
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 from collections import ChainMap
@@ -63,6 +64,9 @@ __all__ = ["InputSizeWarning", "run_file", "run_text", "Interpreter", "Scalar", 
            "program_target"]
 
 _MAX_WHILE = 1_000_000
+#: the most elements of a global buffer the program itself makes (memref.alloc, a view of a pointer that is not an
+#: input, a dense<> vector); inputs are as large as given (PTO102)
+MAX_GLOBAL_ELEMENTS = 1 << 28
 _SHIFT_MX_ADDR = 4      # an MX scale tile's address is its operand's >> 4 (pto-isa include/pto/npu/a5/utils.hpp)
 _MAX_DEPTH = 64
 _ROW_REDUCE = ("trowsum", "trowmax", "trowmin", "trowprod")
@@ -717,7 +721,8 @@ class Interpreter:
             if None in shape.dims:
                 raise self._err(st, "memref.alloc in global memory needs a static shape", "pto.interp.type")
             dt = get_dtype(shape.elem, instruction=st.op, operand="type")
-            g = Global(st.results[0], dt, np.zeros(int(np.prod(shape.dims)), dt.lane), True)
+            self._room(st, math.prod(shape.dims), f"memref.alloc {ty.text()}")
+            g = Global(st.results[0], dt, np.zeros(math.prod(shape.dims), dt.lane), True)
             env[st.results[0]] = self._memref_view(Ptr(g), ty, st)
             return
         t = self._tile_from(st, ty)
@@ -731,6 +736,7 @@ class Interpreter:
         if shape is None or None in shape.dims or shape.elem not in DTYPES:
             return np.asarray(lit)
         dt = get_dtype(shape.elem)
+        self._room(st, math.prod(shape.dims), f"dense<...> of {ty.text()}")
         a = np.asarray(lit)
         if a.shape not in ((), tuple(shape.dims)):
             raise self._err(st, f"dense<...> holds {a.size} values; the type {ty.text()} has "
@@ -762,10 +768,17 @@ class Interpreter:
         layout = enum_word(st.attrs.get("layout")) if "layout" in st.attrs else None
         env[st.results[0]] = TensorView(ptr, shape, strides, 0, layout)
 
+    def _room(self, node, n: int, what: str) -> None:
+        """Refuse a buffer the program makes with more than :data:`MAX_GLOBAL_ELEMENTS`, before allocating it."""
+        if n > MAX_GLOBAL_ELEMENTS:
+            raise self._err(node, f"{what} needs {n:,} elements; a buffer the program makes holds at most "
+                                  f"{MAX_GLOBAL_ELEMENTS:,} (2**28)", "pto.mem.global_size", value=n)
+
     def _grow(self, ptr: Ptr, need: int, node) -> None:
         g = ptr.glob
         g.reach = max(g.reach, ptr.offset + need)
         if not g.given:
+            self._room(node, ptr.offset + need, f"a view of %{g.name}")
             g.ensure(ptr.offset + need)
         elif ptr.offset + need > g.lanes.size:
             raise self._err(node, f"a view needs {ptr.offset + need} elements of %{g.name}; the input has "
