@@ -84,3 +84,18 @@ def test_a_store_into_an_input_that_is_not_2d_is_refused():
     prog = assemble("csrw mxcfg, Ft=int8\ncsrw mxtile, K=4 | M=2\nmst tr0, x[0:2, 0:4], int8\n")
     with pytest.raises(TilesimError, match="'x' is a 1-D input; mst writes blocks of a 2-D array"):
         run_program(prog, {"x": np.arange(4)})
+
+
+@pytest.mark.parametrize("mnk", [(4294967312, 1, 1), (1, 1, 4294967312), (1, 4294967312, 1), (16385, 16385, 1)])
+def test_a_gemm_past_the_size_limit_is_refused_before_drawing_inputs(mnk):
+    from tilesim.ame.gemm import MAX_GEMM_ELEMENTS, plan_gemm
+    from tilesim.ame.study import compare
+    for call in (lambda: plan_gemm(*mnk), lambda: compare(*mnk, ["bf16"])):
+        with pytest.raises(TilesimError) as e:
+            call()
+        assert e.value.rule == "ame.gemm.size" and f"{MAX_GEMM_ELEMENTS:,}" in str(e.value)
+
+
+def test_the_largest_llm_weight_is_within_the_limit():
+    from tilesim.ame.gemm import plan_gemm
+    assert (plan_gemm(16, 8192, 28672).n, plan_gemm(16, 8192, 28672).k) == (8192, 28672)   # Llama-3-70B down_proj
