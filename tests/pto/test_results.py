@@ -1,5 +1,5 @@
 """No lost results (issue 20): every documented statement form returns its destination, and a pointer input
-longer than the program's views draws a warning that names it and both counts (decisions PTO100, PTO101)."""
+longer than the program's views draws a warning that names it and both counts (decisions PTO102, PTO103)."""
 
 import warnings
 

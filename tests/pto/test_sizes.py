@@ -1,4 +1,4 @@
-"""Tile sizes are refused before anything is allocated (issue 20 fuzz findings; decision PTO102)."""
+"""Tile sizes are refused before anything is allocated (issue 20 fuzz findings; decision PTO104)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""``.tt`` sizes and rows are refused before anything is allocated or wrapped (issue 20 fuzz findings; TT33)."""
+"""``.tt`` sizes and rows are refused before anything is allocated or wrapped (issue 20 fuzz findings; TT34)."""
 
 import numpy as np
 import pytest

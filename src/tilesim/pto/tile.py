@@ -38,7 +38,7 @@ BLAYOUTS = ("row_major", "col_major")
 SLAYOUTS = ("none_box", "row_major", "col_major")
 FRACTALS = (512, 1024, 32)
 #: the largest Tile made from Python (1 GiB; far past every buffer, so numpy-sized studies fit); a ``.pto``
-#: program's tiles must fit the target's buffer (PTO102)
+#: program's tiles must fit the target's buffer (PTO104)
 MAX_TILE_BYTES = 1 << 30
 #: PadValue codes as PTOAS writes them (pad=0..3); pto-spec's codes differ and are not accepted.
 PADS = ("null", "zero", "max", "min")

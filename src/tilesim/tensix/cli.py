@@ -7,7 +7,7 @@ One statement per line; ``#`` and ``//`` start comments; a line ending in ``\\``
 - ``.config FIELD = VALUE``: a Config field (of the thread's bank) or a ThreadConfig field;
   format-code fields also take data format names (``BF16``, ``TF32``, ...).
 - ``.array NAME [RxC] = v0 v1 ...`` or ``.array NAME RxC fill=V``: an input array, unless
-  ``--input`` supplies NAME; at most :data:`MAX_ARRAY` elements (64 Dst16 banks' worth, TT33).
+  ``--input`` supplies NAME; at most :data:`MAX_ARRAY` elements (64 Dst16 banks' worth, TT34).
 - ``.unpack srca|srcb|dst NAME FORMAT [row=R] [out=FMT] [flip=0|1] [raw=1] [exps=NAME] [face=F]``:
   load an array through the unpacker (see :func:`tilesim.tensix.unpack.unpack`); ``face=F`` loads
   face F (0..3) of a 32x32 tile (tt-llk's order: top-left, top-right, bottom-left, bottom-right).
@@ -198,9 +198,23 @@ def check_inputs(statements: list[Statement], inputs: dict, source: str | None =
 
 
 def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], rounding: str = "hardware",
-                source: str | None = None, on_trace=None):
+                source: str | None = None, on_trace=None, observe=None, trace: bool = False):
     """Run parsed statements on a fresh machine. Returns ``(machine, outputs)``; outputs in order.
-    Inputs are checked first (:func:`check_inputs`)."""
+    Inputs are checked first (:func:`check_inputs`). ``observe(statement, machine, thread, outputs)`` is
+    called after each statement; ``trace=True`` returns ``(machine, Traced(outputs, steps))`` with the values
+    each statement wrote (:mod:`tilesim.tensix.trace`)."""
+    if trace:
+        from ..inspect.steps import Traced
+        from .trace import observer
+        steps: list = []
+        seen = observer(steps, source or "<text>")
+
+        def both(*args) -> None:
+            seen(*args)
+            if observe is not None:
+                observe(*args)
+        m, outputs = run_program(statements, inputs, rounding, source, on_trace, both)
+        return m, Traced(outputs, steps)
     arrays = check_inputs(statements, inputs, source)
     m = Machine(rounding)
     outputs: dict[str, np.ndarray] = {}
@@ -254,6 +268,8 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
             if isinstance(e, TilesimError):
                 raise e.at(source=source, line=s.line, column=1) from None
             raise _err(str(e), source, s.line, s.text, "tt.prog.value") from None
+        if observe is not None:
+            observe(s, m, thread, outputs)
     return m, outputs
 
 

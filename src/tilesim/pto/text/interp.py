@@ -65,7 +65,7 @@ __all__ = ["InputSizeWarning", "run_file", "run_text", "Interpreter", "Scalar", 
 
 _MAX_WHILE = 1_000_000
 #: the most elements of a global buffer the program itself makes (memref.alloc, a view of a pointer that is not an
-#: input, a dense<> vector); inputs are as large as given (PTO102)
+#: input, a dense<> vector); inputs are as large as given (PTO104)
 MAX_GLOBAL_ELEMENTS = 1 << 28
 _SHIFT_MX_ADDR = 4      # an MX scale tile's address is its operand's >> 4 (pto-isa include/pto/npu/a5/utils.hpp)
 _MAX_DEPTH = 64
@@ -77,7 +77,7 @@ _WINDOW_RULE = {"tload": "pto.tload.shape", "tstore": "pto.tstore.shape", "tpref
 
 
 class InputSizeWarning(UserWarning):
-    """A pointer input holds more elements than the program's views reach: the rest are ignored (PTO101)."""
+    """A pointer input holds more elements than the program's views reach: the rest are ignored (PTO103)."""
 
 
 class _Return(Exception):
@@ -146,6 +146,12 @@ class Interpreter:
         if strict and not self.prof.strict:
             self.prof = self.prof.with_(strict=True)
         self.trace = trace
+        #: called after each executed statement with it, its environment and the tiles and global windows a
+        #: tile op wrote (``(outs, windows)``; empty for other statements): value traces (:mod:`tilesim.pto.trace`)
+        self.observe: Callable | None = None
+        #: the iteration number (from 0) of each enclosing ``scf.for``, outermost first
+        self.iters: list[int] = []
+        self._wrote: tuple = ()
         if not isinstance(blocks, int) or isinstance(blocks, bool) or blocks < 1:
             raise TilesimError("blocks must be a positive integer", instruction="pto.run", operand="blocks",
                                rule="pto.interp.blocks", value=blocks)
@@ -204,7 +210,7 @@ class Interpreter:
         return self._outputs()
 
     def input_summary(self) -> list[str]:
-        """One line per pointer input with elements past the last one the program's views reach (PTO101)."""
+        """One line per pointer input with elements past the last one the program's views reach (PTO103)."""
         return [f"input {name!r} has {g.lanes.size:,} elements; the program's views reach only the first "
                 f"{g.reach:,}, so the other {g.lanes.size - g.reach:,} are ignored" for name, g in self.globals.items()
                 if g.given and 0 < g.reach < g.lanes.size]
@@ -578,6 +584,9 @@ class Interpreter:
                 self.mem.release(t)
         if self.trace is not None:
             self.trace(st, [env.get(r) for r in st.results])
+        if self.observe is not None:
+            self.observe(st, env, self._wrote)
+            self._wrote = ()
         return sig
 
     # --------------------------------------------------------------- values
@@ -904,10 +913,13 @@ class Interpreter:
         carried = [self._get(env, o, st) for _, o in iters]
         var = st.extra["var"]
         ivt = "index"
-        for i in range(lb, ub, step):
+        self.iters.append(0)
+        for k, i in enumerate(range(lb, ub, step)):
+            self.iters[-1] = k
             inner = env.new_child({var: Scalar(ivt, i), **{n: v for (n, _), v in zip(iters, carried)}})
             sig = self._region(st.body, inner, frame)
             carried = self._yielded(st, sig, len(iters))
+        self.iters.pop()
         self._bind(env, st, carried)
 
     def _yielded(self, st: Stmt, sig, n: int) -> list:
@@ -1058,6 +1070,8 @@ class Interpreter:
             t.push()
             if t.undefined is not before and t.undefined is not None and t.undefined.any():
                 self.undefined.append((st.line, st.op, int(np.count_nonzero(t.undefined))))
+        if self.observe is not None:
+            self._wrote = (outs, windows)
         for arr, pv, extra, write in windows:
             if write:
                 g = pv.view.ptr.glob
@@ -1438,8 +1452,8 @@ def run_text(text: str, inputs: dict | None = None, target=None, *, source: str 
              entry: str | None = None, trace=None, blocks: int = 1, level: str | None = None,
              stdout=None, strict: bool = False) -> dict[str, np.ndarray]:
     """Parse and run program text; see :func:`run_file`."""
-    return Interpreter(parse(text, source), inputs, target, trace, blocks=blocks, level=level,
-                       stdout=stdout, strict=strict).run(entry)
+    return _run(Interpreter(parse(text, source), inputs, target, None if trace is True else trace, blocks=blocks,
+                            level=level, stdout=stdout, strict=strict), entry, trace is True)
 
 
 def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None = None, trace=None,
@@ -1452,7 +1466,9 @@ def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None
         target: ``cpu``, ``a2a3``, ``a5`` or a :class:`~tilesim.pto.Profile`; default the module's
             ``pto.target_arch``, else ``a5``.
         entry: the function to run (default: the one marked ``pto.entry``, else the first public one).
-        trace: called with each statement and its results as it runs.
+        trace: called with each statement and its results as it runs; ``True``: return
+            ``Traced(outputs, steps)``, one :class:`~tilesim.inspect.Step` per tile op with the values it wrote
+            (:mod:`tilesim.pto.trace`).
         blocks: run the kernel once per block (``get_block_idx`` 0 .. blocks-1) on shared global memory.
         level: ``"level3"``: every ``alloc_tile`` must give ``addr =`` (PTOAS ``--pto-level=level3``).
         stdout: where ``tprint`` writes (default ``sys.stdout``).
@@ -1465,8 +1481,19 @@ def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None
         SpecGapError: under ``strict``, rule ``pto.tcvt.undefined``, naming the op, the operand, the first
             offending element's position and its value.
     """
-    return Interpreter(parse_file(path), inputs, target, trace, blocks=blocks, level=level, stdout=stdout,
-                       strict=strict).run(entry)
+    return _run(Interpreter(parse_file(path), inputs, target, None if trace is True else trace, blocks=blocks,
+                            level=level, stdout=stdout, strict=strict), entry, trace is True)
+
+
+def _run(it: Interpreter, entry: str | None, values: bool):
+    """Run; with ``values``, return :class:`~tilesim.inspect.Traced` (the outputs and every tile op's Step)."""
+    if not values:
+        return it.run(entry)
+    from ...inspect.steps import Traced
+    from ..trace import observe
+    steps: list = []
+    observe(it, steps)
+    return Traced(it.run(entry), steps)
 
 
 def parse_file(path) -> Program:

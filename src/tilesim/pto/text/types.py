@@ -133,7 +133,7 @@ def tile_spec(t: TypeRef, prof: Profile) -> TileSpec | None:
 
 
 def _check_size(t: TypeRef, spec: TileSpec, prof: Profile) -> None:
-    """A tile larger than its buffer on the target is refused before anything is allocated (PTO102)."""
+    """A tile larger than its buffer on the target is refused before anything is allocated (PTO104)."""
     cap = prof.capacities.get(spec.loc)
     if cap is None or not all(isinstance(v, int) and v > 0 for v in (spec.rows, spec.cols)):
         return                                               # Tile() names what is wrong with these
