@@ -131,7 +131,7 @@ def parse_program(text: str, source: str | None = None) -> list[Statement]:
             if not m:
                 raise _err(".array NAME [RxC] = numbers, or .array NAME RxC fill=V", source, n, t, "tt.prog.syntax")
             name, r, c, nums, fill = m.groups()
-            if r is not None and int(r) * int(c) > MAX_ARRAY:      # refused before anything is allocated
+            if r is not None and max(int(r) * int(c), int(r), int(c)) > MAX_ARRAY:  # before anything is allocated
                 raise _err(f"a {r}x{c} array has {int(r) * int(c):,} elements; .array takes at most {MAX_ARRAY:,}",
                            source, n, t, "tt.prog.array_size", t.find(r) + 1)
             try:
