@@ -246,9 +246,9 @@ def test_a_big_seed_is_a_seed():
 
 
 @settings(max_examples=60)
-@given(st.lists(st.floats(allow_nan=False, width=32).map(repr) | st.sampled_from(["-inf", "inf", "nan", "-0.0", "-1e3"]),
-                min_size=1, max_size=6), st.integers(0, 6), st.sampled_from([["-f", "int4"], ["--format=int4"],
-                                                                           ["-r", "rtz"], ["--saturate"]]))
+@given(st.lists(st.floats(allow_nan=False, width=32).map(repr)
+                | st.sampled_from(["-inf", "inf", "nan", "-0.0", "-1e3"]), min_size=1, max_size=6),
+       st.integers(0, 6), st.sampled_from([["-f", "int4"], ["--format=int4"], ["-r", "rtz"], ["--saturate"]]))
 def test_fuzz_values_and_options_in_any_order(values, at, option):
     from tilesim.clikit import _negatives_as_values
 

@@ -285,9 +285,8 @@ def gemm(
     """AME: run a random GEMM through the runtime in each format; compare accuracy, MACs, tiles and cycles."""
     from .ame.cli import gemm_command
     gemm_command(m, n, k, _formats(fmt, ft, "tilesim gemm"), console, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling,
-                 accumulation=accumulation,
-                 macs_per_cycle=macs_per_cycle, seed=seed, emit=emit, output=output, csv=csv, plot=plot,
-                 workers=workers, scheduler=scheduler, timeout=timeout, block=block)
+                 accumulation=accumulation, macs_per_cycle=macs_per_cycle, seed=seed, emit=emit, output=output,
+                 csv=csv, plot=plot, workers=workers, scheduler=scheduler, timeout=timeout, block=block)
 
 
 @app.command()
@@ -320,10 +319,10 @@ def study(
     """Sweep GEMM shapes or LLM layers x formats x modes x inputs: errors, cost, flags; CSV, plots, report."""
     from .study.cli import study_command
     study_command(console, out=out, workers=workers, scheduler=scheduler, timeout=timeout, output=output,
-                  shapes=[_ascii(s, "tilesim study", "--shape") for s in shape], models=model, tokens=tokens, layers=layer, fts=_formats(fmt, ft, "tilesim study"),
-                  bovfs=bovf, rnds=rnd,
-                  sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
-                  weights=weights, seed=seed, macs_per_cycle=macs_per_cycle)
+                  shapes=[_ascii(s, "tilesim study", "--shape") for s in shape], models=model, tokens=tokens,
+                  layers=layer, fts=_formats(fmt, ft, "tilesim study"), bovfs=bovf, rnds=rnd, sats=sat,
+                  accumulations=accumulation, tilings=tiling, dists=dist, activations=activations, weights=weights,
+                  seed=seed, macs_per_cycle=macs_per_cycle)
 
 
 @app.command()

@@ -59,7 +59,8 @@ _HUGE = [np.broadcast_to(np.float32(1), (1 << 40,)), np.broadcast_to(np.uint16(1
          np.broadcast_to(np.int8(0), (MAX_ELEMENTS + 1,))]
 _CALLS = {"encode": lambda x: formats.encode(x, "bf16"), "to_parts": formats.to_parts,
           "quantize": lambda x: formats.quantize(x, "int8"), "decode": lambda x: formats.decode(x, "bf16"),
-          "decode_int": lambda x: formats.decode_int(x, "int16"), "decode_exact": lambda x: formats.decode_exact(x, "fp16"),
+          "decode_int": lambda x: formats.decode_int(x, "int16"),
+          "decode_exact": lambda x: formats.decode_exact(x, "fp16"),
           "pack": lambda x: formats.pack(x, "bf16"), "canonical": lambda x: formats.canonical(x, "int12"),
           "unpack": lambda x: formats.unpack(x, "int8")}
 

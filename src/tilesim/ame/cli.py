@@ -122,8 +122,8 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
     rate = DEFAULT_MACS_PER_CYCLE if macs_per_cycle is None else macs_per_cycle
     check_output(output, "tilesim gemm")
     if emit is not None and len(fts) != 1:
-        raise TilesimError("--emit writes the program of one format; give exactly one -f/--format", instruction="tilesim gemm",
-                           operand="--emit", rule="ame.gemm.emit", value=fts)
+        raise TilesimError("--emit writes the program of one format; give exactly one -f/--format",
+                           instruction="tilesim gemm", operand="--emit", rule="ame.gemm.emit", value=fts)
     shape = _block_shape(block)
     with cluster.connect(workers, scheduler, timeout) as client, \
             Progress(transient=True, console=console, disable=output != "table" or not console.is_terminal) as bar:

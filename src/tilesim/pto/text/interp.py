@@ -60,8 +60,8 @@ from .types import memref_location, memref_shape, tile_spec, view_dtype
 from .verify import verify, walk as _walk
 from .values import Global, Opaque, PartView, Ptr, Scalar, TensorView, kind_of
 
-__all__ = ["InputSizeWarning", "run_file", "run_text", "Interpreter", "Scalar", "Global", "Ptr", "TensorView", "PartView",
-           "program_target"]
+__all__ = ["InputSizeWarning", "run_file", "run_text", "Interpreter", "Scalar", "Global", "Ptr", "TensorView",
+           "PartView", "program_target"]
 
 _MAX_WHILE = 1_000_000
 #: the most elements of a global buffer the program itself makes (memref.alloc, a view of a pointer that is not an
