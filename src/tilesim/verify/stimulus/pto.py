@@ -604,14 +604,17 @@ def _fill(tile: Tile, code) -> None:
 
 
 def _tie_op(op: str, sig) -> bool:
-    """Float sums, products and matrix products: each result rounds, so it gets directed ties (decision V18)."""
+    """Float sums, products, matrix products and the scaled conversions (quant, dequant, fixpipe quant words,
+    MX matmul): each result rounds, so it gets directed ties (decision V18)."""
     fam = FAMILY[op]
     if fam in ("row_reduce", "col_reduce"):
         return op.endswith(("sum", "prod")) and get_dtype(sig[0]).format.is_float
     if fam in ("ternary", "axpy"):
         return get_dtype(sig[-1]).format.is_float
-    if fam == "quant":
+    if fam in ("quant", "window_fp", "matmul_mx"):
         return True
+    if fam == "dequant":
+        return get_dtype(sig[1]).format.is_float
     return fam in ("matmul", "matmul_acc", "matmul_bias") and get_dtype(sig[1]).format.is_float
 
 
@@ -628,6 +631,9 @@ def _plant_reduce_tie(op: str, c: _Call, rng) -> None:
     Signs are random per line (per element for TADDC and TAXPY).
     """
     fam = FAMILY[op]
+    if fam in _SCALED_TIE:
+        _SCALED_TIE[fam](c, rng)
+        return
     if fam == "quant":
         src, fp = c.tiles["src"], c.tiles["fp"]
         r, cc = src.valid
@@ -681,6 +687,61 @@ def _plant_reduce_tie(op: str, c: _Call, rng) -> None:
     else:
         block[0, :], block[1, :] = lead, second
     src.bits[:r, :cc] = formats.encode(block, fmt)
+
+
+def _dequant_tie(c: _Call, rng) -> None:
+    """TDEQUANT: src = k + o with k = +-3 2^j and offset o (both whole, so src - o = k exactly), the row's
+    scale a 2^-(j+1) with a in [1, 4/3) and an odd last bit in dst's format: k x scale = +-1.5 a, a midpoint."""
+    src, scale, offset = c.tiles["src"], c.tiles["scale"], c.tiles["offset"]
+    fd = scale.dtype.format
+    r, cc = src.valid
+    m = fd.man_bits
+    j = rng.integers(0, 5, (r, 1), endpoint=True)
+    o = rng.integers(0, 20, (r, 1), endpoint=True) + (0 if src.dtype.format.signed else 100)
+    a = (rng.integers(0, max((1 << m) // 6, 1), (r, 1)) * 2 + 1) * 2.0 ** -m + 1
+    src.bits[:r, :cc] = formats.encode(3 * 2 ** j * rng.choice([-1, 1], (r, cc)) + o, src.dtype.format)
+    offset.bits[:r, :1] = formats.encode(o.astype(np.float64), fd)
+    scale.bits[:r, :1] = formats.encode(a * 2.0 ** -(j + 1), fd)
+
+
+def _window_fp_tie(c: _Call, rng) -> None:
+    """TEXTRACT_FP/TINSERT_FP (f32 -> i8): src column j's quant word (fp[0, j] for both ops) has scale 2^e_j
+    (19-bit float: exponent e_j + 127, mantissa 0), offset o_j and the signed bit; src = (k + 1/2) 2^-e_j,
+    so src x scale + o_j = k + o_j + 1/2, inside [-128, 127]."""
+    src, fp = c.tiles["src"], c.tiles["fp"]
+    r, cc = src.valid
+    e = rng.integers(-3, 3, fp.bits.shape[1], endpoint=True)
+    o = rng.integers(0, 15, fp.bits.shape[1], endpoint=True)
+    fp.bits[0, :] = ((e + 127).astype(np.uint64) << np.uint64(23)) | (o.astype(np.uint64) << np.uint64(37)) \
+        | np.uint64(1 << 46)
+    src.bits[:r, :cc] = formats.encode((rng.integers(-100, 100, (r, cc)) + 0.5) * 2.0 ** -e[:cc], src.dtype.format)
+
+
+def _matmul_mx_tie(c: _Call, rng) -> None:
+    """TMATMUL_MX (_ACC with C = 0, _BIAS with bias 0): row i of A holds a_i at k = 0 (group 0, scales 1),
+    and b_i 1 and 1/2 at k = 32, 33 (group 1, scales 2^-12 x 2^-11); B's rows 0, 32, 33 are ones:
+    C[i, j] = a_i + b_i 2^-23 + 2^-24 (signed per row), half an f32 ulp past a code, odd (b_i = 1) or even."""
+    a, b, sa, sb = (c.tiles[k] for k in ("a", "b", "a_scale", "b_scale"))
+    fa = a.dtype.format
+    r, _ = a.valid
+    sign = rng.choice([-1.0, 1.0], r)
+    lead = (rng.integers(0, 1 << max(fa.man_bits - 1, 0), r) * 2 + 1) * 2.0 ** -fa.man_bits + 1
+    rows = np.zeros(a.valid)
+    rows[:, 0], rows[:, 32], rows[:, 33] = lead * sign, rng.integers(0, 1, r, endpoint=True) * sign, 0.5 * sign
+    a.bits[:r, :64] = formats.encode(rows, fa)
+    cols = np.zeros(b.valid)
+    cols[[0, 32, 33]] = 1.0
+    b.bits[: b.valid_rows, : b.valid_cols] = formats.encode(cols, b.dtype.format)
+    fs = sa.dtype.format
+    sa.bits[:, 0], sa.bits[:, 1] = formats.encode(np.array([1.0, 2.0 ** -12]), fs)
+    sb.bits[0, :], sb.bits[1, :] = formats.encode(np.array([1.0, 2.0 ** -11]), fs)
+    for name in ("c_in", "bias"):
+        if name in c.tiles:
+            c.tiles[name].bits[...] = 0
+
+
+#: the ties of the ops that round once after a scale (decision V18)
+_SCALED_TIE = {"dequant": _dequant_tie, "window_fp": _window_fp_tie, "matmul_mx": _matmul_mx_tie}
 
 
 def _plant_rounding(op, sig, cls, c: _Call, sc, rng) -> np.ndarray:
