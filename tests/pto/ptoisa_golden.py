@@ -1,6 +1,6 @@
 """Golden vectors from pto-isa's CPU simulator: the stored format and their replay through tilesim.
 
-``tools/ptoisa_vectors.py`` writes one ``<op>.npz`` per op under ``tests/pto/golden/`` (clang, C++20), and
+``tools/ptoisa_vectors`` writes one ``<op>.npz`` per op under ``tests/pto/golden/`` (clang, C++20), and
 one ``<op>.bf16.npz`` per op for the cases with a bf16 tile (g++ >= 14, C++23, whose ``std::bfloat16_t``
 is a real bfloat16; PTO88):
 

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from tilesim.pto import get_dtype
+import numpy as np
+
+from .common import (
+    Case, DTS, SCALAR_DECL, Spec, conversion_pool, pair_operands, safe_divisors, scalar_params, scalar_values,
+    scratch, sentinel, tiles3, unary_pool,
+)
+
+
+PART_DTS = ("f32", "f16", "i32", "i16", "i8", "u8", "u16", "u32")
+AXPY_PAIRS = (("f32", "f32"), ("f16", "f16"), ("f16", "f32"), ("f32", "f16"))
+
+
+def arith_more_cases(rng) -> list[Case]:
+    """TREM/TREMS, TPARTADD/MUL/MAX/MIN (sources with other valid shapes than dst), TAXPY and TADDC."""
+    cases = []
+    R, C, vr, vc = 16, 32, 15, 29
+    for dt in DTS:
+        a, b = (x.reshape(R, C) for x in pair_operands(rng, dt, R * C))
+        b = safe_divisors(dt, b)
+        four = ("dst", "src0", "src1", "tmp")
+        cases.append(tiles3("trem", "TREM(dst, src0, src1, tmp);", dt, four,
+                             {"src0": a, "src1": b, "tmp": scratch(dt, R, C)}, (vr, vc), R=R))
+        for code in scalar_values(dt):
+            v = np.array(code, get_dtype(dt).lane).view(get_dtype(dt).np)
+            if v == 0 or (dt[0] == "i" and v == -1):
+                continue
+            cases.append(tiles3("trems", SCALAR_DECL + "TREMS(dst, src, sc, tmp);", dt, ("dst", "src", "tmp"),
+                                 {"src": a, "tmp": scratch(dt, R, C)}, (vr, vc),
+                                 params=(0,) + scalar_params(dt, code),
+                                 args={"scalar": code}, R=R))
+        c = conversion_pool(rng, dt, R * C).reshape(R, C)
+        cases.append(tiles3("taddc", "TADDC(dst, src0, src1, src2);", dt, ("dst", "src0", "src1", "src2"),
+                             {"src0": a, "src1": b, "src2": c}, (vr, vc), R=R))
+    for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin"):
+        for dt in PART_DTS:
+            a, b = (x.reshape(R, C) for x in pair_operands(rng, dt, R * C))
+            specs = tuple(Spec(r, dt, R, C) for r in ("dst", "src0", "src1"))
+            for v0, v1 in (((vr, vc), (vr, vc)), ((vr, vc - 6), (vr - 4, vc)), ((vr - 2, vc), (vr, 3))):
+                cases.append(Case(op, f"{op.upper()}(dst, src0, src1);", specs,
+                                  {"dst": (vr, vc), "src0": v0, "src1": v1},
+                                  {"dst": sentinel(dt, (R, C)), "src0": a, "src1": b}))
+    for sdt, ddt in AXPY_PAIRS:
+        x = unary_pool(rng, sdt, R * C).reshape(R, C)
+        y = unary_pool(rng, ddt, R * C).reshape(R, C)
+        specs = (Spec("dst", ddt, R, C), Spec("src", sdt, R, C))
+        call = "typename T_src::DType sc; std::memcpy(&sc, P + 1, sizeof sc); TAXPY(dst, src, sc);"
+        for code in scalar_values(sdt)[:6]:
+            cases.append(Case("taxpy", call, specs, {"dst": (vr, vc), "src": (vr, vc)}, {"dst": y, "src": x},
+                              (0,) + scalar_params(sdt, code), {"scalar": code}))
+    return cases
