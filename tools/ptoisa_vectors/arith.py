@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from tilesim.pto import get_dtype
 import numpy as np
+from tilesim.pto import get_dtype
 
 from .common import (
     Case, DTS, SCALAR_DECL, Spec, conversion_pool, pair_operands, safe_divisors, scalar_params, scalar_values,

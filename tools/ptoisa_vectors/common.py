@@ -5,8 +5,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tilesim.pto import Tile, get_dtype
 import numpy as np
+from tilesim.pto import Tile, get_dtype
 
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository (``check`` reads tests/pto/ptoisa_golden.py)

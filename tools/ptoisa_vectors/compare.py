@@ -156,3 +156,24 @@ def cmp_layout_cases(rng) -> list[Case]:
                               {"dst": v}, {"dst": sentinel(dt, (r, c))}, (0,) + scalar_params(dt, code),
                               {"scalar": code}))
     return cases
+
+
+#: TCMPS sources with a u8 mask beyond CMP_PAIRS' (the simulator's CmpCall has no dtype check; PTO100)
+TCMPS_U8_MORE = ("i8", "u32", "u8")
+
+
+def tcmps_u8_cases(rng) -> list[Case]:
+    """TCMPS of i8, u32 and u8 sources into a u8 mask, every mode, three scalars (one equal to a source lane),
+    as compare_select_cases does for the other pairs."""
+    cases = []
+    R, C, vr, vc = 16, 32, 15, 29
+    call = SCALAR_DECL.replace("T_dst", "T_src") + "TCMPS(dst, src, sc, (CmpMode)P[0]);"
+    for sdt in TCMPS_U8_MORE:
+        a = near_pairs(rng, sdt, R * C)[0].reshape(R, C)
+        for k, code in enumerate([int(a[0, 3]), int(a[2, 5]), int(lanes(sdt, [1])[0])]):
+            for mode in range(len(CMP_MODES)):
+                dvalid = ((vr, -(-vc // 8)), (R, C), (3, 7))[(k + mode) % 3]
+                cases.append(Case("tcmps", call, (Spec("dst", "u8", R, C), Spec("src", sdt, R, C)),
+                                  {"dst": dvalid, "src": (vr, vc)}, {"dst": sentinel("u8", (R, C)), "src": a},
+                                  (mode,) + scalar_params(sdt, code), {"cmp_mode": CMP_MODES[mode], "scalar": code}))
+    return cases

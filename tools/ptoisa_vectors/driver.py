@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from tilesim.pto import get_dtype
 import numpy as np
+from tilesim.pto import get_dtype
 
 from .common import CXX_TYPE, Case, FLAGS, FP4_TYPES, GXX_FLAGS, Spec
 

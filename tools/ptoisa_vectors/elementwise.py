@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-from tilesim.pto import get_dtype
 import numpy as np
+from tilesim.pto import get_dtype
 
 from .common import (
-    Case, DTS, FLOATS, SCALAR_DECL, Spec, aligned_rows, conversion_pool, lanes, pair_operands, safe_divisors,
+    Case, DTS, FLOATS, INTS, SCALAR_DECL, Spec, aligned_rows, conversion_pool, lanes, pair_operands, safe_divisors,
     scalar_params, scalar_values, scratch, sentinel, tiles3, unary_pool,
 )
 
@@ -129,4 +129,33 @@ def div_overflow_cases(rng) -> list[Case]:
         cases.append(tiles3("trems", SCALAR_DECL + "TREMS(dst, src, sc, tmp);", dt, ("dst", "src", "tmp"),
                              {"src": x, "tmp": scratch(dt, R, C)}, (vr, vc), params=(0,) + scalar_params(dt, code),
                              args={"scalar": code}, R=R))
+    return cases
+
+
+#: integer dtypes of TLOG and TRECIP on cpu (the simulator's ElementOpCal has no dtype check; PTO100)
+INT_LOG_DTS = ("i8", "i16", "i32", "u8", "u16", "u32")
+INT_RECIP_DTS = INTS
+
+
+def int_unary_cases(rng) -> list[Case]:
+    """TLOG and TRECIP of integer tiles: ``static_cast<T>(log(double(x)))`` (ln 0 and ln of a negative cast
+    to an integer: undefined lanes) and the integer ``1 / x`` (no zero divisors: they trap); each integer
+    around ``e^k`` (k = 1..22, within the dtype) is among the log sources."""
+    cases = []
+    R, C = 32, 32
+    edges = [e + d for e in (3, 8, 21, 55, 149, 404, 1097, 2981, 8104, 22027, 59875, 162755, 442414, 1202605,
+                             3269018, 8886111, 24154953, 65659970, 178482301, 485165196, 1318815735, 3584912847)
+             for d in (-1, 0)]
+    for dt in INT_LOG_DTS:
+        f = get_dtype(dt).format
+        x = unary_pool(rng, dt, R * C)
+        near = lanes(dt, [v for v in edges if f.int_min <= v <= f.int_max])
+        x[1: 1 + near.size] = near
+        for bl, valid in (("row_major", (31, 29)), ("col_major", (29, 31))):
+            cases.append(tiles3("tlog", "TLOG(dst, src);", dt, ("dst", "src"), {"src": x.reshape(R, C)}, valid, bl))
+    for dt in INT_RECIP_DTS:
+        x = unary_pool(rng, dt, R * C)
+        x[x == 0] = lanes(dt, [1])[0]
+        x[:4] = lanes(dt, [1, -1, 2, 1] if dt[0] == "i" else [1, 2, 3, 1])
+        cases.append(tiles3("trecip", "TRECIP(dst, src);", dt, ("dst", "src"), {"src": x.reshape(R, C)}, (31, 29)))
     return cases

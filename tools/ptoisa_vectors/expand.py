@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from tilesim.pto import get_dtype
 import numpy as np
+from tilesim.pto import get_dtype
 
 from .common import (
     Case, DTS, FLOATS, SCALAR_DECL, Spec, aligned_cols, aligned_rows, conversion_pool, pair_operands, rand_lanes,

@@ -10,9 +10,11 @@ from .bf16 import (
     every_code_root_bf16_cases, fillpad_custom_bf16_cases,
 )
 from .common import BF16, DTS, ONLY, Case
-from .compare import cmp_layout_cases, compare_select_cases, compare_select_layout_cases
+from .compare import cmp_layout_cases, compare_select_cases, compare_select_layout_cases, tcmps_u8_cases
 from .convert import tcvt_cases
-from .elementwise import UNARY, binary_cases, div_overflow_cases, scalar_cases, tdiv_cases, unary_cases
+from .elementwise import (
+    UNARY, binary_cases, div_overflow_cases, int_unary_cases, scalar_cases, tdiv_cases, unary_cases,
+)
 from .expand import boxed_expand_cases, expand_binary_cases, expand_cases
 from .fillpad import fillpad_cases
 from .gather import concat_cases, gather_cases
@@ -74,6 +76,7 @@ MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_ca
                   cmp_layout_cases, boxed_expand_cases, misc_edge_cases)
 MORE_FAMILIES += (mixed_row_reduce_cases, mixed_col_reduce_cases, bf16_family(bf16_mixed_reduce_cases))
 MORE_FAMILIES += (scalar_quant_cases, matmul_mx_e1m2_cases)
+MORE_FAMILIES += (int_unary_cases, tcmps_u8_cases)  # issue 21: what cpu refused, PTO100
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from tilesim.pto import get_dtype
 import numpy as np
+from tilesim.pto import get_dtype
 
 from .arith import AXPY_PAIRS, PART_DTS
 from .common import (

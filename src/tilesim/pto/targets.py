@@ -72,6 +72,8 @@ B16_B32 = ("f16", "bf16", "i16", "u16", "f32", "i32", "u32")
 IDX = ("i32", "u32")
 FLOAT_ARITH_NPU = ("f16", "f32")
 FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
+#: TLOG of integers on cpu (``static_cast<T>(log(double(x)))``; 64-bit ones refused, PTO100)
+INT_LOG_CPU = ("i8", "i16", "i32", "u8", "u16", "u32")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
 _EXPAND_CPU = ("f16", "f32", "i16", "i32", "u16", "u32")
 
@@ -172,7 +174,9 @@ _ROWS = [
     _ew("tmul", NARROW, ("i32", "u32", "i64", "u64", "f32", "i16", "u16", "f16", "bf16")),
     _ew("tdiv", FLOAT_ARITH_NPU, ("i32", "u32", "i64", "u64", "f32", "i16", "u16", "f16")),
     _ew("tmax", NARROW, ALL), _ew("tmin", NARROW, ALL),
-    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU) for op in ("texp", "tlog", "tsqrt", "trecip")],
+    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU) for op in ("texp", "tsqrt")],
+    _ew("tlog", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU + INT_LOG_CPU),  # integers: PTO100
+    _ew("trecip", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL),
     _ew("trsqrt", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU),  # cpu/TRSqrt.hpp refuses bf16 (PTO79)
     _ew("tabs", ("f32", "f16"), ("f32", "f16", "i32", "i16", "i8"), ("i32", "i16", "i8", "f16", "bf16", "f32")),
     _ew("tneg", NARROW, ("i32", "i16", "u32", "u16", "f16", "f32", "bf16"), ("i8", "i16", "i32", "i64", "f16", "bf16", "f32")),
@@ -188,7 +192,7 @@ _ROWS = [
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",)) | _pairs(("i32", "f16", "f32"), ("u8",))),
     _row("tcmps", ("src", "mask"), _pairs(("i32", "f32", "f16", "u16", "i16"), ("u8",)), _pairs(ALL, ("u32",)),
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",))
-         | _pairs(("i32", "f32", "f16", "u16", "i16", "u8", "bf16"), ("u8",))),  # u8/u8: PTO73; bf16/u8: PTO79
+         | _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u8",))),  # PTO73, PTO79, PTO100
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
