@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from ..errors import DtypeError, TilesimError
-from .dtypes import ALL, DTYPES, get_dtype
+from .dtypes import ALL, DTYPES, INTS, get_dtype
 from .window_paths import QUANT_PATHS_A2A3, QUANT_PATHS_A5, WINDOW_PATHS_A2A3, WINDOW_PATHS_A5
 
 __all__ = ["Profile", "OpTypes", "OP_TYPES", "TARGETS", "get_target", "NAN_MODES", "LOCATIONS", "DEFAULT_TARGET"]
@@ -74,6 +74,8 @@ FLOAT_ARITH_NPU = ("f16", "f32")
 FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
 #: TLOG of integers on cpu (``static_cast<T>(log(double(x)))``; 64-bit ones refused, PTO100)
 INT_LOG_CPU = ("i8", "i16", "i32", "u8", "u16", "u32")
+#: the bitwise ops' integer dtypes on the NPUs (1-, 2- and 4-byte)
+INT_BITWISE = ("i8", "u8", "i16", "u16", "i32", "u32")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
 _EXPAND_CPU = ("f16", "f32", "i16", "i32", "u16", "u32")
 
@@ -193,6 +195,10 @@ _ROWS = [
     _row("tcmps", ("src", "mask"), _pairs(("i32", "f32", "f16", "u16", "i16"), ("u8",)), _pairs(ALL, ("u32",)),
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",))
          | _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u8",))),  # PTO73, PTO79, PTO100
+    # ---- bitwise (docs/isa/TAND.md ... TSHRS.md); cpu: every integer dtype (C++ operators, PTO101)
+    *[_ew(op, INT_BITWISE, INT_BITWISE, INTS) for op in ("tand", "tor", "txor", "tnot", "tands", "tors", "txors")],
+    *[_ew(op, INT_BITWISE, INT_BITWISE + ("i64", "u64"), INTS) for op in ("tshl", "tshr")],
+    *[_ew(op, ("i32", "i16", "u32", "u16"), INT_BITWISE + ("i64", "u64"), INTS) for op in ("tshls", "tshrs")],
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
@@ -285,6 +291,9 @@ class Profile:
             ``NoQuant`` path does (PTO74); elsewhere the pair is refused.
             The same holds for the scalar forms of TEXTRACT/TINSERT with a pair that has no scalar-quant
             mode, and a plain TMOV/TEXTRACT/TINSERT between dtypes is C++'s implicit cast (PTO47).
+        int_promotion: shifts of 8- and 16-bit lanes compute in C++'s ``int`` (counts up to 31, then
+            truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO101); elsewhere a count
+            must be below the dtype's width.
         tmov_ignores_scalar: TMOV's pre-quant scalar is checked, then ignored (a plain move), as the CPU
             simulator's TMOV does (pto-isa include/pto/cpu/TMov.hpp; PTO47).
         mx_sim_codes: TMATMUL_MX reads fp8 and E8M0 codes as the CPU simulator's ``MXType`` does:
@@ -343,6 +352,7 @@ class Profile:
     fp_modeless_casts: bool = False
     mx_sim_codes: bool = False
     tmov_ignores_scalar: bool = False
+    int_promotion: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -404,7 +414,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         expand_casts=True, x86_nans=True, cpu_masks=True, f16_pad_limits_zero=True, tload_fills_pad=True,
         prefetch_copies=True,
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
-        fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True),
+        fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,
