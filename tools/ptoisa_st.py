@@ -1,0 +1,191 @@
+"""pto-isa's own CPU system tests (``tests/cpu/st/testcase/*``) run through tilesim.
+
+    python tools/ptoisa_st.py PTO_ISA_CHECKOUT [--only tadd,tlog] [-v]
+
+For each testcase folder the tool runs upstream's ``gen_data.py`` (in a temporary folder, with the checkout's
+``tests/cpu/st/utils.py`` on the path, so nothing is written into the checkout), reads each case's ``TEST_F``
+line in the folder's ``main.cpp`` (``test_op<T, GROWS, GCOLS, TROWS, TCOLS>()``: the dtype and the global and
+tile shapes), the input files in the order ``main.cpp`` reads them and the ``eps`` it passes to ``ResultCmp``,
+runs the op on target ``cpu`` over tiles of that shape and compares tilesim's output with upstream's
+``golden.bin`` by the ``ResultCmp`` rule (:func:`tilesim.pto.result_cmp`), also counting outputs equal bit
+for bit. It prints one row per folder: cases, pass, fail, refused (tilesim raised), not mapped, and the reason
+a folder or case is not mapped. Nothing of pto-isa is copied into tilesim; the tool only reads the checkout.
+
+A folder is mapped when its kernel is the plain one: TLOAD of each input into a row-major vec tile of
+``TROWS x TCOLS`` (valid the whole tile), the op, TSTORE of dst (``tadd_kernel.cpp`` and its kin). Folders with
+other kernels are listed with the reason they are not mapped yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tilesim import pto
+from tilesim.errors import TilesimError
+
+#: C++ element types of the test templates -> tilesim dtypes
+CXX_DTYPES = {"float": "f32", "aclFloat16": "f16", "half": "f16", "bfloat16_t": "bf16", "int32_t": "i32",
+              "int16_t": "i16", "int8_t": "i8", "uint32_t": "u32", "uint16_t": "u16", "uint8_t": "u8",
+              "int64_t": "i64", "uint64_t": "u64"}
+
+#: folders whose kernel is the plain one, and the roles after dst that their inputs fill, in main.cpp's order
+PLAIN = {
+    **{op: ("src0", "src1") for op in ("tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tand", "tor", "tshl",
+                                       "tshr", "tfmod")},
+    "txor": ("src0", "src1", "tmp"),
+    **{op: ("src",) for op in ("tabs", "tneg", "texp", "tlog", "trecip", "trelu")},
+}
+
+#: why a folder is not mapped, where that is known (the rest: "kernel not the plain one")
+NOT_MAPPED = {
+    "tisa_coverage": "not an instruction test (a list of entry points)",
+    "tflashattn": "not an instruction test (a kernel of many instructions)",
+}
+
+
+@dataclass
+class Row:
+    folder: str
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    refused: int = 0
+    not_mapped: int = 0
+    exact: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+
+_TEST = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<([^>]*)>\(\s*\)\s*;\s*\}")
+_READ = re.compile(r'ReadFile\(\s*GetGoldenDir\(\)\s*\+\s*"/([\w.]+)"')
+_EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*\w+\s*,\s*([0-9.eE+-]+)f?\s*\)")
+
+
+def _int(word: str) -> int:
+    """``64`` or ``NUM_64`` (the tests' constants)."""
+    m = re.fullmatch(r"(?:NUM_)?(\d+)", word.strip())
+    if not m:
+        raise ValueError(word)
+    return int(m.group(1))
+
+
+def generate(folder: Path, st: Path, work: Path) -> dict[str, Path]:
+    """Run upstream's gen_data.py in ``work``; returns each case's folder (``Suite.case``) by name (some scripts
+    write them beside themselves, some under ``testcases/``)."""
+    shutil.copy(folder / "gen_data.py", work / "gen_data.py")
+    env = {"PYTHONPATH": str(st), "PATH": "/usr/bin:/bin", "PTO_CPU_SIM_ENABLE_BF16": "1"}
+    subprocess.run([sys.executable, "gen_data.py"], cwd=work, env=env, check=True, capture_output=True,
+                   timeout=600)
+    return {p.name: p for p in (*work.glob("*.*"), *work.glob("testcases/*.*")) if p.is_dir()}
+
+
+def run_case(op: str, roles: tuple[str, ...], dt: str, shape: tuple[int, int], files: list[Path]):
+    """tilesim's dst for one plain-kernel case (inputs from ``files``, one per role)."""
+    d = pto.get_dtype(dt)
+    rows, cols = shape
+    tiles = {"dst": pto.Tile("vec", dt, rows, cols)}
+    for role, f in zip(roles, files):
+        t = pto.Tile("vec", dt, rows, cols)
+        t.bits[...] = np.fromfile(f, d.lane, rows * cols).reshape(rows, cols)
+        tiles[role] = t
+    if "tmp" in roles and len(files) < len(roles):
+        tiles["tmp"] = pto.Tile("vec", dt, rows, cols)
+    getattr(pto, op)(tiles["dst"], *(tiles[r] for r in roles), target="cpu")
+    return tiles["dst"]
+
+
+def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
+    op = folder.name
+    row = Row(op)
+    main = (folder / "main.cpp").read_text()
+    tests = _TEST.findall(main)
+    if op in NOT_MAPPED or op not in PLAIN:
+        row.cases = len(re.findall(r"TEST_F\(", main))
+        row.not_mapped = row.cases
+        reason = NOT_MAPPED.get(op) or (f"tilesim has no {op.upper()}" if op not in pto.OPS
+                                        else "kernel not the plain one (no adapter yet)")
+        row.reasons.append(reason)
+        return row
+    eps_values = {float(e) for e in _EPS.findall(main)}
+    reads = [f for f in _READ.findall(main) if f not in ("golden.bin", "output.bin")]
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{op}-") as tmp:
+        case_dirs = generate(folder, st, Path(tmp))
+        row.cases = len(re.findall(r"TEST_F\(", main))
+        for suite, case, _fn, targs in tests:
+            args = [a.strip() for a in targs.split(",")]
+            case_dir = case_dirs.get(f"{suite}.{case}")
+            if args[0] not in CXX_DTYPES or case_dir is None or len(eps_values) != 1:
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: " + ("gen_data.py made no data" if case_dir is None else
+                                                  f"dtype {args[0]}" if args[0] not in CXX_DTYPES else "eps"))
+                continue
+            g_rows, g_cols, t_rows, t_cols = (_int(a) for a in args[1:5])
+            if (g_rows, g_cols) != (t_rows, t_cols) or len(args) > 5:
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: template <{targs}> is not <T, R, C, R, C>")
+                continue
+            dt = CXX_DTYPES[args[0]]
+            try:
+                dst = run_case(op, PLAIN[op], dt, (t_rows, t_cols), [case_dir / f for f in reads])
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{case}: refused: {e.rule}")
+                continue
+            d = pto.get_dtype(dt)
+            golden = np.fromfile(case_dir / "golden.bin", d.lane, t_rows * t_cols).reshape(t_rows, t_cols)
+            gold_tile = pto.Tile("vec", dt, t_rows, t_cols)
+            gold_tile.bits[...] = golden
+            res = pto.result_cmp(dst.values.astype(np.float64), gold_tile.values.astype(np.float64),
+                                 eps_values.pop() if len(eps_values) == 1 else 0.0)
+            eps_values = {float(e) for e in _EPS.findall(main)}
+            row.passed += res.passed
+            row.failed += not res.passed
+            row.exact += bool((dst.bits == golden).all())
+            if verbose and not res.passed:
+                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+        row.not_mapped += row.cases - len(tests)
+        if row.cases > len(tests):
+            row.reasons.append(f"{row.cases - len(tests)} TEST_F bodies are not one templated call")
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(prog="ptoisa_st", description=__doc__.split("\n\n")[0])
+    ap.add_argument("checkout", type=Path, help="a pto-isa checkout (hw-native-sys/pto-isa)")
+    ap.add_argument("--only", help="comma-separated testcase folders")
+    ap.add_argument("-v", "--verbose", action="store_true", help="name each failing case")
+    a = ap.parse_args()
+    st = a.checkout / "tests" / "cpu" / "st"
+    if not (st / "testcase").is_dir():
+        ap.error(f"{a.checkout} has no tests/cpu/st/testcase (give a pto-isa checkout)")
+    folders = sorted(p for p in (st / "testcase").iterdir() if (p / "main.cpp").is_file())
+    if a.only:
+        want = set(a.only.split(","))
+        folders = [p for p in folders if p.name in want]
+    commit = subprocess.run(["git", "-C", str(a.checkout), "rev-parse", "--short=8", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "?"
+    print(f"pto-isa {commit}: {len(folders)} testcase folders")
+    print(f"{'folder':22} {'cases':>5} {'pass':>5} {'fail':>5} {'refused':>7} {'not mapped':>10} {'exact':>5}  reason")
+    total = Row("total")
+    for folder in folders:
+        r = run_folder(folder, st, a.verbose)
+        for k in ("cases", "passed", "failed", "refused", "not_mapped", "exact"):
+            setattr(total, k, getattr(total, k) + getattr(r, k))
+        why = "; ".join(dict.fromkeys(r.reasons))
+        print(f"{r.folder:22} {r.cases:5} {r.passed:5} {r.failed:5} {r.refused:7} {r.not_mapped:10} {r.exact:5}  "
+              f"{why}")
+    print(f"{'total':22} {total.cases:5} {total.passed:5} {total.failed:5} {total.refused:7} {total.not_mapped:10} "
+          f"{total.exact:5}")
+    sys.exit(1 if total.failed or total.refused else 0)
+
+
+if __name__ == "__main__":
+    main()
