@@ -41,9 +41,15 @@ CXX_DTYPES = {"float": "f32", "aclFloat16": "f16", "half": "f16", "bfloat16_t": 
 PLAIN = {
     **{op: ("src0", "src1") for op in ("tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tand", "tor", "tshl",
                                        "tshr", "tfmod")},
-    "txor": ("src0", "src1", "tmp"),
+    "txor": ("src0", "src1", "tmp"), "trem": ("src0", "src1", "tmp"),
     **{op: ("src",) for op in ("tabs", "tneg", "texp", "tlog", "trecip", "trelu")},
+    **{op: ("src", "@scalar") for op in ("tands", "tors", "tfmods", "tmaxs", "tmins", "tsubs")},
+    **{op: ("src", "@scalar", "tmp") for op in ("txors", "trems")},
 }
+
+#: plain folders whose template is ``<T, DROWS, DCOLS, ROWS, COLS>``: a dst tile of DROWS x DCOLS with the valid
+#: region (and the source tiles) ROWS x COLS
+DST_SHAPE_FIRST = frozenset({"tfmod", "tfmods", "trem", "trems"})
 
 #: why a folder is not mapped, where that is known (the rest: "kernel not the plain one")
 NOT_MAPPED = {
@@ -87,19 +93,25 @@ def generate(folder: Path, st: Path, work: Path) -> dict[str, Path]:
     return {p.name: p for p in (*work.glob("*.*"), *work.glob("testcases/*.*")) if p.is_dir()}
 
 
-def run_case(op: str, roles: tuple[str, ...], dt: str, shape: tuple[int, int], files: list[Path]):
-    """tilesim's dst for one plain-kernel case (inputs from ``files``, one per role)."""
+def run_case(op: str, roles: tuple[str, ...], dt: str, shape: tuple[int, int], files: list[Path],
+             dst_shape: tuple[int, int] | None = None):
+    """tilesim's dst for one plain-kernel case: each role but ``tmp`` (a fresh tile) takes the next file, a tile
+    of ``shape``, or ``@scalar`` its first element; dst is ``dst_shape`` (default ``shape``) with valid ``shape``."""
     d = pto.get_dtype(dt)
     rows, cols = shape
-    tiles = {"dst": pto.Tile("vec", dt, rows, cols)}
-    for role, f in zip(roles, files):
-        t = pto.Tile("vec", dt, rows, cols)
-        t.bits[...] = np.fromfile(f, d.lane, rows * cols).reshape(rows, cols)
-        tiles[role] = t
-    if "tmp" in roles and len(files) < len(roles):
-        tiles["tmp"] = pto.Tile("vec", dt, rows, cols)
-    getattr(pto, op)(tiles["dst"], *(tiles[r] for r in roles), target="cpu")
-    return tiles["dst"]
+    dst = pto.Tile("vec", dt, *(dst_shape or shape), valid=shape)
+    args, rest = [], iter(files)
+    for role in roles:
+        if role == "tmp":
+            args.append(pto.Tile("vec", dt, rows, cols))
+        elif role == "@scalar":
+            args.append(np.fromfile(next(rest), d.lane, 1).view(d.np)[0])
+        else:
+            t = pto.Tile("vec", dt, rows, cols)
+            t.bits[...] = np.fromfile(next(rest), d.lane, rows * cols).reshape(rows, cols)
+            args.append(t)
+    getattr(pto, op)(dst, *args, target="cpu")
+    return dst
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
@@ -128,13 +140,14 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
                                                   f"dtype {args[0]}" if args[0] not in CXX_DTYPES else "eps"))
                 continue
             g_rows, g_cols, t_rows, t_cols = (_int(a) for a in args[1:5])
-            if (g_rows, g_cols) != (t_rows, t_cols) or len(args) > 5:
+            dst_shape = (g_rows, g_cols) if op in DST_SHAPE_FIRST else None
+            if ((g_rows, g_cols) != (t_rows, t_cols) and not dst_shape) or len(args) > 5:
                 row.not_mapped += 1
                 row.reasons.append(f"{case}: template <{targs}> is not <T, R, C, R, C>")
                 continue
             dt = CXX_DTYPES[args[0]]
             try:
-                dst = run_case(op, PLAIN[op], dt, (t_rows, t_cols), [case_dir / f for f in reads])
+                dst = run_case(op, PLAIN[op], dt, (t_rows, t_cols), [case_dir / f for f in reads], dst_shape)
             except TilesimError as e:
                 row.refused += 1
                 row.reasons.append(f"{case}: refused: {e.rule}")
@@ -143,12 +156,12 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
             golden = np.fromfile(case_dir / "golden.bin", d.lane, t_rows * t_cols).reshape(t_rows, t_cols)
             gold_tile = pto.Tile("vec", dt, t_rows, t_cols)
             gold_tile.bits[...] = golden
-            res = pto.result_cmp(dst.values.astype(np.float64), gold_tile.values.astype(np.float64),
+            res = pto.result_cmp(dst.valid_values.astype(np.float64), gold_tile.values.astype(np.float64),
                                  eps_values.pop() if len(eps_values) == 1 else 0.0)
             eps_values = {float(e) for e in _EPS.findall(main)}
             row.passed += res.passed
             row.failed += not res.passed
-            row.exact += bool((dst.bits == golden).all())
+            row.exact += bool((dst.valid_bits == golden).all())
             if verbose and not res.passed:
                 row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
         row.not_mapped += row.cases - len(tests)

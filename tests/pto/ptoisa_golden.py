@@ -63,7 +63,7 @@ for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
     _CALLS[_op] = (("dst_idx", "src", "tmp"), ("dst_val",))
 for _op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu"):
     _CALLS[_op] = (("dst", "src"), ())
-for _op in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins", "tands", "tors", "tshls", "tshrs"):
+for _op in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins", "tands", "tors", "tshls", "tshrs", "tfmods"):
     _CALLS[_op] = (("dst", "src", "@scalar"), ())
 _CALLS.update({"tnot": (("dst", "src"), ()), "txor": (("dst", "src0", "src1", "tmp"), ()),
                "txors": (("dst", "src", "@scalar", "tmp"), ())})

@@ -4,8 +4,8 @@ import numpy as np
 from tilesim.pto import get_dtype
 
 from .common import (
-    Case, DTS, SCALAR_DECL, Spec, conversion_pool, pair_operands, safe_divisors, scalar_params, scalar_values,
-    scratch, sentinel, tiles3, unary_pool,
+    Case, DTS, INTS, SCALAR_DECL, Spec, conversion_pool, lanes, pair_operands, safe_divisors, scalar_params,
+    scalar_values, scratch, sentinel, tiles3, unary_pool,
 )
 
 
@@ -50,4 +50,29 @@ def arith_more_cases(rng) -> list[Case]:
         for code in scalar_values(sdt)[:6]:
             cases.append(Case("taxpy", call, specs, {"dst": (vr, vc), "src": (vr, vc)}, {"dst": y, "src": x},
                               (0,) + scalar_params(sdt, code), {"scalar": code}))
+    return cases
+
+
+def fmod_cases(rng) -> list[Case]:
+    """TFMOD (floats: zero divisors give fmod's NaN; integers: C's % without the divisors that trap, 0 and -1)
+    and TFMODS (a zero scalar skips the op; no 32/64-bit INT_MIN % -1, which traps), 16x32 tiles, valid 15x29;
+    one col-major TFMOD per dtype."""
+    cases = []
+    R, C, valid = 16, 32, (15, 29)
+    for dt in DTS:
+        a, b = (x.reshape(R, C) for x in pair_operands(rng, dt, R * C))
+        b = safe_divisors(dt, b)
+        cases.append(tiles3("tfmod", "TFMOD(dst, src0, src1);", dt, ("dst", "src0", "src1"), {"src0": a, "src1": b},
+                            valid, R=R))
+        a2, b2 = (x.reshape(32, C) for x in pair_operands(rng, dt, 32 * C))
+        cases.append(tiles3("tfmod", "TFMOD(dst, src0, src1);", dt, ("dst", "src0", "src1"),
+                            {"src0": a2, "src1": safe_divisors(dt, b2)},
+                            (29, 13), "col_major", R=32))
+        d = get_dtype(dt)
+        for code in scalar_values(dt):
+            x = a
+            if dt in INTS and d.format.int_min and d.size >= 4 and int(np.array(code, d.lane).view(d.np)) == -1:
+                x = np.where(a.view(d.np) == d.format.int_min, lanes(dt, [7])[0], a).astype(a.dtype)
+            cases.append(tiles3("tfmods", SCALAR_DECL + "TFMODS(dst, src, sc);", dt, ("dst", "src"), {"src": x},
+                                valid, params=(0,) + scalar_params(dt, code), args={"scalar": code}, R=R))
     return cases

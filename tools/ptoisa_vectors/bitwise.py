@@ -45,6 +45,15 @@ def bitwise_cases(rng) -> list[Case]:
                 cases.append(tiles3(op, call, dt, ("dst", "src") + (("tmp",) if tmp else ()),
                                     {"src": a, **({"tmp": scratch(dt, R, C)} if tmp else {})}, valid,
                                     params=(0,) + scalar_params(dt, code), args={"scalar": code}, R=R))
+        for op, call in (("tand", "TAND(dst, src0, src1);"), ("tshr", "TSHR(dst, src0, src1);"),
+                         ("tnot", "TNOT(dst, src);"), ("tors", SCALAR_DECL + "TORS(dst, src, sc);")):
+            roles = ("dst", "src") if op in ("tnot", "tors") else three  # col-major tiles (any layout on cpu)
+            a2, b2 = (v.reshape(32, C) for v in pair_operands(rng, dt, 32 * C))
+            data = {"src": a2} if len(roles) == 2 else {"src0": a2, "src1": _counts(rng, dt, (32, C))
+                                                        if op == "tshr" else b2}
+            params = (0,) + scalar_params(dt, int(b2[0, 0])) if op == "tors" else ()
+            cases.append(tiles3(op, call, dt, roles, data, (29, 13), "col_major", params=params,
+                                args={"scalar": int(b2[0, 0])} if op == "tors" else None, R=32))
         width = max(32, get_dtype(dt).bits)
         for op in ("tshls", "tshrs"):
             for n in (0, 1, 7, width - 1):
@@ -52,3 +61,4 @@ def bitwise_cases(rng) -> list[Case]:
                 cases.append(tiles3(op, SCALAR_DECL + f"{op.upper()}(dst, src, sc);", dt, ("dst", "src"), {"src": x},
                                     valid, params=(0,) + scalar_params(dt, code), args={"scalar": code}, R=R))
     return cases
+

@@ -207,6 +207,7 @@ _ROWS = [
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
+    _ew("tfmod", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL), _ew("tfmods", ("f32",), FLOAT_ARITH_NPU, ALL),  # PTO102
     *[_ew(op, ("i32", "i16", "f16", "f32"), _PART_A5, ("i32", "i16", "f16", "bf16", "f32", "i8", "u8"))
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
     _row("taxpy", ("src", "dst"), _AXPY, _AXPY,  # cpu: TBinSOps.hpp compiles f32 -> f16, and bf16 (PTO79)
@@ -389,12 +390,14 @@ class Profile:
 
 
 #: ops whose CPU_SIM code addresses elements through each tile's layout offsets and asserts no layout
+#: (PTO73; the bitwise ops and TFMOD/TFMODS: PTO101, PTO102)
 _CPU_ANY_LAYOUT = frozenset({
     "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
     "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",
     "texp", "tlog", "tsqrt", "trsqrt", "tabs", "tneg", "trelu",
     "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
-    "tcmp", "tcmps", "tsel", "tsels", "taxpy"})  # PTO73
+    "tcmp", "tcmps", "tsel", "tsels", "taxpy",
+    "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods"})
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}

@@ -29,29 +29,25 @@ from . import convert_cpu
 from ._common import Op
 from .elementwise import _scalar, _tile_scalar, _tile_tile, _vec_tiles, _x86_b_first
 
-__all__ = ["trem", "trems", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
+__all__ = ["trem", "trems", "tfmod", "tfmods", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
 
 
-def _rem(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
+def _operands(op: Op, a: np.ndarray, b: np.ndarray, dt) -> tuple:
+    """(a, b) broadcast and flushed as the target reads them, and their values (float64, or exact integers)."""
     a, b = np.broadcast_arrays(a, b)
-    p = op.prof
-    if p.flush_denormals and dt.is_float:
+    if op.prof.flush_denormals and dt.is_float:
         a, b = nx.flush_bits(a, dt), nx.flush_bits(b, dt)
     if dt.is_float:
         with np.errstate(invalid="ignore"):
-            x, y = nx.as_f32(a, dt).astype(np.float64), nx.as_f32(b, dt).astype(np.float64)
-    else:
-        x, y = nx.int_view(a, dt), nx.int_view(b, dt)
-    if np.any(y == 0) and not (dt.is_float and p.x86_nans):  # cpu: fmod's NaN (its assert is compiled out)
-        raise SpecGapError("remainder by zero (the reference asserts)", instruction=op.inst, operand="divisor",
-                           rule="pto.op.div_zero", value=0)
-    if dt.is_int:
-        nx.check_divisor(x, y, dt, op.inst, x86=p.x86_nans, what="remainder")
-        r = np.mod(x, y)                          # C's % plus the divisor's sign = floor modulo
-        return r.astype(dt.np).view(dt.lane) if dt.name != "u64" else r.view(np.uint64)
+            return a, b, nx.as_f32(a, dt).astype(np.float64), nx.as_f32(b, dt).astype(np.float64)
+    return a, b, nx.int_view(a, dt), nx.int_view(b, dt)
+
+
+def _float_fmod(op: Op, a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.ndarray, dt) -> np.ndarray:
+    """``fmod(x, y)`` (exact, so representable in dt) as dt lanes; on cpu with glibc's NaNs."""
+    p = op.prof
     with np.errstate(invalid="ignore"):
-        r = np.fmod(x, y)                         # exact, and representable in dt
-        fix = ((x >= 0) != (y >= 0)) & (r != 0)
+        r = np.fmod(x, y)
     rb = nx.from_f64(r, dt, flush=p.flush_denormals)
     if p.x86_nans:  # glibc's fmod: (x * y) / (x * y) for NaN and invalid cases
         rb = nx.x86_nans(rb, a, b, dt)
@@ -62,6 +58,22 @@ def _rem(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
             take_b = ((qb & mag) > (qa & mag)) | (((qb & mag) == (qa & mag)) & (qa > qb))
             both = nx.is_nan(a, dt) & nx.is_nan(b, dt)
             rb = np.where(both, np.where(take_b, qb, qa), rb)
+    return rb
+
+
+def _rem(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
+    a, b, x, y = _operands(op, a, b, dt)
+    p = op.prof
+    if np.any(y == 0) and not (dt.is_float and p.x86_nans):  # cpu: fmod's NaN (its assert is compiled out)
+        raise SpecGapError("remainder by zero (the reference asserts)", instruction=op.inst, operand="divisor",
+                           rule="pto.op.div_zero", value=0)
+    if dt.is_int:
+        nx.check_divisor(x, y, dt, op.inst, x86=p.x86_nans, what="remainder")
+        r = np.mod(x, y)                          # C's % plus the divisor's sign = floor modulo
+        return r.astype(dt.np).view(dt.lane) if dt.name != "u64" else r.view(np.uint64)
+    rb = _float_fmod(op, a, b, x, y, dt)
+    with np.errstate(invalid="ignore"):
+        fix = ((x >= 0) != (y >= 0)) & (np.fmod(x, y) != 0)
     added = nx.binary("add", rb, b, dt, flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst,
                       x86=p.x86_nans)
     return np.where(fix, added, rb)
@@ -89,6 +101,58 @@ def trems(dst: Tile, src: Tile, scalar, tmp: Tile | None = None, *, target=None)
         return dst
     R, C = dst.valid
     dst.bits[:R, :C] = _rem(op, src.bits[:R, :C], s, dst.dtype)
+    return dst
+
+
+def tfmod(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TFMOD: ``dst = fmod(src0, src1)``, the remainder with the dividend's sign (exact; integers: C's ``%``).
+
+    A zero divisor: on cpu a float one gives fmod's NaN (the simulator's assert is compiled out), an integer one
+    traps there (SIGFPE), as does 32/64-bit INT_MIN % -1: refused (``pto.op.div_zero``, ``pto.op.div_overflow``,
+    PTO72, PTO102). The NPUs refuse a zero divisor (docs/isa/TFMOD.md: target-defined).
+
+    >>> from tilesim.pto import Tile
+    >>> a, b, d = (Tile("vec", "f32", 1, 8, valid=(1, 3)) for _ in range(3))
+    >>> a.values[0, :3], b.values[0, :3] = (7.5, -7.5, 7.5), (2, 2, -2)
+    >>> tfmod(d, a, b).valid_values.tolist()
+    [[1.5, -1.5, 1.5]]
+    """
+    op = Op("tfmod", target)
+    _tile_tile(op, dst, src0, src1)
+    R, C = dst.valid
+    dst.bits[:R, :C] = _fmod(op, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype)
+    return dst
+
+
+def _fmod(op: Op, a: np.ndarray, b: np.ndarray, dt) -> np.ndarray:
+    a, b, x, y = _operands(op, a, b, dt)
+    if dt.is_int:
+        nx.check_divisor(x, y, dt, op.inst, x86=op.prof.x86_nans, what="remainder")
+        r = np.fmod(x, y)  # C's %: the dividend's sign
+        return r.astype(dt.np).view(dt.lane) if dt.name != "u64" else r.view(np.uint64)
+    if np.any(y == 0) and not op.prof.x86_nans:
+        raise SpecGapError("fmod by zero is target-defined on the NPUs (docs/isa/TFMOD.md)", instruction=op.inst,
+                           operand="divisor", rule="pto.op.div_zero", value=0)
+    return _float_fmod(op, a, b, x, y, dt)
+
+
+def tfmods(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
+    """TFMODS: ``dst = fmod(src, scalar)`` (integers: C's ``%``, truncating).
+
+    A zero scalar: the simulator's TFMODS skips the op (its assert is compiled out), so cpu leaves dst as it
+    was (strict refuses it); the NPUs refuse it (``pto.op.div_zero``). On cpu, 32/64-bit INT_MIN % -1 traps
+    (``pto.op.div_overflow``, PTO72).
+    """
+    op = Op("tfmods", target)
+    s = _tile_scalar(op, dst, src, scalar)
+    dt = dst.dtype
+    if not np.any(nx.as_key(s, dt)):
+        if op.prof.x86_nans and not op.prof.strict:
+            return dst
+        raise SpecGapError("fmod by a zero scalar: the simulator skips the op, the NPUs leave it target-defined",
+                           instruction=op.inst, operand="scalar", rule="pto.op.div_zero", value=0)
+    R, C = dst.valid
+    dst.bits[:R, :C] = _fmod(op, src.bits[:R, :C], s, dt)
     return dst
 
 
