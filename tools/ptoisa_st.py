@@ -45,7 +45,12 @@ PLAIN = {
     **{op: ("src",) for op in ("tabs", "tneg", "texp", "tlog", "trecip", "trelu")},
     **{op: ("src", "@scalar") for op in ("tands", "tors", "tfmods", "tmaxs", "tmins", "tsubs")},
     **{op: ("src", "@scalar", "tmp") for op in ("txors", "trems")},
+    **{op: ("src0", "src1", "src2") for op in ("taddc", "tsubc")},
+    **{op: ("src0", "@scalar", "src1") for op in ("taddsc", "tsubsc")},
+    "tlrelu": ("src", "@scalar"), "tprelu": ("src0", "src1", "tmp"),
 }
+#: where the call's roles take the files in another order than main.cpp reads them (role i <- file ORDER[i])
+FILE_ORDER = {"taddsc": (0, 2, 1), "tsubsc": (0, 2, 1)}
 
 #: plain folders whose template is ``<T, DROWS, DCOLS, ROWS, COLS>``: a dst tile of DROWS x DCOLS with the valid
 #: region (and the source tiles) ROWS x COLS
@@ -147,7 +152,9 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
                 continue
             dt = CXX_DTYPES[args[0]]
             try:
-                dst = run_case(op, PLAIN[op], dt, (t_rows, t_cols), [case_dir / f for f in reads], dst_shape)
+                files = [case_dir / f for f in reads]
+                files = [files[i] for i in FILE_ORDER.get(op, range(len(files)))]
+                dst = run_case(op, PLAIN[op], dt, (t_rows, t_cols), files, dst_shape)
             except TilesimError as e:
                 row.refused += 1
                 row.reasons.append(f"{case}: refused: {e.rule}")

@@ -76,3 +76,47 @@ def fmod_cases(rng) -> list[Case]:
             cases.append(tiles3("tfmods", SCALAR_DECL + "TFMODS(dst, src, sc);", dt, ("dst", "src"), {"src": x},
                                 valid, params=(0,) + scalar_params(dt, code), args={"scalar": code}, R=R))
     return cases
+
+
+def carry_cases(rng) -> list[Case]:
+    """TSUBC, TADDSC and TSUBSC (TADDC's loops: ``(src0 op x) + src2``) over every dtype, specials paired in
+    the first step, scalars of the tile-scalar ops; 16x32 tiles, valid 15x29, and one col-major TSUBC."""
+    cases = []
+    R, C, valid = 16, 32, (15, 29)
+    for dt in DTS:
+        a, b = (x.reshape(R, C) for x in pair_operands(rng, dt, R * C))
+        c = conversion_pool(rng, dt, R * C).reshape(R, C)
+        four = ("dst", "src0", "src1", "src2")
+        cases.append(tiles3("tsubc", "TSUBC(dst, src0, src1, src2);", dt, four, {"src0": a, "src1": b, "src2": c},
+                            valid, R=R))
+        a2, b2 = (x.reshape(32, C) for x in pair_operands(rng, dt, 32 * C))
+        cases.append(tiles3("tsubc", "TSUBC(dst, src0, src1, src2);", dt, four, {"src0": a2, "src1": b2, "src2": b2},
+                            (29, 13), "col_major", R=32))
+        for op in ("taddsc", "tsubsc"):
+            for code in scalar_values(dt):
+                cases.append(tiles3(op, SCALAR_DECL + f"{op.upper()}(dst, src0, sc, src1);", dt,
+                                    ("dst", "src0", "src1"), {"src0": a, "src1": c}, valid,
+                                    params=(0,) + scalar_params(dt, code), args={"scalar": code}, R=R))
+    return cases
+
+
+def relu_cases(rng) -> list[Case]:
+    """TSUBRELU, TLRELU (the tile-scalar ops' scalars as slopes) and TPRELU (with its tmp) over every dtype,
+    specials paired; 16x32 tiles, valid 15x29, and one col-major TSUBRELU and TPRELU (layout offsets)."""
+    cases = []
+    R, C, valid = 16, 32, (15, 29)
+    for dt in DTS:
+        a, b = (x.reshape(R, C) for x in pair_operands(rng, dt, R * C))
+        three = ("dst", "src0", "src1")
+        cases.append(tiles3("tsubrelu", "TSUBRELU(dst, src0, src1);", dt, three, {"src0": a, "src1": b}, valid, R=R))
+        cases.append(tiles3("tprelu", "TPRELU(dst, src0, src1, tmp);", dt, three + ("tmp",),
+                            {"src0": a, "src1": b, "tmp": scratch(dt, R, C)}, valid, R=R))
+        a2, b2 = (x.reshape(32, C) for x in pair_operands(rng, dt, 32 * C))
+        cases.append(tiles3("tsubrelu", "TSUBRELU(dst, src0, src1);", dt, three, {"src0": a2, "src1": b2},
+                            (29, 13), "col_major", R=32))
+        cases.append(tiles3("tprelu", "TPRELU(dst, src0, src1, tmp);", dt, three + ("tmp",),
+                            {"src0": a2, "src1": b2, "tmp": scratch(dt, 32, C)}, (29, 13), "col_major", R=32))
+        for code in scalar_values(dt):
+            cases.append(tiles3("tlrelu", SCALAR_DECL + "TLRELU(dst, src, sc);", dt, ("dst", "src"), {"src": a},
+                                valid, params=(0,) + scalar_params(dt, code), args={"scalar": code}, R=R))
+    return cases

@@ -212,7 +212,9 @@ _ROWS = [
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
     _row("taxpy", ("src", "dst"), _AXPY, _AXPY,  # cpu: TBinSOps.hpp compiles f32 -> f16, and bf16 (PTO79)
          _AXPY | {("f32", "f16"), ("bf16", "bf16"), ("bf16", "f32"), ("f32", "bf16")}),
-    _ew("taddc", NARROW, ALL),
+    _ew("taddc", NARROW, ALL), _ew("tsubc", NARROW, ALL),  # tsubc: PTO103
+    _ew("taddsc", NARROW, NARROW, ALL), _ew("tsubsc", NARROW, NARROW, ALL),
+    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tsubrelu", "tlrelu", "tprelu")],  # PTO103
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
@@ -390,14 +392,15 @@ class Profile:
 
 
 #: ops whose CPU_SIM code addresses elements through each tile's layout offsets and asserts no layout
-#: (PTO73; the bitwise ops and TFMOD/TFMODS: PTO101, PTO102)
+#: (PTO73; the bitwise ops, TFMOD/TFMODS, TSUBC...: PTO101-PTO103)
 _CPU_ANY_LAYOUT = frozenset({
     "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
     "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",
     "texp", "tlog", "tsqrt", "trsqrt", "tabs", "tneg", "trelu",
     "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
     "tcmp", "tcmps", "tsel", "tsels", "taxpy",
-    "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods"})
+    "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods",
+    "tsubc", "tsubrelu", "tprelu"})
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}

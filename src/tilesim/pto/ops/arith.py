@@ -29,7 +29,7 @@ from . import convert_cpu
 from ._common import Op
 from .elementwise import _scalar, _tile_scalar, _tile_tile, _vec_tiles, _x86_b_first
 
-__all__ = ["trem", "trems", "tfmod", "tfmods", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
+__all__ = ["trem", "trems", "tfmod", "tfmods", "tsubc", "taddsc", "tsubsc", "tsubrelu", "tlrelu", "tprelu", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
 
 
 def _operands(op: Op, a: np.ndarray, b: np.ndarray, dt) -> tuple:
@@ -229,26 +229,113 @@ def taxpy(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
 
 def taddc(dst: Tile, src0: Tile, src1: Tile, src2: Tile, *, target=None) -> Tile:
     """TADDC: ``dst = (src0 + src1) + src2``, each addition rounded to the dtype (integers wrap)."""
-    op = Op("taddc", target)
-    named = [(dst, "dst"), (src0, "src0"), (src1, "src1"), (src2, "src2")]
+    return _carry("taddc", "add", dst, src0, src1, src2, target)
+
+
+def tsubc(dst: Tile, src0: Tile, src1: Tile, src2: Tile, *, target=None) -> Tile:
+    """TSUBC: ``dst = (src0 - src1) + src2``, each step rounded to the dtype (integers wrap; PTO103)."""
+    return _carry("tsubc", "sub", dst, src0, src1, src2, target)
+
+
+def taddsc(dst: Tile, src0: Tile, scalar, src1: Tile, *, target=None) -> Tile:
+    """TADDSC: ``dst = (src0 + scalar) + src1``, each addition rounded to the dtype (PTO103)."""
+    return _carry("taddsc", "add", dst, src0, scalar, src1, target)
+
+
+def tsubsc(dst: Tile, src0: Tile, scalar, src1: Tile, *, target=None) -> Tile:
+    """TSUBSC: ``dst = (src0 - scalar) + src1``, each step rounded to the dtype (PTO103)."""
+    return _carry("tsubsc", "sub", dst, src0, scalar, src1, target)
+
+
+def _carry(name: str, first: str, dst: Tile, src0: Tile, mid, src2: Tile, target) -> Tile:
+    """``(src0 first mid) + src2``, ``mid`` a tile or a scalar (the simulator's ``...WithCarry_Impl`` loops)."""
+    op = Op(name, target)
+    scalar = not isinstance(mid, Tile)
+    last = "src1" if scalar else "src2"
+    named = [(dst, "dst"), (src0, "src0")] + ([] if scalar else [(mid, "src1")]) + [(src2, last)]
     _vec_tiles(op, named)
     for t, n in named[1:]:
         op.same_dtype(dst, t, n, "dst")
         op.valid_match(dst, t, n, "dst")
-    op.dtypes("taddc", (dst.dtype,), ("dst",))
+    op.dtypes(name, (dst.dtype,), ("dst",))
     R, C = dst.valid
     p = op.prof
     kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans)
-    dt, x = dst.dtype, [t.bits[:R, :C] for t in (src0, src1, src2)]
-    # x86 (PTO95): src1's NaN wins over src0's in f16, and in the vector body (8 columns a step) of f32;
-    # f16 sums run in f32 and are rounded to f16 once, at the end
-    b_first = dt.name == "f16" or (_x86_b_first("add", dst) if dt.name == "f32" else False)
+    dt = dst.dtype
+    x = [src0.bits[:R, :C], _scalar(op, mid, dt) if scalar else mid.bits[:R, :C], src2.bits[:R, :C]]
+    # x86 (PTO95): in TADDC's first add, src1's NaN wins over src0's in f16, and in the vector body (8 columns a
+    # step) of f32 (TADDSC keeps src0 first, PTO103); f16 sums run in f32 and are rounded to f16 once, at the end
+    b_first = first == "add" and not scalar and (
+        dt.name == "f16" or (_x86_b_first("add", dst) if dt.name == "f32" else False))
+    if first == "add" and scalar and dt.name == "f16" and p.x86_nans:  # TADDSC: the scalar first in the tail
+        b_first = np.broadcast_to(np.arange(C)[None, :] >= C // 8 * 8, (R, C))  # (columns past 8k; PTO103)
+    # TSUBC of a DN tile: src2 first in the second add (clang's column loop; PTO103)
+    last_first = p.x86_nans and not scalar and first == "sub" and not dst.is_row_major and dst.slayout == "none_box"
     wide = get_dtype("f32") if p.x86_nans and dt.name in ("f16", "bf16") else dt
     if wide != dt:
         x = [_to(v, dt, wide) for v in x]
-    s01 = nx.binary("add", x[0], x[1], wide, b_first=b_first, **kw)
-    r = nx.binary("add", s01, x[2], wide, **kw)
+    s01 = nx.binary(first, x[0], x[1], wide, b_first=b_first, **kw)
+    r = nx.binary("add", s01, x[2], wide, b_first=last_first, **kw)
     dst.bits[:R, :C] = r if wide == dt else _to(r, wide, dt)
+    return dst
+
+
+def _relu(bits: np.ndarray, dt) -> np.ndarray:
+    """The simulator's ``ReLU``: ``v > 0 ? v : 0`` (NaN and -0 become +0)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(nx.as_key(bits, dt) > 0, bits, dt.lane.type(0))
+
+
+def tsubrelu(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TSUBRELU: ``dst = relu(src0 - src1)``: the difference rounded to the dtype, then ``v > 0 ? v : 0`` (so NaN
+    and -0 give +0). Integers: 32/64-bit ones wrap first; on cpu 8- and 16-bit ones subtract in C++'s ``int``,
+    so the exact difference goes through the ReLU and is then truncated to the dtype (PTO103)."""
+    op = Op("tsubrelu", target)
+    _tile_tile(op, dst, src0, src1)
+    R, C = dst.valid
+    p = op.prof
+    dt = dst.dtype
+    a, b = src0.bits[:R, :C], src1.bits[:R, :C]
+    if dt.is_int and dt.bits < 32 and p.int_promotion:
+        d = nx.int_view(a, dt) - nx.int_view(b, dt)
+        dst.bits[:R, :C] = np.maximum(d, 0).astype(dt.np).view(dt.lane)
+        return dst
+    d = nx.binary("sub", a, b, dt, flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst,
+                  x86=p.x86_nans)
+    dst.bits[:R, :C] = _relu(d, dt)
+    return dst
+
+
+def _leaky(op: Op, x: np.ndarray, slope, dt, b_first=False) -> np.ndarray:
+    """``x > 0 ? x : x * slope`` (NaN x: the product's NaN; on cpu ``b_first`` says where slope's NaN wins)."""
+    p = op.prof
+    prod = nx.binary("mul", x, slope, dt, flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst,
+                     x86=p.x86_nans, b_first=b_first if p.x86_nans else False)
+    with np.errstate(invalid="ignore"):
+        pos = nx.as_key(nx.flush_bits(x, dt) if p.flush_denormals and dt.is_float else x, dt) > 0
+    return np.where(pos, x, prod)
+
+
+def tlrelu(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
+    """TLRELU: ``dst = src > 0 ? src : src * scalar`` (leaky ReLU with a scalar slope; PTO103)."""
+    op = Op("tlrelu", target)
+    s = _tile_scalar(op, dst, src, scalar)
+    R, C = dst.valid
+    # cpu (PTO103): the slope's NaN wins in f16, and in f32's scalar tail (columns past 8k); g++'s bf16: src's
+    b_first = dst.dtype.name == "f16" or (dst.dtype.name == "f32"
+                                          and np.broadcast_to(np.arange(C)[None, :] >= C // 8 * 8, (R, C)))
+    dst.bits[:R, :C] = _leaky(op, src.bits[:R, :C], s, dst.dtype, b_first)
+    return dst
+
+
+def tprelu(dst: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
+    """TPRELU: ``dst = src0 > 0 ? src0 : src0 * src1`` (a slope per element; tmp, A2A3's mask scratch, is not
+    written; PTO103)."""
+    op = Op("tprelu", target)
+    _tile_tile(op, dst, src0, src1, tmp)
+    R, C = dst.valid
+    # cpu: src1's NaN wins in clang's f16/f32 code, src0's in g++'s bf16 (PTO103)
+    dst.bits[:R, :C] = _leaky(op, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, dst.dtype.name != "bf16")
     return dst
 
 
