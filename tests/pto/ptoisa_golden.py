@@ -46,7 +46,8 @@ _CALLS = {
     "taxpy": (("dst", "src", "@scalar"), ()), "taddc": (("dst", "src0", "src1", "src2"), ()),
     "tsubc": (("dst", "src0", "src1", "src2"), ()), "taddsc": (("dst", "src0", "@scalar", "src1"), ()),
     "tsubsc": (("dst", "src0", "@scalar", "src1"), ()), "tlrelu": (("dst", "src", "@scalar"), ()),
-    "tprelu": (("dst", "src0", "src1", "tmp"), ()),
+    "tprelu": (("dst", "src0", "src1", "tmp"), ()), "ttrans": (("dst", "src", "tmp"), ()),
+    "tinterleave": (("dst0", "dst1", "src0", "src1"), ()), "tdeinterleave": (("dst0", "dst1", "src0", "src1"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
     "tsort32": (("dst", "src", "idx"), ()),
     "tmov": (("dst", "src"), ()), "textract": (("dst", "src"), ()), "tinsert": (("dst", "src"), ()),
@@ -139,6 +140,8 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
     if case.op == "tmrgsort":
         return _run_mrgsort(case, tiles, target)
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
+    if case.op == "tdeinterleave" and "src" in tiles:  # its one-source form
+        pos = ("dst0", "dst1", "src")
     fn = getattr(pto, case.op)
     a = dict(case.args)
     if "scalar" in a:  # the scalar as a numpy number of its dtype: its bits reach tilesim unchanged

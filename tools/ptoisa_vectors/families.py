@@ -24,6 +24,7 @@ from .layout import layout_cases, misc_edge_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
 from .memory import memory_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases
+from .permute import permute_cases
 from .quant import dequant_cases, quant_cases, random_histogram_cases
 from .reduce import (
     COL_SHAPES, REDUCE_PAIRS, ROW_SHAPES, arg_cases, mixed_col_reduce_cases, mixed_row_reduce_cases, reduce_cases,
@@ -80,6 +81,7 @@ MORE_FAMILIES += (scalar_quant_cases, matmul_mx_e1m2_cases)
 MORE_FAMILIES += (int_unary_cases, tcmps_u8_cases)  # issue 21: what cpu refused, PTO100
 MORE_FAMILIES += (bitwise_cases, fmod_cases, bf16_family(fmod_cases, DTS=ONLY))  # issue 21: new ops
 MORE_FAMILIES += (carry_cases, bf16_family(carry_cases, DTS=ONLY), relu_cases, bf16_family(relu_cases, DTS=ONLY))
+MORE_FAMILIES += (permute_cases, bf16_family(permute_cases, DTS=ONLY))
 
 
 def all_cases(seed: int) -> list[Case]:

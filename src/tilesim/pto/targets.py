@@ -76,6 +76,8 @@ FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
 INT_LOG_CPU = ("i8", "i16", "i32", "u8", "u16", "u32")
 #: the bitwise ops' integer dtypes on the NPUs (1-, 2- and 4-byte)
 INT_BITWISE = ("i8", "u8", "i16", "u16", "i32", "u32")
+#: the 1-, 2- and 4-byte dtypes of the permutes' pages
+PERMUTE = INT_BITWISE + ("f16", "bf16", "f32")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
 _EXPAND_CPU = ("f16", "f32", "i16", "i32", "u16", "u32")
 
@@ -199,6 +201,9 @@ _ROWS = [
     *[_ew(op, INT_BITWISE, INT_BITWISE, INTS) for op in ("tand", "tor", "txor", "tnot", "tands", "tors", "txors")],
     *[_ew(op, INT_BITWISE, INT_BITWISE + ("i64", "u64"), INTS) for op in ("tshl", "tshr")],
     *[_ew(op, ("i32", "i16", "u32", "u16"), INT_BITWISE + ("i64", "u64"), INTS) for op in ("tshls", "tshrs")],
+    # ---- permutes (docs/isa/TTRANS.md, TINTERLEAVE.md, TDEINTERLEAVE.md; A2A3 has no (de)interleave), PTO104
+    _ew("ttrans", PERMUTE, PERMUTE, ALL),
+    *[_ew(op, PERMUTE, PERMUTE, ALL) for op in ("tinterleave", "tdeinterleave")],
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
@@ -400,7 +405,7 @@ _CPU_ANY_LAYOUT = frozenset({
     "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
     "tcmp", "tcmps", "tsel", "tsels", "taxpy",
     "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods",
-    "tsubc", "tsubrelu", "tprelu"})
+    "tsubc", "tsubrelu", "tprelu", "ttrans"})
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
@@ -430,7 +435,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
         tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
-        absent_ops=frozenset({"thistogram", "tget_scale_addr"})),
+        absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave"})),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
