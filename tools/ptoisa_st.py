@@ -42,19 +42,33 @@ PLAIN = {
     **{op: ("src0", "src1") for op in ("tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tand", "tor", "tshl",
                                        "tshr", "tfmod")},
     "txor": ("src0", "src1", "tmp"), "trem": ("src0", "src1", "tmp"),
-    **{op: ("src",) for op in ("tabs", "tneg", "texp", "tlog", "trecip", "trelu")},
+    **{op: ("src",) for op in ("tabs", "tneg", "texp", "tlog", "trecip", "trelu", "tnot", "tsqrt", "trsqrt")},
     **{op: ("src", "@scalar") for op in ("tands", "tors", "tfmods", "tmaxs", "tmins", "tsubs")},
     **{op: ("src", "@scalar", "tmp") for op in ("txors", "trems")},
     **{op: ("src0", "src1", "src2") for op in ("taddc", "tsubc")},
     **{op: ("src0", "@scalar", "src1") for op in ("taddsc", "tsubsc")},
     "tlrelu": ("src", "@scalar"), "tprelu": ("src0", "src1", "tmp"),
+    **{op: ("src", "@scalar") for op in ("tshls", "tshrs")},
 }
 #: where the call's roles take the files in another order than main.cpp reads them (role i <- file ORDER[i])
 FILE_ORDER = {"taddsc": (0, 2, 1), "tsubsc": (0, 2, 1)}
 
-#: plain folders whose template is ``<T, DROWS, DCOLS, ROWS, COLS>``: a dst tile of DROWS x DCOLS with the valid
-#: region (and the source tiles) ROWS x COLS
-DST_SHAPE_FIRST = frozenset({"tfmod", "tfmods", "trem", "trems"})
+#: how a folder's template arguments after T give (src tile, dst tile, valid region = the global tensor); the
+#: default is ``<T, GROWS, GCOLS, ROWS, COLS>`` with the global the whole tile
+SHAPES = {
+    **{op: lambda a: ((a[2], a[3]), (a[0], a[1]), (a[2], a[3])) for op in ("tfmod", "tfmods", "trem", "trems")},
+    "tnot": lambda a: ((a[0], a[1]), (a[2], a[3]), (a[4], a[5])),
+    "tsqrt": lambda a: _plain_shapes(a[:4]),                       # <..., inPlace>: the same values
+    **{op: lambda a: ((a[4], a[5]), (a[4], a[5]), (a[2], a[3])) if (a[0], a[1]) == (a[2], a[3]) else None
+       for op in ("tshls", "tshrs", "trsqrt")},                   # <T, DST, SRC, TILE>: valid DST == SRC
+}
+
+
+def _plain_shapes(a: list):
+    if len(a) != 4 or (a[0], a[1]) != (a[2], a[3]) or not all(isinstance(v, int) for v in a):
+        return None
+    return (a[2], a[3]), (a[2], a[3]), (a[2], a[3])
+
 
 #: why a folder is not mapped, where that is known (the rest: "kernel not the plain one")
 NOT_MAPPED = {
@@ -80,6 +94,22 @@ _READ = re.compile(r'ReadFile\(\s*GetGoldenDir\(\)\s*\+\s*"/([\w.]+)"')
 _EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*\w+\s*,\s*([0-9.eE+-]+)f?\s*\)")
 
 
+_EPS_VAR = re.compile(r"float\s+eps\s*=\s*([0-9.eE+-]+)f?\s*;")
+_EPS_TYPE = re.compile(r"is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\)\s*\{\s*eps\s*=\s*([0-9.eE+-]+)f?\s*;")
+
+
+def eps_of(main: str, cxx_type: str) -> float | None:
+    """The eps main.cpp passes to ResultCmp for element type ``cxx_type``: one literal, or a variable
+    ``float eps = D;`` set per type by ``if constexpr (std::is_same_v<T, X>) { eps = E; }``; None if unclear."""
+    literals = {float(e) for e in _EPS.findall(main)}
+    if len(literals) == 1:
+        return literals.pop()
+    default = _EPS_VAR.findall(main)
+    if literals or len(default) != 1:
+        return None
+    return float(dict(_EPS_TYPE.findall(main)).get(cxx_type, default[0]))
+
+
 def _int(word: str) -> int:
     """``64`` or ``NUM_64`` (the tests' constants)."""
     m = re.fullmatch(r"(?:NUM_)?(\d+)", word.strip())
@@ -98,22 +128,22 @@ def generate(folder: Path, st: Path, work: Path) -> dict[str, Path]:
     return {p.name: p for p in (*work.glob("*.*"), *work.glob("testcases/*.*")) if p.is_dir()}
 
 
-def run_case(op: str, roles: tuple[str, ...], dt: str, shape: tuple[int, int], files: list[Path],
-             dst_shape: tuple[int, int] | None = None):
-    """tilesim's dst for one plain-kernel case: each role but ``tmp`` (a fresh tile) takes the next file, a tile
-    of ``shape``, or ``@scalar`` its first element; dst is ``dst_shape`` (default ``shape``) with valid ``shape``."""
+def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path]):
+    """tilesim's dst for one plain-kernel case: ``shapes`` = (src tile, dst tile, valid region); each role but
+    ``tmp`` (a fresh tile) takes the next file (the valid region's elements), ``@scalar`` its first element."""
     d = pto.get_dtype(dt)
-    rows, cols = shape
-    dst = pto.Tile("vec", dt, *(dst_shape or shape), valid=shape)
+    src_shape, dst_shape, valid = shapes
+    vr, vc = valid
+    dst = pto.Tile("vec", dt, *dst_shape, valid=valid)
     args, rest = [], iter(files)
     for role in roles:
         if role == "tmp":
-            args.append(pto.Tile("vec", dt, rows, cols))
+            args.append(pto.Tile("vec", dt, *src_shape, valid=valid))
         elif role == "@scalar":
             args.append(np.fromfile(next(rest), d.lane, 1).view(d.np)[0])
         else:
-            t = pto.Tile("vec", dt, rows, cols)
-            t.bits[...] = np.fromfile(next(rest), d.lane, rows * cols).reshape(rows, cols)
+            t = pto.Tile("vec", dt, *src_shape, valid=valid)
+            t.bits[:vr, :vc] = np.fromfile(next(rest), d.lane, vr * vc).reshape(vr, vc)
             args.append(t)
     getattr(pto, op)(dst, *args, target="cpu")
     return dst
@@ -131,7 +161,6 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
                                         else "kernel not the plain one (no adapter yet)")
         row.reasons.append(reason)
         return row
-    eps_values = {float(e) for e in _EPS.findall(main)}
     reads = [f for f in _READ.findall(main) if f not in ("golden.bin", "output.bin")]
     with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{op}-") as tmp:
         case_dirs = generate(folder, st, Path(tmp))
@@ -139,33 +168,37 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
         for suite, case, _fn, targs in tests:
             args = [a.strip() for a in targs.split(",")]
             case_dir = case_dirs.get(f"{suite}.{case}")
-            if args[0] not in CXX_DTYPES or case_dir is None or len(eps_values) != 1:
+            eps = eps_of(main, args[0])
+            if args[0] not in CXX_DTYPES or case_dir is None or eps is None:
                 row.not_mapped += 1
                 row.reasons.append(f"{case}: " + ("gen_data.py made no data" if case_dir is None else
                                                   f"dtype {args[0]}" if args[0] not in CXX_DTYPES else "eps"))
                 continue
-            g_rows, g_cols, t_rows, t_cols = (_int(a) for a in args[1:5])
-            dst_shape = (g_rows, g_cols) if op in DST_SHAPE_FIRST else None
-            if ((g_rows, g_cols) != (t_rows, t_cols) and not dst_shape) or len(args) > 5:
+            try:
+                values = [_int(a) if re.fullmatch(r"(?:NUM_)?\d+", a) else a for a in args[1:]]  # true, false ...
+                shapes = SHAPES.get(op, _plain_shapes)(values)
+            except (ValueError, IndexError, TypeError):
+                shapes = None
+            if shapes is None:
                 row.not_mapped += 1
-                row.reasons.append(f"{case}: template <{targs}> is not <T, R, C, R, C>")
+                row.reasons.append(f"{case}: template <{targs}> is not the folder's plain form")
                 continue
             dt = CXX_DTYPES[args[0]]
             try:
                 files = [case_dir / f for f in reads]
                 files = [files[i] for i in FILE_ORDER.get(op, range(len(files)))]
-                dst = run_case(op, PLAIN[op], dt, (t_rows, t_cols), files, dst_shape)
+                dst = run_case(op, PLAIN[op], dt, shapes, files)
             except TilesimError as e:
                 row.refused += 1
                 row.reasons.append(f"{case}: refused: {e.rule}")
                 continue
+            t_rows, t_cols = shapes[2]
             d = pto.get_dtype(dt)
             golden = np.fromfile(case_dir / "golden.bin", d.lane, t_rows * t_cols).reshape(t_rows, t_cols)
-            gold_tile = pto.Tile("vec", dt, t_rows, t_cols)
-            gold_tile.bits[...] = golden
-            res = pto.result_cmp(dst.valid_values.astype(np.float64), gold_tile.values.astype(np.float64),
-                                 eps_values.pop() if len(eps_values) == 1 else 0.0)
-            eps_values = {float(e) for e in _EPS.findall(main)}
+            gold_tile = pto.Tile("vec", dt, *shapes[1], valid=shapes[2])
+            gold_tile.bits[:t_rows, :t_cols] = golden
+            res = pto.result_cmp(dst.valid_values.astype(np.float64), gold_tile.valid_values.astype(np.float64),
+                                 eps)
             row.passed += res.passed
             row.failed += not res.passed
             row.exact += bool((dst.valid_bits == golden).all())

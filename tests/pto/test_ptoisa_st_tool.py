@@ -39,10 +39,22 @@ def test_main_cpp_is_read():
         st._int("ROWS")
 
 
+def test_eps_per_element_type():
+    main = """float eps = 0.0f;
+    if constexpr (std::is_same_v<T, float>) {
+        eps = 0.0001f;
+    } else if constexpr (std::is_same_v<T, aclFloat16>) {
+        eps = 0.001f;
+    }
+    bool ret = ResultCmp<T>(golden, devFinal, eps);"""
+    assert (st.eps_of(main, "float"), st.eps_of(main, "aclFloat16"), st.eps_of(main, "int32_t")) == (1e-4, 1e-3, 0.0)
+    assert st.eps_of(MAIN, "int16_t") == 0.25
+
+
 def test_a_plain_case_runs_from_files(tmp_path):
     a = np.arange(-16, 16, dtype=np.int16).reshape(2, 16)
     b = np.full((2, 16), 3, np.int16)
     a.tofile(tmp_path / "a.bin")
     b.tofile(tmp_path / "b.bin")
-    dst = st.run_case("tshr", ("src0", "src1"), "i16", (2, 16), [tmp_path / "a.bin", tmp_path / "b.bin"])
+    dst = st.run_case("tshr", ("src0", "src1"), "i16", ((2, 16), (2, 16), (2, 16)), [tmp_path / "a.bin", tmp_path / "b.bin"])
     assert (dst.values == (a >> 3)).all()
