@@ -48,8 +48,13 @@ PLAIN = {
     **{op: ("src0", "src1", "src2") for op in ("taddc", "tsubc")},
     **{op: ("src0", "@scalar", "src1") for op in ("taddsc", "tsubsc")},
     "tlrelu": ("src", "@scalar"), "tprelu": ("src0", "src1", "tmp"),
-    **{op: ("src", "@scalar") for op in ("tshls", "tshrs")},
+    **{op: ("src", "@scalar") for op in ("tshls", "tshrs", "tcmps")},
 }
+#: folders whose dst has another dtype than the sources, and the op's keyword arguments from the template's
+#: arguments after the shapes (TCMPS: ``<T, R, C, R, C, CmpMode>``, a u8 mask)
+DST_DTYPE = {"tcmps": "u8"}
+KWARGS = {"tcmps": lambda a: {"cmp_mode": ("eq", "ne", "lt", "le", "gt", "ge")[a[4]]}}
+
 #: where the call's roles take the files in another order than main.cpp reads them (role i <- file ORDER[i])
 FILE_ORDER = {"taddsc": (0, 2, 1), "tsubsc": (0, 2, 1)}
 
@@ -59,6 +64,7 @@ SHAPES = {
     **{op: lambda a: ((a[2], a[3]), (a[0], a[1]), (a[2], a[3])) for op in ("tfmod", "tfmods", "trem", "trems")},
     "tnot": lambda a: ((a[0], a[1]), (a[2], a[3]), (a[4], a[5])),
     "tsqrt": lambda a: _plain_shapes(a[:4]),                       # <..., inPlace>: the same values
+    "tcmps": lambda a: _plain_shapes(a[:4]),
     **{op: lambda a: ((a[4], a[5]), (a[4], a[5]), (a[2], a[3])) if (a[0], a[1]) == (a[2], a[3]) else None
        for op in ("tshls", "tshrs", "trsqrt")},                   # <T, DST, SRC, TILE>: valid DST == SRC
 }
@@ -128,13 +134,14 @@ def generate(folder: Path, st: Path, work: Path) -> dict[str, Path]:
     return {p.name: p for p in (*work.glob("*.*"), *work.glob("testcases/*.*")) if p.is_dir()}
 
 
-def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path]):
+def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path], dst_dt: str | None = None,
+             **kwargs):
     """tilesim's dst for one plain-kernel case: ``shapes`` = (src tile, dst tile, valid region); each role but
     ``tmp`` (a fresh tile) takes the next file (the valid region's elements), ``@scalar`` its first element."""
     d = pto.get_dtype(dt)
     src_shape, dst_shape, valid = shapes
     vr, vc = valid
-    dst = pto.Tile("vec", dt, *dst_shape, valid=valid)
+    dst = pto.Tile("vec", dst_dt or dt, *dst_shape, valid=valid)
     args, rest = [], iter(files)
     for role in roles:
         if role == "tmp":
@@ -145,7 +152,7 @@ def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path]
             t = pto.Tile("vec", dt, *src_shape, valid=valid)
             t.bits[:vr, :vc] = np.fromfile(next(rest), d.lane, vr * vc).reshape(vr, vc)
             args.append(t)
-    getattr(pto, op)(dst, *args, target="cpu")
+    getattr(pto, op)(dst, *args, **kwargs, target="cpu")
     return dst
 
 
@@ -187,21 +194,26 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
             try:
                 files = [case_dir / f for f in reads]
                 files = [files[i] for i in FILE_ORDER.get(op, range(len(files)))]
-                dst = run_case(op, PLAIN[op], dt, shapes, files)
+                kw = KWARGS[op](values) if op in KWARGS else {}
+                dst = run_case(op, PLAIN[op], dt, shapes, files, DST_DTYPE.get(op), **kw)
             except TilesimError as e:
                 row.refused += 1
                 row.reasons.append(f"{case}: refused: {e.rule}")
                 continue
             t_rows, t_cols = shapes[2]
+            dt = DST_DTYPE.get(op, dt)
             d = pto.get_dtype(dt)
-            golden = np.fromfile(case_dir / "golden.bin", d.lane, t_rows * t_cols).reshape(t_rows, t_cols)
+            golden = np.fromfile(case_dir / "golden.bin", d.lane)
             gold_tile = pto.Tile("vec", dt, *shapes[1], valid=shapes[2])
-            gold_tile.bits[:t_rows, :t_cols] = golden
-            res = pto.result_cmp(dst.valid_values.astype(np.float64), gold_tile.valid_values.astype(np.float64),
-                                 eps)
+            if golden.size == t_rows * t_cols:
+                gold_tile.bits[:t_rows, :t_cols] = golden.reshape(t_rows, t_cols)
+                got, want = dst.valid_values, gold_tile.valid_values
+            else:  # a packed stream (TCMPS's mask bytes): the first bytes of dst's valid region, row by row
+                got, want = dst.valid_values.ravel()[: golden.size], golden.astype(np.float64)
+            res = pto.result_cmp(np.asarray(got, np.float64), np.asarray(want, np.float64), eps)
             row.passed += res.passed
             row.failed += not res.passed
-            row.exact += bool((dst.valid_bits == golden).all())
+            row.exact += bool((np.asarray(got) == np.asarray(want)).all())
             if verbose and not res.passed:
                 row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
         row.not_mapped += row.cases - len(tests)
