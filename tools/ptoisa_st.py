@@ -76,6 +76,9 @@ def _plain_shapes(a: list):
     return (a[2], a[3]), (a[2], a[3]), (a[2], a[3])
 
 
+#: folders named otherwise than their instruction
+OP_OF = {"tfusemuladd": "tfusedmuladd", "tfusemuladdrelu": "tfusedmuladdrelu"}
+
 #: why a folder is not mapped, where that is known (the rest: "kernel not the plain one")
 NOT_MAPPED = {
     "tisa_coverage": "not an instruction test (a list of entry points)",
@@ -164,7 +167,7 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
     if op in NOT_MAPPED or op not in PLAIN:
         row.cases = len(re.findall(r"TEST_F\(", main))
         row.not_mapped = row.cases
-        reason = NOT_MAPPED.get(op) or (f"tilesim has no {op.upper()}" if op not in pto.OPS
+        reason = NOT_MAPPED.get(op) or (f"tilesim has no {op.upper()}" if OP_OF.get(op, op) not in pto.OPS
                                         else "kernel not the plain one (no adapter yet)")
         row.reasons.append(reason)
         return row

@@ -173,6 +173,35 @@ def test_relu_forms(target, dt):
             assert nan_blind([[int(d.bits[i, j])]], dt, target) == nan_blind([[want]], dt, target)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dt", ["f32", "f16", "i32", "i16"])
+@pytest.mark.parametrize("op", ["tmuladddst", "tfusedmuladd", "tfusedmuladdrelu"])
+def test_mul_add_forms(op, target, dt):
+    """Two roundings (product, then sum; on cpu an f16 sum in f32 rounded once, and TFUSEDMULADD's whole f16
+    expression in f32), TFUSEDMULADDRELU's ReLU after (PTO105)."""
+    if dt not in [s[0] for s in pto.get_target(target).dtypes[op]]:
+        pytest.skip("not a dtype of the target")
+    rng = np.random.default_rng(seed(op, target, dt))
+    f = FACTS[target]
+    a, b, d = (_tile(dt, 2, 20, rng) for _ in range(3))
+    d0 = d.bits.copy()
+    getattr(pto, op)(d, a, b, target=target)
+    cpu16 = target == "cpu" and dt == "f16"
+    up = lambda v: oo.round_bits(oo.dec(v, dt), "f32") if cpu16 else v  # noqa: E731
+    down = lambda v: oo.round_bits(oo.dec(v, "f32"), dt) if cpu16 else v  # noqa: E731
+    w = "f32" if cpu16 else dt
+    for (i, j), x in np.ndenumerate(a.bits[:2, :20]):
+        x, y, z = int(x), int(b.bits[i, j]), int(d0[i, j])
+        if op == "tmuladddst":
+            want = down(oo.binary("add", up(oo.binary("mul", x, y, dt, f["ftz"])), up(z), w, f["ftz"]))
+        elif op == "tfusedmuladd":
+            want = down(oo.binary("add", oo.binary("mul", up(x), up(z), w, f["ftz"]), up(y), w, f["ftz"]))
+        else:
+            want = down(oo.binary("add", up(oo.binary("mul", x, z, dt, f["ftz"])), up(y), w, f["ftz"]))
+            want = want if oo.dec(want, dt) > 0 else 0  # NaN and -0 give +0
+        assert nan_blind([[int(d.bits[i, j])]], dt, target) == nan_blind([[want]], dt, target)
+
+
 def _column(t: Tile, c: int) -> Tile:
     """Column c of t's valid region as a col_major one-column tile (TROWEXPAND's broadcast operand)."""
     col = Tile("vec", t.dtype.name, 32 // t.dtype.size, 1, valid=(t.valid_rows, 1), blayout="col_major")

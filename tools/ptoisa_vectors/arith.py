@@ -120,3 +120,22 @@ def relu_cases(rng) -> list[Case]:
             cases.append(tiles3("tlrelu", SCALAR_DECL + "TLRELU(dst, src, sc);", dt, ("dst", "src"), {"src": a},
                                 valid, params=(0,) + scalar_params(dt, code), args={"scalar": code}, R=R))
     return cases
+
+
+def mul_add_cases(rng) -> list[Case]:
+    """TMULADDDST, TFUSEDMULADD and TFUSEDMULADDRELU over every dtype (dst an input too: specials paired with
+    src0, random values in dst and src1); 16x32 tiles, valid 15x29, and one col-major case each."""
+    cases = []
+    R, C, valid = 16, 32, (15, 29)
+    for dt in DTS:
+        a, b = (x.reshape(R, C) for x in pair_operands(rng, dt, R * C))
+        c = conversion_pool(rng, dt, R * C).reshape(R, C)
+        a2, b2 = (x.reshape(32, C) for x in pair_operands(rng, dt, 32 * C))
+        c2 = conversion_pool(rng, dt, 32 * C).reshape(32, C)
+        for op in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu"):
+            call = f"{op.upper()}(dst, src0, src1);"
+            three = ("dst", "src0", "src1")
+            cases.append(tiles3(op, call, dt, three, {"src0": a, "src1": c, "dst": b}, valid, R=R))
+            cases.append(tiles3(op, call, dt, three, {"src0": a2, "src1": c2, "dst": b2}, (29, 13), "col_major",
+                                R=32))
+    return cases

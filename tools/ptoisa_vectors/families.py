@@ -4,7 +4,7 @@ import zlib
 
 import numpy as np
 
-from .arith import arith_more_cases, carry_cases, fmod_cases, relu_cases
+from .arith import arith_more_cases, carry_cases, fmod_cases, mul_add_cases, relu_cases
 from .bf16 import (
     BF16_REDUCE_FREE, BF16_REDUCE_MIXED, bf16_family, bf16_mixed_reduce_cases, every_code_bf16_cases,
     every_code_root_bf16_cases, fillpad_custom_bf16_cases,
@@ -82,6 +82,7 @@ MORE_FAMILIES += (int_unary_cases, tcmps_u8_cases)  # issue 21: what cpu refused
 MORE_FAMILIES += (bitwise_cases, fmod_cases, bf16_family(fmod_cases, DTS=ONLY))  # issue 21: new ops
 MORE_FAMILIES += (carry_cases, bf16_family(carry_cases, DTS=ONLY), relu_cases, bf16_family(relu_cases, DTS=ONLY))
 MORE_FAMILIES += (permute_cases, bf16_family(permute_cases, DTS=ONLY))
+MORE_FAMILIES += (mul_add_cases, bf16_family(mul_add_cases, DTS=ONLY))
 
 
 def all_cases(seed: int) -> list[Case]:

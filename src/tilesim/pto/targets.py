@@ -220,6 +220,7 @@ _ROWS = [
     _ew("taddc", NARROW, ALL), _ew("tsubc", NARROW, ALL),  # tsubc: PTO103
     _ew("taddsc", NARROW, NARROW, ALL), _ew("tsubsc", NARROW, NARROW, ALL),
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tsubrelu", "tlrelu", "tprelu")],  # PTO103
+    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")],
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
@@ -405,7 +406,7 @@ _CPU_ANY_LAYOUT = frozenset({
     "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
     "tcmp", "tcmps", "tsel", "tsels", "taxpy",
     "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods",
-    "tsubc", "tsubrelu", "tprelu", "ttrans"})
+    "tsubc", "tsubrelu", "tprelu", "ttrans", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu"})
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}

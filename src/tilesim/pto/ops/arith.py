@@ -29,7 +29,8 @@ from . import convert_cpu
 from ._common import Op
 from .elementwise import _scalar, _tile_scalar, _tile_tile, _vec_tiles, _x86_b_first
 
-__all__ = ["trem", "trems", "tfmod", "tfmods", "tsubc", "taddsc", "tsubsc", "tsubrelu", "tlrelu", "tprelu", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
+__all__ = ["trem", "trems", "tfmod", "tfmods", "tsubc", "taddsc", "tsubsc", "tsubrelu", "tlrelu", "tprelu", "tmuladddst", "tfusedmuladd",
+           "tfusedmuladdrelu", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
 
 
 def _operands(op: Op, a: np.ndarray, b: np.ndarray, dt) -> tuple:
@@ -336,6 +337,56 @@ def tprelu(dst: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None, *, target
     R, C = dst.valid
     # cpu: src1's NaN wins in clang's f16/f32 code, src0's in g++'s bf16 (PTO103)
     dst.bits[:R, :C] = _leaky(op, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, dst.dtype.name != "bf16")
+    return dst
+
+
+def tmuladddst(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TMULADDDST: ``dst = src0 * src1 + dst``, the product rounded to the dtype, then the sum (PTO105)."""
+    return _mul_add("tmuladddst", dst, src0, src1, target)
+
+
+def tfusedmuladd(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TFUSEDMULADD: ``dst = src0 * dst + src1``, each step rounded (on cpu f16/bf16 in f32, rounded at the
+    end; PTO105)."""
+    return _mul_add("tfusedmuladd", dst, src0, src1, target)
+
+
+def tfusedmuladdrelu(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TFUSEDMULADDRELU: ``dst = relu(src0 * dst + src1)``, each step rounded to the dtype, then
+    ``v > 0 ? v : 0`` (PTO105)."""
+    return _mul_add("tfusedmuladdrelu", dst, src0, src1, target)
+
+
+def _mul_add(name: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
+    op = Op(name, target)
+    _tile_tile(op, dst, src0, src1)
+    R, C = dst.valid
+    p = op.prof
+    dt = dst.dtype
+    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans)
+    a, b, d = src0.bits[:R, :C], src1.bits[:R, :C], dst.bits[:R, :C].copy()
+    wide = get_dtype("f32") if p.x86_nans and dt.name in ("f16", "bf16") else dt  # cpu: C++ excess precision
+
+    def add(x, y, b_first=False):
+        """A sum rounded to dt: on cpu an f16/bf16 one is computed in f32, then rounded (PTO95)."""
+        if wide == dt:
+            return nx.binary("add", x, y, dt, b_first=b_first, **kw)
+        return _to(nx.binary("add", _to(x, dt, wide), _to(y, dt, wide), wide, b_first=b_first, **kw), wide, dt)
+
+    # cpu: which NaN of two a step keeps, read from the simulator's outputs (clang's f32/f16 code; PTO105)
+    # (f32: dst first in the vector body, 8 along the inner index, src0 first in the tail; f16's TFUSEDMULADD
+    # and g++'s bf16 TMULADDDST: dst first throughout)
+    body = _x86_b_first("add", dst) if p.x86_nans and dt.name == "f32" else False
+    if name == "tmuladddst":                       # product rounded (volatile in the simulator), then + dst
+        r = add(nx.binary("mul", a, b, dt, **kw), d, b_first=True if p.x86_nans and dt.name == "bf16" else body)
+    elif name == "tfusedmuladdrelu":               # both steps rounded to the dtype, then ReLU
+        r = _relu(add(nx.binary("mul", a, d, dt, **kw), b), dt)
+    else:                                          # one C++ expression: on cpu f16/bf16 all in f32
+        x = [a, d, b] if wide == dt else [_to(v, dt, wide) for v in (a, d, b)]
+        first = True if p.x86_nans and dt.name == "f16" else body
+        r = nx.binary("add", nx.binary("mul", x[0], x[1], wide, b_first=first, **kw), x[2], wide, **kw)
+        r = r if wide == dt else _to(r, wide, dt)
+    dst.bits[:R, :C] = r
     return dst
 
 
