@@ -129,7 +129,7 @@ def test_taddc(target, dt):
 @pytest.mark.parametrize("dt", ["f32", "f16", "i16", "i32"])
 @pytest.mark.parametrize("op", ["tsubc", "taddsc", "tsubsc"])
 def test_carry_forms(op, target, dt):
-    """``(src0 op x) + src2``, x a tile (TSUBC) or a scalar (TADDSC, TSUBSC), as TADDC (PTO103)."""
+    """``(src0 op x) + src2``, x a tile (TSUBC) or a scalar (TADDSC, TSUBSC), as TADDC (PTO124)."""
     rng = np.random.default_rng(seed(op, target, dt))
     f = FACTS[target]
     a, b, c = (_tile(dt, 2, 20, rng) for _ in range(3))
@@ -154,7 +154,7 @@ def test_carry_forms(op, target, dt):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dt", ["f32", "f16"])
 def test_relu_forms(target, dt):
-    """TSUBRELU ``relu(a - b)`` (NaN and -0 give +0), TLRELU and TPRELU ``a > 0 ? a : a * slope`` (PTO103)."""
+    """TSUBRELU ``relu(a - b)`` (NaN and -0 give +0), TLRELU and TPRELU ``a > 0 ? a : a * slope`` (PTO124)."""
     rng = np.random.default_rng(seed("relu", target, dt))
     f = FACTS[target]
     a, b = (_tile(dt, 2, 20, rng) for _ in range(2))
@@ -178,7 +178,7 @@ def test_relu_forms(target, dt):
 @pytest.mark.parametrize("op", ["tmuladddst", "tfusedmuladd", "tfusedmuladdrelu"])
 def test_mul_add_forms(op, target, dt):
     """Two roundings (product, then sum; on cpu an f16 sum in f32 rounded once, and TFUSEDMULADD's whole f16
-    expression in f32), TFUSEDMULADDRELU's ReLU after (PTO105)."""
+    expression in f32), TFUSEDMULADDRELU's ReLU after (PTO126)."""
     if dt not in [s[0] for s in pto.get_target(target).dtypes[op]]:
         pytest.skip("not a dtype of the target")
     rng = np.random.default_rng(seed(op, target, dt))

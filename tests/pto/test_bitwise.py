@@ -1,4 +1,4 @@
-"""TAND/TOR/TXOR/TNOT, their scalar forms and the shifts (PTO101) against Python's integer operators: every
+"""TAND/TOR/TXOR/TNOT, their scalar forms and the shifts (PTO122) against Python's integer operators: every
 pair of 8-bit codes, every 8-bit code by every accepted count, random wider lanes; the count and dtype
 refusals, per target; and the ``.pto`` forms. The simulator's own values are in tests/pto/golden."""
 

@@ -1,4 +1,4 @@
-"""TFMOD and TFMODS (PTO102) against an exact oracle (``x - trunc(x / y) * y`` in Fractions, the dividend's sign
+"""TFMOD and TFMODS (PTO123) against an exact oracle (``x - trunc(x / y) * y`` in Fractions, the dividend's sign
 on a zero result), over every finite f16 dividend with a set of divisors and random f32/int lanes; the traps,
 the skipped zero scalar on cpu and the refusals. The simulator's own values are in tests/pto/golden."""
 

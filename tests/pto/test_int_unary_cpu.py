@@ -1,4 +1,4 @@
-"""TLOG and TRECIP of integer tiles, and TCMPS of i8/u32 sources into u8 masks, on target ``cpu`` (PTO100):
+"""TLOG and TRECIP of integer tiles, and TCMPS of i8/u32 sources into u8 masks, on target ``cpu`` (PTO121):
 every code of the 8- and 16-bit dtypes against the oracle (``math.log``, truncated; ``Fraction``), the 32-bit
 ones around every ``e^k``; the traps and refusals. The simulator's own values are in tests/pto/golden."""
 

@@ -1,4 +1,4 @@
-"""TTRANS, TINTERLEAVE and TDEINTERLEAVE (PTO104) against loops written from the ISA pages' formulas, every
+"""TTRANS, TINTERLEAVE and TDEINTERLEAVE (PTO125) against loops written from the ISA pages' formulas, every
 dtype of each target; the shape checks and A2A3's missing (de)interleave."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from .common import (
     INTS, SCALAR_DECL, Case, lanes, pair_operands, rand_lanes, scalar_params, scalar_values, scratch, tiles3,
 )
 
-#: the bitwise ops' dtypes tried (the simulator's C++ operators compile for every integer type; PTO101)
+#: the bitwise ops' dtypes tried (the simulator's C++ operators compile for every integer type; PTO122)
 BITWISE_DTS = INTS
 
 

@@ -158,7 +158,7 @@ def cmp_layout_cases(rng) -> list[Case]:
     return cases
 
 
-#: TCMPS sources with a u8 mask beyond CMP_PAIRS' (the simulator's CmpCall has no dtype check; PTO100)
+#: TCMPS sources with a u8 mask beyond CMP_PAIRS' (the simulator's CmpCall has no dtype check; PTO121)
 TCMPS_U8_MORE = ("i8", "u32", "u8")
 
 

@@ -132,7 +132,7 @@ def div_overflow_cases(rng) -> list[Case]:
     return cases
 
 
-#: integer dtypes of TLOG and TRECIP on cpu (the simulator's ElementOpCal has no dtype check; PTO100)
+#: integer dtypes of TLOG and TRECIP on cpu (the simulator's ElementOpCal has no dtype check; PTO121)
 INT_LOG_DTS = ("i8", "i16", "i32", "u8", "u16", "u32")
 INT_RECIP_DTS = INTS
 

@@ -78,7 +78,7 @@ MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_ca
                   cmp_layout_cases, boxed_expand_cases, misc_edge_cases)
 MORE_FAMILIES += (mixed_row_reduce_cases, mixed_col_reduce_cases, bf16_family(bf16_mixed_reduce_cases))
 MORE_FAMILIES += (scalar_quant_cases, matmul_mx_e1m2_cases)
-MORE_FAMILIES += (int_unary_cases, tcmps_u8_cases)  # issue 21: what cpu refused, PTO100
+MORE_FAMILIES += (int_unary_cases, tcmps_u8_cases)  # issue 21: what cpu refused, PTO121
 MORE_FAMILIES += (bitwise_cases, fmod_cases, bf16_family(fmod_cases, DTS=ONLY))  # issue 21: new ops
 MORE_FAMILIES += (carry_cases, bf16_family(carry_cases, DTS=ONLY), relu_cases, bf16_family(relu_cases, DTS=ONLY))
 MORE_FAMILIES += (permute_cases, bf16_family(permute_cases, DTS=ONLY))

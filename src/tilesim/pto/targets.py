@@ -72,7 +72,7 @@ B16_B32 = ("f16", "bf16", "i16", "u16", "f32", "i32", "u32")
 IDX = ("i32", "u32")
 FLOAT_ARITH_NPU = ("f16", "f32")
 FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
-#: TLOG of integers on cpu (``static_cast<T>(log(double(x)))``; 64-bit ones refused, PTO100)
+#: TLOG of integers on cpu (``static_cast<T>(log(double(x)))``; 64-bit ones refused, PTO121)
 INT_LOG_CPU = ("i8", "i16", "i32", "u8", "u16", "u32")
 #: the bitwise ops' integer dtypes on the NPUs (1-, 2- and 4-byte)
 INT_BITWISE = ("i8", "u8", "i16", "u16", "i32", "u32")
@@ -179,7 +179,7 @@ _ROWS = [
     _ew("tdiv", FLOAT_ARITH_NPU, ("i32", "u32", "i64", "u64", "f32", "i16", "u16", "f16")),
     _ew("tmax", NARROW, ALL), _ew("tmin", NARROW, ALL),
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU) for op in ("texp", "tsqrt")],
-    _ew("tlog", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU + INT_LOG_CPU),  # integers: PTO100
+    _ew("tlog", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU + INT_LOG_CPU),  # integers: PTO121
     _ew("trecip", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL),
     _ew("trsqrt", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU),  # cpu/TRSqrt.hpp refuses bf16 (PTO79)
     _ew("tabs", ("f32", "f16"), ("f32", "f16", "i32", "i16", "i8"), ("i32", "i16", "i8", "f16", "bf16", "f32")),
@@ -196,12 +196,12 @@ _ROWS = [
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",)) | _pairs(("i32", "f16", "f32"), ("u8",))),
     _row("tcmps", ("src", "mask"), _pairs(("i32", "f32", "f16", "u16", "i16"), ("u8",)), _pairs(ALL, ("u32",)),
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",))
-         | _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u8",))),  # PTO73, PTO79, PTO100
-    # ---- bitwise (docs/isa/TAND.md ... TSHRS.md); cpu: every integer dtype (C++ operators, PTO101)
+         | _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u8",))),  # PTO73, PTO79, PTO121
+    # ---- bitwise (docs/isa/TAND.md ... TSHRS.md); cpu: every integer dtype (C++ operators, PTO122)
     *[_ew(op, INT_BITWISE, INT_BITWISE, INTS) for op in ("tand", "tor", "txor", "tnot", "tands", "tors", "txors")],
     *[_ew(op, INT_BITWISE, INT_BITWISE + ("i64", "u64"), INTS) for op in ("tshl", "tshr")],
     *[_ew(op, ("i32", "i16", "u32", "u16"), INT_BITWISE + ("i64", "u64"), INTS) for op in ("tshls", "tshrs")],
-    # ---- permutes (docs/isa/TTRANS.md, TINTERLEAVE.md, TDEINTERLEAVE.md; A2A3 has no (de)interleave), PTO104
+    # ---- permutes (docs/isa/TTRANS.md, TINTERLEAVE.md, TDEINTERLEAVE.md; A2A3 has no (de)interleave), PTO125
     _ew("ttrans", PERMUTE, PERMUTE, ALL),
     *[_ew(op, PERMUTE, PERMUTE, ALL) for op in ("tinterleave", "tdeinterleave")],
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
@@ -212,14 +212,14 @@ _ROWS = [
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
-    _ew("tfmod", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL), _ew("tfmods", ("f32",), FLOAT_ARITH_NPU, ALL),  # PTO102
+    _ew("tfmod", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL), _ew("tfmods", ("f32",), FLOAT_ARITH_NPU, ALL),  # PTO123
     *[_ew(op, ("i32", "i16", "f16", "f32"), _PART_A5, ("i32", "i16", "f16", "bf16", "f32", "i8", "u8"))
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
     _row("taxpy", ("src", "dst"), _AXPY, _AXPY,  # cpu: TBinSOps.hpp compiles f32 -> f16, and bf16 (PTO79)
          _AXPY | {("f32", "f16"), ("bf16", "bf16"), ("bf16", "f32"), ("f32", "bf16")}),
-    _ew("taddc", NARROW, ALL), _ew("tsubc", NARROW, ALL),  # tsubc: PTO103
+    _ew("taddc", NARROW, ALL), _ew("tsubc", NARROW, ALL),  # tsubc: PTO124
     _ew("taddsc", NARROW, NARROW, ALL), _ew("tsubsc", NARROW, NARROW, ALL),
-    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tsubrelu", "tlrelu", "tprelu")],  # PTO103
+    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tsubrelu", "tlrelu", "tprelu")],  # PTO124
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")],
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
@@ -301,7 +301,7 @@ class Profile:
             The same holds for the scalar forms of TEXTRACT/TINSERT with a pair that has no scalar-quant
             mode, and a plain TMOV/TEXTRACT/TINSERT between dtypes is C++'s implicit cast (PTO47).
         int_promotion: shifts of 8- and 16-bit lanes compute in C++'s ``int`` (counts up to 31, then
-            truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO101); elsewhere a count
+            truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO122); elsewhere a count
             must be below the dtype's width.
         tmov_ignores_scalar: TMOV's pre-quant scalar is checked, then ignored (a plain move), as the CPU
             simulator's TMOV does (pto-isa include/pto/cpu/TMov.hpp; PTO47).
@@ -398,7 +398,7 @@ class Profile:
 
 
 #: ops whose CPU_SIM code addresses elements through each tile's layout offsets and asserts no layout
-#: (PTO73; the bitwise ops, TFMOD/TFMODS, TSUBC...: PTO101-PTO103)
+#: (PTO73; the bitwise ops, TFMOD/TFMODS, TSUBC...: PTO122-PTO124)
 _CPU_ANY_LAYOUT = frozenset({
     "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
     "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",

@@ -110,7 +110,7 @@ def tfmod(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
 
     A zero divisor: on cpu a float one gives fmod's NaN (the simulator's assert is compiled out), an integer one
     traps there (SIGFPE), as does 32/64-bit INT_MIN % -1: refused (``pto.op.div_zero``, ``pto.op.div_overflow``,
-    PTO72, PTO102). The NPUs refuse a zero divisor (docs/isa/TFMOD.md: target-defined).
+    PTO72, PTO123). The NPUs refuse a zero divisor (docs/isa/TFMOD.md: target-defined).
 
     >>> from tilesim.pto import Tile
     >>> a, b, d = (Tile("vec", "f32", 1, 8, valid=(1, 3)) for _ in range(3))
@@ -234,17 +234,17 @@ def taddc(dst: Tile, src0: Tile, src1: Tile, src2: Tile, *, target=None) -> Tile
 
 
 def tsubc(dst: Tile, src0: Tile, src1: Tile, src2: Tile, *, target=None) -> Tile:
-    """TSUBC: ``dst = (src0 - src1) + src2``, each step rounded to the dtype (integers wrap; PTO103)."""
+    """TSUBC: ``dst = (src0 - src1) + src2``, each step rounded to the dtype (integers wrap; PTO124)."""
     return _carry("tsubc", "sub", dst, src0, src1, src2, target)
 
 
 def taddsc(dst: Tile, src0: Tile, scalar, src1: Tile, *, target=None) -> Tile:
-    """TADDSC: ``dst = (src0 + scalar) + src1``, each addition rounded to the dtype (PTO103)."""
+    """TADDSC: ``dst = (src0 + scalar) + src1``, each addition rounded to the dtype (PTO124)."""
     return _carry("taddsc", "add", dst, src0, scalar, src1, target)
 
 
 def tsubsc(dst: Tile, src0: Tile, scalar, src1: Tile, *, target=None) -> Tile:
-    """TSUBSC: ``dst = (src0 - scalar) + src1``, each step rounded to the dtype (PTO103)."""
+    """TSUBSC: ``dst = (src0 - scalar) + src1``, each step rounded to the dtype (PTO124)."""
     return _carry("tsubsc", "sub", dst, src0, scalar, src1, target)
 
 
@@ -265,12 +265,12 @@ def _carry(name: str, first: str, dst: Tile, src0: Tile, mid, src2: Tile, target
     dt = dst.dtype
     x = [src0.bits[:R, :C], _scalar(op, mid, dt) if scalar else mid.bits[:R, :C], src2.bits[:R, :C]]
     # x86 (PTO95): in TADDC's first add, src1's NaN wins over src0's in f16, and in the vector body (8 columns a
-    # step) of f32 (TADDSC keeps src0 first, PTO103); f16 sums run in f32 and are rounded to f16 once, at the end
+    # step) of f32 (TADDSC keeps src0 first, PTO124); f16 sums run in f32 and are rounded to f16 once, at the end
     b_first = first == "add" and not scalar and (
         dt.name == "f16" or (_x86_b_first("add", dst) if dt.name == "f32" else False))
     if first == "add" and scalar and dt.name == "f16" and p.x86_nans:  # TADDSC: the scalar first in the tail
-        b_first = np.broadcast_to(np.arange(C)[None, :] >= C // 8 * 8, (R, C))  # (columns past 8k; PTO103)
-    # TSUBC of a DN tile: src2 first in the second add (clang's column loop; PTO103)
+        b_first = np.broadcast_to(np.arange(C)[None, :] >= C // 8 * 8, (R, C))  # (columns past 8k; PTO124)
+    # TSUBC of a DN tile: src2 first in the second add (clang's column loop; PTO124)
     last_first = p.x86_nans and not scalar and first == "sub" and not dst.is_row_major and dst.slayout == "none_box"
     wide = get_dtype("f32") if p.x86_nans and dt.name in ("f16", "bf16") else dt
     if wide != dt:
@@ -290,7 +290,7 @@ def _relu(bits: np.ndarray, dt) -> np.ndarray:
 def tsubrelu(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
     """TSUBRELU: ``dst = relu(src0 - src1)``: the difference rounded to the dtype, then ``v > 0 ? v : 0`` (so NaN
     and -0 give +0). Integers: 32/64-bit ones wrap first; on cpu 8- and 16-bit ones subtract in C++'s ``int``,
-    so the exact difference goes through the ReLU and is then truncated to the dtype (PTO103)."""
+    so the exact difference goes through the ReLU and is then truncated to the dtype (PTO124)."""
     op = Op("tsubrelu", target)
     _tile_tile(op, dst, src0, src1)
     R, C = dst.valid
@@ -318,11 +318,11 @@ def _leaky(op: Op, x: np.ndarray, slope, dt, b_first=False) -> np.ndarray:
 
 
 def tlrelu(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
-    """TLRELU: ``dst = src > 0 ? src : src * scalar`` (leaky ReLU with a scalar slope; PTO103)."""
+    """TLRELU: ``dst = src > 0 ? src : src * scalar`` (leaky ReLU with a scalar slope; PTO124)."""
     op = Op("tlrelu", target)
     s = _tile_scalar(op, dst, src, scalar)
     R, C = dst.valid
-    # cpu (PTO103): the slope's NaN wins in f16, and in f32's scalar tail (columns past 8k); g++'s bf16: src's
+    # cpu (PTO124): the slope's NaN wins in f16, and in f32's scalar tail (columns past 8k); g++'s bf16: src's
     b_first = dst.dtype.name == "f16" or (dst.dtype.name == "f32"
                                           and np.broadcast_to(np.arange(C)[None, :] >= C // 8 * 8, (R, C)))
     dst.bits[:R, :C] = _leaky(op, src.bits[:R, :C], s, dst.dtype, b_first)
@@ -331,29 +331,29 @@ def tlrelu(dst: Tile, src: Tile, scalar, *, target=None) -> Tile:
 
 def tprelu(dst: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None, *, target=None) -> Tile:
     """TPRELU: ``dst = src0 > 0 ? src0 : src0 * src1`` (a slope per element; tmp, A2A3's mask scratch, is not
-    written; PTO103)."""
+    written; PTO124)."""
     op = Op("tprelu", target)
     _tile_tile(op, dst, src0, src1, tmp)
     R, C = dst.valid
-    # cpu: src1's NaN wins in clang's f16/f32 code, src0's in g++'s bf16 (PTO103)
+    # cpu: src1's NaN wins in clang's f16/f32 code, src0's in g++'s bf16 (PTO124)
     dst.bits[:R, :C] = _leaky(op, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, dst.dtype.name != "bf16")
     return dst
 
 
 def tmuladddst(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
-    """TMULADDDST: ``dst = src0 * src1 + dst``, the product rounded to the dtype, then the sum (PTO105)."""
+    """TMULADDDST: ``dst = src0 * src1 + dst``, the product rounded to the dtype, then the sum (PTO126)."""
     return _mul_add("tmuladddst", dst, src0, src1, target)
 
 
 def tfusedmuladd(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
     """TFUSEDMULADD: ``dst = src0 * dst + src1``, each step rounded (on cpu f16/bf16 in f32, rounded at the
-    end; PTO105)."""
+    end; PTO126)."""
     return _mul_add("tfusedmuladd", dst, src0, src1, target)
 
 
 def tfusedmuladdrelu(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
     """TFUSEDMULADDRELU: ``dst = relu(src0 * dst + src1)``, each step rounded to the dtype, then
-    ``v > 0 ? v : 0`` (PTO105)."""
+    ``v > 0 ? v : 0`` (PTO126)."""
     return _mul_add("tfusedmuladdrelu", dst, src0, src1, target)
 
 
@@ -373,7 +373,7 @@ def _mul_add(name: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
             return nx.binary("add", x, y, dt, b_first=b_first, **kw)
         return _to(nx.binary("add", _to(x, dt, wide), _to(y, dt, wide), wide, b_first=b_first, **kw), wide, dt)
 
-    # cpu: which NaN of two a step keeps, read from the simulator's outputs (clang's f32/f16 code; PTO105)
+    # cpu: which NaN of two a step keeps, read from the simulator's outputs (clang's f32/f16 code; PTO126)
     # (f32: dst first in the vector body, 8 along the inner index, src0 first in the tail; f16's TFUSEDMULADD
     # and g++'s bf16 TMULADDDST: dst first throughout)
     body = _x86_b_first("add", dst) if p.x86_nans and dt.name == "f32" else False

@@ -6,7 +6,7 @@ Integer tiles only, checked as the other elementwise ops (vec, row-major on the 
 shape). Results are the two's-complement bit operations. A right shift is arithmetic for signed dtypes and
 logical for unsigned ones; a left shift keeps the low bits. A shift count must lie in ``[0, width)``, the width
 being the dtype's bits, or on ``cpu`` that of C++'s ``int`` for 8- and 16-bit lanes (promoted, then truncated
-to the dtype); other counts are undefined in C++ and refused (rule ``pto.op.shift_count``, decision PTO101).
+to the dtype); other counts are undefined in C++ and refused (rule ``pto.op.shift_count``, decision PTO122).
 The tmp tile of TXOR/TXORS is never written (PTO10).
 """
 

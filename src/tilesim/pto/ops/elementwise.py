@@ -108,7 +108,7 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     op.valid_match(dst, src, "src", "dst")
     R, C = dst.valid
     p = op.prof
-    if dst.dtype.is_int and kind in ("log", "recip"):  # cpu only (the dtype tables): C++ on integers, PTO100
+    if dst.dtype.is_int and kind in ("log", "recip"):  # cpu only (the dtype tables): C++ on integers, PTO121
         if kind == "recip":
             dst.bits[:R, :C] = unary_cpu.int_recip(op, src.bits[:R, :C], dst.dtype)
             return dst
@@ -195,10 +195,10 @@ _BIN = {
 }
 _UN = {
     "texp": ("exp", "TEXP: ``dst = exp(src)``, correctly rounded."),
-    "tlog": ("log", "TLOG: ``dst = ln(src)``, correctly rounded (cpu integers: ``floor(ln x)``, PTO100)."),
+    "tlog": ("log", "TLOG: ``dst = ln(src)``, correctly rounded (cpu integers: ``floor(ln x)``, PTO121)."),
     "tsqrt": ("sqrt", "TSQRT: ``dst = sqrt(src)``, correctly rounded."),
     "trsqrt": ("rsqrt", "TRSQRT: ``dst = 1 / sqrt(src)``, correctly rounded."),
-    "trecip": ("recip", "TRECIP: ``dst = 1 / src``, correctly rounded (cpu integers: C++ ``1 / x``, PTO100)."),
+    "trecip": ("recip", "TRECIP: ``dst = 1 / src``, correctly rounded (cpu integers: C++ ``1 / x``, PTO121)."),
     "tabs": ("abs", "TABS: ``dst = |src|`` (floats: the sign bit cleared)."),
     "tneg": ("neg", "TNEG: ``dst = -src`` (floats: the sign bit flipped; integers wrap)."),
     "trelu": ("relu", "TRELU: ``dst = max(src, +0)`` under the target's nan_mode."),

@@ -3,7 +3,7 @@ TDEINTERLEAVE.md; the CPU simulator's include/pto/cpu/TTrans.hpp, TInterleave.hp
 
 Bits are copied; every tile has one dtype (a TTRANS between two dtypes of one size is a value conversion in the
 simulator, refused here: ``pto.op.same_dtype``). Only the valid regions named below are read and written
-(decision PTO104).
+(decision PTO125).
 
 * ``ttrans(dst, src)``: ``dst[c, r] = src[r, c]`` over src's valid region; dst's valid shape must be its
   transpose. tmp (the NPUs' scratch) is never written.

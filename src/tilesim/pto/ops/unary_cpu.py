@@ -1,4 +1,4 @@
-"""TLOG and TRECIP of integer tiles as pto-isa's CPU simulator computes them (target ``cpu``, decision PTO100).
+"""TLOG and TRECIP of integer tiles as pto-isa's CPU simulator computes them (target ``cpu``, decision PTO121).
 
 The simulator's ``ElementOpCal`` has no dtype check: TLOG is ``static_cast<T>(std::log(double(x)))`` and TRECIP
 the C++ integer division ``1 / x``. So TLOG of ``x >= 1`` is ``floor(ln x)``, found here exactly by comparing
@@ -21,7 +21,7 @@ from . import convert_cpu
 __all__ = ["LOG_DTYPES", "int_log", "int_recip"]
 
 #: the integer dtypes TLOG takes on cpu: up to 32 bits, where every double ``log`` (within an ulp) truncates to
-#: ``floor(ln x)``; a 64-bit ``x`` near ``e^k`` (k >= 37) truncates to k or k - 1 by the libm's last bit (PTO100)
+#: ``floor(ln x)``; a 64-bit ``x`` near ``e^k`` (k >= 37) truncates to k or k - 1 by the libm's last bit (PTO121)
 LOG_DTYPES = ("i8", "i16", "i32", "u8", "u16", "u32")
 
 _CTX = Context(prec=40)

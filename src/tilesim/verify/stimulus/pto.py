@@ -245,7 +245,7 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         dst, src0, src1, src2 = (t(d, R, C, (vr, vc)) for _ in range(4))
         return _Call({"src0": src0, "src1": src1, "src2": src2, "dst": dst}, ("dst",),
                      lambda v=None: fn(dst, src0, src1, src2, target=target))
-    if fam == "shift":       # counts the target defines (PTO101)
+    if fam == "shift":       # counts the target defines (PTO122)
         dst, src0, src1 = (t(d, R, C, (vr, vc)) for _ in range(3))
         return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
                      lambda v=None: fn(dst, src0, src1, target=target),
