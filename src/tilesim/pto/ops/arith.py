@@ -1,4 +1,6 @@
-"""More element arithmetic: TREM/TREMS, the partial ops TPARTADD/MUL/MAX/MIN, TAXPY and TADDC.
+"""More element arithmetic: TREM/TREMS, TFMOD/TFMODS, the partial ops TPARTADD/MUL/MAX/MIN, TAXPY, TADDC and its
+kin (TSUBC, TADDSC, TSUBSC), TSUBRELU, TLRELU, TPRELU, TMULADDDST, TFUSEDMULADD and TFUSEDMULADDRELU (the last
+ones: decisions PTO123, PTO124, PTO126).
 
 Semantics of the pto-isa CPU reference (include/pto/cpu/ElementOp.h,
 TBinSOps.hpp, TPartOp.hpp, ElementTileOp.h), on :mod:`tilesim.pto.numerics`:
@@ -29,8 +31,9 @@ from . import convert_cpu
 from ._common import Op
 from .elementwise import _scalar, _tile_scalar, _tile_tile, _vec_tiles, _x86_b_first
 
-__all__ = ["trem", "trems", "tfmod", "tfmods", "tsubc", "taddsc", "tsubsc", "tsubrelu", "tlrelu", "tprelu", "tmuladddst", "tfusedmuladd",
-           "tfusedmuladdrelu", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy", "taddc"]
+__all__ = ["trem", "trems", "tfmod", "tfmods", "tsubc", "taddsc", "tsubsc", "tsubrelu", "tlrelu", "tprelu",
+           "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy",
+           "taddc"]
 
 
 def _operands(op: Op, a: np.ndarray, b: np.ndarray, dt) -> tuple:
