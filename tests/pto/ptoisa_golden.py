@@ -47,7 +47,7 @@ _CALLS = {
     "tsubc": (("dst", "src0", "src1", "src2"), ()), "taddsc": (("dst", "src0", "@scalar", "src1"), ()),
     "tsubsc": (("dst", "src0", "@scalar", "src1"), ()), "tlrelu": (("dst", "src", "@scalar"), ()),
     "tprelu": (("dst", "src0", "src1", "tmp"), ()), "ttrans": (("dst", "src", "tmp"), ()),
-    "tinterleave": (("dst0", "dst1", "src0", "src1"), ()), "tdeinterleave": (("dst0", "dst1", "src0", "src1"), ()),
+    "tpairreducesum": (("dst", "src"), ()), "tinterleave": (("dst0", "dst1", "src0", "src1"), ()), "tdeinterleave": (("dst0", "dst1", "src0", "src1"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
     "tsort32": (("dst", "src", "idx"), ()),
     "tmov": (("dst", "src"), ()), "textract": (("dst", "src"), ()), "tinsert": (("dst", "src"), ()),

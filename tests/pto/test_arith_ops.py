@@ -202,6 +202,36 @@ def test_mul_add_forms(op, target, dt):
         assert nan_blind([[int(d.bits[i, j])]], dt, target) == nan_blind([[want]], dt, target)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dt", ["f32", "f16"])
+@pytest.mark.parametrize("vc", [1, 7, 20])
+def test_tpairreducesum(target, dt, vc):
+    """Pair sums (an odd last element plus +0), the rest of each valid row 0; cpu zeroes the whole tile (PTO127)."""
+    rng = np.random.default_rng(seed("pairsum", target, dt))
+    f = FACTS[target]
+    src = _tile(dt, 3, vc, rng)
+    dst = _tile(dt, 3, vc, rng)
+    before = dst.bits.copy()
+    pto.tpairreducesum(dst, src, target=target)
+    cpu16 = target == "cpu" and dt == "f16"
+    up = lambda v: oo.round_bits(oo.dec(v, dt), "f32") if cpu16 else v  # noqa: E731
+    down = lambda v: oo.round_bits(oo.dec(v, "f32"), dt) if cpu16 else v  # noqa: E731
+    w = "f32" if cpu16 else dt
+    mid = (vc + 1) // 2
+    for i in range(3):
+        for k in range(vc):
+            if k < mid:
+                x = int(src.bits[i, 2 * k])
+                y = int(src.bits[i, 2 * k + 1]) if 2 * k + 1 < vc else 0
+                want = down(oo.binary("add", up(x), up(y), w, f["ftz"]))
+            else:
+                want = 0
+            assert nan_blind([[int(dst.bits[i, k])]], dt, target) == nan_blind([[want]], dt, target)
+    outside = np.ones(dst.bits.shape, bool)
+    outside[:3, :vc] = False
+    assert (dst.bits[outside] == (0 if target == "cpu" else before[outside])).all()
+
+
 def _column(t: Tile, c: int) -> Tile:
     """Column c of t's valid region as a col_major one-column tile (TROWEXPAND's broadcast operand)."""
     col = Tile("vec", t.dtype.name, 32 // t.dtype.size, 1, valid=(t.valid_rows, 1), blayout="col_major")

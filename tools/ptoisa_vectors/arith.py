@@ -139,3 +139,17 @@ def mul_add_cases(rng) -> list[Case]:
             cases.append(tiles3(op, call, dt, three, {"src0": a2, "src1": c2, "dst": b2}, (29, 13), "col_major",
                                 R=32))
     return cases
+
+
+def pair_sum_cases(rng) -> list[Case]:
+    """TPAIRREDUCESUM over every dtype: specials paired in a row, odd and even valid widths, one valid column."""
+    cases = []
+    R, C = 16, 32
+    for dt in DTS:
+        a, b = (x.reshape(R, C) for x in pair_operands(rng, dt, R * C))
+        x = np.empty((R, C), a.dtype)
+        x[:, 0::2], x[:, 1::2] = a[:, : C // 2], b[:, : C // 2]  # the special pairs side by side
+        for valid in ((15, 29), (16, 32), (3, 1)):
+            cases.append(tiles3("tpairreducesum", "TPAIRREDUCESUM(dst, src);", dt, ("dst", "src"), {"src": x}, valid,
+                                R=R))
+    return cases

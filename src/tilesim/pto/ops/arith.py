@@ -1,6 +1,6 @@
 """More element arithmetic: TREM/TREMS, TFMOD/TFMODS, the partial ops TPARTADD/MUL/MAX/MIN, TAXPY, TADDC and its
-kin (TSUBC, TADDSC, TSUBSC), TSUBRELU, TLRELU, TPRELU, TMULADDDST, TFUSEDMULADD and TFUSEDMULADDRELU (the last
-ones: decisions PTO123, PTO124, PTO126).
+kin (TSUBC, TADDSC, TSUBSC), TSUBRELU, TLRELU, TPRELU, TMULADDDST, TFUSEDMULADD, TFUSEDMULADDRELU and
+TPAIRREDUCESUM (the last ones: decisions PTO123, PTO124, PTO126, PTO127).
 
 Semantics of the pto-isa CPU reference (include/pto/cpu/ElementOp.h,
 TBinSOps.hpp, TPartOp.hpp, ElementTileOp.h), on :mod:`tilesim.pto.numerics`:
@@ -32,7 +32,7 @@ from ._common import Op
 from .elementwise import _scalar, _tile_scalar, _tile_tile, _vec_tiles, _x86_b_first
 
 __all__ = ["trem", "trems", "tfmod", "tfmods", "tsubc", "taddsc", "tsubsc", "tsubrelu", "tlrelu", "tprelu",
-           "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy",
+           "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu", "tpairreducesum", "tpartadd", "tpartmul", "tpartmax", "tpartmin", "taxpy",
            "taddc"]
 
 
@@ -390,6 +390,53 @@ def _mul_add(name: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
         r = nx.binary("add", nx.binary("mul", x[0], x[1], wide, b_first=first, **kw), x[2], wide, **kw)
         r = r if wide == dt else _to(r, wide, dt)
     dst.bits[:R, :C] = r
+    return dst
+
+
+def tpairreducesum(dst: Tile, src: Tile, *, target=None) -> Tile:
+    """TPAIRREDUCESUM: per row ``dst[k] = src[2k] + src[2k + 1]`` for ``k < ceil(vc / 2)`` (an odd last element
+    plus +0), the rest of dst's valid row 0; src and dst share a valid shape with vc > 0 (PTO127).
+
+    On cpu the simulator first zeroes all of dst's storage (``Profile.pairsum_zeroes_tile``), and an f16/bf16
+    sum runs in f32 (PTO95).
+
+    >>> from tilesim.pto import Tile
+    >>> s, d = Tile("vec", "f32", 1, 8, valid=(1, 5)), Tile("vec", "f32", 1, 8, valid=(1, 5))
+    >>> s.values[0, :5] = (1, 2, 3, 4, 5)
+    >>> tpairreducesum(d, s).valid_values.tolist()
+    [[3.0, 7.0, 5.0, 0.0, 0.0]]
+    """
+    op = Op("tpairreducesum", target)
+    _vec_tiles(op, [(dst, "dst"), (src, "src")])
+    op.same_dtype(dst, src, "src", "dst")
+    op.dtypes("tpairreducesum", (dst.dtype,), ("dst",))
+    op.valid_match(dst, src, "src", "dst")
+    R, C = dst.valid
+    if R and not C:
+        op.fail("the valid columns must be at least 1 (the simulator's pair loop runs away on 0)", "dst",
+                "pto.tpairreducesum.cols", C)
+    p = op.prof
+    dt = dst.dtype
+    mid = (C + 1) // 2
+    x = src.bits[:R, :C]
+    even = x[:, 0::2]
+    odd = np.zeros_like(even)
+    odd[:, : C // 2] = x[:, 1::2]
+    kw = dict(flush=p.flush_denormals, nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans)
+    wide = get_dtype("f32") if p.x86_nans and dt.name in ("f16", "bf16") else dt
+    if wide == dt:
+        # cpu f32: clang's loop over the first mid - 1 pairs adds 8 a step with the odd element first (its NaN
+        # wins), the rest one by one, even first (read from the simulator's outputs, PTO127)
+        body = np.arange(mid)[None, :] < (mid - 1) // 8 * 8 if p.x86_nans and dt.name == "f32" else False
+        sums = nx.binary("add", even, odd, dt, b_first=np.broadcast_to(body, even.shape) if body is not False
+                         else False, **kw)
+    else:  # g++'s bf16 puts the odd element first, clang's f16 the even one
+        sums = _to(nx.binary("add", _to(even, dt, wide), _to(odd, dt, wide), wide, b_first=dt.name == "bf16", **kw),
+                   wide, dt)
+    if p.pairsum_zeroes_tile:
+        dst.bits[...] = 0
+    dst.bits[:R, :C] = 0
+    dst.bits[:R, :mid] = sums
     return dst
 
 

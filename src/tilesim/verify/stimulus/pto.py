@@ -78,7 +78,7 @@ FAMILY: dict[str, str] = {
     "tshl": "shift", "tshr": "shift", "tshls": "shift_scalar", "tshrs": "shift_scalar", "tsubc": "ternary",
     "taddsc": "carry_scalar", "tsubsc": "carry_scalar", "ttrans": "trans",
     "tinterleave": "interleave", "tdeinterleave": "interleave",
-    **{o: "binary" for o in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")},
+    **{o: "binary" for o in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")}, "tpairreducesum": "unary",
     "tmatmul_acc": "matmul_acc", "tmatmul_bias": "matmul_bias",
     "tci": "ci", "ttri": "tri", "tdequant": "dequant",
     **{o: _FIXED[o][0] for o in sorted(_FIXED)},
