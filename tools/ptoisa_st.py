@@ -48,7 +48,7 @@ PLAIN = {
     **{op: ("src0", "src1", "src2") for op in ("taddc", "tsubc")},
     **{op: ("src0", "@scalar", "src1") for op in ("taddsc", "tsubsc")},
     "tlrelu": ("src", "@scalar"), "tprelu": ("src0", "src1", "tmp"),
-    **{op: ("src", "@scalar") for op in ("tshls", "tshrs", "tcmps")},
+    **{op: ("src", "@scalar") for op in ("tshls", "tshrs", "tcmps")}, "tpairreducesum": ("src",),
 }
 #: folders whose dst has another dtype than the sources, and the op's keyword arguments from the template's
 #: arguments after the shapes (TCMPS: ``<T, R, C, R, C, CmpMode>``, a u8 mask)
@@ -65,6 +65,7 @@ SHAPES = {
     "tnot": lambda a: ((a[0], a[1]), (a[2], a[3]), (a[4], a[5])),
     "tsqrt": lambda a: _plain_shapes(a[:4]),                       # <..., inPlace>: the same values
     "tcmps": lambda a: _plain_shapes(a[:4]),
+    "tpairreducesum": lambda a: ((a[0], a[1]),) * 3,               # <T, ROWS, COLS>
     **{op: lambda a: ((a[4], a[5]), (a[4], a[5]), (a[2], a[3])) if (a[0], a[1]) == (a[2], a[3]) else None
        for op in ("tshls", "tshrs", "trsqrt")},                   # <T, DST, SRC, TILE>: valid DST == SRC
 }
