@@ -168,7 +168,7 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
     if op in NOT_MAPPED or op not in PLAIN:
         row.cases = len(re.findall(r"TEST_F\(", main))
         row.not_mapped = row.cases
-        reason = NOT_MAPPED.get(op) or (f"tilesim has no {op.upper()}" if OP_OF.get(op, op) not in pto.OPS
+        reason = NOT_MAPPED.get(op) or (f"no tilesim op named {op}" if OP_OF.get(op, op) not in pto.OPS
                                         else "kernel not the plain one (no adapter yet)")
         row.reasons.append(reason)
         return row
