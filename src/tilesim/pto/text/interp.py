@@ -949,7 +949,7 @@ class Interpreter:
             self.iters.pop()
 
     def _while_loop(self, st: Stmt, env, frame, before, after, names, vals) -> None:
-        """The iterations of ``scf.while``; iteration k numbers both regions' statements k (PTO102)."""
+        """The iterations of ``scf.while``; iteration k numbers both regions' statements k (PTO100)."""
         for k in range(_MAX_WHILE):
             self.iters[-1] = k
             sig = self._region(before, env.new_child(dict(zip(names, vals))), frame)
