@@ -1,8 +1,8 @@
 """Value traces of ``.pto`` programs: one :class:`~tilesim.inspect.Step` per tile op executed.
 
-A step records the op's line, the iteration of each enclosing ``scf.for`` or ``scf.while``, the block, and what it wrote:
-each destination tile's valid region (its lane codes, read by the dtype's format) under the tile's SSA
-name, and each global-memory window a TSTORE (or any op with a view destination) wrote, as
+A step records the op's line, the iteration of each enclosing ``scf.for`` or ``scf.while``, the block,
+and what it wrote: each destination tile's valid region (its lane codes, read by the dtype's format)
+under the tile's SSA name, and each global-memory window a TSTORE (or any op with a view destination) wrote, as
 ``%name[window]`` with the window's offset as origin. Statements that write no tile (constants, views,
 control flow) make no step.
 
