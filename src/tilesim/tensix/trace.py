@@ -1,11 +1,13 @@
 """Value traces of ``.tt`` programs: one :class:`~tilesim.inspect.Step` per instruction or data directive.
 
-Each step records what changed in the Matrix Unit, compared with the machine before it:
+Each step records what changed in the Matrix Unit and the SFPU, compared with the machine before it:
 
 - Dst, by 16-row physical block: with 16-bit Dst as BF16 or FP16 codes (``dst rows R-R+15``), with 32-bit
-  Dst as the FP32 codes of the block's 8 rows (``dst32 rows R-R+7``; INT32 sign-magnitude words as raw codes),
-  as the thread's configuration reads them at that step; ``dst_valid`` when a valid flag changed;
-- SrcA and SrcB rows by bank and 16-row block, as raw 19-bit datums (``srca[0] rows 0-15``);
+  Dst as the FP32 or INT32 codes of the block's 8 rows (``dst32 rows R-R+7``), as the thread's
+  configuration reads them at that step; ``dst_valid`` when a valid flag changed;
+- SrcA and SrcB rows by bank and 16-row block (``srca[0] rows 0-15``), as codes of the format the
+  Matrix Unit reads them in (TT40);
+- each SFPU LReg that changed (``lreg3``, FP32 codes of its 32 lanes as 4 rows of 8) and the lane flags;
 - each register-window counter that changed (``rwc.t0.dst``);
 - the codes a ``.pack`` wrote (``pack NAME``).
 
