@@ -166,8 +166,9 @@ def default_rounding(path) -> str:
     return "hardware"
 
 
-def explain(op: str, a: dict, b: dict) -> list[str]:
-    """Why two runs' values differ at instruction ``op``, given their options (rounding_model).
+def explain(op: str, a: dict, b: dict, dtypes: tuple = ()) -> list[str]:
+    """Why two runs' values differ at instruction ``op``, given their options (rounding_model); Tensix steps
+    carry no ``dtypes``.
 
     >>> explain("TT_GMPOOL", {"rounding_model": "hardware"}, {"rounding_model": "doc"})
     ['TT7: GMPOOL compares strictly in hardware and with >= in doc, which moves only the ArgMax index']
