@@ -337,18 +337,17 @@ _EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin"
           "tinterleave", "tdeinterleave", "tfmod", "tfmods"}     # bit ops, moves and fmod: exact
 _NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
 _TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif"}
-_NOT_YET = {"taddsc", "tsubsc", "tsubrelu", "tlrelu", "tprelu", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu",
-            "tpairreducesum"}
 
 
 def test_every_rounding_pto_op_has_a_tie():
     from tilesim.verify.stimulus.pto import OPS, _classes, _signature
-    groups = (_EXACT, _NO_MIDPOINT, _TRANSCENDENTAL, _NOT_YET)
+    groups = (_EXACT, _NO_MIDPOINT, _TRANSCENDENTAL)
     assert sum(map(len, groups)) == len(set().union(*groups))
     without = {op for op in OPS if "tie" not in _classes(op, _signature(op, "a5", None), "a5")}
     assert without == set().union(*groups)
     for op in ("tadd", "tpartadd", "trowsum", "tcolprod", "tmatmul", "tmatmul_bias", "taddc", "taxpy", "tdequant",
-               "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"):
+               "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias", "taddsc",
+               "tpairreducesum"):
         assert any("tie" in t for t in make_vectors("pto", op, n=1, seed=1).tags), op
 
 
@@ -487,3 +486,36 @@ def test_pto_matmul_mx_tie_vectors_are_ties(op, target):
             if name in vs.arrays:
                 assert not vs.arrays[name][i].any()
         _ties_rounded(vs, exact, vs.arrays["dst_out"][i][:r, :c])
+
+
+#: the exact result of each composite op of issue 21 from its inputs (v: name -> values), before its rounding
+_TWO_STEP_EXACT = {
+    "taddsc": lambda v: v["src0"] + v["scalar"] + v["src1"], "tsubsc": lambda v: v["src0"] - v["scalar"] + v["src1"],
+    "tsubrelu": lambda v: v["src0"] - v["src1"], "tlrelu": lambda v: v["src"] * v["scalar"],
+    "tprelu": lambda v: v["src0"] * v["src1"], "tmuladddst": lambda v: v["src0"] * v["src1"] + v["dst"],
+    "tfusedmuladd": lambda v: v["src0"] * v["dst"] + v["src1"],
+    "tfusedmuladdrelu": lambda v: v["src0"] * v["dst"] + v["src1"],
+    "tpairreducesum": lambda v: v["src"][:, 0::2] + v["src"][:, 1::2],
+}
+
+
+@pytest.mark.parametrize("op", sorted(_TWO_STEP_EXACT))
+@pytest.mark.parametrize("target,dtype", [("a5", None), ("a5", "f16"), ("cpu", "f16"), ("cpu", "bf16")])
+def test_pto_two_step_tie_vectors_are_ties(op, target, dtype):
+    """float64 is exact here (two nonzero terms, or a product of 12-bit significands); tlrelu and tprelu take
+    the slope's branch (negative sources), the ReLU ops' results are positive."""
+    from tilesim import formats
+    vs = make_vectors("pto", op, n=1, seed=4, target=target, dtype=dtype)
+    ties = [i for i, t in enumerate(vs.tags) if "tie" in t]
+    assert ties
+    for i in ties:
+        r, c = vs.arrays["valid"][i][0]
+        v = {o.name: formats.decode(vs.arrays[o.name][i], o.fmt) for o in vs.operands if o.role == "input"
+             and o.name != "valid"}
+        v = {k: x if k == "scalar" else x[:r, :c] for k, x in v.items()}
+        if "scalar" in v:
+            v["scalar"] = v["scalar"][0]
+        exact = _TWO_STEP_EXACT[op](v)
+        if op in ("tlrelu", "tprelu"):
+            assert (v["src" if op == "tlrelu" else "src0"] < 0).all()
+        _ties_rounded(vs, exact, vs.arrays["dst_out"][i][: exact.shape[0], : exact.shape[1]])

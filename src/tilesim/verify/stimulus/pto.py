@@ -647,6 +647,8 @@ def _tie_op(op: str, sig) -> bool:
         return get_dtype(sig[-1]).format.is_float
     if fam in ("quant", "window_fp", "matmul_mx"):
         return True
+    if op in _TWO_STEP:
+        return get_dtype(sig[0]).format.is_float
     if fam == "dequant":
         return get_dtype(sig[1]).format.is_float
     return fam in ("matmul", "matmul_acc", "matmul_bias") and get_dtype(sig[1]).format.is_float
@@ -778,8 +780,45 @@ def _matmul_mx_tie(c: _Call, rng) -> None:
 _SCALED_TIE = {"dequant": _dequant_tie, "window_fp": _window_fp_tie, "matmul_mx": _matmul_mx_tie}
 
 
+#: the issue-21 ops that round a sum or product inside a composite (decision V18): op -> the value of each
+#: operand, with a = a code in [1, 4/3) with an odd last bit and h = half an ulp of 1, so each result is
+#: a + h or -1.5 a (positive where a ReLU follows)
+_TWO_STEP = {
+    "taddsc": {"src0": "a", "scalar": "h", "src1": "0"}, "tsubsc": {"src0": "a", "scalar": "-h", "src1": "0"},
+    "tsubrelu": {"src0": "a", "src1": "-h"}, "tlrelu": {"src": "-a", "scalar": "1.5"},
+    "tprelu": {"src0": "-a", "src1": "1.5"}, "tmuladddst": {"src0": "a", "src1": "1", "dst": "h"},
+    "tfusedmuladd": {"src0": "a", "dst": "1", "src1": "h"}, "tfusedmuladdrelu": {"src0": "a", "dst": "1", "src1": "h"},
+    "tpairreducesum": {"src": "a,h"},            # each pair (src[2k], src[2k + 1]) = (a, h)
+}
+
+
+def _two_step_tie(op: str, c: _Call, sc, rng) -> np.ndarray:
+    """Plant :data:`_TWO_STEP`'s operands over the region (a drawn per element); returns the scalar's code."""
+    fmt = next(iter(c.tiles.values())).dtype.format
+    m = fmt.man_bits
+    r, cc = c.tiles["dst"].valid
+
+    def lead(shape):
+        return (rng.integers(0, max((1 << m) // 6, 1), shape) * 2 + 1) * 2.0 ** -m + 1
+    value = {"0": lambda sh: np.zeros(sh), "1": lambda sh: np.ones(sh), "1.5": lambda sh: np.full(sh, 1.5),
+             "h": lambda sh: np.full(sh, 2.0 ** -(m + 1)), "-h": lambda sh: np.full(sh, -(2.0 ** -(m + 1))),
+             "a": lead, "-a": lambda sh: -lead(sh)}
+    for name, what in _TWO_STEP[op].items():
+        if name == "scalar":
+            sc = formats.encode(value[what]((1,)), fmt).astype(np.uint64)
+        elif what == "a,h":
+            block = np.full((r, cc), 2.0 ** -(m + 1))
+            block[:, 0::2] = lead((r, (cc + 1) // 2))
+            c.tiles[name].bits[:r, :cc] = formats.encode(block, fmt)
+        else:
+            c.tiles[name].bits[:r, :cc] = formats.encode(value[what]((r, cc)), fmt)
+    return sc
+
+
 def _plant_rounding(op, sig, cls, c: _Call, sc, rng) -> np.ndarray:
     """Sources whose exact results are rounding ties or overflow; returns the scalar's code."""
+    if cls == "tie" and op in _TWO_STEP:
+        return _two_step_tie(op, c, sc, rng)
     if cls == "tie" and _tie_op(op, sig):
         _plant_reduce_tie(op, c, rng)
         if FAMILY[op] == "axpy":                  # dst + src x 1: the tie is dst + src
