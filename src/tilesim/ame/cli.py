@@ -152,8 +152,8 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
         for r in records:
             console.print(f"tiling {fmt_acc(r)}: {r['tiling_why']}", highlight=False)
         console.print("err vs fp64: ||C - A B|| / ||A B|| with A, B ~ N(0, 1) (float32) and A B in float64; err accum.: against the "
-                      "float64 product of the quantised inputs; max ULP accum.: the largest error of that, in ULPs "
-                      "of the accumulator. Integer formats use a per-tensor scale. (fb): the 4x4 was asked for and "
+                      "float64 product of the quantised inputs; worst row accum.: that error in the worst row, relative to "
+                      "the row's norm; p99 ULP accum.: the 99th percentile of that error, in ULPs of the accumulator. Integer formats use a per-tensor scale. (fb): the 4x4 was asked for and "
                       "2x2 runs. wrapped: results an integer accumulator wrapped. (what-if): --acc replaced the "
                       "proposal's accumulator. Simulated in "
                       + ", ".join(f"{fmt_acc(r.record)} {r.seconds:.2f} s" for r in rows), highlight=False)
