@@ -15,6 +15,14 @@ Values stay bit patterns. The rules, and why each is exact:
   2**-45 (relative) away from every rounding boundary of the target format;
   the rare element that does not is recomputed with 60-digit
   :mod:`decimal` arithmetic. The result is the correctly rounded value.
+* Fast paths: f32 ``+ - * / sqrt 1/x`` without flushing take numpy's float32
+  result as it is whenever no lane is NaN (those bits are the IEEE result on
+  every target); a NaN anywhere sends the whole call to the exact path, which
+  gives NaN payloads. f32 exp, log and 1/sqrt round numpy's float64 result to
+  f32 directly where its low 29 bits show it far from a rounding boundary;
+  only the other lanes (boundary cases, subnormal, zero, infinite or NaN
+  results) take the exact path above. Tests hold each fast path equal to the
+  exact one.
 * Integers: two's complement wrap-around (computed in int64/uint64, which wrap
   modulo 2**64, then truncated to the lane).
 * NaN results of arithmetic are the canonical quiet NaN (F5); moves, max/min
@@ -36,7 +44,7 @@ from .dtypes import DType, get_dtype
 
 __all__ = [
     "as_key", "as_f32", "is_nan", "flush_bits", "from_f32", "from_f64", "canonical_nan",
-    "binary", "unary", "select_max", "select_min", "round_fraction", "int_view",
+    "binary", "binary_exact", "unary", "unary_exact", "fast_f32", "fast_f32_into", "select_max", "select_min", "round_fraction", "int_view",
 ]
 
 U64 = np.uint64
@@ -144,10 +152,38 @@ _DEC = {
 }
 
 
+_F64 = {"exp": np.exp, "log": np.log, "rsqrt": lambda v: 1.0 / np.sqrt(v)}
+#: f64 bit fields for the f32 certificate: the 29 bits rounding to f32 drops, and their midpoint
+_LOW29, _HALF29 = U64((1 << 29) - 1), 1 << 28
+_NEAR = 1 << 9  # f64 ulps from the midpoint counted as near: above the 2**-45 relative margin (at most 2**8 ulps)
+
+
 def _transcendental(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
-    """Correctly rounded exp/log/rsqrt of exact float64 inputs (see the module docstring)."""
+    """Correctly rounded exp/log/rsqrt of exact float64 inputs (see the module docstring).
+
+    For f32, float64 results that are normal f32 numbers more than 2**9 f64 ulps from a rounding boundary
+    (at least the 2**-45 relative margin of :func:`_transcendental_exact`) are rounded by numpy's cast; the
+    other lanes take the exact path.
+    """
+    if dt.name != "f32":
+        return _transcendental_exact(name, x, dt, flush)
     with np.errstate(all="ignore"):
-        y = {"exp": np.exp, "log": np.log, "rsqrt": lambda v: 1.0 / np.sqrt(v)}[name](x)
+        y = _F64[name](x)
+        r = y.astype(np.float32)
+    bits = y.view(np.uint64)
+    e = (bits >> U64(52)) & U64(0x7FF)  # f32 normals: biased f64 exponents 897..1150
+    near = np.abs(((bits & _LOW29).astype(np.int64) - _HALF29)) <= _NEAR
+    unsure = near | (e < U64(897)) | (e > U64(1150))
+    out = r.view(np.uint32)
+    if unsure.any():
+        out[unsure] = _transcendental_exact(name, x[unsure], dt, flush)
+    return out
+
+
+def _transcendental_exact(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
+    """The reference: float64 result 2**-45 (relative) from every rounding boundary, else 60-digit decimal."""
+    with np.errstate(all="ignore"):
+        y = _F64[name](x)
         eps = 2.0 ** -45
         lo = from_f64(y * (1 - eps), dt, flush=flush)
         hi = from_f64(y * (1 + eps), dt, flush=flush)
@@ -209,13 +245,16 @@ def x86_nans(r: np.ndarray, a: np.ndarray, b: np.ndarray, dt: DType, b_first=Fal
     """NaN results as x86-64 SSE gives them: the first operand's NaN quieted, else the second's, else the
     default NaN (sign set). ``b_first`` (bool or a mask) says where the machine code puts b first.
     f16/bf16 arithmetic runs in f32, so their payloads pass through f32 and back."""
+    nan = is_nan(r, dt)
+    if not nan.any():  # the payload work only where NaNs are
+        return r
     first, second = np.where(b_first, b, a), np.where(b_first, a, b)
     sign, exp, _ = _fields(dt)
     L = dt.lane.type
     quiet = L(1 << (dt.format.man_bits - 1))
     n1, n2 = is_nan(first, dt), is_nan(second, dt)
     out = np.where(n1, first | quiet, np.where(n2, second | quiet, L(sign | exp | int(quiet))))
-    return np.where(is_nan(r, dt), out, r)
+    return np.where(nan, out, r)
 
 
 def _element(mask: np.ndarray) -> str:
@@ -246,6 +285,37 @@ def check_divisor(x: np.ndarray, y: np.ndarray, dt: DType, instruction: str, *, 
                                instruction=instruction, operand="divisor", rule="pto.op.div_overflow", value=-1)
 
 
+_F32_ARITH = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "sqrt": np.sqrt,
+              "recip": np.reciprocal}
+
+
+def fast_f32(op: str, a: np.ndarray, b: np.ndarray | None = None, out: np.ndarray | None = None):
+    """f32 lanes of ``a op b`` (add, sub, mul, div) or ``op(a)`` (sqrt, recip) from numpy's float32 kernel,
+    without flushing, written into ``out`` if given; ``None`` when a result lane is NaN, whose payload the
+    exact path decides (``out`` may then hold anything). ``out`` must not overlap ``a`` or ``b``."""
+    f = _F32_ARITH[op]
+    o = None if out is None else out.view(np.float32)
+    with np.errstate(all="ignore"):
+        r = f(a.view(np.float32), o) if b is None else f(a.view(np.float32), b.view(np.float32), o)
+    if r.size and np.isnan(r.max()):  # max propagates NaN: one cheap pass finds any
+        return None
+    return r.view(np.uint32)
+
+
+def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool:
+    """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` may overlap a source);
+    False, with ``out`` unspecified, when the exact path must decide (NaN results, or ``op`` not covered)."""
+    if op not in _F32_ARITH:
+        return False
+    if np.may_share_memory(out, a) or (b is not None and np.may_share_memory(out, b)):
+        r = fast_f32(op, a, b)
+        if r is None:
+            return False
+        out[...] = r
+        return True
+    return fast_f32(op, a, b, out) is not None
+
+
 def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
            instruction: str = "pto", x86: bool = False, b_first=False) -> np.ndarray:
     """``a op b`` lane-wise for op in add, sub, mul, div, max, min (broadcasting).
@@ -256,6 +326,18 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
     Raises:
         SpecGapError: integer division by zero, or on cpu INT_MIN / -1 (:func:`check_divisor`).
     """
+    dt = get_dtype(dt)
+    if dt.name == "f32" and not flush and op in _F32_ARITH:
+        r = fast_f32(op, np.asarray(a, np.uint32), np.asarray(b, np.uint32))
+        if r is not None:
+            return r
+    return binary_exact(op, a, b, dt, flush=flush, nan_mode=nan_mode, instruction=instruction, x86=x86,
+                        b_first=b_first)
+
+
+def binary_exact(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
+                 instruction: str = "pto", x86: bool = False, b_first=False) -> np.ndarray:
+    """:func:`binary` without its f32 fast path: the reference it is tested against."""
     dt = get_dtype(dt)
     a, b = np.broadcast_arrays(np.asarray(a, dt.lane), np.asarray(b, dt.lane))
     if op == "max":
@@ -296,6 +378,18 @@ def unary(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "f
     exp is f32 ``expf`` rounded to f16 (two roundings), and NaN results are the
     input NaN quieted, or else the default NaN (PTO92).
     """
+    dt = get_dtype(dt)
+    a = np.asarray(a, dt.lane)
+    if dt.name == "f32" and not flush and op in _F32_ARITH:
+        r = fast_f32(op, a)
+        if r is not None:
+            return r
+    return unary_exact(op, a, dt, flush=flush, nan_mode=nan_mode, instruction=instruction, x86=x86)
+
+
+def unary_exact(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
+                instruction: str = "pto", x86: bool = False) -> np.ndarray:
+    """:func:`unary` without its f32 sqrt/recip fast path (the reference it is tested against)."""
     dt = get_dtype(dt)
     a = np.asarray(a, dt.lane)
     if x86 and dt.is_float:

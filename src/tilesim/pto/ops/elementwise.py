@@ -47,23 +47,28 @@ def _vec_tiles(op: Op, named: list[tuple[Tile, str]]) -> None:
 
 # ------------------------------------------------------------- tile-tile
 def _tile_tile(op: Op, dst: Tile, src0: Tile, src1: Tile, tmp=None, mask: Tile | None = None) -> None:
-    """The checks of a tile-tile op: vec row-major tiles of dst's dtype (in the op's table) and valid shape."""
-    _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src0, "src0"),
-                    (src1, "src1")])
-    op.same_dtype(dst, src0, "src0", "dst")
-    op.same_dtype(dst, src1, "src1", "dst")
-    op.dtypes(op.name, (dst.dtype,), ("dst",))
-    if tmp is not None:
-        op.tile(tmp, "tmp", None)
+    """The checks of a tile-tile op: vec row-major tiles of dst's dtype (in the op's table) and valid shape.
+    Those that read only the operands' types run once per signature (:meth:`Op.static`)."""
+    def static():
+        _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src0, "src0"),
+                        (src1, "src1")])
+        op.same_dtype(dst, src0, "src0", "dst")
+        op.same_dtype(dst, src1, "src1", "dst")
+        op.dtypes(op.name, (dst.dtype,), ("dst",))
+        if tmp is not None:
+            op.tile(tmp, "tmp", None)
+    op.static((dst, src0, src1, tmp, mask), static)
     op.valid_match(dst, src0, "src0", "dst")
     op.valid_match(dst, src1, "src1", "dst")
 
 
 def _tile_scalar(op: Op, dst: Tile, src: Tile, scalar, tmp=None, mask: Tile | None = None) -> np.ndarray:
     """The checks of a tile-scalar op (as :func:`_tile_tile`, with one source tile); returns the scalar's bits."""
-    _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src, "src")])
-    op.same_dtype(dst, src, "src", "dst")
-    op.dtypes(op.name, (dst.dtype,), ("dst",))
+    def static():
+        _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src, "src")])
+        op.same_dtype(dst, src, "src", "dst")
+        op.dtypes(op.name, (dst.dtype,), ("dst",))
+    op.static((dst, src, mask), static)
     s = _scalar(op, scalar, dst.dtype)
     if tmp is not None:
         op.tile(tmp, "tmp", None)
@@ -74,11 +79,13 @@ def _tile_scalar(op: Op, dst: Tile, src: Tile, scalar, tmp=None, mask: Tile | No
 def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
     op = Op(name, target)
     _tile_tile(op, dst, src0, src1)
-    R, C = dst.valid
     p = op.prof
-    dst.bits[:R, :C] = nx.binary(kind, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, flush=p.flush_denormals,
-                                 nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans,
-                                 b_first=_x86_b_first(kind, dst) if p.x86_nans else False)
+    a, b, d = src0.valid_bits, src1.valid_bits, dst.valid_bits
+    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, d):
+        return dst
+    d[...] = nx.binary_exact(kind, a, b, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
+                             instruction=op.inst, x86=p.x86_nans,
+                             b_first=_x86_b_first(kind, dst) if p.x86_nans else False)
     return dst
 
 
@@ -102,12 +109,18 @@ def _x86_b_first(kind: str, dst: Tile):
 
 def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     op = Op(name, target)
-    _vec_tiles(op, [(dst, "dst"), (src, "src")])
-    op.same_dtype(dst, src, "src", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
+
+    def static():
+        _vec_tiles(op, [(dst, "dst"), (src, "src")])
+        op.same_dtype(dst, src, "src", "dst")
+        op.dtypes(name, (dst.dtype,), ("dst",))
+    op.static((dst, src), static)
     op.valid_match(dst, src, "src", "dst")
     R, C = dst.valid
     p = op.prof
+    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, src.valid_bits, None,
+                                                                              dst.valid_bits):
+        return dst
     r = nx.unary(kind, src.bits[:R, :C], dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                  instruction=op.inst, x86=p.x86_nans)
     if p.x86_nans and kind == "neg" and dst.dtype.name == "f16":
