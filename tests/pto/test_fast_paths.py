@@ -94,3 +94,32 @@ def test_cached_checks_still_refuse_a_bad_call_after_a_good_one():
     with pytest.raises(DtypeError) as e:
         pto.tadd(d, a, Tile("vec", "f16", 16, 16), target="cpu")
     assert e.value.rule == "pto.op.same_dtype"
+
+
+@pytest.mark.parametrize("op", ["exp", "log", "rsqrt"])
+def test_unary_transcendental_fast_path_equals_exact_path(op):
+    a = np.concatenate([_every_narrow_code_as_f32(), _random_f32(6, 5000)])
+    assert np.array_equal(nx.unary(op, a, F32, x86=True), nx.unary_exact(op, a, F32, x86=True))
+    pos = a[a.view(np.float32) > 0]
+    assert nx.fast_f32(op, pos) is not None
+
+
+def test_cpu_f32_f16_casts_equal_the_exact_path():
+    """TCVT's numpy casts on cpu (f32 -> f16, f16 -> f32) against the double-rounding reference they skip:
+    every f16 code, every f16 rounding midpoint and its f32 neighbours, and random f32 lanes."""
+    from tilesim.pto.ops import convert_cpu
+    f16, f32 = pto.get_dtype("f16"), pto.get_dtype("f32")
+    codes = np.arange(65536, dtype=np.uint16)
+    finite = codes[np.isfinite(codes.view(np.float16))]
+    lo = finite.view(np.float16).astype(np.float64)
+    with np.errstate(over="ignore"):
+        up = np.nextafter(finite.view(np.float16), np.float16(np.inf)).astype(np.float64)
+    mid = np.concatenate([((lo + up) / 2)[np.isfinite(up)], [65520.0, -65520.0]])  # +-65520: the overflow edge
+    mid32 = mid.astype(np.float32).view(np.uint32)
+    src = np.concatenate([_random_f32(7), _every_narrow_code_as_f32(), mid32, mid32 + 1, mid32 - 1])
+    src = src[~np.isnan(src.view(np.float32))]
+    want = nx.from_f64(nx.as_f32(src, f32).astype(np.float64), f16, flush=False)
+    assert np.array_equal(convert_cpu.convert(src, f32, f16, "CAST_RINT", False)[0], want)
+    finite = finite[~np.isnan(finite.view(np.float16))]
+    want = nx.from_f64(nx.as_f32(finite, f16).astype(np.float64), f32, flush=False)
+    assert np.array_equal(convert_cpu.convert(finite, f16, f32, "CAST_RINT", False)[0], want)

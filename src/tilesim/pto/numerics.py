@@ -156,10 +156,11 @@ _F64 = {"exp": np.exp, "log": np.log, "rsqrt": lambda v: 1.0 / np.sqrt(v)}
 #: f64 bit fields for the f32 certificate: the 29 bits rounding to f32 drops, and their midpoint
 _LOW29, _HALF29 = U64((1 << 29) - 1), 1 << 28
 _NEAR = 1 << 9  # f64 ulps from the midpoint counted as near: above the 2**-45 relative margin (at most 2**8 ulps)
+_SHIFT29 = U64((1 << 29) - _HALF29 + _NEAR)
 
 
 def _transcendental(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
-    """Correctly rounded exp/log/rsqrt of exact float64 inputs (see the module docstring).
+    """Correctly rounded exp/log/rsqrt of exact float64 (or, for f32, float32) inputs (see the module docstring).
 
     For f32, float64 results that are normal f32 numbers more than 2**9 f64 ulps from a rounding boundary
     (at least the 2**-45 relative margin of :func:`_transcendental_exact`) are rounded by numpy's cast; the
@@ -168,12 +169,13 @@ def _transcendental(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndar
     if dt.name != "f32":
         return _transcendental_exact(name, x, dt, flush)
     with np.errstate(all="ignore"):
+        x = np.asarray(x, np.float64)  # f32 values widen here, signaling NaNs quietly
         y = _F64[name](x)
         r = y.astype(np.float32)
-    bits = y.view(np.uint64)
-    e = (bits >> U64(52)) & U64(0x7FF)  # f32 normals: biased f64 exponents 897..1150
-    near = np.abs(((bits & _LOW29).astype(np.int64) - _HALF29)) <= _NEAR
-    unsure = near | (e < U64(897)) | (e > U64(1150))
+        ay = np.abs(y)
+    # near: the dropped bits within 2**9 of their midpoint (the modular shift puts that window at 0..2**10)
+    near = ((y.view(np.uint64) + _SHIFT29) & _LOW29) <= U64(2 * _NEAR)
+    unsure = near | ~((ay >= 2.0 ** -126) & (ay < 2.0 ** 128))  # f32 subnormals, zero, overflow, NaN: exact
     out = r.view(np.uint32)
     if unsure.any():
         out[unsure] = _transcendental_exact(name, x[unsure], dt, flush)
@@ -285,18 +287,24 @@ def check_divisor(x: np.ndarray, y: np.ndarray, dt: DType, instruction: str, *, 
                                instruction=instruction, operand="divisor", rule="pto.op.div_overflow", value=-1)
 
 
+_DT_F32 = get_dtype("f32")
 _F32_ARITH = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "sqrt": np.sqrt,
               "recip": np.reciprocal}
 
 
 def fast_f32(op: str, a: np.ndarray, b: np.ndarray | None = None, out: np.ndarray | None = None):
-    """f32 lanes of ``a op b`` (add, sub, mul, div) or ``op(a)`` (sqrt, recip) from numpy's float32 kernel,
-    without flushing, written into ``out`` if given; ``None`` when a result lane is NaN, whose payload the
+    """f32 lanes of ``a op b`` (add, sub, mul, div) or ``op(a)`` (sqrt, recip from numpy's float32 kernel; exp,
+    log, rsqrt from :func:`_transcendental`), without flushing, written into ``out`` if given; ``None`` when a result lane is NaN, whose payload the
     exact path decides (``out`` may then hold anything). ``out`` must not overlap ``a`` or ``b``."""
-    f = _F32_ARITH[op]
-    o = None if out is None else out.view(np.float32)
-    with np.errstate(all="ignore"):
-        r = f(a.view(np.float32), o) if b is None else f(a.view(np.float32), b.view(np.float32), o)
+    if op in _F64:
+        r = _transcendental(op, a.view(np.float32), _DT_F32, False).view(np.float32)
+        if out is not None:
+            out.view(np.float32)[...] = r
+    else:
+        f = _F32_ARITH[op]
+        o = None if out is None else out.view(np.float32)
+        with np.errstate(all="ignore"):
+            r = f(a.view(np.float32), o) if b is None else f(a.view(np.float32), b.view(np.float32), o)
     if r.size and np.isnan(r.max()):  # max propagates NaN: one cheap pass finds any
         return None
     return r.view(np.uint32)
@@ -305,7 +313,7 @@ def fast_f32(op: str, a: np.ndarray, b: np.ndarray | None = None, out: np.ndarra
 def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool:
     """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` may overlap a source);
     False, with ``out`` unspecified, when the exact path must decide (NaN results, or ``op`` not covered)."""
-    if op not in _F32_ARITH:
+    if op not in _F32_ARITH and op not in _F64:
         return False
     if np.may_share_memory(out, a) or (b is not None and np.may_share_memory(out, b)):
         r = fast_f32(op, a, b)
@@ -380,7 +388,7 @@ def unary(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "f
     """
     dt = get_dtype(dt)
     a = np.asarray(a, dt.lane)
-    if dt.name == "f32" and not flush and op in _F32_ARITH:
+    if dt.name == "f32" and not flush and (op in _F32_ARITH or op in _F64):
         r = fast_f32(op, a)
         if r is not None:
             return r
@@ -389,7 +397,7 @@ def unary(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "f
 
 def unary_exact(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
                 instruction: str = "pto", x86: bool = False) -> np.ndarray:
-    """:func:`unary` without its f32 sqrt/recip fast path (the reference it is tested against)."""
+    """:func:`unary` without its f32 fast path (the reference it is tested against)."""
     dt = get_dtype(dt)
     a = np.asarray(a, dt.lane)
     if x86 and dt.is_float:
