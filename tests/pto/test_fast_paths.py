@@ -123,3 +123,28 @@ def test_cpu_f32_f16_casts_equal_the_exact_path():
     finite = finite[~np.isnan(finite.view(np.float16))]
     want = nx.from_f64(nx.as_f32(finite, f16).astype(np.float64), f32, flush=False)
     assert np.array_equal(convert_cpu.convert(finite, f16, f32, "CAST_RINT", False)[0], want)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("nan_mode", ["first", "propagate", "spec"])
+def test_max_min_fast_path_and_blend_equal_the_exact_path(op, nan_mode):
+    """numpy's maximum/minimum under the ``first`` rule (other rules take the exact path), and the bitwise
+    select the exact path uses, against a plain ``np.where`` of the rule ``a < b ? b : a``."""
+    a = np.concatenate([_every_narrow_code_as_f32(), _random_f32(8)])
+    b = np.random.default_rng(9).permutation(a)
+    b[:1000] = a[:1000] ^ np.uint32(0x80000000)  # +-0 and other sign pairs
+    got = nx.binary(op, a, b, F32, nan_mode=nan_mode)
+    assert np.array_equal(got, nx.binary_exact(op, a, b, F32, nan_mode=nan_mode))
+    if nan_mode == "first":
+        ka, kb = a.view(np.float32), b.view(np.float32)
+        assert np.array_equal(got, np.where((kb > ka) if op == "max" else (kb < ka), b, a))
+        pos = a[(a.view(np.float32) > 0) & np.isfinite(a.view(np.float32))]
+        assert nx.fast_f32(op, pos, pos[::-1].copy()) is not None
+
+
+def test_blend_is_where():
+    rng = np.random.default_rng(10)
+    for lane in (np.uint8, np.uint16, np.uint32, np.uint64):
+        x, y = (rng.integers(0, np.iinfo(lane).max, 999, dtype=lane, endpoint=True) for _ in range(2))
+        c = rng.random(999) < 0.5
+        assert np.array_equal(nx.blend(c, x, y), np.where(c, x, y))

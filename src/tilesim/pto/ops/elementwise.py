@@ -81,7 +81,7 @@ def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> 
     _tile_tile(op, dst, src0, src1)
     p = op.prof
     a, b, d = src0.valid_bits, src1.valid_bits, dst.valid_bits
-    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, d):
+    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, d, p.nan_mode):
         return dst
     d[...] = nx.binary_exact(kind, a, b, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                              instruction=op.inst, x86=p.x86_nans,
@@ -140,9 +140,12 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     src, s_first = (a, False) if isinstance(a, Tile) else (b, True)
     s = _tile_scalar(op, dst, src, b if not s_first else a)
     R, C = dst.valid
-    x = src.bits[:R, :C]
+    x = src.valid_bits
     p = op.prof
     args = (s, x) if s_first else (x, s)
+    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, *args, dst.valid_bits,
+                                                                              p.nan_mode):
+        return dst
     # x86 NaN order (PTO91): the first operand's NaN wins. g++ puts the scalar first in bf16 add and mul (PTO78).
     # clang's f16 add and mul loop puts the scalar first, 4 columns a step, then the remaining columns in pairs,
     # also scalar first; with an odd column count the one left over, column C // 4 * 4, comes first and puts

@@ -95,14 +95,17 @@ def tcolexpand(dst: Tile, src: Tile, *, target=None) -> Tile:
 
 def _row_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, tmp, target) -> Tile:
     op = Op(name, target)
-    for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
-        op.tile(t, n)
-    op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
-    op.same_dtype(dst, src0, "src0", "dst")
-    op.same_dtype(dst, src1, "src1", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
-    if tmp is not None:
-        op.tile(tmp, "tmp", None)
+
+    def static():
+        for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
+            op.tile(t, n)
+        op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
+        op.same_dtype(dst, src0, "src0", "dst")
+        op.same_dtype(dst, src1, "src1", "dst")
+        op.dtypes(name, (dst.dtype,), ("dst",))
+        if tmp is not None:
+            op.tile(tmp, "tmp", None)
+    op.static((dst, src0, src1, tmp), static)
     R, C = dst.valid
     if R == 0 or C == 0:
         return dst
@@ -127,8 +130,8 @@ def _row_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, tmp, ta
     if ex.valid_rows != R:
         op.fail(f"the broadcast operand needs dst's {R} valid rows, not {ex.valid_rows}", ex_name,
                 "pto.op.rows_match", ex.valid_rows)
-    cols = np.arange(C) % ex.valid_cols
-    wide = ex.bits[:R][:, cols]
+    # Mode 1 broadcasts the column as it is; Mode 2 repeats its 32-byte row along dst's columns
+    wide = ex.bits[:R, :1] if ex.valid_cols == 1 else ex.bits[:R][:, np.arange(C) % ex.valid_cols]
     a, b = (src0.bits[:R, :C], wide) if full0 else (wide, src1.bits[:R, :C])
     dst.bits[:R, :C] = _apply(kind, a, b, op, dst.dtype)
     return dst
@@ -136,12 +139,15 @@ def _row_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, tmp, ta
 
 def _col_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
     op = Op(name, target)
-    for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
-        op.tile(t, n)
-        op.layout(t, n, ("ROW_MAJOR",), "a row_major block layout")
-    op.same_dtype(dst, src0, "src0", "dst")
-    op.same_dtype(dst, src1, "src1", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
+
+    def static():
+        for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
+            op.tile(t, n)
+            op.layout(t, n, ("ROW_MAJOR",), "a row_major block layout")
+        op.same_dtype(dst, src0, "src0", "dst")
+        op.same_dtype(dst, src1, "src1", "dst")
+        op.dtypes(name, (dst.dtype,), ("dst",))
+    op.static((dst, src0, src1), static)
     R, C = dst.valid
     if R == 0 or C == 0:
         return dst
