@@ -185,32 +185,50 @@ def _elw_one(op, x, y, raw, ok, add_dst, exp8, dst32, phase, a_man, b_man, flush
 
 
 @njit(cache=True, inline="always")
-def _mm_product(a, b, r, j, k, exp8, adj, phase, a_man, b_man):
-    """One product term (sign, exp, 5x7-bit partial significand) of ``hw_matmul_terms``."""
-    sa, ea, ma = _parts(np.int64(a[k, j]), exp8, a_man)
-    sb, eb, mb = _parts(np.int64(b[r, k]), exp8, b_man)
-    if ea == 0 or eb == 0:
-        return 0, max(adj, 0), 0
-    pa = (ma >> 1) & 31 if phase & 1 else ma >> 6
-    pb = (mb & 15) << 3 if phase & 2 else mb >> 4
-    return sa ^ sb, ea + eb + adj, pa * pb
+def _mm_operands(a, b, exp8, a_man, b_man, phase):
+    """SrcA (K x J) and SrcB (R x K) datums as (exponent, 5- or 7-bit phase slice of the significand,
+    sign) arrays, decoded once per instruction."""
+    ka, ja = a.shape
+    rb, kb = b.shape
+    ea, pa, sa = np.empty((ka, ja), np.int64), np.empty((ka, ja), np.int64), np.empty((ka, ja), np.int64)
+    eb, pb, sb = np.empty((rb, kb), np.int64), np.empty((rb, kb), np.int64), np.empty((rb, kb), np.int64)
+    for k in range(ka):
+        for j in range(ja):
+            s, e, m = _parts(np.int64(a[k, j]), exp8, a_man)
+            sa[k, j], ea[k, j], pa[k, j] = s, e, (m >> 1) & 31 if phase & 1 else m >> 6
+    for r in range(rb):
+        for k in range(kb):
+            s, e, m = _parts(np.int64(b[r, k]), exp8, b_man)
+            sb[r, k], eb[r, k], pb[r, k] = s, e, (m & 15) << 3 if phase & 2 else m >> 4
+    return ea, pa, sa, eb, pb, sb
 
 
 @njit(cache=True, inline="always")
-def _mm_group(a, b, r, j, k0, exp8, adj, phase, a_man, b_man):
+def _mm_group(ops, r, j, k0, adj):
     """``hw_matmul_terms`` for output (r, j) and K = k0 .. k0 + 7: the group's pre-summed term."""
+    ea, pa, sa, eb, pb, sb = ops
+    zero_e = max(adj, 0)
     top = -(1 << 62)
     for k in range(k0, k0 + 8):
-        top = max(top, _mm_product(a, b, r, j, k, exp8, adj, phase, a_man, b_man)[1])
+        e = zero_e if ea[k, j] == 0 or eb[r, k] == 0 else ea[k, j] + eb[r, k] + adj
+        top = max(top, e)
     if top <= 0:
         return 0, 0, 0
     total = 0
     for k in range(k0, k0 + 8):
-        s, e, m = _mm_product(a, b, r, j, k, exp8, adj, phase, a_man, b_man)
+        if ea[k, j] == 0 or eb[r, k] == 0:
+            e, m, s = zero_e, 0, 0
+        else:
+            e, m, s = ea[k, j] + eb[r, k] + adj, pa[k, j] * pb[r, k], sa[k, j] ^ sb[r, k]
         d = min(top - e, 30)
         al = ((m << 1) + (1 << d)) >> (d + 1)
         total += -al if s else al
     return (1 if total < 0 else 0), top, abs(total) << 13
+
+
+@njit(cache=True, inline="always")
+def _mm_adj(exp8, dst32, phase):
+    return (-127 if exp8 else (127 - 30 if dst32 else -15)) - (5 if phase & 1 else 0) - (7 if phase & 2 else 0)
 
 
 @njit(cache=True, error_model="numpy")
@@ -219,13 +237,14 @@ def mvmul(a, b, acc, exp8, dst32, phase, a_man, b_man):
     (N, R, 16) SrcB datums (R x K), ``acc`` (N, R, 16) Dst values as acc bits (an undefined row as 0).
     Returns the new acc bits (uint32): :func:`..rounding.hw_matmul_terms` then ``hw_accumulate``."""
     n, rows = b.shape[0], b.shape[1]
-    adj = (-127 if exp8 else (127 - 30 if dst32 else -15)) - (5 if phase & 1 else 0) - (7 if phase & 2 else 0)
+    adj = _mm_adj(exp8, dst32, phase)
     out = np.empty((n, rows, 16), np.uint32)
     for q in range(n):
+        ops = _mm_operands(a[q], b[q], exp8, a_man, b_man, phase)
         for r in range(rows):
             for j in range(16):
-                s1, e1, m1 = _mm_group(a[q], b[q], r, j, 0, exp8, adj, phase, a_man, b_man)
-                s2, e2, m2 = _mm_group(a[q], b[q], r, j, 8, exp8, adj, phase, a_man, b_man)
+                s1, e1, m1 = _mm_group(ops, r, j, 0, adj)
+                s2, e2, m2 = _mm_group(ops, r, j, 8, adj)
                 out[q, r, j] = _accumulate2(s1, e1, m1, s2, e2, m2, np.int64(acc[q, r, j]), dst32, exp8)
     return out
 
@@ -237,12 +256,12 @@ def mvmul_block(exp8, dst32, srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, 
     (K x J), SrcB row ``b_row + w`` (or ``b_row`` for every output row when ``broadcast``) into Dst row
     ``base + w`` for w in 0 .. num_rows - 1 (every other w when ``broadcast``); an undefined Dst row reads
     as 0, and each written row is marked valid (a 32-bit row at ``Adj32``, its low half 8 rows below)."""
-    adj = (-127 if exp8 else (127 - 30 if dst32 else -15)) - (5 if phase & 1 else 0) - (7 if phase & 2 else 0)
-    a = srca[a_bank, a_row:a_row + 16]
-    b = srcb[b_bank]
+    adj = _mm_adj(exp8, dst32, phase)
+    ops = _mm_operands(srca[a_bank, a_row:a_row + 16], srcb[b_bank, b_row:b_row + (1 if broadcast else num_rows)],
+                       exp8, a_man, b_man, phase)
     for w in range(0, num_rows, 2 if broadcast else 1):
         row = base + w
-        br = b_row if broadcast else b_row + w
+        br = 0 if broadcast else w
         phys = ((row & 0x1F8) << 1) | (row & 0x207) if dst32 else row
         ok = dst_valid[phys]
         for j in range(16):
@@ -250,8 +269,8 @@ def mvmul_block(exp8, dst32, srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, 
             if ok:
                 raw = (np.int64(dst[phys, j]) << 16) | dst[phys + 8, j] if dst32 else np.int64(dst[phys, j])
             acc = _to_acc(raw, dst32, exp8)
-            s1, e1, m1 = _mm_group(a, b, br, j, 0, exp8, adj, phase, a_man, b_man)
-            s2, e2, m2 = _mm_group(a, b, br, j, 8, exp8, adj, phase, a_man, b_man)
+            s1, e1, m1 = _mm_group(ops, br, j, 0, adj)
+            s2, e2, m2 = _mm_group(ops, br, j, 8, adj)
             v = _from_acc(_accumulate2(s1, e1, m1, s2, e2, m2, acc, dst32, exp8), dst32, exp8)
             if dst32:
                 dst[phys, j] = v >> 16
