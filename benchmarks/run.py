@@ -244,7 +244,7 @@ def gemm_memory() -> None:
 # ---------------------------------------------------------- compare, study
 def compare(rep: Report, rounds: int) -> None:
     """``tilesim compare gemm --shape 256x256x256`` as a user runs it: a child process, start-up included."""
-    cmd = [sys.executable, "-m", "tilesim.cli", "compare", "gemm", "--shape", "256x256x256"]
+    cmd = [sys.executable, "-c", "from tilesim.cli import main; main()", "compare", "gemm", "--shape", "256x256x256"]
     t_fn, _ = paired(lambda: subprocess.run(cmd, capture_output=True, check=True), None, max(1, rounds // 5))
     rep.section("tilesim compare", "s", "-")
     rep.row("compare gemm --shape 256x256x256", t_fn, [], 1, 15.0, ratio_bar=False)
