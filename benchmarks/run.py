@@ -216,9 +216,10 @@ def tensix(rep: Report, rounds: int) -> None:
 
 # ------------------------------------------------------------------- AME
 def gemm(rep: Report, rounds: int, size: int = 1024) -> None:
+    """AME GEMM size^3 (``--gemm-size``) in each issue format against numpy float64 ``a @ b``."""
     from tilesim.ame.gemm import gemm as ame_gemm
     rng = np.random.default_rng(0)
-    rep.section(f"AME GEMM {size}^3 against numpy float64 a @ b", "s", "numpy s")
+    rep.section(f"AME GEMM {size}^3 against numpy float64 a @ b", "ms", "numpy ms")
     for name, ft, bar in (("int8 -> int16", "int8", 2.0), ("fp8_e4m3 -> fp16", "fp8_e4m3", 10.0),
                           ("bf16 -> fp32", "bf16", 10.0)):
         a, b = rng.standard_normal((2, size, size))
@@ -226,7 +227,7 @@ def gemm(rep: Report, rounds: int, size: int = 1024) -> None:
             a, b = np.clip(np.round(a * 30), -128, 127), np.clip(np.round(b * 30), -128, 127)
         ame_gemm(a[:16, :32], b[:32, :16], ft=ft, quantize=True)  # the codec's tables, built once
         t_fn, t_peer = paired(lambda: ame_gemm(a, b, ft=ft, quantize=True), lambda: a @ b, max(3, rounds // 3))
-        rep.row(name, t_fn, t_peer, 1, bar, ratio_bar=True)
+        rep.row(name, t_fn, t_peer, 1e3, bar, ratio_bar=True)
 
 
 def gemm_memory() -> None:
@@ -295,14 +296,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--gemm-size", type=int, default=1024, help="M = N = K of the gemm section")
     ap.add_argument("--large", action="store_true", help="also the 4096^3 bf16 GEMM's memory peak")
     ap.add_argument("--ptoas", type=Path, help="a PTOAS checkout: time its qwen3_decode_incore_* kernels")
     args = ap.parse_args()
     np.seterr(all="ignore")  # the peers' overflow warnings (tilesim's ops set their own error state)
     print(f"numpy {np.__version__}; BLAS: {blas()}; load average {os.getloadavg()[0]:.2f}")
     rep = Report()
-    jobs = {"pto-small": small_ops, "pto-large": large_ops, "pto-loop": pto_loop, "tensix": tensix, "gemm": gemm,
-            "compare": compare, "study": study}
+    jobs = {"pto-small": small_ops, "pto-large": large_ops, "pto-loop": pto_loop, "tensix": tensix,
+            "gemm": lambda rep, rounds: gemm(rep, rounds, args.gemm_size), "compare": compare, "study": study}
     for name in args.only:
         jobs[name](rep, args.rounds)
     if args.large:
