@@ -148,3 +148,13 @@ def test_blend_is_where():
         x, y = (rng.integers(0, np.iinfo(lane).max, 999, dtype=lane, endpoint=True) for _ in range(2))
         c = rng.random(999) < 0.5
         assert np.array_equal(nx.blend(c, x, y), np.where(c, x, y))
+
+
+def test_kept_scalar_conversions_tell_signed_zeros_and_nan_payloads_apart():
+    """Tile-scalar ops keep each scalar's lane code (``elementwise._scalar_bits``), keyed by its bytes."""
+    src, dst = make_tile(np.full((16, 16), 0x80000000, np.uint32), "f32"), Tile("vec", "f32", 16, 16)
+    assert pto.tadds(dst, src, -0.0, target="cpu").bits[0, 0] == 0x80000000
+    assert pto.tadds(dst, src, 0.0, target="cpu").bits[0, 0] == 0x00000000
+    for payload in (0x7FC00001, 0x7FC00002):
+        s = np.array(payload, np.uint32).view(np.float32)[()]
+        assert pto.texpands(dst, s, target="cpu").bits[0, 0] == payload

@@ -16,6 +16,8 @@ masks the same way, so a compare feeds a select directly (decision PTO9).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ...errors import DtypeError, TilesimError
@@ -33,10 +35,22 @@ CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
 def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
     if isinstance(value, Tile) or np.ndim(value) != 0 or np.asarray(value).dtype.kind in "SUOa":
         op.fail("expected a scalar number", operand, "pto.op.operand", type(value).__name__, TilesimError)
+    a = np.asarray(value)
     try:
-        return to_bits(np.asarray(value), dt, what=op.inst)
+        if a.dtype.kind in "biuf":  # keyed by the number's bytes: -0.0 and +0.0, NaN payloads stay apart
+            return _scalar_bits(a.dtype.str, a.tobytes(), dt.name)
+        return to_bits(a, dt, what=op.inst)
     except TilesimError as e:
         raise type(e)(e.detail, instruction=op.inst, operand=operand, rule=e.rule, value=value) from None
+
+
+@lru_cache(maxsize=1024)
+def _scalar_bits(np_dtype: str, raw: bytes, dt_name: str) -> np.ndarray:
+    """A scalar's lane code (read-only), kept per (numpy dtype, bytes, tile dtype): ops in loops pass the
+    same scalars, and one conversion through the format costs more than a small tile's arithmetic."""
+    bits = to_bits(np.frombuffer(raw, np_dtype).reshape(()), dt_name)
+    bits.flags.writeable = False
+    return bits
 
 
 def _vec_tiles(op: Op, named: list[tuple[Tile, str]]) -> None:
