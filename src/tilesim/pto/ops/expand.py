@@ -133,7 +133,16 @@ def _row_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, tmp, ta
     # Mode 1 broadcasts the column as it is; Mode 2 repeats its 32-byte row along dst's columns
     wide = ex.bits[:R, :1] if ex.valid_cols == 1 else ex.bits[:R][:, np.arange(C) % ex.valid_cols]
     a, b = (src0.bits[:R, :C], wide) if full0 else (wide, src1.bits[:R, :C])
-    dst.bits[:R, :C] = _apply(kind, a, b, op, dst.dtype)
+    return _write(kind, a, b, op, dst)
+
+
+def _write(kind: str, a: np.ndarray, b: np.ndarray, op: Op, dst: Tile) -> Tile:
+    """dst's valid region = a (op) b: straight into dst where the f32 fast path vouches for the bits."""
+    p = op.prof
+    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, dst.valid_bits,
+                                                                              p.nan_mode):
+        return dst
+    dst.valid_bits[...] = _apply(kind, a, b, op, dst.dtype)
     return dst
 
 
@@ -154,8 +163,7 @@ def _col_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target)
     op.valid_match(dst, src0, "src0", "dst")
     op.cols_match(dst, src1, "src1", "dst")
     op.nonzero(src1, "src1")
-    dst.bits[:R, :C] = _apply(kind, src0.bits[:R, :C], src1.bits[:1, :C], op, dst.dtype)
-    return dst
+    return _write(kind, src0.bits[:R, :C], src1.bits[:1, :C], op, dst)
 
 
 def _make(fam: str, kind: str):
