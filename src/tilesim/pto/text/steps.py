@@ -6,7 +6,7 @@ SSA value, with no window, the statement gets a :class:`Step`: its operand names
 :func:`~.dispatch.arrange` passes the operands and attributes. Later runs (a loop body) look the names up,
 check that each is still a tile, and call the op; anything else (a name now bound to a view or a scalar)
 takes the general way again for that run. The op's own checks run on every call, so a prepared statement
-refuses what the general way refuses (decision PTO101).
+refuses what the general way refuses (decision PTO103).
 """
 
 from __future__ import annotations
