@@ -45,6 +45,9 @@ from .regfile import span
 
 __all__ = ["RunResult", "run_program"]
 
+# the fix an mld error names once SAT=1 is set (or not needed): only quantize rounds what SAT cannot clamp
+_QUANTIZE = "run with quantize=True (tilesim run --quantize) to round with RND and clamp"
+
 _MASK64 = (1 << 64) - 1
 
 
@@ -57,6 +60,8 @@ class RunResult:
     x: list[int]
     cost: Cost
     executed: list[Executed] = field(default_factory=list)
+    #: with ``trace=True``: one :class:`~tilesim.inspect.Step` per instruction, the values it wrote
+    steps: list | None = None
 
 
 class _Run:
@@ -102,6 +107,7 @@ class _Run:
         return cfg, ft
 
     def mld(self, ins, tile, sl: Slice, fmt=None):
+        """Load block ``sl`` of an array into ``tile``: values the format holds as they are, unless asked (AME22)."""
         if sl.name not in self.arrays:
             raise TilesimError(f"no array named {sl.name!r}; given: " + (", ".join(sorted(self.arrays)) or "none"),
                                instruction=ins.mnemonic, operand=sl.name, rule="ame.run.array", value=sl.name).at(
@@ -118,8 +124,7 @@ class _Run:
         rounds = self.quantize or not f.is_integer
         codes = fit(a[sl.r0:sl.r1, sl.c0:sl.c1], f, rounding=ROUNDING[cfg["rnd"]] if rounds else None,
                     saturate=bool(cfg["sat"]) or self.quantize, instruction=ins.mnemonic, operand=sl.name,
-                    ask="set SAT=1 in mxcfg to clamp, or run with quantize=True (tilesim run --quantize) to round "
-                        "with RND and clamp")
+                    ask=_QUANTIZE if cfg["sat"] else "set SAT=1 in mxcfg to clamp, or " + _QUANTIZE)
         self.core.write_codes(tile, codes, f)
         self.cost.tiles_loaded += span(sl.shape[1], f)
 
@@ -127,7 +132,11 @@ class _Run:
         cfg, ft = self._config(ins)
         f = formats.get(fmt) if fmt else accumulator(ft, cfg["bovf"])
         v = self.core.read_matrix(tile, f, sl.shape)
-        old = self.arrays.get(sl.name) if sl.name in self.stored else None
+        old = self.arrays.get(sl.name)  # an input, or an earlier store: rows and columns outside sl stay (AME28)
+        if old is not None and old.ndim != 2:
+            raise GeometryError(f"{sl.name!r} is a {old.ndim}-D input; mst writes blocks of a 2-D array",
+                                instruction=ins.mnemonic, operand=sl.name, rule="ame.run.bounds",
+                                value=old.shape).at(column=ins.arg_columns[1])
         shape = (max(sl.r1, old.shape[0] if old is not None else 0), max(sl.c1, old.shape[1] if old is not None else 0))
         dtype = np.result_type(v.dtype, old.dtype) if old is not None else v.dtype
         out = np.zeros(shape, dtype)
@@ -165,7 +174,8 @@ _HANDLERS = {"li": "li", "csrw": "csrw", "csrr": "csrr", "mmacc.t": "mmacc", "mm
 
 def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *, core: Core | None = None,
                 accumulation: str = "fused", quantize: bool = False,
-                on_step: Callable[[Instruction, "Executed | None", Core], None] | None = None) -> RunResult:
+                on_step: Callable[[Instruction, "Executed | None", Core], None] | None = None,
+                trace: bool = False) -> RunResult:
     """Run ``program`` from a fresh :class:`Core` (or ``core``) with the named input arrays.
 
     Args:
@@ -173,6 +183,7 @@ def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *
             even when SAT = 0 (otherwise those are errors).
         on_step: called after each instruction with it, its :class:`Executed`
             record (MMACC only, else ``None``) and the core (for traces).
+        trace: fill :attr:`RunResult.steps` with the values each instruction wrote (:mod:`tilesim.ame.trace`).
 
     Raises:
         TilesimError: any error of an instruction, located at its line and column;
@@ -180,6 +191,9 @@ def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *
     """
     run = _Run(core if core is not None else Core(accumulation), inputs or {},
                flag(quantize, "quantize", "run_program"))
+    steps = None
+    if flag(trace, "trace", "run_program"):
+        steps, on_step = _tracing(program, on_step)
     for ins in program:
         try:
             ex = getattr(run, _HANDLERS[ins.mnemonic])(ins, *ins.args)
@@ -190,4 +204,18 @@ def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *
         if on_step is not None:
             on_step(ins, ex, run.core)
     outputs = {k: run.arrays[k] for k in run.stored}
-    return RunResult(run.core, outputs, run.x, run.cost, run.executed)
+    return RunResult(run.core, outputs, run.x, run.cost, run.executed, steps)
+
+
+def _tracing(program: Program, on_step):
+    """A step list and an ``on_step`` that fills it (and calls the caller's ``on_step`` too)."""
+    from .trace import observer
+    steps: list = []
+    seen = observer(steps, program.source)
+    if on_step is None:
+        return steps, seen
+
+    def both(ins, ex, core):
+        seen(ins, ex, core)
+        on_step(ins, ex, core)
+    return steps, both
