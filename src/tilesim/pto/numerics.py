@@ -156,7 +156,7 @@ _DEC = {
 _F64 = {"exp": np.exp, "log": np.log, "rsqrt": lambda v: 1.0 / np.sqrt(v)}
 #: f64 bit fields for the f32 certificate: the 29 bits rounding to f32 drops, and their midpoint
 _LOW29, _HALF29 = U64((1 << 29) - 1), 1 << 28
-_NEAR = 1 << 5  # f64 ulps from the midpoint counted as near (2**-48 to 2**-47 relative; decision PTO102)
+_NEAR = 1 << 5  # f64 ulps from the midpoint counted as near (2**-48 to 2**-47 relative; decision PTO105)
 _SHIFT29 = U64((1 << 29) - _HALF29 + _NEAR)
 
 
@@ -164,7 +164,7 @@ def _transcendental(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndar
     """Correctly rounded exp/log/rsqrt of exact float64 (or, for f32, float32) inputs (see the module docstring).
 
     For f32, float64 results that are normal f32 numbers more than 32 f64 ulps from a rounding boundary are
-    rounded by numpy's cast (decision PTO102); the other lanes take the exact path.
+    rounded by numpy's cast (decision PTO105); the other lanes take the exact path.
     """
     if dt.name != "f32":
         return _transcendental_exact(name, x, dt, flush)

@@ -985,8 +985,12 @@ class Interpreter:
     # ------------------------------------------------------------------- ops
     def _op(self, st: Stmt, env, frame: _Frame, loose: bool):
         step = self._steps.get(id(st))
-        if step is not None and step.run(env, self.prof, self.undefined):
-            return None
+        if step is not None:
+            outs = step.run(env, self.prof, self.undefined)
+            if outs is not None:
+                if self.observe is not None:
+                    self._wrote = (outs, [])
+                return None
         name = st.op
         if name.startswith("arith."):
             return self._arith(st, env)
@@ -1072,7 +1076,7 @@ class Interpreter:
             prof = prof.with_(name=prof.name, window_paths=None, quant_paths=None)
         marks = [(t, t.undefined) for t in outs if isinstance(t, Tile)]
         call_op(key, fn, outs, args_in, dict(st.attrs), prof)
-        if id(st) not in self._steps and not windows and prof is self.prof:
+        if id(st) not in self._steps and not windows and prof is self.prof and not loose:
             self._steps[id(st)] = prepare(st, key, fn, outs, args_in)
         for t, before in marks:
             t.push()

@@ -6,7 +6,7 @@ SSA value, with no window, the statement gets a :class:`Step`: its operand names
 :func:`~.dispatch.arrange` passes the operands and attributes. Later runs (a loop body) look the names up,
 check that each is still a tile, and call the op; anything else (a name now bound to a view or a scalar)
 takes the general way again for that run. The op's own checks run on every call, so a prepared statement
-refuses what the general way refuses (decision PTO103).
+refuses what the general way refuses (decision PTO106).
 """
 
 from __future__ import annotations
@@ -35,15 +35,16 @@ class Step:
     line: int
     op: str
 
-    def run(self, env, prof, undefined: list) -> bool:
-        """Run with the tiles ``env`` binds now; False (nothing done) when a name is not bound to a tile."""
+    def run(self, env, prof, undefined: list) -> list | None:
+        """Run with the tiles ``env`` binds now and return the out tiles; None (nothing done) when a name is
+        not bound to a tile."""
         try:
             vals = [env[n] for n in self.names]
         except KeyError:
-            return False
+            return None
         for v in vals:
             if not isinstance(v, Tile):
-                return False
+                return None
         for v in vals:
             v.pull()
         marks = [(t, t.undefined) for t in vals[: self.n_outs]]
@@ -52,7 +53,7 @@ class Step:
             t.push()
             if t.undefined is not before and t.undefined is not None and t.undefined.any():
                 undefined.append((self.line, self.op, int(np.count_nonzero(t.undefined))))
-        return True
+        return vals[: self.n_outs]
 
 
 def prepare(st: Stmt, key: str, fn, outs: list, ins: list) -> Step | None:
