@@ -341,7 +341,7 @@ def vectors(
     isa: str = typer.Argument(..., help="tensix, pto, ame or formats"),
     op: str = typer.Argument(..., help="the instruction or op (e.g. gmpool, trowmax, mmacc, encode)"),
     n: int = typer.Option(64, "--n", help="vectors (raised to classes x --min-per-class if smaller)"),
-    seed: int = typer.Option(0, "--seed", min=0, help="random seed, 0 or more (same seed, same vectors)"),
+    seed: int = typer.Option(0, "--seed", help="random seed, 0 to 2**64 - 1 (same seed, same vectors)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="output directory (default vectors-ISA-OP)"),
     min_per_class: int = typer.Option(1, "--min-per-class", help="at least this many vectors per class"),
     rounding_model: Optional[str] = typer.Option(None, "--rounding-model", help="Tensix: hardware or doc"),

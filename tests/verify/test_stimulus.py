@@ -332,11 +332,14 @@ _EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin"
           "tmin", "tmaxs", "tmins", "tpartmax", "tpartmin", "tabs", "tneg", "trelu", "texpands", "tcmp", "tcmps",
           "tsel", "tsels", "tload", "tstore", "trem", "trems", "tci", "ttri", "tconcat", "textract", "tinsert",
           "tmov", "tfillpad", "tfillpad_expand", "tfillpad_inplace", "tgather", "thistogram", "tmrgsort", "tsort32",
-          "tpack", "tprefetch", "tprint", "trandom", "tcvt"}     # tcvt: its default f32 -> f32; narrowing pairs tie
+          "tpack", "tprefetch", "tprint", "trandom", "tcvt",     # tcvt: its default f32 -> f32; narrowing pairs tie
+          "tand", "tands", "tor", "tors", "txor", "txors", "tnot", "tshl", "tshls", "tshr", "tshrs", "ttrans",
+          "tinterleave", "tdeinterleave", "tfmod", "tfmods"}     # bit ops, moves and fmod: exact
 _NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
 _TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif"}
 _NOT_YET = {"tdequant", "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc",
-            "tmatmul_mx_bias"}
+            "tmatmul_mx_bias", "taddsc", "tsubsc", "tsubrelu", "tlrelu", "tprelu", "tmuladddst", "tfusedmuladd",
+            "tfusedmuladdrelu", "tpairreducesum"}
 
 
 def test_every_rounding_pto_op_has_a_tie():

@@ -24,7 +24,7 @@ from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile, to_bits
-from . import masks_cpu
+from . import masks_cpu, unary_cpu
 from ._common import Op
 
 __all__ = ["CMP_MODES"]
@@ -135,6 +135,14 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, src.valid_bits, None,
                                                                               dst.valid_bits):
         return dst
+    if dst.dtype.is_int and kind in ("log", "recip"):  # cpu only (the dtype tables): C++ on integers, PTO121
+        if kind == "recip":
+            dst.bits[:R, :C] = unary_cpu.int_recip(op, src.bits[:R, :C], dst.dtype)
+            return dst
+        r, undefined = unary_cpu.int_log(op, src.bits[:R, :C], dst.dtype)
+        dst.bits[:R, :C] = r
+        dst.mark_undefined((slice(0, R), slice(0, C)), undefined)
+        return dst
     r = nx.unary(kind, src.bits[:R, :C], dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                  instruction=op.inst, x86=p.x86_nans)
     if p.x86_nans and kind == "neg" and dst.dtype.name == "f16":
@@ -217,10 +225,10 @@ _BIN = {
 }
 _UN = {
     "texp": ("exp", "TEXP: ``dst = exp(src)``, correctly rounded."),
-    "tlog": ("log", "TLOG: ``dst = ln(src)``, correctly rounded."),
+    "tlog": ("log", "TLOG: ``dst = ln(src)``, correctly rounded (cpu integers: ``floor(ln x)``, PTO121)."),
     "tsqrt": ("sqrt", "TSQRT: ``dst = sqrt(src)``, correctly rounded."),
     "trsqrt": ("rsqrt", "TRSQRT: ``dst = 1 / sqrt(src)``, correctly rounded."),
-    "trecip": ("recip", "TRECIP: ``dst = 1 / src``, correctly rounded."),
+    "trecip": ("recip", "TRECIP: ``dst = 1 / src``, correctly rounded (cpu integers: C++ ``1 / x``, PTO121)."),
     "tabs": ("abs", "TABS: ``dst = |src|`` (floats: the sign bit cleared)."),
     "tneg": ("neg", "TNEG: ``dst = -src`` (floats: the sign bit flipped; integers wrap)."),
     "trelu": ("relu", "TRELU: ``dst = max(src, +0)`` under the target's nan_mode."),

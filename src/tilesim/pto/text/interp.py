@@ -945,7 +945,16 @@ class Interpreter:
         before, after = st.regions
         names = [n for n, _ in st.extra["inits"]]
         vals = [self._get(env, o, st) for _, o in st.extra["inits"]]
-        for _ in range(_MAX_WHILE):
+        self.iters.append(0)
+        try:
+            self._while_loop(st, env, frame, before, after, names, vals)
+        finally:
+            self.iters.pop()
+
+    def _while_loop(self, st: Stmt, env, frame, before, after, names, vals) -> None:
+        """The iterations of ``scf.while``; iteration k numbers both regions' statements k (PTO100)."""
+        for k in range(_MAX_WHILE):
+            self.iters[-1] = k
             sig = self._region(before, env.new_child(dict(zip(names, vals))), frame)
             if sig is None or sig[0] != "condition":
                 raise self._err(st, "the before-region of scf.while must end with scf.condition", "pto.scf.condition")

@@ -74,6 +74,12 @@ FAMILY: dict[str, str] = {
     "tload": "load", "tstore": "store", "tmatmul": "matmul",
     **{o: "binary" for o in ("trem", "tpartadd", "tpartmul", "tpartmax", "tpartmin")},
     "trems": "scalar", "taddc": "ternary", "taxpy": "axpy",
+    **{o: "binary" for o in ("tand", "tor", "txor", "tfmod", "tsubrelu", "tprelu")},  # issue 21
+    **{o: "scalar" for o in ("tands", "tors", "txors", "tfmods", "tlrelu")}, "tnot": "unary",
+    "tshl": "shift", "tshr": "shift", "tshls": "shift_scalar", "tshrs": "shift_scalar", "tsubc": "ternary",
+    "taddsc": "carry_scalar", "tsubsc": "carry_scalar", "ttrans": "trans",
+    "tinterleave": "interleave", "tdeinterleave": "interleave",
+    **{o: "binary" for o in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")}, "tpairreducesum": "unary",
     "tmatmul_acc": "matmul_acc", "tmatmul_bias": "matmul_bias",
     "tci": "ci", "ttri": "tri", "tdequant": "dequant",
     **{o: _FIXED[o][0] for o in sorted(_FIXED)},
@@ -99,6 +105,12 @@ def _cols(dt) -> int:
 
 def _pb(dt) -> int:
     return 32 // get_dtype(dt).size
+
+
+def _shift_width(dt, target) -> int:
+    """Shift counts run over 0 .. width - 1 (8- and 16-bit lanes promoted to int where the target does)."""
+    bits = get_dtype(dt).bits
+    return max(32, bits) if get_target(target).int_promotion else bits
 
 
 @dataclass
@@ -235,6 +247,26 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         dst, src0, src1, src2 = (t(d, R, C, (vr, vc)) for _ in range(4))
         return _Call({"src0": src0, "src1": src1, "src2": src2, "dst": dst}, ("dst",),
                      lambda v=None: fn(dst, src0, src1, src2, target=target))
+    if fam == "shift":       # counts the target defines (PTO122)
+        dst, src0, src1 = (t(d, R, C, (vr, vc)) for _ in range(3))
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src0, src1, target=target),
+                     fills={"src1": lambda rng, shape: rng.integers(0, _shift_width(d, target), shape)})
+    if fam in ("shift_scalar", "carry_scalar"):
+        dst, src0 = t(d, R, C, (vr, vc)), t(d, R, C, (vr, vc))
+        if fam == "shift_scalar":
+            return _Call({"src": src0, "dst": dst}, ("dst",), lambda v: fn(dst, src0, v, target=target), d)
+        src1 = t(d, R, C, (vr, vc))
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                     lambda v: fn(dst, src0, v, src1, target=target), d)
+    if fam == "trans":       # dst holds the transpose of src's region
+        src, dst = t(d, R, C, (vr, vc)), t(d, C, max(_pb(d), R), (vc, vr))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
+    if fam == "interleave":  # four tiles of one region with even columns
+        vc = max(2, vc - vc % 2)
+        dst0, dst1, src0, src1 = (t(d, R, C, (vr, vc)) for _ in range(4))
+        return _Call({"src0": src0, "src1": src1, "dst0": dst0, "dst1": dst1}, ("dst0", "dst1"),
+                     lambda v=None: fn(dst0, dst1, src0, src1, target=target))
     if fam == "axpy":
         cols = max(_cols(sig[0]), _cols(sig[1]))
         src, dst = t(sig[0], R, cols, (vr, vc)), t(sig[1], R, cols, (vr, vc))
@@ -440,6 +472,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
             sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op, dist).reshape(1).astype(np.uint64)
         if op in _DIVISOR:
             sc = _nonzero(c, _DIVISOR[op], sc)
+        if FAMILY[op] == "shift_scalar":
+            sc = sc % np.uint64(_shift_width(sig[0], prof.name))
         if cls == "argmax_tie":
             _plant_tie(op, c.tiles["src"] if "src" in c.tiles else c.tiles["src0"])
         if cls in ("nan_at_0", "nan_after_0"):
@@ -510,7 +544,7 @@ def _codes(fmt, cls, rng, shape, valid, op, dist: Dist) -> np.ndarray:
 
 
 #: ops whose divisor (a tile, or the scalar) must not be zero: TREM by zero is undefined (``pto.op.div_zero``)
-_DIVISOR = {"trem": "src1", "trems": None}
+_DIVISOR = {"trem": "src1", "trems": None, "tfmod": "src1", "tfmods": None}
 
 
 def _zero(codes, fmt) -> np.ndarray:
