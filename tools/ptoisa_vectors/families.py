@@ -4,7 +4,9 @@ import zlib
 
 import numpy as np
 
-from .arith import arith_more_cases, carry_cases, fmod_cases, mul_add_cases, pair_sum_cases, relu_cases
+from .arith import (
+    PART_ARG_PAIRS, arith_more_cases, carry_cases, fmod_cases, mul_add_cases, pair_sum_cases, part_arg_cases, relu_cases,
+)
 from .bf16 import (
     BF16_REDUCE_FREE, BF16_REDUCE_MIXED, bf16_family, bf16_mixed_reduce_cases, every_code_bf16_cases,
     every_code_root_bf16_cases, fillpad_custom_bf16_cases,
@@ -84,6 +86,7 @@ MORE_FAMILIES += (carry_cases, bf16_family(carry_cases, DTS=ONLY), relu_cases, b
 MORE_FAMILIES += (permute_cases, bf16_family(permute_cases, DTS=ONLY))
 MORE_FAMILIES += (mul_add_cases, bf16_family(mul_add_cases, DTS=ONLY))
 MORE_FAMILIES += (pair_sum_cases, bf16_family(pair_sum_cases, DTS=ONLY))
+MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -80,6 +80,7 @@ FAMILY: dict[str, str] = {
     "taddsc": "carry_scalar", "tsubsc": "carry_scalar", "ttrans": "trans",
     "tinterleave": "interleave", "tdeinterleave": "interleave",
     **{o: "binary" for o in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")}, "tpairreducesum": "unary",
+    "tpartargmax": "partarg", "tpartargmin": "partarg",
     "tmatmul_acc": "matmul_acc", "tmatmul_bias": "matmul_bias",
     "tci": "ci", "ttri": "tri", "tdequant": "dequant",
     **{o: _FIXED[o][0] for o in sorted(_FIXED)},
@@ -90,7 +91,7 @@ OPS = tuple(FAMILY)
 #: arithmetic results are NaNs the spec does not give a payload (tilesim writes a canonical one)
 _BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg",
                        "concat", "pack", "fillpad", "prefetch", "print", "move", "gather", "histogram", "sort32",
-                       "random", "ci", "tri", "mrgsort"})
+                       "random", "ci", "tri", "mrgsort", "partarg"})
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
@@ -267,6 +268,12 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         dst0, dst1, src0, src1 = (t(d, R, C, (vr, vc)) for _ in range(4))
         return _Call({"src0": src0, "src1": src1, "dst0": dst0, "dst1": dst1}, ("dst0", "dst1"),
                      lambda v=None: fn(dst0, dst1, src0, src1, target=target))
+    if fam == "partarg":     # values and their indices, all of one region (PTO128)
+        vals = [t(sig[0], R, _cols(sig[0]), (vr, vc)) for _ in range(3)]
+        idxs = [t(sig[1], R, _cols(sig[1]), (vr, vc)) for _ in range(3)]
+        names = ("dst_val", "src0_val", "src1_val", "dst_idx", "src0_idx", "src1_idx")
+        return _Call(dict(zip(names, vals + idxs)), ("dst_val", "dst_idx"),
+                     lambda v=None: fn(vals[0], idxs[0], vals[1], vals[2], idxs[1], idxs[2], target=target))
     if fam == "axpy":
         cols = max(_cols(sig[0]), _cols(sig[1]))
         src, dst = t(sig[0], R, cols, (vr, vc)), t(sig[1], R, cols, (vr, vc))
@@ -407,6 +414,8 @@ def _region(op: str, sig, target) -> tuple[int, int]:
         return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam == "axpy":
         return R, max(_cols(sig[0]), _cols(sig[1]))
+    if fam == "partarg":      # values and indices share a region
+        return R, min(_cols(sig[0]), _cols(sig[1]))
     if fam == "cvt":
         return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam in ("cmp", "cmps"):
