@@ -160,8 +160,58 @@ def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path]
     return dst
 
 
+_CONST = re.compile(r"constexpr\s+(?:int|float)\s+(k\w+)\s*=\s*([0-9.]+)f?\s*;")
+
+
+def run_part_arg(folder: Path, st: Path, verbose: bool) -> Row:
+    """TPARTARGMAX/MIN folders: f32 values and u32 indices; src0 and dst ``kRows x kCols``, src1 the
+    ``kValidRows1 x kValidCols1`` top-left of its file (the kernel's TLOAD); both outputs compared with
+    ResultCmp at main.cpp's ``kEpsilon``."""
+    op = folder.name
+    row = Row(op)
+    main = (folder / "main.cpp").read_text()
+    k = {n: float(v) for n, v in _CONST.findall(main)}
+    R, C, r1, c1 = (int(k[n]) for n in ("kRows", "kCols", "kValidRows1", "kValidCols1"))
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{op}-") as tmp:
+        for name, case_dir in sorted(generate(folder, st, Path(tmp)).items()):
+            row.cases += 1
+            read = {f: np.fromfile(case_dir / f"{f}.bin", np.uint32).reshape(R, C)
+                    for f in ("input0_val", "input1_val", "input0_idx", "input1_idx", "golden_val", "golden_idx")}
+            tiles = []
+            for dt, file, (vr, vc) in (("f32", None, (R, C)), ("u32", None, (R, C)), ("f32", "input0_val", (R, C)),
+                                       ("f32", "input1_val", (r1, c1)), ("u32", "input0_idx", (R, C)),
+                                       ("u32", "input1_idx", (r1, c1))):
+                t = pto.Tile("vec", dt, vr, vc)
+                if file:
+                    t.bits[...] = read[file][:vr, :vc]
+                tiles.append(t)
+            try:
+                getattr(pto, op)(*tiles, target="cpu")
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{name}: refused: {e.rule}")
+                continue
+            ok, exact = True, True
+            for t, gold, dt in ((tiles[0], read["golden_val"], np.float32), (tiles[1], read["golden_idx"], np.uint32)):
+                got, want = t.bits.view(dt).astype(np.float64), gold.view(dt).astype(np.float64)
+                ok &= pto.result_cmp(got, want, k["kEpsilon"]).passed
+                exact &= bool((t.bits == gold).all())
+            row.passed += ok
+            row.failed += not ok
+            row.exact += exact
+            if verbose and not ok:
+                row.reasons.append(f"{name}: fails")
+    return row
+
+
+#: folders whose kernel is not the plain one, each with its own adapter
+ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg}
+
+
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
     op = folder.name
+    if op in ADAPTERS:
+        return ADAPTERS[op](folder, st, verbose)
     row = Row(op)
     main = (folder / "main.cpp").read_text()
     tests = _TEST.findall(main)

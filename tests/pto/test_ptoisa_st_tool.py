@@ -58,3 +58,36 @@ def test_a_plain_case_runs_from_files(tmp_path):
     b.tofile(tmp_path / "b.bin")
     dst = st.run_case("tshr", ("src0", "src1"), "i16", ((2, 16), (2, 16), (2, 16)), [tmp_path / "a.bin", tmp_path / "b.bin"])
     assert (dst.values == (a >> 3)).all()
+
+
+GEN_PART_ARG = """
+import os
+import numpy as np
+rng = np.random.default_rng(5)
+for case, flip in (("S.case_ok", False), ("S.case_bad", True)):
+    os.makedirs(case, exist_ok=True)
+    v0, v1 = (rng.integers(-3, 4, (8, 16)).astype(np.float32) for _ in range(2))
+    i0, i1 = (rng.integers(0, 99, (8, 16)).astype(np.uint32) for _ in range(2))
+    v1[0, 0] = v0[0, 0]                                   # a tie: src1 wins
+    win1 = np.zeros((8, 16), bool)
+    win1[:4, :8] = v1[:4, :8] >= v0[:4, :8]
+    gv, gi = np.where(win1, v1, v0), np.where(win1, i1, i0)
+    if flip:
+        gi[0, 0] += 1
+    for name, a in (("input0_val", v0), ("input1_val", v1), ("input0_idx", i0), ("input1_idx", i1),
+                    ("golden_val", gv), ("golden_idx", gi)):
+        a.tofile(os.path.join(case, name + ".bin"))
+"""
+
+
+def test_a_part_arg_folder_runs_from_files(tmp_path):
+    """The TPARTARGMAX adapter: src1 the top-left kValidRows1 x kValidCols1 of its file; both outputs compared."""
+    folder = tmp_path / "tpartargmax"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("constexpr float kEpsilon = 0.0f;\nconstexpr int kRows = 8;\n"
+                                     "constexpr int kCols = 16;\nconstexpr int kValidRows1 = 4;\n"
+                                     "constexpr int kValidCols1 = 8;\n")
+    (folder / "gen_data.py").write_text(GEN_PART_ARG)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
+    assert row.reasons == ["S.case_bad: fails"]
