@@ -227,6 +227,9 @@ _ROWS = [
     *[_row(op, ("dstVal", "dstIdx"), _pairs(("f16",), IDX + ("i16", "u16")) | _pairs(("f32",), IDX),
            _pairs(FLOAT_ARITH_NPU, IDX + ("i16", "u16")), _pairs(_PART_CPU, INT_BITWISE))
       for op in ("tpartargmax", "tpartargmin")],  # PTO128
+    # ---- TRESHAPE (docs/isa/TRESHAPE.md): any pair on the NPUs; cpu's static_assert: same kind (PTO129)
+    _row("treshape", ("src", "dst"), _pairs(ALL, ALL), _pairs(ALL, ALL),
+         _pairs(INTS, INTS) | _pairs(FLOAT_ARITH_CPU, FLOAT_ARITH_CPU)),
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),

@@ -56,6 +56,7 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "tquant": ("quant", ("f32", "i8"), ("src", "dst")),
     "trandom": ("random", ("u32",), ("dtype",)),
     "tmrgsort": ("mrgsort", ("f32",), ("dtype",)),
+    "treshape": ("reshape", ("i32", "i16"), ("src", "dst")),
     **{o: ("matmul_mx", ("f32", "f8e4m3", "f8e4m3", "f8e8m0"), ("c", "a", "b", "scale"))
        for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias")},
 }
@@ -91,7 +92,7 @@ OPS = tuple(FAMILY)
 #: arithmetic results are NaNs the spec does not give a payload (tilesim writes a canonical one)
 _BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg",
                        "concat", "pack", "fillpad", "prefetch", "print", "move", "gather", "histogram", "sort32",
-                       "random", "ci", "tri", "mrgsort", "partarg"})
+                       "random", "ci", "tri", "mrgsort", "partarg", "reshape"})
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
@@ -274,6 +275,11 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         names = ("dst_val", "src0_val", "src1_val", "dst_idx", "src0_idx", "src1_idx")
         return _Call(dict(zip(names, vals + idxs)), ("dst_val", "dst_idx"),
                      lambda v=None: fn(vals[0], idxs[0], vals[1], vals[2], idxs[1], idxs[2], target=target))
+    if fam == "reshape":      # dst: one row over src's bytes (PTO129)
+        src = t(sig[0], R, C, (vr, vc))
+        n = R * C * get_dtype(sig[0]).size // get_dtype(sig[1]).size
+        dst = t(sig[1], 1, n, (1, n))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
     if fam == "axpy":
         cols = max(_cols(sig[0]), _cols(sig[1]))
         src, dst = t(sig[0], R, cols, (vr, vc)), t(sig[1], R, cols, (vr, vc))
