@@ -204,8 +204,35 @@ def run_part_arg(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+_TILE_USING = re.compile(r"using\s+(Src|Dst)Tile\s*=\s*Tile<\s*TileType::Vec\s*,\s*(\w+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>")
+
+
+def run_reshape(folder: Path, st: Path, verbose: bool) -> Row:
+    """The TRESHAPE folder has no data: its one test declares ``SrcTile`` and ``DstTile`` and checks that dst
+    aliases src (writes through either show in the other); the same property is checked on tilesim's tiles."""
+    row = Row(folder.name, cases=1)
+    tiles = {k: (CXX_DTYPES.get(t), int(r), int(c)) for k, t, r, c in _TILE_USING.findall(
+        (folder / "main.cpp").read_text())}
+    if set(tiles) != {"Src", "Dst"} or None in (tiles["Src"][0], tiles["Dst"][0]):
+        row.not_mapped, row.reasons = 1, ["no SrcTile/DstTile pair of known types in main.cpp"]
+        return row
+    src, dst = (pto.Tile("vec", *tiles[k]) for k in ("Src", "Dst"))
+    src.bits.reshape(-1)[...] = np.arange(1, src.numel + 1).astype(src.dtype.lane)
+    try:
+        pto.treshape(dst, src, target="cpu")
+    except TilesimError as e:
+        row.refused, row.reasons = 1, [f"refused: {e.rule}"]
+        return row
+    same = dst.bits.tobytes() == src.bits.tobytes()
+    src.bits.reshape(-1)[-1] = 0
+    dst.bits.reshape(-1)[0] = 0
+    ok = same and dst.bits.tobytes() == src.bits.tobytes()
+    row.passed, row.failed, row.exact = int(ok), int(not ok), int(ok)
+    return row
+
+
 #: folders whose kernel is not the plain one, each with its own adapter
-ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg}
+ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

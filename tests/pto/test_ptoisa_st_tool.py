@@ -91,3 +91,19 @@ def test_a_part_arg_folder_runs_from_files(tmp_path):
     row = st.run_folder(folder, tmp_path, verbose=True)
     assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
     assert row.reasons == ["S.case_bad: fails"]
+
+
+def test_the_reshape_folder_checks_the_alias(tmp_path):
+    """The TRESHAPE adapter reads the two tile types of main.cpp; an unknown type is not mapped, with why."""
+    folder = tmp_path / "treshape"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("using SrcTile = Tile<TileType::Vec, float, 2, 16>;\n"
+                                     "using DstTile = Tile<TileType::Vec, int32_t, 1, 32>;\n")
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.refused) == (1, 0, 1) and row.reasons == ["refused: pto.op.dtype"]
+    (folder / "main.cpp").write_text("using SrcTile = Tile<TileType::Vec, float, 2, 16>;\n"
+                                     "using DstTile = Tile<TileType::Vec, float, 1, 32>;\n")
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.exact) == (1, 1, 1)
+    (folder / "main.cpp").write_text("using SrcTile = Tile<TileType::Vec, float, 2, 16>;\n")
+    assert st.run_folder(folder, tmp_path, verbose=True).not_mapped == 1
