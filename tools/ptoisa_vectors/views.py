@@ -1,5 +1,5 @@
-"""TRESHAPE: a tile of another shape and element type over the same bytes (the simulator rebinds dst's
-data pointer to src's, so dst's bytes afterwards are src's; decision PTO129)."""
+"""TRESHAPE and TSUBVIEW: a tile over another tile's bytes (the simulator sets dst's data pointer into src's
+storage, so dst's bytes afterwards are src's; decisions PTO129, PTO130)."""
 
 from __future__ import annotations
 
@@ -26,4 +26,23 @@ def reshape_cases(rng) -> list[Case]:
         specs = (Spec("dst", ddt, dr, dc), Spec("src", sdt, sr, sc))
         cases.append(Case("treshape", "TRESHAPE(dst, src);", specs, {"dst": (dr, dc), "src": (sr, sc)},
                           {"dst": sentinel(ddt, (dr, dc)), "src": x}))
+    return cases
+
+
+#: (dtype, src block layout, src rows, cols, dst rows, cols, dst valid, rowIdx, colIdx): views whose whole
+#: storage lies inside src (the simulator's dst pointer reads past src otherwise, into the driver's next tile)
+SUBVIEWS = (("f32", "row_major", 16, 32, 8, 32, (8, 32), 8, 0), ("f32", "row_major", 16, 32, 7, 32, (7, 20), 8, 5),
+            ("i16", "row_major", 16, 32, 12, 32, (3, 17), 4, 0), ("u8", "row_major", 8, 64, 4, 64, (4, 64), 3, 7),
+            ("f16", "col_major", 32, 16, 32, 8, (29, 8), 0, 8), ("i32", "col_major", 32, 16, 24, 8, (20, 5), 5, 9))
+SUBVIEWS_BF16 = (("bf16", "row_major", 16, 32, 7, 32, (7, 20), 8, 5),)
+
+
+def subview_cases(rng) -> list[Case]:
+    """TSUBVIEW over :data:`SUBVIEWS` (dst starts as the sentinel; the whole dst storage is compared)."""
+    cases = []
+    for dt, bl, sr, sc, dr, dc, valid, r, c in SUBVIEWS:
+        x = conversion_pool(rng, dt, sr * sc).reshape(sr, sc)
+        specs = (Spec("dst", dt, dr, dc, bl), Spec("src", dt, sr, sc, bl))
+        cases.append(Case("tsubview", f"TSUBVIEW(dst, src, {r}, {c});", specs, {"dst": valid, "src": (sr, sc)},
+                          {"dst": sentinel(dt, (dr, dc)), "src": x}, args={"row_idx": r, "col_idx": c}))
     return cases

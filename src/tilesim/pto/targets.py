@@ -230,6 +230,7 @@ _ROWS = [
     # ---- TRESHAPE (docs/isa/TRESHAPE.md): any pair on the NPUs; cpu's static_assert: same kind (PTO129)
     _row("treshape", ("src", "dst"), _pairs(ALL, ALL), _pairs(ALL, ALL),
          _pairs(INTS, INTS) | _pairs(FLOAT_ARITH_CPU, FLOAT_ARITH_CPU)),
+    _ew("tsubview", ALL, ALL, ALL),  # one dtype (dst's pointer is src's); PTO130
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
