@@ -231,8 +231,59 @@ def run_reshape(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+_SUBVIEW_AT = re.compile(r"runTSubView<[^>]*>\([^;]*?,\s*(\d+)\s*,\s*(\d+)\s*\)\s*;")
+
+
+def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
+    """TSUBVIEW folders: ``<T, GROWS, GCOLS, TROWS, TCOLS, SUBROWS, SUBCOLS>``; src a TROWS x TCOLS tile holding
+    ``input.bin``, dst a tile of src's type with valid SUBROWS x SUBCOLS viewed at the kernel's (rowIdx, colIdx)
+    (one pair for every case, read from the kernel), compared with ``golden.bin`` by ResultCmp."""
+    row = Row(folder.name)
+    main = (folder / "main.cpp").read_text()
+    kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
+    at = set(_SUBVIEW_AT.findall(kernel))
+    tests = _TEST.findall(main)
+    row.cases = len(re.findall(r"TEST_F\(", main))
+    if len(at) != 1:
+        row.not_mapped, row.reasons = row.cases, ["the kernel's (rowIdx, colIdx) is not one literal pair"]
+        return row
+    r, c = (int(v) for v in at.pop())
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        dirs = generate(folder, st, Path(tmp))
+        for suite, case, _fn, targs in tests:
+            args = [a.strip() for a in targs.split(",")]
+            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
+            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: not the folder's form, or no data")
+                continue
+            d = pto.get_dtype(CXX_DTYPES[args[0]])
+            gr, gc, tr, tc, sr, sc = (_int(a) for a in args[1:])
+            src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
+            src.bits[:gr, :gc] = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
+            try:
+                dst = pto.tsubview(pto.Tile("vec", d.name, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{case}: refused: {e.rule}")
+                continue
+            want = np.fromfile(case_dir / "golden.bin", d.lane, sr * sc).reshape(sr, sc)
+            gold = pto.Tile("vec", d.name, sr, max(sc, 32 // d.size), valid=(sr, sc))
+            gold.bits[:, :sc] = want
+            got = np.asarray(dst.valid_values, np.float64)
+            res = pto.result_cmp(got, np.asarray(gold.valid_values, np.float64), eps)
+            row.passed += res.passed
+            row.failed += not res.passed
+            row.exact += bool((dst.valid_bits == want).all())
+            if verbose and not res.passed:
+                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+    row.not_mapped += row.cases - len(tests)
+    return row
+
+
 #: folders whose kernel is not the plain one, each with its own adapter
-ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape}
+ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
+            "tsubview": run_subview}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

@@ -107,3 +107,29 @@ def test_the_reshape_folder_checks_the_alias(tmp_path):
     assert (row.cases, row.passed, row.exact) == (1, 1, 1)
     (folder / "main.cpp").write_text("using SrcTile = Tile<TileType::Vec, float, 2, 16>;\n")
     assert st.run_folder(folder, tmp_path, verbose=True).not_mapped == 1
+
+
+GEN_SUBVIEW = """
+import os
+import numpy as np
+x = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+for case, r, c in (("S.case_ok", 2, 8), ("S.case_bad", 0, 0)):
+    os.makedirs(case, exist_ok=True)
+    x.tofile(os.path.join(case, "input.bin"))
+    x[r:r + 4, c:c + 8].tofile(os.path.join(case, "golden.bin"))
+"""
+
+
+def test_a_subview_folder_runs_from_files(tmp_path):
+    """The TSUBVIEW adapter takes (rowIdx, colIdx) from the kernel and the shapes from each TEST_F."""
+    folder = tmp_path / "tsubview"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n"
+                                     "TEST_F(S, case_ok) { t<float, 8, 16, 8, 16, 4, 8>(); }\n"
+                                     "TEST_F(S, case_bad) { t<float, 8, 16, 8, 16, 4, 8>(); }\n")
+    (folder / "k_kernel.cpp").write_text("runTSubView<T, 1, 2>(out, src, 2, 8);\n")
+    (folder / "gen_data.py").write_text(GEN_SUBVIEW)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
+    (folder / "k_kernel.cpp").write_text("runTSubView<T, 1, 2>(out, src, r, c);\n")
+    assert st.run_folder(folder, tmp_path, verbose=False).not_mapped == 2
