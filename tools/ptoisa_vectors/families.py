@@ -23,7 +23,7 @@ from .fillpad import fillpad_cases
 from .gather import concat_cases, gather_cases
 from .generate import generator_cases
 from .layout import layout_cases, misc_edge_cases
-from .views import RESHAPES_BF16, SUBVIEWS_BF16, reshape_cases, subview_cases
+from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
 from .memory import memory_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases
@@ -89,6 +89,7 @@ MORE_FAMILIES += (mul_add_cases, bf16_family(mul_add_cases, DTS=ONLY))
 MORE_FAMILIES += (pair_sum_cases, bf16_family(pair_sum_cases, DTS=ONLY))
 MORE_FAMILIES += (reshape_cases, bf16_family(reshape_cases, RESHAPES=RESHAPES_BF16))
 MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF16))
+MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 
 

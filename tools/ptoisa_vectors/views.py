@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tilesim.pto import get_dtype
+
 from .common import Case, Spec, conversion_pool, sentinel
 
 #: (src dtype, rows, cols, dst dtype, rows, cols): same, float <-> float, int <-> int, and the cross-kind pairs
@@ -45,4 +47,27 @@ def subview_cases(rng) -> list[Case]:
         specs = (Spec("dst", dt, dr, dc, bl), Spec("src", dt, sr, sc, bl))
         cases.append(Case("tsubview", f"TSUBVIEW(dst, src, {r}, {c});", specs, {"dst": valid, "src": (sr, sc)},
                           {"dst": sentinel(dt, (dr, dc)), "src": x}, args={"row_idx": r, "col_idx": c}))
+    return cases
+
+
+#: (dst dtype, src dtype, offset dtype, dst valid): whole blocks, a partial last block (cpu leaves it), i32 offsets
+GATHERBS = (("f32", "f32", "u32", (7, 16)), ("i16", "f16", "u32", (8, 32)), ("u8", "i32", "i32", (5, 64)),
+            ("f32", "u8", "u32", (8, 12)))
+GATHERBS_BF16 = (("bf16", "bf16", "u32", (7, 32)),)
+
+
+def gatherb_cases(rng) -> list[Case]:
+    """TGATHERB: byte offsets anywhere in src (unaligned ones too) and past its end (cpu keeps those blocks)."""
+    cases = []
+    for ddt, sdt, odt, valid in GATHERBS:
+        src = conversion_pool(rng, sdt, 16 * 256 // get_dtype(sdt).size).reshape(16, -1)
+        n = src.size * src.itemsize
+        off = rng.integers(0, n - 32, (8, 8))
+        off[0, 0], off[1, 1], off[2, 0] = n - 32, n - 31, 1 << 31       # the last block, one byte past, far past
+        dshape = (8, 64 // get_dtype(ddt).size)
+        specs = (Spec("dst", ddt, *dshape), Spec("src", sdt, *src.shape), Spec("offset", odt, 8, 8))
+        cases.append(Case("tgatherb", "TGATHERB(dst, src, offset);", specs,
+                          {"dst": valid, "src": src.shape, "offset": (8, 8)},
+                          {"dst": sentinel(ddt, dshape), "src": src,
+                           "offset": off.astype(get_dtype(odt).lane)}))
     return cases

@@ -231,6 +231,8 @@ _ROWS = [
     _row("treshape", ("src", "dst"), _pairs(ALL, ALL), _pairs(ALL, ALL),
          _pairs(INTS, INTS) | _pairs(FLOAT_ARITH_CPU, FLOAT_ARITH_CPU)),
     _ew("tsubview", ALL, ALL, ALL),  # one dtype (dst's pointer is src's); PTO130
+    # ---- TGATHERB (docs/isa/TGATHERB.md): (dst, offset); offsets read as uint32_t; PTO131
+    _row("tgatherb", ("dst", "offset"), _pairs(PERMUTE, IDX), _pairs(PERMUTE, IDX), _pairs(ALL, INTS)),
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
