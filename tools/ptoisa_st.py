@@ -281,9 +281,49 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
+    """TGATHERB folders: ``<T, DSTROWS, DSTCOLS, OFFROWS, OFFCOLS, SRCROWS, SRCCOLS>``; src from ``x.bin``,
+    a u32 offset tile from ``offset.bin``, dst compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
+    row = Row(folder.name)
+    main = (folder / "main.cpp").read_text()
+    tests = _TEST.findall(main)
+    row.cases = len(re.findall(r"TEST_F\(", main))
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        dirs = generate(folder, st, Path(tmp))
+        for suite, case, _fn, targs in tests:
+            args = [a.strip() for a in targs.split(",")]
+            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
+            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: not the folder's form, or no data")
+                continue
+            d = pto.get_dtype(CXX_DTYPES[args[0]])
+            dr, dc, orows, ocols, sr, sc = (_int(a) for a in args[1:])
+            src, off, dst = (pto.Tile("vec", dt, r, c) for dt, r, c in ((d.name, sr, sc), ("u32", orows, ocols),
+                                                                           (d.name, dr, dc)))
+            src.bits[...] = np.fromfile(case_dir / "x.bin", d.lane, sr * sc).reshape(sr, sc)
+            off.bits[...] = np.fromfile(case_dir / "offset.bin", np.uint32, orows * ocols).reshape(orows, ocols)
+            try:
+                pto.tgatherb(dst, src, off, target="cpu")
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{case}: refused: {e.rule}")
+                continue
+            want = np.fromfile(case_dir / "golden.bin", d.lane, dr * dc).reshape(dr, dc)
+            res = pto.result_cmp(np.asarray(dst.values, np.float64),
+                                 np.asarray(want.view(d.np), np.float64), eps)
+            row.passed += res.passed
+            row.failed += not res.passed
+            row.exact += bool((dst.bits == want).all())
+            if verbose and not res.passed:
+                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+    row.not_mapped += row.cases - len(tests)
+    return row
+
+
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
-            "tsubview": run_subview}
+            "tsubview": run_subview, "tgatherb": run_gatherb}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

@@ -133,3 +133,30 @@ def test_a_subview_folder_runs_from_files(tmp_path):
     assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
     (folder / "k_kernel.cpp").write_text("runTSubView<T, 1, 2>(out, src, r, c);\n")
     assert st.run_folder(folder, tmp_path, verbose=False).not_mapped == 2
+
+
+GEN_GATHERB = """
+import os
+import numpy as np
+x = np.arange(4 * 16, dtype=np.int32)
+off = np.zeros((2, 8), np.uint32)
+off[0, :2], off[1, :2] = (32, 0), (96, 64)
+for case, bad in (("S.case_ok", False), ("S.case_bad", True)):
+    os.makedirs(case, exist_ok=True)
+    x.tofile(os.path.join(case, "x.bin"))
+    off.tofile(os.path.join(case, "offset.bin"))
+    gold = np.concatenate([x[o // 4: o // 4 + 8] for o in off[:, :2].ravel()]) + bad
+    gold.tofile(os.path.join(case, "golden.bin"))
+"""
+
+
+def test_a_gatherb_folder_runs_from_files(tmp_path):
+    """The TGATHERB adapter: src, a u32 offset tile and dst shaped by each TEST_F's template arguments."""
+    folder = tmp_path / "tgatherb"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n"
+                                     "TEST_F(S, case_ok) { t<int32_t, 2, 16, 2, 8, 4, 16>(); }\n"
+                                     "TEST_F(S, case_bad) { t<int32_t, 2, 16, 2, 8, 4, 16>(); }\n")
+    (folder / "gen_data.py").write_text(GEN_GATHERB)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
