@@ -5,7 +5,8 @@ import zlib
 import numpy as np
 
 from .arith import (
-    PART_ARG_PAIRS, arith_more_cases, carry_cases, fmod_cases, mul_add_cases, pair_sum_cases, part_arg_cases, relu_cases,
+    PART_ARG_PAIRS, arith_more_cases, carry_cases, fmod_cases, mul_add_cases, pair_sum_cases, part_arg_cases,
+    relu_cases,
 )
 from .bf16 import (
     BF16_REDUCE_FREE, BF16_REDUCE_MIXED, bf16_family, bf16_mixed_reduce_cases, every_code_bf16_cases,

@@ -1,7 +1,7 @@
 """PTO ops, one module per family; every op is re-exported by :mod:`tilesim.pto`."""
 
-from . import (arith, bitwise, convert, debug, elementwise, expand, gather, gatherb, generate, layout, matmul, matmul_mx,
-               memory, move, partarg, permute, quant, reduce, sort, views)
+from . import (arith, bitwise, convert, debug, elementwise, expand, gather, gatherb, generate, layout, matmul,
+               matmul_mx, memory, move, partarg, permute, quant, reduce, sort, views)
 from .arith import *  # noqa: F401,F403
 from .bitwise import *  # noqa: F401,F403
 from .convert import *  # noqa: F401,F403
