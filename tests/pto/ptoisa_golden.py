@@ -71,6 +71,11 @@ for _op in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins", "tands", "tors
     _CALLS[_op] = (("dst", "src", "@scalar"), ())
 _CALLS.update({"tnot": (("dst", "src"), ()), "txor": (("dst", "src0", "src1", "tmp"), ()),
                "txors": (("dst", "src", "@scalar", "tmp"), ())})
+_CALLS["treshape"] = (("dst", "src"), ())
+_CALLS["tgatherb"] = (("dst", "src", "offset"), ())
+_CALLS["tsubview"] = (("dst", "src"), ())   # row_idx, col_idx: the case's args
+for _op in ("tpartargmax", "tpartargmin"):
+    _CALLS[_op] = (("dst_val", "dst_idx", "src0_val", "src1_val", "src0_idx", "src1_idx"), ())
 _BINARY_ROLES = (("dst", "src0", "src1"), ())
 
 

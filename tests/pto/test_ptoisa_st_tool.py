@@ -58,3 +58,105 @@ def test_a_plain_case_runs_from_files(tmp_path):
     b.tofile(tmp_path / "b.bin")
     dst = st.run_case("tshr", ("src0", "src1"), "i16", ((2, 16), (2, 16), (2, 16)), [tmp_path / "a.bin", tmp_path / "b.bin"])
     assert (dst.values == (a >> 3)).all()
+
+
+GEN_PART_ARG = """
+import os
+import numpy as np
+rng = np.random.default_rng(5)
+for case, flip in (("S.case_ok", False), ("S.case_bad", True)):
+    os.makedirs(case, exist_ok=True)
+    v0, v1 = (rng.integers(-3, 4, (8, 16)).astype(np.float32) for _ in range(2))
+    i0, i1 = (rng.integers(0, 99, (8, 16)).astype(np.uint32) for _ in range(2))
+    v1[0, 0] = v0[0, 0]                                   # a tie: src1 wins
+    win1 = np.zeros((8, 16), bool)
+    win1[:4, :8] = v1[:4, :8] >= v0[:4, :8]
+    gv, gi = np.where(win1, v1, v0), np.where(win1, i1, i0)
+    if flip:
+        gi[0, 0] += 1
+    for name, a in (("input0_val", v0), ("input1_val", v1), ("input0_idx", i0), ("input1_idx", i1),
+                    ("golden_val", gv), ("golden_idx", gi)):
+        a.tofile(os.path.join(case, name + ".bin"))
+"""
+
+
+def test_a_part_arg_folder_runs_from_files(tmp_path):
+    """The TPARTARGMAX adapter: src1 the top-left kValidRows1 x kValidCols1 of its file; both outputs compared."""
+    folder = tmp_path / "tpartargmax"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("constexpr float kEpsilon = 0.0f;\nconstexpr int kRows = 8;\n"
+                                     "constexpr int kCols = 16;\nconstexpr int kValidRows1 = 4;\n"
+                                     "constexpr int kValidCols1 = 8;\n")
+    (folder / "gen_data.py").write_text(GEN_PART_ARG)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
+    assert row.reasons == ["S.case_bad: fails"]
+
+
+def test_the_reshape_folder_checks_the_alias(tmp_path):
+    """The TRESHAPE adapter reads the two tile types of main.cpp; an unknown type is not mapped, with why."""
+    folder = tmp_path / "treshape"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("using SrcTile = Tile<TileType::Vec, float, 2, 16>;\n"
+                                     "using DstTile = Tile<TileType::Vec, int32_t, 1, 32>;\n")
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.refused) == (1, 0, 1) and row.reasons == ["refused: pto.op.dtype"]
+    (folder / "main.cpp").write_text("using SrcTile = Tile<TileType::Vec, float, 2, 16>;\n"
+                                     "using DstTile = Tile<TileType::Vec, float, 1, 32>;\n")
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.exact) == (1, 1, 1)
+    (folder / "main.cpp").write_text("using SrcTile = Tile<TileType::Vec, float, 2, 16>;\n")
+    assert st.run_folder(folder, tmp_path, verbose=True).not_mapped == 1
+
+
+GEN_SUBVIEW = """
+import os
+import numpy as np
+x = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+for case, r, c in (("S.case_ok", 2, 8), ("S.case_bad", 0, 0)):
+    os.makedirs(case, exist_ok=True)
+    x.tofile(os.path.join(case, "input.bin"))
+    x[r:r + 4, c:c + 8].tofile(os.path.join(case, "golden.bin"))
+"""
+
+
+def test_a_subview_folder_runs_from_files(tmp_path):
+    """The TSUBVIEW adapter takes (rowIdx, colIdx) from the kernel and the shapes from each TEST_F."""
+    folder = tmp_path / "tsubview"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n"
+                                     "TEST_F(S, case_ok) { t<float, 8, 16, 8, 16, 4, 8>(); }\n"
+                                     "TEST_F(S, case_bad) { t<float, 8, 16, 8, 16, 4, 8>(); }\n")
+    (folder / "k_kernel.cpp").write_text("runTSubView<T, 1, 2>(out, src, 2, 8);\n")
+    (folder / "gen_data.py").write_text(GEN_SUBVIEW)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
+    (folder / "k_kernel.cpp").write_text("runTSubView<T, 1, 2>(out, src, r, c);\n")
+    assert st.run_folder(folder, tmp_path, verbose=False).not_mapped == 2
+
+
+GEN_GATHERB = """
+import os
+import numpy as np
+x = np.arange(4 * 16, dtype=np.int32)
+off = np.zeros((2, 8), np.uint32)
+off[0, :2], off[1, :2] = (32, 0), (96, 64)
+for case, bad in (("S.case_ok", False), ("S.case_bad", True)):
+    os.makedirs(case, exist_ok=True)
+    x.tofile(os.path.join(case, "x.bin"))
+    off.tofile(os.path.join(case, "offset.bin"))
+    gold = np.concatenate([x[o // 4: o // 4 + 8] for o in off[:, :2].ravel()]) + bad
+    gold.tofile(os.path.join(case, "golden.bin"))
+"""
+
+
+def test_a_gatherb_folder_runs_from_files(tmp_path):
+    """The TGATHERB adapter: src, a u32 offset tile and dst shaped by each TEST_F's template arguments."""
+    folder = tmp_path / "tgatherb"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n"
+                                     "TEST_F(S, case_ok) { t<int32_t, 2, 16, 2, 8, 4, 16>(); }\n"
+                                     "TEST_F(S, case_bad) { t<int32_t, 2, 16, 2, 8, 4, 16>(); }\n")
+    (folder / "gen_data.py").write_text(GEN_GATHERB)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)

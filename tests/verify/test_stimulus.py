@@ -334,7 +334,8 @@ _EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin"
           "tmov", "tfillpad", "tfillpad_expand", "tfillpad_inplace", "tgather", "thistogram", "tmrgsort", "tsort32",
           "tpack", "tprefetch", "tprint", "trandom", "tcvt",     # tcvt: its default f32 -> f32; narrowing pairs tie
           "tand", "tands", "tor", "tors", "txor", "txors", "tnot", "tshl", "tshls", "tshr", "tshrs", "ttrans",
-          "tinterleave", "tdeinterleave", "tfmod", "tfmods"}     # bit ops, moves and fmod: exact
+          "tinterleave", "tdeinterleave", "tfmod", "tfmods",     # bit ops, moves and fmod: exact
+          "tpartargmax", "tpartargmin", "treshape", "tsubview", "tgatherb"}
 _NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
 _TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif"}
 

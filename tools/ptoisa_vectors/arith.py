@@ -153,3 +153,28 @@ def pair_sum_cases(rng) -> list[Case]:
             cases.append(tiles3("tpairreducesum", "TPAIRREDUCESUM(dst, src);", dt, ("dst", "src"), {"src": x}, valid,
                                 R=R))
     return cases
+
+
+PART_ARG_PAIRS = (("f32", "i32"), ("f32", "u32"), ("f16", "i16"), ("f16", "u32"), ("i32", "i32"), ("i8", "u8"),
+                  ("u8", "i16"))
+
+
+def part_arg_cases(rng) -> list[Case]:
+    """TPARTARGMAX/MIN: value pairs with specials, ties and signed zeros, indices of another dtype, and source
+    valid shapes equal, one inside the other, and neither covering dst (cpu fills 0 there)."""
+    cases = []
+    R, C, vr, vc = 16, 32, 15, 29
+    roles = ("dst_val", "dst_idx", "src0_val", "src1_val", "src0_idx", "src1_idx")
+    for op in ("tpartargmax", "tpartargmin"):
+        for vdt, idt in PART_ARG_PAIRS:
+            a, b = (x.reshape(R, C) for x in pair_operands(rng, vdt, R * C))
+            i0, i1 = (conversion_pool(rng, idt, R * C).reshape(R, C) for _ in range(2))
+            specs = tuple(Spec(r, vdt if r.endswith("val") else idt, R, C) for r in roles)
+            data = {"dst_val": sentinel(vdt, (R, C)), "dst_idx": sentinel(idt, (R, C)), "src0_val": a,
+                    "src1_val": b, "src0_idx": i0, "src1_idx": i1}
+            for v0, v1 in (((vr, vc), (vr, vc)), ((vr, vc), (vr - 4, vc - 6)), ((vr - 2, vc), (vr, 3))):
+                valid = {"dst_val": (vr, vc), "dst_idx": (vr, vc), "src0_val": v0, "src0_idx": v0, "src1_val": v1,
+                         "src1_idx": v1}
+                cases.append(Case(op, f"{op.upper()}(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);",
+                                  specs, valid, data))
+    return cases

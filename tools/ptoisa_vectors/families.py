@@ -4,7 +4,10 @@ import zlib
 
 import numpy as np
 
-from .arith import arith_more_cases, carry_cases, fmod_cases, mul_add_cases, pair_sum_cases, relu_cases
+from .arith import (
+    PART_ARG_PAIRS, arith_more_cases, carry_cases, fmod_cases, mul_add_cases, pair_sum_cases, part_arg_cases,
+    relu_cases,
+)
 from .bf16 import (
     BF16_REDUCE_FREE, BF16_REDUCE_MIXED, bf16_family, bf16_mixed_reduce_cases, every_code_bf16_cases,
     every_code_root_bf16_cases, fillpad_custom_bf16_cases,
@@ -21,6 +24,7 @@ from .fillpad import fillpad_cases
 from .gather import concat_cases, gather_cases
 from .generate import generator_cases
 from .layout import layout_cases, misc_edge_cases
+from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
 from .memory import memory_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases
@@ -84,6 +88,10 @@ MORE_FAMILIES += (carry_cases, bf16_family(carry_cases, DTS=ONLY), relu_cases, b
 MORE_FAMILIES += (permute_cases, bf16_family(permute_cases, DTS=ONLY))
 MORE_FAMILIES += (mul_add_cases, bf16_family(mul_add_cases, DTS=ONLY))
 MORE_FAMILIES += (pair_sum_cases, bf16_family(pair_sum_cases, DTS=ONLY))
+MORE_FAMILIES += (reshape_cases, bf16_family(reshape_cases, RESHAPES=RESHAPES_BF16))
+MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF16))
+MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
+MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -122,6 +122,7 @@ _MATMUL = frozenset({("i32", "i8", "i8"), ("f32", "f16", "f16"), ("f32", "f32", 
 
 _REM_A5 = ("f16", "f32", "i16", "u16", "i32", "u32", "i64", "u64")
 _PART_A5 = ("u8", "i8", "u16", "i16", "u32", "i32", "f16", "f32", "bf16")
+_PART_CPU = ("i32", "i16", "f16", "bf16", "f32", "i8", "u8")
 _AXPY = frozenset({("f16", "f16"), ("f32", "f32"), ("f16", "f32")})
 
 
@@ -222,6 +223,16 @@ _ROWS = [
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tsubrelu", "tlrelu", "tprelu")],  # PTO124
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")],
     _ew("tpairreducesum", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL),  # PTO127
+    # ---- TPARTARGMAX/MIN (value, index): docs/isa/TPARTARGMAX.md; cpu: TPartCheck's value types, integer indices
+    *[_row(op, ("dstVal", "dstIdx"), _pairs(("f16",), IDX + ("i16", "u16")) | _pairs(("f32",), IDX),
+           _pairs(FLOAT_ARITH_NPU, IDX + ("i16", "u16")), _pairs(_PART_CPU, INT_BITWISE))
+      for op in ("tpartargmax", "tpartargmin")],  # PTO128
+    # ---- TRESHAPE (docs/isa/TRESHAPE.md): any pair on the NPUs; cpu's static_assert: same kind (PTO129)
+    _row("treshape", ("src", "dst"), _pairs(ALL, ALL), _pairs(ALL, ALL),
+         _pairs(INTS, INTS) | _pairs(FLOAT_ARITH_CPU, FLOAT_ARITH_CPU)),
+    _ew("tsubview", ALL, ALL, ALL),  # one dtype (dst's pointer is src's); PTO130
+    # ---- TGATHERB (docs/isa/TGATHERB.md): (dst, offset); offsets read as uint32_t; PTO131
+    _row("tgatherb", ("dst", "offset"), _pairs(PERMUTE, IDX), _pairs(PERMUTE, IDX), _pairs(ALL, INTS)),
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
@@ -301,6 +312,8 @@ class Profile:
             ``NoQuant`` path does (PTO74); elsewhere the pair is refused.
             The same holds for the scalar forms of TEXTRACT/TINSERT with a pair that has no scalar-quant
             mode, and a plain TMOV/TEXTRACT/TINSERT between dtypes is C++'s implicit cast (PTO47).
+        partarg_any_valid: TPARTARGMAX/MIN take any valid regions (the index tiles' are not read; where neither
+            value tile is valid, 0), as the CPU simulator does; elsewhere the ISA page's rules hold (PTO128).
         pairsum_zeroes_tile: TPAIRREDUCESUM first zeroes all of dst's storage, as the CPU simulator does (PTO127).
         int_promotion: shifts of 8- and 16-bit lanes compute in C++'s ``int`` (counts up to 31, then
             truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO122); elsewhere a count
@@ -365,6 +378,7 @@ class Profile:
     tmov_ignores_scalar: bool = False
     int_promotion: bool = False
     pairsum_zeroes_tile: bool = False
+    partarg_any_valid: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -430,7 +444,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         prefetch_copies=True,
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
         fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True,
-        pairsum_zeroes_tile=True),
+        pairsum_zeroes_tile=True, partarg_any_valid=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,

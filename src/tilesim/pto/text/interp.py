@@ -1243,12 +1243,20 @@ class Interpreter:
         self._bind(env, st, [sc.make_int(ty if sc.int_width(ty) else "i64", vals[st.op])])
 
     def _view_result(self, st, env, frame) -> None:
-        """treshape / bitcast: a new tile type over the same bytes."""
+        """treshape / bitcast: a new tile type over the same bytes (treshape: :func:`~tilesim.pto.treshape`)."""
         src = self._get(env, st.ins[0], st)
         if not isinstance(src, Tile):
             raise self._err(st, f"{st.op} takes a tile, not {kind_of(src)}", "pto.interp.operand")
         if not st.out_types:
             raise self._err(st, f"{st.op} needs its result type", "pto.interp.type")
+        if st.op == "pto.treshape":   # the op's checks (PTO129); DPS: outs(%dst) becomes the view
+            t = self._get(env, st.outs[0], st) if st.kind == "dps" else self._tile_from(st, st.out_types[0])
+            if not isinstance(t, Tile):
+                raise self._err(st, f"{st.op} writes a tile, not {kind_of(t)}", "pto.interp.operand")
+            OPS["treshape"](t, src, target=self.prof)
+            if st.kind != "dps":
+                self._bind(env, st, [t])
+            return
         t = self._tile_from(st, st.out_types[0])
         if t.span != src.span:
             raise self._err(st, f"{st.op} must keep the byte size: {src.describe()} is {src.span} bytes, "

@@ -56,6 +56,9 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "tquant": ("quant", ("f32", "i8"), ("src", "dst")),
     "trandom": ("random", ("u32",), ("dtype",)),
     "tmrgsort": ("mrgsort", ("f32",), ("dtype",)),
+    "treshape": ("reshape", ("i32", "i16"), ("src", "dst")),
+    "tsubview": ("subview", ("f16",), ("dtype",)),
+    "tgatherb": ("gatherb", ("f32", "u32"), ("dst", "offset")),
     **{o: ("matmul_mx", ("f32", "f8e4m3", "f8e4m3", "f8e8m0"), ("c", "a", "b", "scale"))
        for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias")},
 }
@@ -80,6 +83,7 @@ FAMILY: dict[str, str] = {
     "taddsc": "carry_scalar", "tsubsc": "carry_scalar", "ttrans": "trans",
     "tinterleave": "interleave", "tdeinterleave": "interleave",
     **{o: "binary" for o in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")}, "tpairreducesum": "unary",
+    "tpartargmax": "partarg", "tpartargmin": "partarg",
     "tmatmul_acc": "matmul_acc", "tmatmul_bias": "matmul_bias",
     "tci": "ci", "ttri": "tri", "tdequant": "dequant",
     **{o: _FIXED[o][0] for o in sorted(_FIXED)},
@@ -90,7 +94,7 @@ OPS = tuple(FAMILY)
 #: arithmetic results are NaNs the spec does not give a payload (tilesim writes a canonical one)
 _BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg",
                        "concat", "pack", "fillpad", "prefetch", "print", "move", "gather", "histogram", "sort32",
-                       "random", "ci", "tri", "mrgsort"})
+                       "random", "ci", "tri", "mrgsort", "partarg", "reshape", "subview", "gatherb"})
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
@@ -267,6 +271,27 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         dst0, dst1, src0, src1 = (t(d, R, C, (vr, vc)) for _ in range(4))
         return _Call({"src0": src0, "src1": src1, "dst0": dst0, "dst1": dst1}, ("dst0", "dst1"),
                      lambda v=None: fn(dst0, dst1, src0, src1, target=target))
+    if fam == "partarg":     # values and their indices, all of one region (PTO128)
+        vals = [t(sig[0], R, _cols(sig[0]), (vr, vc)) for _ in range(3)]
+        idxs = [t(sig[1], R, _cols(sig[1]), (vr, vc)) for _ in range(3)]
+        names = ("dst_val", "src0_val", "src1_val", "dst_idx", "src0_idx", "src1_idx")
+        return _Call(dict(zip(names, vals + idxs)), ("dst_val", "dst_idx"),
+                     lambda v=None: fn(vals[0], idxs[0], vals[1], vals[2], idxs[1], idxs[2], target=target))
+    if fam == "reshape":      # dst: one row over src's bytes (PTO129)
+        src = t(sig[0], R, C, (vr, vc))
+        n = R * C * get_dtype(sig[0]).size // get_dtype(sig[1]).size
+        dst = t(sig[1], 1, n, (1, n))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
+    if fam == "subview":      # dst: src's lower half (PTO130)
+        src = t(d, R, C, (R, C))
+        dst = t(d, R // 2, C, (R // 2, vc))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, R // 2, 0, target=target))
+    if fam == "gatherb":      # dst's blocks from src's blocks in reverse order (PTO131)
+        src, dst = t(d, R, C, (R, C)), t(d, R, C, (vr, C))
+        off = t(sig[1], R, _pb(sig[1]), (R, _pb(sig[1])))
+        nb = C * get_dtype(d).size // 32
+        off.bits[:, :nb] = (R * nb - 1 - np.arange(R * nb).reshape(R, nb)) * 32
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, off, target=target))
     if fam == "axpy":
         cols = max(_cols(sig[0]), _cols(sig[1]))
         src, dst = t(sig[0], R, cols, (vr, vc)), t(sig[1], R, cols, (vr, vc))
@@ -407,6 +432,8 @@ def _region(op: str, sig, target) -> tuple[int, int]:
         return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam == "axpy":
         return R, max(_cols(sig[0]), _cols(sig[1]))
+    if fam == "partarg":      # values and indices share a region
+        return R, min(_cols(sig[0]), _cols(sig[1]))
     if fam == "cvt":
         return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam in ("cmp", "cmps"):
