@@ -71,3 +71,10 @@ def test_readme_pto_paragraph_names_only_ops():
     named = {w.lower() for w in re.findall(r"\bT[A-Z0-9_]{2,}\b", para)}
     not_functions = {"tassign", "tpart"}  # TASSIGN places tiles in buffers; "the TPART family"
     assert named and named <= set(OPS) | not_functions, named - set(OPS)
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    commands = set(re.findall(r"^(pip install -e '\.\[test\]' && pytest[^#\n]*?)\s*(?:#|$)", readme, re.M))
+    assert len(commands) == 1, commands
+    assert commands <= set((ROOT / ".ci" / "run").read_text().splitlines())
