@@ -1,4 +1,4 @@
-"""The ``tilesim`` command: demo, formats, quantize, run, gemm, vectors, check, study, compare.
+"""The ``tilesim`` command: demo, formats, quantize, run, diff, gemm, vectors, check, study, compare.
 
 Errors, ``--debug``, ``--version`` and flags that take ``0``/``1`` are handled
 once for every command by :class:`tilesim.clikit.Group`: a command body just
@@ -29,6 +29,7 @@ from .ame.models import MODELS
 from .clikit import Group, output_path
 from .errors import TilesimError
 from .formats import Rounding
+from .inspect.cli import diff as diff_command
 from .pto.targets import TARGETS
 from .tensix.state import ROUNDING_MODELS
 
@@ -177,6 +178,12 @@ def run(
                                                             "fit the format, instead of stopping (a flag, or 0/1)"),
     strict: bool = typer.Option(False, "--strict", help="PTO: stop at the first element a conversion computes by a "
                                                         "C++-undefined cast (target cpu), instead of warning"),
+    trace_values: bool = typer.Option(False, "--trace-values", help="record the values each statement writes; "
+                                                                    "-o saves the trace (a flag, or 0/1)"),
+    lines: Optional[str] = typer.Option(None, "--lines", help="--trace-values: only these lines (3,7-9)"),
+    ops: Optional[str] = typer.Option(None, "--ops", help="--trace-values: only these ops (tadd,trowsum)"),
+    iterations: Optional[str] = typer.Option(None, "--iterations", help="--trace-values: only loop iterations "
+                                                                        "FIRST:STOP"),
 ) -> None:
     """Run a program file; the ISA is chosen by its suffix."""
     options = {"target": target, "accumulation": accumulation, "rounding_model": rounding_model,
@@ -197,10 +204,29 @@ def run(
     except UnicodeDecodeError as e:
         raise TilesimError(f"{program} is not UTF-8 text ({e.reason} at byte {e.start})", instruction="tilesim run",
                            operand="program", rule="cli.text", value=str(program)) from None
+    keep = _trace_filter(trace_values, lines, ops, iterations)
+    if keep is not None:
+        from .inspect.cli import run_traced
+        return run_traced(program, _read_inputs(input), console, given, keep, output)
     results = _load(spec)(program, _read_inputs(input), console, trace=trace, **given)
     if output is not None:
         np.savez(output, **results)
         console.print(f"saved {', '.join(results)} to {output}")
+
+
+def _trace_filter(on: bool, lines, ops, iterations):
+    """The --trace-values filter, or None without --trace-values (its filters alone are refused)."""
+    from .inspect.steps import Filter
+    if not on:
+        if lines or ops or iterations:
+            raise TilesimError("--lines, --ops and --iterations filter --trace-values; add --trace-values",
+                               instruction="tilesim run", operand="--trace-values", rule="cli.option",
+                               value=lines or ops or iterations)
+        return None
+    return Filter.parse(lines, ops, iterations)
+
+
+app.command("diff")(diff_command)
 
 
 @app.command()

@@ -57,6 +57,8 @@ class RunResult:
     x: list[int]
     cost: Cost
     executed: list[Executed] = field(default_factory=list)
+    #: with ``trace=True``: one :class:`~tilesim.inspect.Step` per instruction, the values it wrote
+    steps: list | None = None
 
 
 class _Run:
@@ -165,7 +167,8 @@ _HANDLERS = {"li": "li", "csrw": "csrw", "csrr": "csrr", "mmacc.t": "mmacc", "mm
 
 def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *, core: Core | None = None,
                 accumulation: str = "fused", quantize: bool = False,
-                on_step: Callable[[Instruction, "Executed | None", Core], None] | None = None) -> RunResult:
+                on_step: Callable[[Instruction, "Executed | None", Core], None] | None = None,
+                trace: bool = False) -> RunResult:
     """Run ``program`` from a fresh :class:`Core` (or ``core``) with the named input arrays.
 
     Args:
@@ -173,6 +176,7 @@ def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *
             even when SAT = 0 (otherwise those are errors).
         on_step: called after each instruction with it, its :class:`Executed`
             record (MMACC only, else ``None``) and the core (for traces).
+        trace: fill :attr:`RunResult.steps` with the values each instruction wrote (:mod:`tilesim.ame.trace`).
 
     Raises:
         TilesimError: any error of an instruction, located at its line and column;
@@ -180,6 +184,9 @@ def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *
     """
     run = _Run(core if core is not None else Core(accumulation), inputs or {},
                flag(quantize, "quantize", "run_program"))
+    steps = None
+    if flag(trace, "trace", "run_program"):
+        steps, on_step = _tracing(program, on_step)
     for ins in program:
         try:
             ex = getattr(run, _HANDLERS[ins.mnemonic])(ins, *ins.args)
@@ -190,4 +197,18 @@ def run_program(program: Program, inputs: dict[str, np.ndarray] | None = None, *
         if on_step is not None:
             on_step(ins, ex, run.core)
     outputs = {k: run.arrays[k] for k in run.stored}
-    return RunResult(run.core, outputs, run.x, run.cost, run.executed)
+    return RunResult(run.core, outputs, run.x, run.cost, run.executed, steps)
+
+
+def _tracing(program: Program, on_step):
+    """A step list and an ``on_step`` that fills it (and calls the caller's ``on_step`` too)."""
+    from .trace import observer
+    steps: list = []
+    seen = observer(steps, program.source)
+    if on_step is None:
+        return steps, seen
+
+    def both(ins, ex, core):
+        seen(ins, ex, core)
+        on_step(ins, ex, core)
+    return steps, both

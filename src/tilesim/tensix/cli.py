@@ -190,9 +190,23 @@ def check_inputs(statements: list[Statement], inputs: dict, source: str | None =
 
 
 def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], rounding: str = "hardware",
-                source: str | None = None, on_trace=None):
+                source: str | None = None, on_trace=None, observe=None, trace: bool = False):
     """Run parsed statements on a fresh machine. Returns ``(machine, outputs)``; outputs in order.
-    Inputs are checked first (:func:`check_inputs`)."""
+    Inputs are checked first (:func:`check_inputs`). ``observe(statement, machine, thread, outputs)`` is
+    called after each statement; ``trace=True`` returns ``(machine, Traced(outputs, steps))`` with the values
+    each statement wrote (:mod:`tilesim.tensix.trace`)."""
+    if trace:
+        from ..inspect.steps import Traced
+        from .trace import observer
+        steps: list = []
+        seen = observer(steps, source or "<text>")
+
+        def both(*args) -> None:
+            seen(*args)
+            if observe is not None:
+                observe(*args)
+        m, outputs = run_program(statements, inputs, rounding, source, on_trace, both)
+        return m, Traced(outputs, steps)
     arrays = check_inputs(statements, inputs, source)
     m = Machine(rounding)
     outputs: dict[str, np.ndarray] = {}
@@ -242,6 +256,8 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
             if isinstance(e, TilesimError):
                 raise e.at(source=source, line=s.line, column=1) from None
             raise _err(str(e), source, s.line, s.text, "tt.prog.value") from None
+        if observe is not None:
+            observe(s, m, thread, outputs)
     return m, outputs
 
 

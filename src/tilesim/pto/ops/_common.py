@@ -26,7 +26,23 @@ from ...errors import DtypeError, GeometryError, TilesimError
 from ..targets import Profile, get_target
 from ..tile import Tile
 
-__all__ = ["Op"]
+__all__ = ["Op", "layout_hint"]
+
+#: the tile_buf declaration that gives each layout an op may ask for (:meth:`Op.layout`'s names)
+DECLARATIONS = {
+    "ND": "declare it !pto.tile_buf<vec, RxCxT> (blayout=row_major, slayout=none_box)",
+    "ROW_MAJOR": "declare it with blayout=row_major (e.g. !pto.tile_buf<vec, RxCxT>)",
+    "NONEBOX": "declare it with slayout=none_box",
+    "DN1": "declare it !pto.tile_buf<vec, Rx1xT, blayout=col_major>",
+    "ND_VC1": "declare it !pto.tile_buf<vec, RxCxT, v_col=1>",
+    "DN": "declare it with blayout=col_major, slayout=none_box",
+    "Nz": "declare it with blayout=col_major, slayout=row_major",
+}
+#: where a one-column col_major tile (what the row reduces write) goes instead
+_REDUCED = ("a one-column col_major tile, as TROWSUM/TROWMAX/TROWMIN write, is the broadcast operand of "
+            "TROWEXPANDADD/SUB/MUL/DIV/MAX/MIN (Mode 1); to spread it over every column, TROWEXPANDADD it onto a "
+            "tile of zeros (TEXPANDS 0.0); or write the reduce into an ND tile of 32-byte rows and one valid column "
+            "(f32: !pto.tile_buf<vec, Rx8xf32, v_col=1>), which the element-wise ops take")
 
 #: (op name, id(profile), operand signatures) -> the profile those operands' static checks passed on
 _PASSED: dict = {}
@@ -79,8 +95,8 @@ class Op:
               or ("NONEBOX" in allowed and not t.is_boxed)
               or ("ROW_MAJOR" in allowed and t.is_row_major))
         if not ok:
-            self.fail(f"must use {what}, not {lay} ({t.blayout}/{t.slayout}, {t.rows}x{t.cols})", operand,
-                      "pto.op.layout", lay)
+            self.fail(f"must use {what}, not {lay} ({t.blayout}/{t.slayout}, {t.rows}x{t.cols}); "
+                      + layout_hint(self.name, t, allowed), operand, "pto.op.layout", lay)
 
     def dtypes(self, key: str, sig: tuple, operands: tuple[str, ...]) -> None:
         """Check a dtype signature against the target's table row ``key`` (arg ops share rows)."""
@@ -130,3 +146,14 @@ class Op:
         """True when this op returns silently on this target because a valid size is zero."""
         return self.name in self.prof.zero_size_noop and any(0 in t.valid for t in tiles)
 
+
+
+def layout_hint(op: str, t: Tile, allowed: tuple[str, ...]) -> str:
+    """How to give op a tile it accepts: the declaration that works, and for a row reduce's one-column
+    col_major result, the op that takes it; notes when target ``cpu`` takes every layout for this op."""
+    how = "; or ".join(DECLARATIONS[a] for a in allowed if a in DECLARATIONS)
+    if t.layout == "DN" and t.cols == 1 and "DN1" not in allowed:
+        how = _REDUCED + "; or " + how
+    if op in get_target("cpu").any_layout:
+        how += f" (target cpu takes every layout for {op.upper()}; a2a3 and a5 do not)"
+    return how

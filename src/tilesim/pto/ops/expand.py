@@ -117,7 +117,9 @@ def _row_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, tmp, ta
     if ex.is_row_major:
         if ex.valid_cols != per_block:
             op.fail(f"a row_major broadcast operand (Mode 2) needs {per_block} valid columns (32 bytes), "
-                    f"not {ex.valid_cols}", ex_name, "pto.op.expand_shape", ex.valid_cols)
+                    f"not {ex.valid_cols}; or give a col_major tile with one valid column (Mode 1), as TROWSUM "
+                    f"writes: !pto.tile_buf<vec, {R}x1x{dst.dtype}, blayout=col_major>", ex_name,
+                    "pto.op.expand_shape", ex.valid_cols)
         if tmp is not None:
             op.fail("the tmp overload supports only Mode 1 (a col_major operand with one column)", "tmp",
                     "pto.op.expand_tmp_mode", ex.layout)

@@ -36,6 +36,12 @@ from ._common import Op
 
 __all__ = ["tmov", "textract", "tinsert", "textract_fp", "tinsert_fp", "ACC_TO_VEC_MODES"]
 
+#: what to do instead of a TMOV path a target lacks
+_TMOV_INSTEAD = {
+    ("acc", "vec"): "; to bring an acc tile to vec, TSTORE it to global memory and TLOAD it into the vec tile",
+    ("vec", "mat"): "; to bring a vec tile to mat, TSTORE it to global memory and TLOAD it into the mat tile",
+}
+
 ACC_TO_VEC_MODES = {"singlemodevec0": "single_mode_vec0", "singlemodevec1": "single_mode_vec1",
                     "dualmodesplitm": "dual_mode_split_m", "dualmodesplitn": "dual_mode_split_n",
                     "0": "single_mode_vec0", "1": "single_mode_vec1", "2": "dual_mode_split_m",
@@ -121,7 +127,8 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
     paths = op.prof.tmov_paths
     if paths is not None and (src.loc, dst.loc) not in paths:
         op.fail(f"{src.loc} -> {dst.loc} is not a TMOV path on {op.prof.name}; paths: "
-                + ", ".join(f"{a}->{b}" for a, b in sorted(paths)), "dst", "pto.op.loc", f"{src.loc}->{dst.loc}")
+                + ", ".join(f"{a}->{b}" for a, b in sorted(paths)) + _TMOV_INSTEAD.get((src.loc, dst.loc), ""),
+                "dst", "pto.op.loc", f"{src.loc}->{dst.loc}")
     op.valid_match(src, dst, "dst", "src")
     if fp is not None:
         return textract_fp(dst, src, fp, 0, 0, relu_pre_mode=use_relu, target=op.prof)

@@ -138,6 +138,12 @@ class Interpreter:
         if strict and not self.prof.strict:
             self.prof = self.prof.with_(strict=True)
         self.trace = trace
+        #: called after each executed statement with it, its environment and the tiles and global windows a
+        #: tile op wrote (``(outs, windows)``; empty for other statements): value traces (:mod:`tilesim.pto.trace`)
+        self.observe: Callable | None = None
+        #: the iteration number (from 0) of each enclosing ``scf.for``, outermost first
+        self.iters: list[int] = []
+        self._wrote: tuple = ()
         if not isinstance(blocks, int) or isinstance(blocks, bool) or blocks < 1:
             raise TilesimError("blocks must be a positive integer", instruction="pto.run", operand="blocks",
                                rule="pto.interp.blocks", value=blocks)
@@ -562,6 +568,9 @@ class Interpreter:
                 self.mem.release(t)
         if self.trace is not None:
             self.trace(st, [env.get(r) for r in st.results])
+        if self.observe is not None:
+            self.observe(st, env, self._wrote)
+            self._wrote = ()
         return sig
 
     # --------------------------------------------------------------- values
@@ -879,10 +888,13 @@ class Interpreter:
         carried = [self._get(env, o, st) for _, o in iters]
         var = st.extra["var"]
         ivt = "index"
-        for i in range(lb, ub, step):
+        self.iters.append(0)
+        for k, i in enumerate(range(lb, ub, step)):
+            self.iters[-1] = k
             inner = env.new_child({var: Scalar(ivt, i), **{n: v for (n, _), v in zip(iters, carried)}})
             sig = self._region(st.body, inner, frame)
             carried = self._yielded(st, sig, len(iters))
+        self.iters.pop()
         self._bind(env, st, carried)
 
     def _yielded(self, st: Stmt, sig, n: int) -> list:
@@ -1010,6 +1022,8 @@ class Interpreter:
             t.push()
             if t.undefined is not before and t.undefined is not None and t.undefined.any():
                 self.undefined.append((st.line, st.op, int(np.count_nonzero(t.undefined))))
+        if self.observe is not None:
+            self._wrote = (outs, windows)
         for arr, pv, extra, write in windows:
             if write:
                 g = pv.view.ptr.glob
@@ -1390,8 +1404,8 @@ def run_text(text: str, inputs: dict | None = None, target=None, *, source: str 
              entry: str | None = None, trace=None, blocks: int = 1, level: str | None = None,
              stdout=None, strict: bool = False) -> dict[str, np.ndarray]:
     """Parse and run program text; see :func:`run_file`."""
-    return Interpreter(parse(text, source), inputs, target, trace, blocks=blocks, level=level,
-                       stdout=stdout, strict=strict).run(entry)
+    return _run(Interpreter(parse(text, source), inputs, target, None if trace is True else trace, blocks=blocks,
+                            level=level, stdout=stdout, strict=strict), entry, trace is True)
 
 
 def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None = None, trace=None,
@@ -1404,7 +1418,9 @@ def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None
         target: ``cpu``, ``a2a3``, ``a5`` or a :class:`~tilesim.pto.Profile`; default the module's
             ``pto.target_arch``, else ``a5``.
         entry: the function to run (default: the one marked ``pto.entry``, else the first public one).
-        trace: called with each statement and its results as it runs.
+        trace: called with each statement and its results as it runs; ``True``: return
+            ``Traced(outputs, steps)``, one :class:`~tilesim.inspect.Step` per tile op with the values it wrote
+            (:mod:`tilesim.pto.trace`).
         blocks: run the kernel once per block (``get_block_idx`` 0 .. blocks-1) on shared global memory.
         level: ``"level3"``: every ``alloc_tile`` must give ``addr =`` (PTOAS ``--pto-level=level3``).
         stdout: where ``tprint`` writes (default ``sys.stdout``).
@@ -1417,8 +1433,19 @@ def run_file(path, inputs: dict | None = None, target=None, *, entry: str | None
         SpecGapError: under ``strict``, rule ``pto.tcvt.undefined``, naming the op, the operand, the first
             offending element's position and its value.
     """
-    return Interpreter(parse_file(path), inputs, target, trace, blocks=blocks, level=level, stdout=stdout,
-                       strict=strict).run(entry)
+    return _run(Interpreter(parse_file(path), inputs, target, None if trace is True else trace, blocks=blocks,
+                            level=level, stdout=stdout, strict=strict), entry, trace is True)
+
+
+def _run(it: Interpreter, entry: str | None, values: bool):
+    """Run; with ``values``, return :class:`~tilesim.inspect.Traced` (the outputs and every tile op's Step)."""
+    if not values:
+        return it.run(entry)
+    from ...inspect.steps import Traced
+    from ..trace import observe
+    steps: list = []
+    observe(it, steps)
+    return Traced(it.run(entry), steps)
 
 
 def parse_file(path) -> Program:
