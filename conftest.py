@@ -2,10 +2,10 @@
 
 - ```python: pytest-markdown-docs runs each block on its own (``continuation`` runs the page's previous
   python block first); ``notest`` marks a template.
-- ```pycon: interpreter sessions, checked by pytest's doctest (``--doctest-glob='*.md'``).
-- ```bash: ``tests/test_doc_blocks.py`` runs each block with bash (same options, and ``slow``).
+- ```pycon (interpreter sessions, checked with ``doctest``) and ```bash: ``tests/test_doc_blocks.py`` runs
+  each block, with the same options (and ``slow`` for bash).
 
-python and bash blocks run in a fresh directory holding a copy of ``examples/`` (the ``doc_dir``
+Every block runs in a fresh directory holding a copy of ``examples/`` (the ``doc_dir``
 fixture), so what they write goes nowhere.
 """
 

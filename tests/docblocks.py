@@ -14,7 +14,8 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[1]
-RUN = {"python": {"notest", "continuation"}, "pycon": set(), "bash": {"notest", "continuation", "slow"}}
+RUN = {"python": {"notest", "continuation"}, "pycon": {"notest", "continuation"},
+       "bash": {"notest", "continuation", "slow"}}
 SHOWN = {"text", "csv", "json", "mlir", "asm", "verilog"}
 
 
