@@ -1,4 +1,4 @@
-"""The ``tilesim`` command: demo, formats, quantize, run, diff, gemm, vectors, check, study, compare.
+"""The ``tilesim`` command: demo, formats, quantize, run, diff, gemm, vectors, check, coverage, study, compare.
 
 Errors, ``--debug``, ``--version`` and flags that take ``0``/``1`` are handled
 once for every command by :class:`tilesim.clikit.Group`: a command body just
@@ -281,6 +281,16 @@ def study(
                                                      "FILE.safetensors[:NAME], N x K"),
     seed: int = typer.Option(0, help="seed of the generated inputs"),
     macs_per_cycle: int = typer.Option(16384, help="MAC throughput of the cycles and of tiling auto"),
+    acc: List[str] = typer.Option(["proposal"], help="accumulator: proposal (from Ft, bOVF), or a what-if: int16, "
+                                                     "int32, fp16, bf16, fp32 ...; repeatable"),
+    block_scale: List[str] = typer.Option(["none"], help="block scales of A and B along K: none, e8m0 (OCP MX), "
+                                                         "fp8_e4m3; repeatable"),
+    block_size: List[int] = typer.Option([32], help="elements per block scale; repeatable"),
+    scale_at: List[str] = typer.Option(["after"], help="scales enter after each K-slice's sum, or before (dequantised "
+                                                       "inputs); repeatable"),
+    bandwidth: int = typer.Option(64, help="bytes per cycle of the schedule's tile loads and stores"),
+    schedule_block: Optional[str] = typer.Option(None, help="MbxNbxKb of the schedule (default: the proposal's "
+                                                            "make_plan, 64x64x8 tile rows)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write results.csv, plots and report.md here"),
     output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
     workers: Optional[int] = typer.Option(None, help="run the points on a new local Dask cluster"),
@@ -292,7 +302,8 @@ def study(
     study_command(console, out=out, workers=workers, scheduler=scheduler, timeout=timeout, output=output,
                   shapes=shape, models=model, tokens=tokens, layers=layer, fts=ft, bovfs=bovf, rnds=rnd,
                   sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
-                  weights=weights, seed=seed, macs_per_cycle=macs_per_cycle)
+                  weights=weights, seed=seed, macs_per_cycle=macs_per_cycle, accs=acc, block_scales=block_scale,
+                  block_sizes=block_size, scale_ats=scale_at, bandwidth=bandwidth, schedule_block=schedule_block)
 
 
 @app.command()
@@ -321,13 +332,17 @@ def vectors(
     format: Optional[str] = typer.Option(None, "--format", help="formats: format name, alias or AME code"),
     rounding: Optional[str] = typer.Option(None, "--rounding", help="formats encode: rne, rtz, rup, rdn, rmm"),
     saturate: Optional[bool] = typer.Option(None, "--saturate/--no-saturate", help="formats encode: clamp overflow"),
+    dist: Optional[str] = typer.Option(None, "--dist", help="undirected elements: bits, normal, exp-uniform, edge"),
+    range_: Optional[str] = typer.Option(None, "--range", help="keep drawn values in LO:HI"),
+    weight: Optional[str] = typer.Option(None, "--weight", help="plant value classes: CLASS=W[,CLASS=W]"),
 ) -> None:
     """Write golden vectors for one instruction: manifest, npz, $readmemh hex files, coverage."""
     from .verify.commands import vectors_command
     vectors_command(isa, op, out, console, n=n, seed=seed, min_per_class=min_per_class,
                     rounding_model=rounding_model, srca=srca, srcb=srcb, dst32=dst32, argmax=argmax, dtype=dtype,
                     target=target, ft=ft, bovf=bovf, sat=sat, rnd=rnd, tiling=tiling, accumulation=accumulation,
-                    k=k, m=m, format=format, rounding=rounding, saturate=saturate)
+                    k=k, m=m, format=format, rounding=rounding, saturate=saturate, dist=dist, range=range_,
+                    weight=weight)
 
 
 @app.command()
@@ -336,18 +351,30 @@ def check(
     dump: Path = typer.Argument(..., help="the device's outputs: a directory of hex or npz files, or an .npz"),
     junit: Optional[Path] = typer.Option(None, "--junit", help="also write JUnit XML, one test case per vector"),
     max_report: int = typer.Option(20, "--max-report", help="mismatches to list"),
+    only: Optional[str] = typer.Option(None, "--only", help="check only these outputs (NAME[,NAME])"),
+    x_policy: str = typer.Option("mismatch", "--x-policy", help="X/Z words in the dump: mismatch or ignore"),
 ) -> None:
     """Compare a device dump with golden vectors bit for bit; exit 1 on any mismatch."""
     from .verify.commands import check_command
-    code = check_command(golden, dump, console, junit=junit, max_report=max_report)
+    code = check_command(golden, dump, console, junit=junit, max_report=max_report, only=only, x_policy=x_policy)
     raise typer.Exit(code)
 
 
 @app.command()
+def coverage(
+    dirs: list[Path] = typer.Argument(..., help="vector set directories (or coverage.json files)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write the merged cross coverage as JSON"),
+) -> None:
+    """Merge the cross coverage (class x configuration) of several vector sets and print it."""
+    from .verify.commands import coverage_command
+    coverage_command(dirs, console, out)
+
+
+@app.command()
 def compare(
-    op: str = typer.Argument(..., help="colmax, colargmax, elwmul or gemm"),
+    op: str = typer.Argument(..., help="colmax, colargmax, elwmul, recip, exp or gemm"),
     dtype: str = typer.Option("bf16", help="bf16, fp16, fp32 (uint16: colmax, colargmax)"),
-    shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul; 256x256) or MxNxK (gemm; 64x64x64)"),
+    shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul: 256x256; recip, exp: 64x64) or MxNxK (gemm; 64x64x64)"),
     seed: int = typer.Option(0, help="seed of the standard normal inputs"),
     csv: Optional[Path] = typer.Option(None, "--csv", help="write the table, every column, here",
                                         callback=output_path),

@@ -4,6 +4,7 @@ clear error."""
 
 import csv
 import io
+import re
 import struct
 from fractions import Fraction
 
@@ -222,6 +223,43 @@ def test_api_input_errors():
                               ("colmax", np.ones(16), "2-D array")):
         with pytest.raises(TilesimError, match=words):
             run(op, inputs)
+
+
+@pytest.mark.parametrize("op, options, words", [
+    ("colmax", {"shape": (16, 16, 16)}, "not (R, C)"),
+    ("colmax", {"shape": ()}, "not (R, C)"),
+    ("colmax", {"shape": ("16", "16")}, "not (R, C)"),
+    ("colmax", {"shape": (16.0, 16)}, "not (R, C)"),
+    ("elwmul", {"shape": (-8, 16)}, "positive integers"),
+    ("gemm", {"shape": (16, 16)}, "not (M, N, K)"),
+    ("gemm", {"shape": (16, 16, True)}, "not (M, N, K)"),
+    ("colmax", {"seed": 1.5}, "seed 1.5"),
+    ("gemm", {"seed": "a"}, "seed 'a'"),
+    ("elwmul", {"seed": -1}, "non-negative"),
+])
+def test_api_shape_and_seed_errors(op, options, words):
+    """Shapes no machine can take, and seeds numpy would reject, are TilesimErrors naming the operand (issue 20)."""
+    with pytest.raises(TilesimError, match=re.escape(words)) as e:
+        run(op, **options)
+    assert e.value.operand in ("shape", "seed")
+
+
+def test_gemm_with_inf_and_minus_inf_in_one_sum():
+    """+Inf and -Inf in one dot product: the exact reference is NaN (IEEE), not fsum's ValueError (issue 20)."""
+    a, b = np.ones((16, 16)), np.ones((16, 16))
+    a[0, 0], a[0, 1], a[1, 0] = np.inf, -np.inf, np.inf
+    ref = exact.gemm_exact(a, b)
+    assert np.isnan(ref[0]).all() and (ref[1] == np.inf).all() and (ref[2:] == 16).all()
+    records = run("gemm", (a, b), dtype="fp32")
+    assert {r["machine"] for r in records} >= {"tensix", "pto", "ame", "exact"}
+
+
+def test_int64_inputs_round_once():
+    """An int64 input is rounded once to the dtype: 2**54 + 2**30 + 1 is above fp32's tie, so it rounds up;
+    through float64 first (2**54 + 2**30, a tie) it would round to even, down (issue 20)."""
+    x = np.full((8, 16), 2**54 + 2**30 + 1, np.int64)
+    cmp = evaluate("elwmul", (x, np.ones((8, 16), np.int64)), dtype="fp32")
+    assert (cmp.inputs[0] == 2.0**54 + 2.0**31).all()
 
 
 def test_cli(tmp_path):

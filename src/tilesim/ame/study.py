@@ -27,7 +27,7 @@ import numpy as np
 from ..study.cluster import blocked_gemm
 from ..study.inputs import generate
 from ..study.presets import Shape
-from ..study.sweep import Point, evaluate
+from ..study.sweep import Point, evaluate, pareto
 from .gemm import DEFAULT_MACS_PER_CYCLE, gemm
 
 __all__ = ["Row", "compare", "problem"]
@@ -71,4 +71,6 @@ def compare(m: int, n: int, k: int, fts, *, bovf: int = 0, rnd: str = "rne", sat
         t0 = time.perf_counter()
         record, histograms = evaluate(a, b, p, run)
         rows.append(Row({"point": i, **record}, histograms, time.perf_counter() - t0))
+    for row, front in zip(rows, pareto([r.record for r in rows])):
+        row.record["pareto"] = front
     return rows

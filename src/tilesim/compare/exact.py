@@ -4,6 +4,10 @@
   NaN wins, at its first index).
 - Products of two bf16, fp16 or fp32 values are exact in float64 (at most
   48 significant bits), so ``encode(a * b, fmt)`` rounds the exact product once.
+- Reciprocals ``1 / x`` are rounded to odd at float64's 53 bits from the exact quotient
+  (``Fraction``), so one more rounding to a narrower format is the single rounding.
+- ``exp(x)`` is computed by :mod:`decimal` to 60 digits (its ``exp`` is correctly rounded there), far
+  beyond the ~2**-120 that the hardest double cases need, and rounded to odd at 53 bits from that.
 - GEMM sums are exact through :func:`math.fsum` (the correctly rounded
   float64 sum) and a second fsum of the residual, which gives the sign of
   the sum's rounding error: the float64 sum is moved toward zero when the
@@ -11,6 +15,8 @@
   to odd at 53 bits, then once to a format of at most 51 bits, equals
   rounding the exact sum once (Boldo and Melquiond, "When double rounding
   is odd", 2005).
+- A sum with a non-finite term is IEEE's: NaN with a NaN term or with +Inf
+  and -Inf together, else the infinity (what any order of float adds gives).
 
 >>> a = np.array([[1.0, 2.0**-60, 2.0**-8]]); b = np.array([[1.0], [1.0], [1.0]])
 >>> float(round_once(gemm_exact(a, b), "bf16")[0, 0]) == 1 + 2.0**-7   # a tie in bf16, broken by 2**-60
@@ -27,7 +33,7 @@ import numpy as np
 
 from .. import formats
 
-__all__ = ["colmax", "colargmax", "product", "gemm_exact", "round_once"]
+__all__ = ["colmax", "colargmax", "product", "gemm_exact", "reciprocal", "exp", "round_once"]
 
 
 def colmax(x: np.ndarray) -> np.ndarray:
@@ -46,10 +52,12 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def gemm_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` rounded to odd at float64's 53 bits: exact where float64 holds the sum, else the
     truncated sum with its last bit set. Round this once to any narrower format."""
-    terms = a[:, :, None] * b[None, :, :]
-    out = np.empty((a.shape[0], b.shape[1]))
+    with np.errstate(invalid="ignore", over="ignore"):
+        terms = a[:, :, None] * b[None, :, :]
+        out = np.sum(terms, axis=1)  # kept where a term is not finite; fsum refuses Inf - Inf
+    finite = np.isfinite(terms).all(axis=1)
     for i in range(a.shape[0]):
-        for j in range(b.shape[1]):
+        for j in np.flatnonzero(finite[i]):
             t = terms[i, :, j].tolist()
             s = math.fsum(t)
             r = math.fsum(t + [-s])  # the exact sum minus s, correctly rounded: its sign is exact
@@ -59,6 +67,46 @@ def gemm_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                 bits = np.float64(s).view(np.int64) | 1
                 s = float(np.int64(bits).view(np.float64))
             out[i, j] = s
+    return out
+
+
+def reciprocal(x: np.ndarray) -> np.ndarray:
+    """``1 / x`` rounded to odd at 53 bits (``1 / +-0`` is +-Inf); round this once to a narrower format."""
+    from fractions import Fraction
+    out = np.empty(np.shape(x))
+    flat, res = np.asarray(x, np.float64).reshape(-1), out.reshape(-1)
+    for i, v in enumerate(flat.tolist()):
+        if v == 0 or not math.isfinite(v):
+            res[i] = math.copysign(math.inf, v) if v == 0 else (0.0 if math.isinf(v) else math.nan)
+            continue
+        res[i] = _odd(1 / v, 1 / Fraction(v))
+    return out
+
+
+def _odd(s: float, q) -> float:
+    """``s`` (the float nearest ``q``) rounded to odd: stepped toward zero if above ``q``, last bit set,
+    unless ``s`` is ``q`` exactly."""
+    from fractions import Fraction
+    if Fraction(s) == q:
+        return s
+    if abs(Fraction(s)) > abs(q):
+        s = math.nextafter(s, 0.0)
+    return float(np.int64(np.float64(s).view(np.int64) | 1).view(np.float64))
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    """``exp(x)`` rounded to odd at 53 bits (exact 1 at 0, Inf above float64's range)."""
+    import decimal
+    from fractions import Fraction
+    ctx = decimal.Context(prec=60)
+    out = np.empty(np.shape(x))
+    res = out.reshape(-1)
+    for i, v in enumerate(np.asarray(x, np.float64).reshape(-1).tolist()):
+        if v == 0 or not math.isfinite(v) or abs(v) > 745:
+            res[i] = 1.0 if v == 0 else math.exp(v) if not math.isnan(v) else math.nan
+            continue
+        q = Fraction(ctx.exp(decimal.Decimal(v)))
+        res[i] = _odd(float(q), q)
     return out
 
 

@@ -20,18 +20,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import formats
-from ...errors import DtypeError
+from ...errors import DtypeError, TilesimError
 from ...pto import Tile
 from ...pto.dtypes import get_dtype
 from ...pto.ops import OPS as PTO_OPS
 from ...pto.targets import OP_TYPES, get_target
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
+from .dist import Dist
 from .values import applicable, class_codes, measure, random_codes, tie_mask, tie_values
 
 __all__ = ["OPS", "OPTIONS", "FAMILY", "generate"]
 
-OPTIONS = frozenset({"dtype", "target"})
+OPTIONS = frozenset({"dtype", "target", "dist"})
 R = 4
 _TEXT = 1024   # bytes of TPRINT's text operand (R x 16 values of at most 11 characters, row breaks)
 
@@ -148,7 +149,8 @@ def _build(op: str, sig: tuple[str, ...], vr: int, vc: int, target) -> _Call:
         if op.startswith("trow"):
             dst = t(dst_dt, R, _pb(dst_dt), (vr, 1))
         else:
-            dst = t(dst_dt, 1, max(-(-vc // _pb(dst_dt)) * _pb(dst_dt), _pb(dst_dt)), (1, vc))
+            # the width follows the source tile, not the valid region, so every vector has one shape
+            dst = t(dst_dt, 1, max(-(-C // _pb(dst_dt)) * _pb(dst_dt), _pb(dst_dt)), (1, vc))
         tmp = t(src_dt, R, C, (R, C))
         return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, tmp, target=target))
     if fam in ("row_expand", "col_expand"):
@@ -390,6 +392,8 @@ def _classes(op: str, sig, target) -> list[str]:
         out += ["nan_at_0", "nan_after_0"]
     if _arith(op) and src_fmt.is_float:
         out += ["tie", "overflow"]
+    if _tie_op(op, sig):
+        out.append("tie")
     if fam == "cvt" and _narrows(*sig):
         out += ["tie"] + (["overflow"] if _range(get_dtype(sig[1]).format) < _range(src_fmt) else [])
     if _cvt_undefined(op, sig, get_target(target)):     # the target leaves these inputs undefined
@@ -398,8 +402,9 @@ def _classes(op: str, sig, target) -> list[str]:
 
 
 def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | None = None,
-             target: str | None = None) -> VectorSet:
+             target: str | None = None, dist: Dist | None = None) -> VectorSet:
     """A vector set for one PTO op on one target (default a5) and dtype signature."""
+    dist = dist or Dist()
     prof = get_target(target)
     sig = _signature(op, prof.name, dtype)
     full = _region(op, sig, prof.name)
@@ -427,12 +432,12 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
             elif name == "mask" or (name == "dst" and FAMILY[op] != "store"):
                 tile.bits[...] = random_codes(fmt, rng, tile.bits.shape)
             else:
-                tile.bits[...] = _codes(fmt, cls, rng, tile.bits.shape, (tile.valid_rows, tile.valid_cols), op)
+                tile.bits[...] = _codes(fmt, cls, rng, tile.bits.shape, (tile.valid_rows, tile.valid_cols), op, dist)
                 if name == "src" and _cvt_undefined(op, sig, prof):
                     _keep_in_range(tile, get_dtype(sig[1]).format, rng)
         sc = np.zeros(1, np.uint64)
         if c.scalar is not None:
-            sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op).reshape(1).astype(np.uint64)
+            sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op, dist).reshape(1).astype(np.uint64)
         if op in _DIVISOR:
             sc = _nonzero(c, _DIVISOR[op], sc)
         if cls == "argmax_tie":
@@ -490,13 +495,9 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
     return VectorSet("pto", op, config, seed, operands, arr, tags, classes, min_per_class)
 
 
-def _codes(fmt, cls, rng, shape, valid, op) -> np.ndarray:
-    """Codes for a source tile: finite random values, with class codes planted in the valid region."""
-    codes = random_codes(fmt, rng, shape)
-    if fmt.is_float:
-        m = measure(codes, fmt)
-        bad = m["nan"] | m["inf"]
-        codes = np.where(bad, class_codes(fmt, "zero", rng, 1)[0], codes)
+def _codes(fmt, cls, rng, shape, valid, op, dist: Dist) -> np.ndarray:
+    """Codes for a source tile drawn from ``dist``, with class codes planted in the valid region."""
+    codes = dist.codes(fmt, rng, shape)
     if cls in ("nan", "inf", "zero", "subnormal", "min_normal", "max_normal") and cls in applicable(fmt):
         vr, vc = valid
         k = int(rng.integers(1, max(1, vr * vc // 4), endpoint=True))
@@ -564,7 +565,7 @@ def _arith(op: str) -> str | None:
     """``add``, ``sub`` or ``mul`` for the ops whose ties and overflow are built here, else None."""
     if FAMILY[op] not in _ROUNDING_FAMILIES:
         return None
-    kind = op[1:].removeprefix("rowexpand").removeprefix("colexpand").removesuffix("s")
+    kind = op[1:].removeprefix("rowexpand").removeprefix("colexpand").removeprefix("part").removesuffix("s")
     return kind if kind in ("add", "sub", "mul") else None
 
 
@@ -602,8 +603,93 @@ def _fill(tile: Tile, code) -> None:
     tile.bits[:r, :cc] = code
 
 
+def _tie_op(op: str, sig) -> bool:
+    """Float sums, products and matrix products: each result rounds, so it gets directed ties (decision V18)."""
+    fam = FAMILY[op]
+    if fam in ("row_reduce", "col_reduce"):
+        return op.endswith(("sum", "prod")) and get_dtype(sig[0]).format.is_float
+    if fam in ("ternary", "axpy"):
+        return get_dtype(sig[-1]).format.is_float
+    if fam == "quant":
+        return True
+    return fam in ("matmul", "matmul_acc", "matmul_bias") and get_dtype(sig[1]).format.is_float
+
+
+def _plant_reduce_tie(op: str, c: _Call, rng) -> None:
+    """Sources whose every result is exactly halfway between two codes of the result format.
+
+    TROWSUM/TCOLSUM: each reduced line is a in [1, 2) with an odd last bit, h = half an ulp of 1, and
+    zeros (a + h, in any order); TROWPROD/TCOLPROD: a in [1, 4/3) with an odd last bit, 1.5 and ones
+    (1.5 a = a + a / 2 in [1.5, 2), its last bit half an ulp); TMATMUL (and _ACC with
+    C = 0, _BIAS with bias 0): row i of A is (a_i, 2^-12, 0 ...), every column of B (1, 2^-12, 0 ...),
+    so C[i, j] = a_i + 2^-24, half an f32 ulp past a_i; TADDC: src0 = a, src1 = half an ulp of 1 (same
+    sign), src2 = 0; TAXPY: src = a (on dst's grid too), dst = half an ulp of 1 in dst's format, scalar 1;
+    TQUANT: src = (k + 1/2) 2^-e, the row's scale 2^e, so src x scale = k + 1/2 before rounding to i8.
+    Signs are random per line (per element for TADDC and TAXPY).
+    """
+    fam = FAMILY[op]
+    if fam == "quant":
+        src, fp = c.tiles["src"], c.tiles["fp"]
+        r, cc = src.valid
+        e = rng.integers(-3, 3, (r, 1), endpoint=True)
+        src.bits[:r, :cc] = formats.encode((rng.integers(-100, 100, (r, cc)) + 0.5) * 2.0 ** -e, src.dtype.format)
+        fp.bits[:r, :1] = formats.encode(2.0 ** e, fp.dtype.format)
+        return
+    if fam in ("ternary", "axpy"):
+        first, second = ("src0", "src1") if fam == "ternary" else ("src", "dst")
+        x, y = c.tiles[first], c.tiles[second]
+        fy = y.dtype.format
+        r, cc = x.valid
+        m = min(x.dtype.format.man_bits, fy.man_bits)
+        lead = ((rng.integers(0, 1 << max(m - 1, 0), (r, cc)) * 2 + 1) * 2.0 ** -m + 1) * rng.choice([-1.0, 1.0],
+                                                                                                   (r, cc))
+        x.bits[:r, :cc] = formats.encode(lead, x.dtype.format)
+        y.bits[:r, :cc] = formats.encode(2.0 ** -(fy.man_bits + 1) * np.sign(lead), fy)
+        if fam == "ternary":
+            c.tiles["src2"].bits[...] = 0
+        return
+    if fam.startswith("matmul"):
+        a, b = c.tiles["a"], c.tiles["b"]
+        fa, fb = a.dtype.format, b.dtype.format
+        r, k = a.valid
+        m = fa.man_bits
+        lead = (rng.integers(0, 1 << max(m - 1, 0), r) * 2 + 1) * 2.0 ** -m + 1
+        rows = np.zeros((r, k))
+        rows[:, 0] = lead * rng.choice([-1.0, 1.0], r)
+        rows[:, 1] = 2.0 ** -12 * np.sign(rows[:, 0])
+        a.bits[:r, :k] = formats.encode(rows, fa)
+        cols = np.zeros(b.valid)
+        cols[0], cols[1] = 1.0, 2.0 ** -12
+        b.bits[: b.valid_rows, : b.valid_cols] = formats.encode(cols, fb)
+        for name in ("c_in", "bias"):
+            if name in c.tiles:
+                c.tiles[name].bits[...] = 0
+        return
+    src = c.tiles["src"]
+    fmt = src.dtype.format
+    r, cc = src.valid
+    m = fmt.man_bits
+    along_rows = op.startswith("trow")
+    lines = r if along_rows else cc
+    prod = op.endswith("prod")
+    top = (1 << m) // 3 if prod else 1 << m         # products: a < 4/3, so 1.5 a stays below 2
+    lead = ((rng.integers(0, max(top // 2, 1), lines) * 2 + 1) * 2.0 ** -m + 1) * rng.choice([-1.0, 1.0], lines)
+    block = np.full((r, cc), 1.0 if prod else 0.0)
+    second = np.full(lines, 1.5) if prod else 2.0 ** -(m + 1) * np.sign(lead)
+    if along_rows:
+        block[:, 0], block[:, 1] = lead, second
+    else:
+        block[0, :], block[1, :] = lead, second
+    src.bits[:r, :cc] = formats.encode(block, fmt)
+
+
 def _plant_rounding(op, sig, cls, c: _Call, sc, rng) -> np.ndarray:
     """Sources whose exact results are rounding ties or overflow; returns the scalar's code."""
+    if cls == "tie" and _tie_op(op, sig):
+        _plant_reduce_tie(op, c, rng)
+        if FAMILY[op] == "axpy":                  # dst + src x 1: the tie is dst + src
+            return formats.encode(np.ones(1), get_dtype(c.scalar).format).astype(np.uint64)
+        return sc
     if FAMILY[op] == "cvt":
         src, dst_fmt = c.tiles["src"], get_dtype(sig[1]).format
         fmt = src.dtype.format
@@ -671,3 +757,38 @@ def _measure_rounding(op, sig, c: _Call, sc) -> set[str]:
     if ((x > hi) | (x < lo)).any():
         out.add("overflow")
     return out
+
+
+def run_one(op: str, config: dict, txn) -> dict[str, np.ndarray]:
+    """One op call on fresh tiles from a transaction: every tile at full capacity by name, ``valid`` (each
+    tile's valid region, in operand order) and ``scalar`` where the op takes one; returns ``<tile>_out``.
+
+    The tiles are built as the generator builds them, for the region whose valid regions equal the
+    transaction's (decision V10).
+    """
+    sig, target = tuple(config["dtype"]), config["target"]
+    full = tuple(config["region"])
+    valid = [tuple(int(x) for x in v) for v in np.asarray(txn["valid"]).reshape(-1, 2).tolist()]
+    probe = _build(op, sig, *full, target)
+    names = list(probe.tiles)
+    c = None
+    for vr, vc in dict.fromkeys([full, *valid]):
+        try:
+            cand = _build(op, sig, vr, vc, target)
+        except TilesimError:                    # a region only another tile can have
+            continue
+        if [tuple(t.valid) for t in cand.tiles.values()] == valid:
+            c = cand
+            break
+    if c is None:
+        raise TilesimError(f"no {op} region gives the valid regions {valid}", instruction="tilesim.verify.reference",
+                           operand="valid", rule="verify.model.valid", value=valid)
+    for k in names:
+        c.tiles[k].bits[...] = np.asarray(txn[k]).astype(c.tiles[k].dtype.lane)
+    value = None
+    if c.scalar is not None:
+        sdt = get_dtype(c.scalar)
+        value = np.asarray(txn["scalar"]).reshape(1).astype(sdt.lane).view(sdt.np)[0]
+    with np.errstate(all="ignore"):
+        c.call(value)
+    return {f"{k}_out": c.tiles[k].bits.copy() for k in c.outputs}
