@@ -245,8 +245,8 @@ def test_cli_gemm(tmp_path):
     want = gemm(a, b, ft="fp8_e4m3", quantize=True).values
     assert np.array_equal(np.load(tmp_path / "y.npz")["y"][:20, :20], want)
     for args, words in ((["--tiling", "3x3"], "ame.gemm.tiling"), (["-f", "nope"], "unknown format"),
-                        (["-f", "int8", "-f", "bf16", "--emit", str(prog)], "exactly one --ft"),
-                        (["--macs-per-cycle", "0"], "positive"), (["--format", "xml"], "study.option"),
+                        (["-f", "int8", "-f", "bf16", "--emit", str(prog)], "exactly one -f/--format"),
+                        (["--macs-per-cycle", "0"], "positive"), (["--output-format", "xml"], "study.option"),
                         (["--block", "0x4", "--workers", "1"], "ROWSxCOLS")):
         res = runner.invoke(app, ["gemm", "8", "8", "8", *args])
         assert res.exit_code == 2 and words in res.output, (args, res.output)

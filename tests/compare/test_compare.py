@@ -201,15 +201,15 @@ def test_values_that_need_hifi4():
 # ------------------------------------------------------------------ errors and the command
 @pytest.mark.parametrize("args, words", [
     (["sum"], "unknown operation 'sum'"),
-    (["gemm", "--dtype", "int4"], "no machine compares gemm in 'int4'"),
-    (["colmax", "--dtype", "fp64"], "bf16, fp16, fp32, uint16"),
+    (["gemm", "-f", "int4"], "no machine compares gemm in 'int4'"),
+    (["colmax", "--format", "fp64"], "bf16, fp16, fp32, uint16"),
     (["elwmul", "--dtype", "uint16"], "no machine compares elwmul in 'uint16'"),
     (["gemm", "--shape", "12x16x16"], "tensix cannot take 12x16x16 for gemm: MVMUL"),
     (["colmax", "--shape", "20x16"], "tensix cannot take 20x16 for colmax: GMPOOL"),
     (["elwmul", "--shape", "1024x16"], "at most 512 rows"),
     (["gemm", "--shape", "16x16x4112"], "pto cannot take 16x16x4112 for gemm: TMATMUL"),
     (["gemm", "--shape", "16x16"], "MxNxK"),
-    (["colmax", "--format", "xml"], "unknown output format"),
+    (["colmax", "--output-format", "xml"], "unknown output format"),
 ])
 def test_cli_errors(args, words):
     res = CliRunner().invoke(app, ["compare", *args])
@@ -272,5 +272,5 @@ def test_cli(tmp_path):
     assert [r["differ"] for r in rows if r["machine"] == "exact"] == ["0"]
     raw = (tmp_path / "t.png").read_bytes()
     assert raw[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">I", raw[16:20])[0] == 900
-    res = CliRunner().invoke(app, ["compare", "colargmax", "--shape", "32x16", "--format", "json"])
+    res = CliRunner().invoke(app, ["compare", "colargmax", "--shape", "32x16", "--output-format", "json"])
     assert res.exit_code == 0 and '"idx_window"' in res.output

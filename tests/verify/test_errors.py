@@ -44,7 +44,7 @@ def _dump(gold, tmp_path):
     (["vectors", "ame", "mmacc", "--min-per-class", "-1"], "verify.opt.min_per_class"),
     (["vectors", "pto", "tadd", "--dtype", "i8", "--target", "a2a3"], "pto.op.dtype"),
     (["vectors", "ame", "mmacc", "--k", "99"], "ame.geom.k"),
-    (["vectors", "formats", "encode", "--format", "fp9"], "format"),
+    (["vectors", "formats", "encode", "-f", "fp9"], "format"),
     (["vectors", "tensix", "gmpool", "--rounding-model", "exact"], "tt.rounding"),
 ])
 def test_vectors_bad_option(args, rule, tmp_path):

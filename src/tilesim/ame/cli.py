@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +113,7 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
     """
     from rich.progress import Progress
 
+    from .. import progress
     from ..study import cluster
     from ..study.view import check_output, show, to_csv
     from .gemm import DEFAULT_MACS_PER_CYCLE, plan_gemm
@@ -120,8 +122,8 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
     rate = DEFAULT_MACS_PER_CYCLE if macs_per_cycle is None else macs_per_cycle
     check_output(output, "tilesim gemm")
     if emit is not None and len(fts) != 1:
-        raise TilesimError("--emit writes the program of one format; give exactly one --ft", instruction="tilesim gemm",
-                           operand="--emit", rule="ame.gemm.emit", value=fts)
+        raise TilesimError("--emit writes the program of one format; give exactly one -f/--format",
+                           instruction="tilesim gemm", operand="--emit", rule="ame.gemm.emit", value=fts)
     shape = _block_shape(block)
     with cluster.connect(workers, scheduler, timeout) as client, \
             Progress(transient=True, console=console, disable=output != "table" or not console.is_terminal) as bar:
@@ -130,6 +132,7 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
 
         def on_progress(name, done, total):
             bar.update(task, description=f"{name}: {step}", completed=done, total=total)
+            progress.update(f"{name}: {step}", done, total)
 
         rows = compare(m, n, k, fts, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
                        seed=seed, macs_per_cycle=rate, client=client, block=shape, on_progress=on_progress)
@@ -165,7 +168,7 @@ def _block_shape(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
     rows, _, cols = text.lower().partition("x")
-    if not (rows.isdigit() and cols.isdigit() and int(rows) > 0 and int(cols) > 0):
+    if not (re.fullmatch("[0-9]+", rows) and re.fullmatch("[0-9]+", cols) and int(rows) > 0 and int(cols) > 0):
         raise TilesimError("--block is ROWSxCOLS of C, e.g. 256x512", instruction="tilesim gemm", operand="--block",
                            rule="ame.gemm.shape", value=text)
     return int(rows), int(cols)

@@ -52,10 +52,13 @@ from .mmacc import saturates
 from .lanes import whole_int_lane
 from .progress import bar
 
-__all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES", "DEFAULT_MACS_PER_CYCLE"]
+__all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES", "DEFAULT_MACS_PER_CYCLE",
+           "MAX_GEMM_ELEMENTS"]
 
 ROWS = regfile.ROWS
 TILING_CHOICES: tuple[str, ...] = ("auto", "4x4") + tuple(t.name for t in TILINGS)
+#: the most elements of A, B or C (2**28: Llama-3-70B's largest weight, 8192 x 28672, fits; AME29)
+MAX_GEMM_ELEMENTS = 1 << 28
 DEFAULT_MACS_PER_CYCLE = 16384  # the middle of the proposal's throughput points (64 cells): what ``auto`` plans for
 _SUBPRODUCTS_PER_BATCH = 2048  # sub-products computed per numpy batch (bounds the memory of one step)
 
@@ -354,6 +357,11 @@ def plan_gemm(m: int, n: int, k: int, *, ft="bf16", bovf: int = 0, rnd: str = "r
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise GeometryError(f"{name}={v!r}: GEMM dimensions are positive integers", instruction="gemm",
                                 operand=name, rule="ame.gemm.shape", value=v)
+    for name, rows, cols in (("A", m, k), ("B", k, n), ("C", m, n)):
+        if int(rows) * int(cols) > MAX_GEMM_ELEMENTS:  # before any input is drawn or allocated
+            raise GeometryError(f"{name} would be {rows}x{cols} = {int(rows) * int(cols):,} elements; a GEMM matrix "
+                                f"holds at most {MAX_GEMM_ELEMENTS:,} (2**28)", instruction="gemm", operand=name,
+                                rule="ame.gemm.size", value=(int(rows), int(cols)))
     if isinstance(macs_per_cycle, bool) or not isinstance(macs_per_cycle, (int, np.integer)) or macs_per_cycle < 1:
         raise TilesimError("the MAC throughput is a positive number of MACs per cycle", instruction="gemm",
                            operand="macs_per_cycle", rule="ame.cost.rate", value=macs_per_cycle)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from pathlib import Path
 
+from .. import progress
 from ..errors import TilesimError
 from . import presets
 from .inputs import tensors as read_tensors
@@ -17,7 +19,7 @@ __all__ = ["parse_shapes", "build_sweep", "study_command"]
 
 
 def _positive(text: str, what: str, option: str, rule: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
+    if not re.fullmatch(r"\s*[0-9]+\s*", text) or int(text) < 1:
         raise TilesimError(f"{what} {text!r} is not a positive integer", instruction="tilesim study", operand=option,
                            rule=rule, value=text)
     return int(text)
@@ -106,7 +108,12 @@ def study_command(console, *, out: Path | None, workers: int | None, scheduler: 
                      console=console, transient=True, disable=output != "table" or not console.is_terminal) as bar:
         where = "in this process" if client is None else f"on {len(client.scheduler_info()['workers'])} Dask workers"
         task = bar.add_task(f"{len(points)} points {where}", total=len(points))
-        study = run(sweep, client=client, on_point=lambda p: bar.advance(task))
+        done = iter(range(1, len(points) + 1))
+
+        def on_point(point) -> None:
+            bar.advance(task)
+            progress.update("points", next(done), len(points))
+        study = run(sweep, client=client, on_point=on_point)
     seconds = time.perf_counter() - t0
     show(study.records, console, output, title=f"study: {len(points)} points, {where}")
     if output == "table":

@@ -18,9 +18,8 @@ import json
 import math
 from typing import Callable
 
-from rich.table import Table
-
 from ..errors import TilesimError
+from ..tables import tables
 from .sweep import COLUMNS
 
 __all__ = ["OUTPUTS", "Column", "SUMMARY", "check_output", "columns_for", "plain", "show", "to_csv", "to_json"]
@@ -31,10 +30,10 @@ Column = tuple[str, str, Callable[[dict], str]]  # header, justification, cell t
 
 
 def check_output(output: str, command: str) -> None:
-    """Raise unless ``output`` (the ``--format`` option) is one of :data:`OUTPUTS` (rule ``study.option``)."""
+    """Raise unless ``output`` (the ``--output-format`` option) is one of :data:`OUTPUTS` (rule ``study.option``)."""
     if output not in OUTPUTS:
         raise TilesimError(f"unknown output format {output!r}; valid: " + ", ".join(OUTPUTS), instruction=command,
-                           operand="--format", rule="study.option", value=output)
+                           operand="--output-format", rule="study.option", value=output)
 
 
 def _flags(r: dict) -> str:
@@ -118,7 +117,8 @@ def to_csv(records: list[dict]) -> str:
 
 
 def show(records: list[dict], console, output: str = "table", title: str = "") -> None:
-    """Print ``records``: ``table`` (rich on a terminal, :func:`plain` when piped), ``csv`` or ``json``."""
+    """Print ``records``: ``table`` (rich on a terminal, every cell in full: :func:`tilesim.tables.tables`;
+    :func:`plain` when piped), ``csv`` or ``json``."""
     if output == "csv":
         console.out(to_csv(records), end="", highlight=False)
         return
@@ -130,9 +130,5 @@ def show(records: list[dict], console, output: str = "table", title: str = "") -
     if not console.is_terminal:
         console.out((title + "\n" if title else "") + plain([(h, j) for h, j, _ in shown], rows), highlight=False)
         return
-    t = Table(title=title or None)
-    for h, j, _ in shown:
-        t.add_column(h, justify=j)
-    for r in rows:
-        t.add_row(*r)
-    console.print(t)
+    for t in tables(console, [(h, j) for h, j, _ in shown], rows, title):
+        console.print(t)

@@ -21,9 +21,10 @@ __all__ = ["vectors_command", "check_command", "coverage_command", "make_vectors
 #: Python option name -> its command-line flag (for messages).
 OPTION_FLAGS = {
     "rounding_model": "--rounding-model", "srca": "--srca", "srcb": "--srcb", "dst32": "--dst32/--dst16",
-    "argmax": "--argmax/--no-argmax", "dtype": "--dtype", "target": "--target", "ft": "--ft", "bovf": "--bovf",
+    "argmax": "--argmax/--no-argmax", "dtype": "-f/--format", "target": "--target", "ft": "-f/--format",
+    "bovf": "--bovf",
     "sat": "--sat", "rnd": "--rnd", "tiling": "--tiling", "accumulation": "--accumulation", "k": "--k",
-    "m": "--m", "format": "--format", "rounding": "--rounding", "saturate": "--saturate", "dist": "--dist",
+    "m": "--m", "format": "-f/--format", "rounding": "--rounding", "saturate": "--saturate", "dist": "--dist",
     "range": "--range", "weight": "--weight",
 }
 
