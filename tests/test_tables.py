@@ -62,7 +62,9 @@ def test_the_study_table_at_80_columns():
            "bovf": 0, "rnd": "rne", "sat": 0, "accumulation": "fused", "tiling_requested": "auto", "tiling": "2x2",
            "mmacc": 1_048_576, "macs": 268_435_456, "useful_share": 1.0, "tiles_loaded": 123_456,
            "tiles_stored": 6_543, "cycles": 16_384, "err_rel": 0.0412345, "acc_err_rel": 1.23e-08,
-           "acc_ulp_max": 65536.0, "inexact": True, "sat_hit": False, "guard_fallback": False, "wrapped": 0}
+           "acc_ulp_max": 65536.0, "inexact": True, "sat_hit": False, "guard_fallback": False, "wrapped": 0,
+           "sched_cycles": 20_480, "bound": "memory", "acc_err_row": 2.5e-08, "acc_ulp_p99": 3.0,
+           "clipped_a": 0.0074, "clipped_b": 0.0086, "in_proposal": 1, "fallback": ""}
     records = [rec, {**rec, "ft": "bf16", "layer": "k_proj", "err_rel": 0.00237}]
     console = Console(width=80, force_terminal=True, color_system=None)
     with console.capture() as cap:

@@ -268,6 +268,8 @@ def gemm(
     sat: int = typer.Option(0, min=0, max=1, help="1: saturate"),
     tiling: str = typer.Option("auto", help="auto (fewest cycles), 4x4 (guarded), 2x2, 1x4, 4x1, 1x1"),
     accumulation: str = typer.Option("fused", help="fused, sequential, chain_then_add"),
+    acc: List[str] = typer.Option(["proposal"], help="accumulator: proposal (from Ft, bOVF), or a what-if: int16, "
+                                                     "int32, fp16, bf16, fp32 ...; repeatable to compare"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="MAC throughput of the cycles and of auto (16384)"),
     seed: int = typer.Option(0, min=0, help="seed of the random A and B (0 or more)"),
     emit: Optional[Path] = typer.Option(None, help="write the AME program (and its inputs as .npz) here",
@@ -286,7 +288,8 @@ def gemm(
     from .ame.cli import gemm_command
     gemm_command(m, n, k, _formats(fmt, ft, "tilesim gemm"), console, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling,
                  accumulation=accumulation, macs_per_cycle=macs_per_cycle, seed=seed, emit=emit, output=output,
-                 csv=csv, plot=plot, workers=workers, scheduler=scheduler, timeout=timeout, block=block)
+                 csv=csv, plot=plot, workers=workers, scheduler=scheduler, timeout=timeout, block=block,
+                 accs=acc)
 
 
 @app.command()
@@ -341,7 +344,7 @@ def vectors(
     isa: str = typer.Argument(..., help="tensix, pto, ame or formats"),
     op: str = typer.Argument(..., help="the instruction or op (e.g. gmpool, trowmax, mmacc, encode)"),
     n: int = typer.Option(64, "--n", help="vectors (raised to classes x --min-per-class if smaller)"),
-    seed: int = typer.Option(0, "--seed", min=0, help="random seed, 0 or more (same seed, same vectors)"),
+    seed: int = typer.Option(0, "--seed", help="random seed, 0 to 2**64 - 1 (same seed, same vectors)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="output directory (default vectors-ISA-OP)"),
     min_per_class: int = typer.Option(1, "--min-per-class", help="at least this many vectors per class"),
     rounding_model: Optional[str] = typer.Option(None, "--rounding-model", help="Tensix: hardware or doc"),

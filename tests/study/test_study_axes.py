@@ -114,7 +114,7 @@ def test_schedule_blocks_given(tmp_path):
     worked example: 4 row blocks x 4 slices, each 16 x 64 + 64 x 64 bytes = 80 cycles, compute 4; C (16 rows x
     128 bytes) after each row block's last slice: +32. Memory 4 x (4 x 80 + 32) = 1,408; cycles + 80 first."""
     res = CliRunner().invoke(app, ["study", "-s", "64x64x256", "-f", "int8", "--schedule-block", "16x64x64",
-                                   "--format", "csv"])
+                                   "--output-format", "csv"])
     assert res.exit_code == 0, res.output
     (row,) = csv.DictReader(io.StringIO(res.output))
     assert (row["blocks"], row["compute_cycles"], row["memory_cycles"], row["sched_cycles"]) == (
@@ -194,7 +194,7 @@ def test_fallback_marked_with_its_reason():
     """Issue 25: only BF16 (an FP32 accumulator) trips the guard; FP8 and INT8 pass it, and the runtime names
     2x2 because their 32 result tiles leave none for A and B across K-slices."""
     res = CliRunner().invoke(app, ["gemm", "64", "64", "64", "-f", "fp8_e4m3", "-f", "int8", "-f", "bf16", "--tiling",
-                                   "4x4", "--format", "csv"])
+                                   "4x4", "--output-format", "csv"])
     assert res.exit_code == 0, res.output
     rows = {r["ft"]: r for r in csv.DictReader(io.StringIO(res.output))}
     assert [rows[f]["fallback"].split(":")[0] for f in ("fp8_e4m3", "int8", "bf16")] == ["runtime", "runtime", "guard"]

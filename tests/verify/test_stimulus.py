@@ -332,20 +332,22 @@ _EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin"
           "tmin", "tmaxs", "tmins", "tpartmax", "tpartmin", "tabs", "tneg", "trelu", "texpands", "tcmp", "tcmps",
           "tsel", "tsels", "tload", "tstore", "trem", "trems", "tci", "ttri", "tconcat", "textract", "tinsert",
           "tmov", "tfillpad", "tfillpad_expand", "tfillpad_inplace", "tgather", "thistogram", "tmrgsort", "tsort32",
-          "tpack", "tprefetch", "tprint", "trandom", "tcvt"}     # tcvt: its default f32 -> f32; narrowing pairs tie
+          "tpack", "tprefetch", "tprint", "trandom", "tcvt",     # tcvt: its default f32 -> f32; narrowing pairs tie
+          "tand", "tands", "tor", "tors", "txor", "txors", "tnot", "tshl", "tshls", "tshr", "tshrs", "ttrans",
+          "tinterleave", "tdeinterleave", "tfmod", "tfmods"}     # bit ops, moves and fmod: exact
 _NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
 _TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif"}
-_NOT_YET = {"tdequant", "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc",
-            "tmatmul_mx_bias"}
 
 
 def test_every_rounding_pto_op_has_a_tie():
     from tilesim.verify.stimulus.pto import OPS, _classes, _signature
-    groups = (_EXACT, _NO_MIDPOINT, _TRANSCENDENTAL, _NOT_YET)
+    groups = (_EXACT, _NO_MIDPOINT, _TRANSCENDENTAL)
     assert sum(map(len, groups)) == len(set().union(*groups))
     without = {op for op in OPS if "tie" not in _classes(op, _signature(op, "a5", None), "a5")}
     assert without == set().union(*groups)
-    for op in ("tadd", "tpartadd", "trowsum", "tcolprod", "tmatmul", "tmatmul_bias", "taddc", "taxpy"):
+    for op in ("tadd", "tpartadd", "trowsum", "tcolprod", "tmatmul", "tmatmul_bias", "taddc", "taxpy", "tdequant",
+               "textract_fp", "tinsert_fp", "tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias", "taddsc",
+               "tpairreducesum"):
         assert any("tie" in t for t in make_vectors("pto", op, n=1, seed=1).tags), op
 
 
@@ -408,3 +410,112 @@ def test_pto_tquant_tie_vectors_are_ties():
         assert tie_mask(exact.reshape(-1), i8).all()
         got = formats.decode_int(vs.arrays["dst_out"][i][:r, :c], i8)
         assert (np.abs(got - exact) == 0.5).all()
+
+
+def _ties_rounded(vs, exact: np.ndarray, out: np.ndarray) -> None:
+    """Every exact result is a midpoint of dst's format and the output is one of its two neighbours."""
+    from tilesim import formats
+    from tilesim.verify.stimulus.values import tie_mask
+    dst = formats.get(vs.operand("dst_out").fmt)
+    assert exact.size and tie_mask(exact.reshape(-1), dst).all()
+    lo, hi = (formats.encode(exact, dst, rounding=m) for m in ("rdn", "rup"))
+    assert ((out == lo) | (out == hi)).all()
+
+
+@pytest.mark.parametrize("dtype,target", [(None, "a5"), ("i8,f32", "a2a3"), ("f32,f16", "cpu"), ("u8,f16", "cpu"),
+                                          ("i32,f32", "cpu")])
+def test_pto_tdequant_tie_vectors_are_ties(dtype, target):
+    """(src - offset) x scale, with the row's parameters, exact in float64 (a whole difference times one scale)."""
+    from tilesim import formats
+    vs = make_vectors("pto", "tdequant", n=1, seed=4, dtype=dtype, target=target)
+    ties = [i for i, t in enumerate(vs.tags) if "tie" in t]
+    assert ties
+    for i in ties:
+        val = lambda n: formats.decode(vs.arrays[n][i], vs.operand(n).fmt)  # noqa: E731
+        r, c = vs.arrays["valid"][i][0]
+        exact = (val("src")[:r, :c] - val("offset")[:r, :1]) * val("scale")[:r, :1]
+        _ties_rounded(vs, exact, vs.arrays["dst_out"][i][:r, :c])
+
+
+def _quant_scale(words: np.ndarray) -> np.ndarray:
+    """The vector quant word's scale, bits 13..31 (sign, 8-bit exponent, 10-bit mantissa), read here apart."""
+    w = words.astype(object)
+    return np.array([(-1) ** (x >> 31 & 1) * (1 + (x >> 13 & 0x3FF) / 1024) * 2.0 ** ((x >> 23 & 0xFF) - 127)
+                     for x in w])
+
+
+@pytest.mark.parametrize("op", ["textract_fp", "tinsert_fp"])
+@pytest.mark.parametrize("target", ["a5", "a2a3", "cpu"])
+def test_pto_window_fp_tie_vectors_are_ties(op, target):
+    """src x the column's scale + its offset lies halfway between two int8 values; the output is one of them."""
+    from tilesim import formats
+    vs = make_vectors("pto", op, n=1, seed=4, target=target)
+    ties = [i for i, t in enumerate(vs.tags) if "tie" in t]
+    assert ties
+    for i in ties:
+        (sr, sc), _, (dr, dc) = vs.arrays["valid"][i]
+        r, c = (dr, dc) if op == "textract_fp" else (sr, sc)       # the window
+        words = vs.arrays["fp"][i][0].astype(np.uint64)
+        c0 = sc - c if op == "textract_fp" else 0                  # the window's first src column
+        src = formats.decode(vs.arrays["src"][i], "fp32")[sr - r:sr, c0:c0 + c]
+        cols = slice(c0, c0 + c)
+        exact = src * _quant_scale(words[cols]) + (words[cols] >> np.uint64(37) & np.uint64(0x1FF)).astype(float)
+        out = vs.arrays["dst_out"][i]
+        out = out[:r, :c] if op == "textract_fp" else out[dr - r:dr, dc - c:dc]
+        _ties_rounded(vs, exact, out)
+
+
+@pytest.mark.parametrize("op", ["tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"])
+@pytest.mark.parametrize("target", ["a5", "cpu"])
+def test_pto_matmul_mx_tie_vectors_are_ties(op, target):
+    """sum_k a[i, k] b[k, j] 2^(sa[i, k // 32] - 127) 2^(sb[k // 32, j] - 127) (E8M0 read here apart), exact in
+    float64 (three terms within 2^25), is a midpoint of f32; C = 0 and bias 0 add nothing."""
+    from tilesim import formats
+    vs = make_vectors("pto", op, n=1, seed=4, target=target)
+    ties = [i for i, t in enumerate(vs.tags) if "tie" in t]
+    assert ties
+    for i in ties:
+        val = lambda n: formats.decode(vs.arrays[n][i], vs.operand(n).fmt)  # noqa: E731
+        a, b = val("a"), val("b")
+        r, c = vs.arrays["valid"][i][-1]
+        sa = 2.0 ** (vs.arrays["a_scale"][i].astype(float) - 127)
+        sb = 2.0 ** (vs.arrays["b_scale"][i].astype(float) - 127)
+        g = np.arange(64) // 32
+        exact = np.einsum("ik,kj,ik,kj->ij", a[:r, :64], b[:64, :c], sa[:r, g], sb[g, :c])
+        for name in ("c_in", "bias"):
+            if name in vs.arrays:
+                assert not vs.arrays[name][i].any()
+        _ties_rounded(vs, exact, vs.arrays["dst_out"][i][:r, :c])
+
+
+#: the exact result of each composite op of issue 21 from its inputs (v: name -> values), before its rounding
+_TWO_STEP_EXACT = {
+    "taddsc": lambda v: v["src0"] + v["scalar"] + v["src1"], "tsubsc": lambda v: v["src0"] - v["scalar"] + v["src1"],
+    "tsubrelu": lambda v: v["src0"] - v["src1"], "tlrelu": lambda v: v["src"] * v["scalar"],
+    "tprelu": lambda v: v["src0"] * v["src1"], "tmuladddst": lambda v: v["src0"] * v["src1"] + v["dst"],
+    "tfusedmuladd": lambda v: v["src0"] * v["dst"] + v["src1"],
+    "tfusedmuladdrelu": lambda v: v["src0"] * v["dst"] + v["src1"],
+    "tpairreducesum": lambda v: v["src"][:, 0::2] + v["src"][:, 1::2],
+}
+
+
+@pytest.mark.parametrize("op", sorted(_TWO_STEP_EXACT))
+@pytest.mark.parametrize("target,dtype", [("a5", None), ("a5", "f16"), ("cpu", "f16"), ("cpu", "bf16")])
+def test_pto_two_step_tie_vectors_are_ties(op, target, dtype):
+    """float64 is exact here (two nonzero terms, or a product of 12-bit significands); tlrelu and tprelu take
+    the slope's branch (negative sources), the ReLU ops' results are positive."""
+    from tilesim import formats
+    vs = make_vectors("pto", op, n=1, seed=4, target=target, dtype=dtype)
+    ties = [i for i, t in enumerate(vs.tags) if "tie" in t]
+    assert ties
+    for i in ties:
+        r, c = vs.arrays["valid"][i][0]
+        v = {o.name: formats.decode(vs.arrays[o.name][i], o.fmt) for o in vs.operands if o.role == "input"
+             and o.name != "valid"}
+        v = {k: x if k == "scalar" else x[:r, :c] for k, x in v.items()}
+        if "scalar" in v:
+            v["scalar"] = v["scalar"][0]
+        exact = _TWO_STEP_EXACT[op](v)
+        if op in ("tlrelu", "tprelu"):
+            assert (v["src" if op == "tlrelu" else "src0"] < 0).all()
+        _ties_rounded(vs, exact, vs.arrays["dst_out"][i][: exact.shape[0], : exact.shape[1]])

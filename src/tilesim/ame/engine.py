@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from numba import njit
 from threadpoolctl import threadpool_limits
 
 from .. import formats
@@ -43,9 +44,13 @@ from ..formats import Format, Kind
 from .exact import cat, exact_sum, fit, round_shift
 from .models import add_f64, mac
 from .lanes import float_values, int_codes, int_values
-from .rounding import round_values
+from .rounding import FAST_DTYPES, round_values
 
-__all__ = ["Totals", "supports", "run", "BLOCK_ELEMENTS"]
+__all__ = ["Totals", "supports", "run", "BLOCK_ELEMENTS", "JIT"]
+
+#: The fused slice step in one numba pass (:func:`_fused_sum`); tests switch it off to run the numpy
+#: reference (:meth:`_Floats._step`) on the same GEMM.
+JIT = True
 
 BLOCK_ELEMENTS = 1 << 16  # elements of C per block of rows (floats): a block's temporaries stay in cache
 INT_BLOCK_ELEMENTS = 1 << 20  # integers: one exact product per block, memory bounded
@@ -117,6 +122,58 @@ def _certified(bounds_a, bounds_b, rows: slice, s: int, kk: int) -> np.ndarray |
     return (sa[:, None] + sb[None, :] + lg <= 53) & ~xa[:, None] & ~xb[None, :]
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _fused_sum(c, p, limit_a, span_b, s):
+    """``S = C + P`` of a fused K-slice into ``s``, in one branch-free pass (it vectorises), with the checks
+    of :meth:`_Floats._step`: returns a status per result, 0 exact, 1 an exact zero (its sign comes from the
+    terms), 2 not exact (the certificate ``span_b[j] <= limit_a[i]`` or Fast2Sum fails; ``s`` is 0 there,
+    for the exact path to redo), and whether any is not 0. ``nogil``: the engine's threads run blocks side
+    by side."""
+    rows, n = c.shape
+    status = np.empty((rows, n), np.uint8)
+    flagged = 0
+    for i in range(rows):
+        li = limit_a[i]
+        for j in range(n):
+            cv = c[i, j]
+            pv = p[i, j]
+            sv = cv + pv
+            ok = (sv - cv == pv) & (sv - pv == cv) & (span_b[j] <= li)
+            s[i, j] = sv if ok else 0.0
+            st = 2 - 2 * ok + (ok & (sv == 0))
+            flagged += st
+            status[i, j] = np.uint8(st)
+    return status, flagged > 0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _fused_sum_f32(c, p, limit_a, span_b, y, values):
+    """:func:`_fused_sum` rounded to FP32 nearest-even in the same pass (``round_values``' cast): ``y`` the
+    float32 results, ``values`` them as float64; returns (status, whether any is not 0, whether a kept sum
+    was inexact)."""
+    rows, n = c.shape
+    status = np.empty((rows, n), np.uint8)
+    inexact = False
+    flagged = 0
+    for i in range(rows):
+        li = limit_a[i]
+        for j in range(n):
+            cv = c[i, j]
+            pv = p[i, j]
+            sv = cv + pv
+            ok = (sv - cv == pv) & (sv - pv == cv) & (span_b[j] <= li)
+            sv = sv if ok else 0.0
+            r = np.float32(sv)
+            back = np.float64(r)
+            inexact |= back != sv
+            y[i, j] = r
+            values[i, j] = back
+            st = 2 - 2 * ok + (ok & (sv == 0))
+            flagged += st
+            status[i, j] = np.uint8(st)
+    return status, flagged > 0, inexact
+
+
 def _zero_sign(terms: np.ndarray, rdn: bool) -> np.ndarray:
     """Sign of exact zero sums of ``terms`` (n, T): -0 when every term is -0, or toward -inf unless all are +0."""
     neg, z = np.signbit(terms), terms == 0
@@ -136,9 +193,17 @@ class _Floats:
             self.b_s = np.ascontiguousarray(self.b_s)
         self.saturate = saturate and not self.acc.has_inf  # as models.mac: float SAT clamps formats without Inf
         self.rdn = plan.rnd == "rdn"
+        #: round_values' FP32 nearest-even cast, done by :func:`_fused_sum_f32` itself
+        self.f32_rne = FAST_DTYPES.get(self.acc.name) is np.float32 and plan.rnd == "rne" and not self.saturate
         if model == "fused":
             e = plan.k_step
-            self.bounds = (_slice_bounds(self.va, self.ft, e), _slice_bounds(self.vb, self.ft, e))
+            self.bounds = _slice_bounds(self.va, self.ft, e), _slice_bounds(self.vb, self.ft, e)
+            (la, ta, xa), (lb, tb, xb) = self.bounds
+            # _certified's test span_a + span_b + ceil(log2 kk) <= 53 with finite operands, as float bounds per
+            # slice (slices, rows): limit_a[s, i] >= span_b[s, j]
+            lg = np.array([(kk - 1).bit_length() for kk in plan.k_slices], np.float64)
+            self.limit_a = np.ascontiguousarray(np.where(xa, -np.inf, 53.0 - lg - (ta - la)).T)
+            self.span_b = np.ascontiguousarray(np.where(xb, np.inf, (tb - lb).astype(np.float64)).T)
 
     def _round(self, s, tot: Totals):
         codes, values, inexact, sat = round_values(s, self.acc, self.p.rnd, self.saturate, not tot.inexact)
@@ -181,6 +246,33 @@ class _Floats:
             self._exact(np.nonzero(~exact), ks, c_codes, codes, values, rows, tot)
         return codes, values
 
+    def _fused_step(self, c, c_codes, p, rows, s, ks, tot: Totals, terms):
+        """:meth:`_step` of a fused slice with its checks in one numba pass (:func:`_fused_sum`)."""
+        limit_a, span_b = self.limit_a[s, rows], self.span_b[s]
+        if self.f32_rne:  # the rounding in the same pass
+            y, values = np.empty(c.shape, np.float32), np.empty_like(c)
+            status, flagged, inexact = _fused_sum_f32(c, p, limit_a, span_b, y, values)
+            tot.inexact |= inexact
+            codes = y.view(self.acc.dtype)
+            if flagged:
+                zi = np.nonzero(status == 1)
+                if zi[0].size:
+                    values[zi] = np.where(_zero_sign(terms(zi, c), self.rdn), -0.0, 0.0)
+                    y[zi] = values[zi]
+        else:
+            out = np.empty_like(c)
+            status, flagged = _fused_sum(c, p, limit_a, span_b, out)
+            if flagged:
+                zi = np.nonzero(status == 1)
+                if zi[0].size:
+                    out[zi] = np.where(_zero_sign(terms(zi, c), self.rdn), -0.0, 0.0)
+            codes, values = self._round(out, tot)
+        if flagged:
+            bad = np.nonzero(status == 2)
+            if bad[0].size:
+                self._exact(bad, ks, c_codes, codes, values, rows, tot)
+        return codes, values
+
     def block(self, rows: slice, c, c_codes):
         """Codes of C rows ``rows`` after every K-slice, and the status they raised."""
         va, vb, tot = self.va[rows], self.vb, Totals()
@@ -189,12 +281,15 @@ class _Floats:
             if self.model == "fused":
                 ks = slice(k0, k0 + kk)
                 p = self.a_s[s, rows] @ self.b_s[s]
-                ok = _certified(*self.bounds, rows, s, kk)
 
                 def terms(z, cc, ks=ks):
                     return np.concatenate([va[z[0], ks] * vb[z[1], ks], cc[z][:, None]], -1)
 
-                c_codes, c = self._step(c, c_codes, p, ok, rows, ks, tot, terms)
+                if JIT:
+                    c_codes, c = self._fused_step(c, c_codes, p, rows, s, ks, tot, terms)
+                else:
+                    ok = _certified(*self.bounds, rows, s, kk)
+                    c_codes, c = self._step(c, c_codes, p, ok, rows, ks, tot, terms)
                 continue
             t_codes, t = (c_codes, c) if self.model == "sequential" else self._zeros(c.shape)
             for k in range(k0, k0 + kk):

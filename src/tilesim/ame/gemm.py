@@ -57,7 +57,7 @@ __all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES", "DEF
 
 ROWS = regfile.ROWS
 TILING_CHOICES: tuple[str, ...] = ("auto", "4x4") + tuple(t.name for t in TILINGS)
-#: the most elements of A, B or C (2**28: Llama-3-70B's largest weight, 8192 x 28672, fits; AME29)
+#: the most elements of A, B or C (2**28: Llama-3-70B's largest weight, 8192 x 28672, fits; AME28)
 MAX_GEMM_ELEMENTS = 1 << 28
 DEFAULT_MACS_PER_CYCLE = 16384  # the middle of the proposal's throughput points (64 cells): what ``auto`` plans for
 _SUBPRODUCTS_PER_BATCH = 2048  # sub-products computed per numpy batch (bounds the memory of one step)

@@ -132,7 +132,7 @@ class _Run:
         cfg, ft = self._config(ins)
         f = formats.get(fmt) if fmt else accumulator(ft, cfg["bovf"])
         v = self.core.read_matrix(tile, f, sl.shape)
-        old = self.arrays.get(sl.name)  # an input, or an earlier store: rows and columns outside sl stay (AME28)
+        old = self.arrays.get(sl.name)  # an input, or an earlier store: rows and columns outside sl stay (AME27)
         if old is not None and old.ndim != 2:
             raise GeometryError(f"{sl.name!r} is a {old.ndim}-D input; mst writes blocks of a 2-D array",
                                 instruction=ins.mnemonic, operand=sl.name, rule="ame.run.bounds",

@@ -55,6 +55,7 @@ from .parser import Func, Operand, Program, Stmt, TypeRef, parse
 from .peers import Peers
 from .pipes import Pipes
 from .plan import Plan, plan
+from .steps import Step, prepare
 from .sync import SYNC_OPS, SyncState
 from .types import memref_location, memref_shape, tile_spec, view_dtype
 from .verify import verify, walk as _walk
@@ -169,6 +170,8 @@ class Interpreter:
         self.undefined: list[tuple[int, str, int]] = []
         self.sync_traces: list = []
         self._plans: dict[int, Plan] = {}
+        #: id(statement) -> its prepared step (:mod:`.steps`), or None where it does not qualify
+        self._steps: dict[int, Step | None] = {}
         self._constants = _constant_names(program)
         self._planning: set = set()
         self._peers: Peers | None = None
@@ -942,7 +945,16 @@ class Interpreter:
         before, after = st.regions
         names = [n for n, _ in st.extra["inits"]]
         vals = [self._get(env, o, st) for _, o in st.extra["inits"]]
-        for _ in range(_MAX_WHILE):
+        self.iters.append(0)
+        try:
+            self._while_loop(st, env, frame, before, after, names, vals)
+        finally:
+            self.iters.pop()
+
+    def _while_loop(self, st: Stmt, env, frame, before, after, names, vals) -> None:
+        """The iterations of ``scf.while``; iteration k numbers both regions' statements k (PTO100)."""
+        for k in range(_MAX_WHILE):
+            self.iters[-1] = k
             sig = self._region(before, env.new_child(dict(zip(names, vals))), frame)
             if sig is None or sig[0] != "condition":
                 raise self._err(st, "the before-region of scf.while must end with scf.condition", "pto.scf.condition")
@@ -981,6 +993,13 @@ class Interpreter:
 
     # ------------------------------------------------------------------- ops
     def _op(self, st: Stmt, env, frame: _Frame, loose: bool):
+        step = self._steps.get(id(st))
+        if step is not None:
+            outs = step.run(env, self.prof, self.undefined)
+            if outs is not None:
+                if self.observe is not None:
+                    self._wrote = (outs, [])
+                return None
         name = st.op
         if name.startswith("arith."):
             return self._arith(st, env)
@@ -1066,6 +1085,8 @@ class Interpreter:
             prof = prof.with_(name=prof.name, window_paths=None, quant_paths=None)
         marks = [(t, t.undefined) for t in outs if isinstance(t, Tile)]
         call_op(key, fn, outs, args_in, dict(st.attrs), prof)
+        if id(st) not in self._steps and not windows and prof is self.prof and not loose:
+            self._steps[id(st)] = prepare(st, key, fn, outs, args_in)
         for t, before in marks:
             t.push()
             if t.undefined is not before and t.undefined is not None and t.undefined.any():
