@@ -120,7 +120,7 @@ def markdown() -> str:
            "operand, a stable **rule id**, the offending value and, for text, `file:line:column`. The",
            "command line prints it as one line (plus the source line and a caret for text files) and",
            "exits with status 2; `tilesim --debug ...` shows the traceback instead; anything else that",
-           "escapes a command is a bug and says so (status 3). See decisions E1-E12.", "",
+           "escapes a command is a bug and says so (status 3). See the E entries of decisions.md.", "",
            "This page is generated from the source by `python -m tests.errors_catalogue > docs/errors.md`;",
            "a test fails when it is out of date.", "", "## Categories", "",
            "| class | category | also a | meaning |", "|---|---|---|---|"]

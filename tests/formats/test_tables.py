@@ -34,9 +34,15 @@ def test_every_float16_input(f):
             assert (c == ce).all() and (b.bits() == be).all(), (f.name, mode, sat)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("f", FLOATS, ids=lambda f: f.name)
-def test_random_inputs(dtype, f):
+# Building each of the 15 tables of these pairs takes most of a second: 10 s a pair, so they run under -m slow.
+BIG_TABLES = {("tf32", "float32"), ("uf16_e8m8", "float64")}
+
+
+@pytest.mark.parametrize("f, dtype", [
+    pytest.param(f, d, id=f"{f.name}-{d.__name__}",
+                 marks=[pytest.mark.slow] if (f.name, d.__name__) in BIG_TABLES else [])
+    for f in FLOATS for d in (np.float32, np.float64)])
+def test_random_inputs(f, dtype):
     if not tables.has_encode_table(dtype, f):
         pytest.skip("no table for this pair")
     x = inputs(dtype, 100_000, seed=f.bits)

@@ -193,3 +193,12 @@ def test_relative_error_does_not_depend_on_the_blas_thread_count():
     assert many == one
     exact = math.sqrt(math.fsum((c - ref).ravel() ** 2)) / math.sqrt(math.fsum(ref.ravel() ** 2))
     assert abs(many - exact) <= 1e-14 * exact
+
+
+def test_the_guide_counts_the_points_of_its_study():
+    """docs/studies.md's end-to-end study: its layer and point counts are the preset's."""
+    from tilesim.study.presets import layers
+
+    n = len(layers("llama-3-8b", 16))
+    text = " ".join(DOCS.read_text().split())
+    assert f"the {4 * n} points ({n} projections x 4 formats)" in text and f"{4 * n} points in" in text

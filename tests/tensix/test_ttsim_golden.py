@@ -43,3 +43,15 @@ def test_golden_vectors_compare_every_group(verdicts):
 
 def test_intended_differences_name_a_decision(verdicts):
     assert all(v.decision.startswith("TT") for v in verdicts if v.verdict == "intended")
+
+
+def test_the_guide_states_the_replayed_counts(verdicts):
+    """docs/tensix.md's counts of the stored ttsim cases are those the replay finds (no stale numbers)."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "tensix.md").read_text()
+    c = Counter(v.verdict for v in verdicts)
+    commit = str(load(GOLDEN)["ttsim_commit"])[:7]
+    stated = (f"runs {len(verdicts):,} generated cases", f"At ttsim commit {commit}",
+              f"{c['agree'] + c['intended']:,} cases that ttsim models, all agreeing ({c['intended']:,} of them by",
+              f"{c['ttsim-limit']:,} cases that ttsim refuses")
+    text = " ".join(guide.split())
+    assert [s for s in stated if s not in text] == [] and c["differ"] == 0
