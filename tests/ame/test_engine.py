@@ -56,7 +56,8 @@ def test_fast_gemm_equals_the_program_on_the_core(data):
     a, b = _values(rng, f, (m, k), extremes), _values(rng, f, (k, n), extremes)
     c = _values(rng, plan.acc, (m, n), False) if with_c else None
     event("engine" if engine.supports(plan.ft, plan.acc) else "batched")
-    with mock.patch.object(engine, "BLOCK_ELEMENTS", block), mock.patch.object(engine, "INT_BLOCK_ELEMENTS", block):
+    with mock.patch.object(engine, "BLOCK_ELEMENTS", block), mock.patch.object(engine, "INT_BLOCK_ELEMENTS", block), \
+            mock.patch.object(engine, "COLS_PER_BLOCK", max(1, block // 4)):
         r = gemm(a, b, c, ft=ft, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=model, quantize=True)
     want, run = _program_result(plan, a, b, c, model)
     if plan.acc.name == "q32_32":  # mst gives float64, which cannot hold every q32_32 code

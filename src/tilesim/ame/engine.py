@@ -41,13 +41,16 @@ from threadpoolctl import threadpool_limits
 from .. import formats
 from ..formats import Format, Kind
 from .exact import cat, exact_sum, fit, round_shift
+from . import engine_jit
 from .models import add_f64, mac
 from .lanes import float_values, int_codes, int_values
-from .rounding import round_values
+from .rounding import FAST_DTYPES, round_values
 
-__all__ = ["Totals", "supports", "run", "BLOCK_ELEMENTS"]
+__all__ = ["Totals", "supports", "run", "BLOCK_ELEMENTS", "COLS_PER_BLOCK"]
 
-BLOCK_ELEMENTS = 1 << 16  # elements of C per block of rows (floats): a block's temporaries stay in cache
+BLOCK_ELEMENTS = 1 << 16  # elements of C per block (floats): a block's temporaries stay in cache
+COLS_PER_BLOCK = 1024  # columns of C per block (floats): wide GEMMs of few rows still split over the cores
+SLICES_PER_CALL = 2  # K-slices whose products one BLAS call gives the fused kernel (they stay in cache)
 INT_BLOCK_ELEMENTS = 1 << 20  # integers: one exact product per block, memory bounded
 _FAR = 1 << 20  # beyond every exponent: zeros take no part in the bounds
 
@@ -102,15 +105,15 @@ def _by_slice(v: np.ndarray, e: int) -> np.ndarray:
     return w
 
 
-def _certified(bounds_a, bounds_b, rows: slice, s: int, kk: int) -> np.ndarray | None:
-    """Which products of slice ``s`` float64 sums exactly (rows x N), or ``None`` for all of them.
+def _certified(bounds_a, bounds_b, rows: slice, cols: slice, s: int, kk: int) -> np.ndarray | None:
+    """Which products of slice ``s`` float64 sums exactly (rows x cols), or ``None`` for all of them.
 
     A result's products are multiples of ``2**(la + lb)`` below ``2**(ta + tb)``; their sum, in any
     order, stays exact while it is below ``2**(la + lb + 53)``: ``ta + tb + ceil(log2 kk) - la - lb <= 53``.
     """
     (la, ta, xa), (lb, tb, xb) = bounds_a, bounds_b
-    sa, sb = ta[rows, s] - la[rows, s], tb[:, s] - lb[:, s]
-    xa, xb = xa[rows, s], xb[:, s]
+    sa, sb = ta[rows, s] - la[rows, s], tb[cols, s] - lb[cols, s]
+    xa, xb = xa[rows, s], xb[cols, s]
     lg = (kk - 1).bit_length()
     if sa.max() + sb.max() + lg <= 53 and not xa.any() and not xb.any():
         return None
@@ -124,21 +127,27 @@ def _zero_sign(terms: np.ndarray, rdn: bool) -> np.ndarray:
 
 
 class _Floats:
-    """The float models on one GEMM; :meth:`block` runs one block of C rows through every K-slice."""
+    """The float models on one GEMM; :meth:`block` runs one block of C through every K-slice."""
 
     def __init__(self, plan, a_codes, b_codes, model: str, saturate: bool):
         self.p, self.model = plan, model
         self.ft, self.acc = plan.ft, plan.acc
         self.a_codes, self.b_codes = a_codes, b_codes
         self.va, self.vb = float_values(a_codes, self.ft), float_values(b_codes, self.ft)
-        if model == "fused":  # per K-slice, contiguous: A (slices, M, e) and B (slices, e, N), zero-padded in K
-            self.a_s, self.b_s = _by_slice(self.va, plan.k_step), _by_slice(self.vb, plan.k_step).transpose(0, 2, 1)
-            self.b_s = np.ascontiguousarray(self.b_s)
         self.saturate = saturate and not self.acc.has_inf  # as models.mac: float SAT clamps formats without Inf
         self.rdn = plan.rnd == "rdn"
-        if model == "fused":
-            e = plan.k_step
-            self.bounds = (_slice_bounds(self.va, self.ft, e), _slice_bounds(self.vb, self.ft, e))
+        self.jit = model == "fused" and engine_jit.ENABLED and self.acc.name in FAST_DTYPES and not self.saturate
+        if model != "fused":
+            return
+        e, ft = plan.k_step, self.ft
+        b_s = _by_slice(self.vb, e)  # (slices, N, e)
+        self.a_s, self.b_s = _by_slice(self.va, e), np.ascontiguousarray(b_s.transpose(0, 2, 1))  # BLAS's layout
+        if self.jit:  # the kernels' certificate: spans per slice and row, and each slice's K
+            self.spans = engine_jit.spans(self.a_s, ft.man_bits, ft.emin), engine_jit.spans(b_s, ft.man_bits, ft.emin)
+            self.kk = np.array(plan.k_slices, np.int64)
+            self.lg = np.array([(k - 1).bit_length() for k in plan.k_slices], np.int64)
+        else:
+            self.bounds = (_slice_bounds(self.va, ft, e), _slice_bounds(self.vb, ft, e))
 
     def _round(self, s, tot: Totals):
         codes, values, inexact, sat = round_values(s, self.acc, self.p.rnd, self.saturate, not tot.inexact)
@@ -146,66 +155,105 @@ class _Floats:
         tot.sat_hit |= sat
         return codes, values
 
-    def _exact(self, bad, ks, c_codes, codes, values, rows, tot: Totals):
-        """Recompute the results ``bad`` (an index pair) of one step by the exact models (one product sum)."""
-        i, j = bad
-        out = mac(self.a_codes[rows][i][:, None, ks], self.b_codes[j][:, None, ks], c_codes[i, j][:, None, None],
+    def _exact(self, i, j, ks, c_codes, tot: Totals):
+        """Codes and values of ``C + products`` of rows ``i`` of A and ``j`` of B^T (index arrays) over ``ks``
+        by the exact models (one product sum each), ``c_codes`` their C."""
+        out = mac(self.a_codes[i][:, None, ks], self.b_codes[j][:, None, ks], c_codes[:, None, None],
                   self.ft, self.acc, self.p.rnd, self.saturate, "fused")
-        codes[i, j] = out.codes[:, 0, 0]
-        values[i, j] = formats.decode(out.codes[:, 0, 0], self.acc)
         tot.inexact |= out.inexact
         tot.sat_hit |= out.sat_hit
+        return out.codes[:, 0, 0], formats.decode(out.codes[:, 0, 0], self.acc)
 
-    def _step(self, c, c_codes, p, ok, rows, ks, tot: Totals, terms=None):
+    def _step(self, c, c_codes, p, ok, at, ks, tot: Totals, fused: bool):
         """``round(C + P)`` where ``P`` is exact at ``ok`` (None: everywhere); the rest exactly.
 
-        ``terms(index, c)``: a fused slice's terms at exact zero sums (BLAS gives no reliable zero sign);
-        without it ``P`` is one product and the two-term sum gets IEEE's zero sign.
+        ``at``: the rows of A and of B^T of each result (index arrays that broadcast to ``c``). ``fused``:
+        ``P`` is a slice's products summed (its exact zeros take their sign from the terms: BLAS gives no
+        reliable zero sign); else one product, and the two-term sum gets IEEE's zero sign.
         """
         with np.errstate(invalid="ignore", over="ignore"):
-            s = c + p if terms else add_f64(c, p, self.rdn)
+            s = c + p if fused else add_f64(c, p, self.rdn)
             t = s - c
             exact = t == p
             np.subtract(s, p, out=t)
             exact &= t == c  # Fast2Sum: the addition was exact (NaN and Inf fail)
         if ok is not None:
             exact &= ok
-        if terms and not s.all():
-            zi = np.nonzero((s == 0) & exact)
-            s[zi] = np.where(_zero_sign(terms(zi, c), self.rdn), -0.0, 0.0)
+        i, j = (np.broadcast_to(x, c.shape) for x in at)
+        if fused and not s.all():
+            z = (s == 0) & exact
+            terms = np.concatenate([self.va[i[z], ks] * self.vb[j[z], ks], c[z][:, None]], -1)
+            s[z] = np.where(_zero_sign(terms, self.rdn), -0.0, 0.0)
         all_exact = exact.all()
         if not all_exact:
             s[~exact] = 0.0  # recomputed below: no flags from float64's inexact sums
         codes, values = self._round(s, tot)
         if not all_exact:
-            self._exact(np.nonzero(~exact), ks, c_codes, codes, values, rows, tot)
+            bad = ~exact
+            codes[bad], values[bad] = self._exact(i[bad], j[bad], ks, c_codes[bad], tot)
         return codes, values
 
-    def block(self, rows: slice, c, c_codes):
-        """Codes of C rows ``rows`` after every K-slice, and the status they raised."""
-        va, vb, tot = self.va[rows], self.vb, Totals()
+    def block(self, rows: slice, cols: slice, c, c_codes):
+        """Codes of the block ``rows`` x ``cols`` of C (values ``c``, codes ``c_codes``) after every K-slice,
+        and the status they raised."""
+        if self.jit:
+            return self._block_jit(rows, cols, c, c_codes)
+        tot = Totals()
+        at = (np.arange(rows.start, rows.stop)[:, None], np.arange(cols.start, cols.stop)[None, :])
         for s, kk in enumerate(self.p.k_slices):
             k0 = s * self.p.k_step
             if self.model == "fused":
-                ks = slice(k0, k0 + kk)
-                p = self.a_s[s, rows] @ self.b_s[s]
-                ok = _certified(*self.bounds, rows, s, kk)
-
-                def terms(z, cc, ks=ks):
-                    return np.concatenate([va[z[0], ks] * vb[z[1], ks], cc[z][:, None]], -1)
-
-                c_codes, c = self._step(c, c_codes, p, ok, rows, ks, tot, terms)
+                p = self.a_s[s, rows] @ self.b_s[s, :, cols]
+                ok = _certified(*self.bounds, rows, cols, s, kk)
+                c_codes, c = self._step(c, c_codes, p, ok, at, slice(k0, k0 + kk), tot, True)
                 continue
             t_codes, t = (c_codes, c) if self.model == "sequential" else self._zeros(c.shape)
             for k in range(k0, k0 + kk):
                 with np.errstate(invalid="ignore", over="ignore"):  # Inf x 0: the exact path decides
-                    p = np.multiply.outer(va[:, k], vb[:, k])
-                t_codes, t = self._step(t, t_codes, p, None, rows, slice(k, k + 1), tot)
+                    p = np.multiply.outer(self.va[rows, k], self.vb[cols, k])
+                t_codes, t = self._step(t, t_codes, p, None, at, slice(k, k + 1), tot, False)
             if self.model == "sequential":
                 c_codes, c = t_codes, t
             else:
                 c_codes, c = self._add(t, t_codes, c, c_codes, tot)
         return c_codes, tot
+
+    def _block_jit(self, rows: slice, cols: slice, c, c_codes):
+        """:meth:`block` by :func:`engine_jit.fused_slices`, BLAS giving the products of a few slices at a time;
+        the results that leave the fast path continue from their slice on the numpy path."""
+        tot, acc, n_s = Totals(), self.acc, len(self.p.k_slices)
+        a_s, b_s = self.a_s[:, rows], self.b_s[:, :, cols]
+        span_a, span_b = self.spans[0][:, rows], self.spans[1][:, cols]
+        fail = np.full(c.shape, -1, np.int32)
+        mode = engine_jit.MODES.index(self.p.rnd)
+        buf = np.empty((SLICES_PER_CALL,) + c.shape)
+        c_in = c.copy()
+        for s0 in range(0, n_s, SLICES_PER_CALL):
+            s1 = min(n_s, s0 + SLICES_PER_CALL)
+            prod = np.matmul(a_s[s0:s1], b_s[s0:s1], out=buf[:s1 - s0])
+            tot.inexact |= engine_jit.fused_slices(prod, s0, a_s, b_s, span_a, span_b, self.lg, self.kk, c, fail,
+                                                   acc.man_bits, acc.emin, acc.max, mode)
+        codes = c.astype(FAST_DTYPES[acc.name]).view(acc.dtype)
+        i, j = np.nonzero(fail >= 0)
+        if i.size:
+            start = fail[i, j]
+            cc = np.where(start == 0, c_codes[i, j], codes[i, j])  # C's own codes keep NaN payloads
+            codes[i, j] = self._resume(start, rows.start + i, cols.start + j, c[i, j], cc, tot)
+        return codes, tot
+
+    def _resume(self, start, i, j, c, c_codes, tot: Totals):
+        """Codes of results (rows ``i`` of A, ``j`` of B^T; values ``c`` and codes ``c_codes`` before slice
+        ``start``) through the slices from ``start`` on, by :meth:`_step`."""
+        e, (span_a, span_b) = self.p.k_step, self.spans
+        for s in range(int(start.min()), len(self.p.k_slices)):
+            live = np.flatnonzero(start <= s)
+            ks = slice(s * e, s * e + int(self.kk[s]))
+            ii, jj = i[live], j[live]
+            with np.errstate(invalid="ignore", over="ignore"):
+                p = (self.va[ii, ks] * self.vb[jj, ks]).sum(-1)
+            ok = span_a[s, ii] + span_b[s, jj] + self.lg[s] <= 53
+            c_codes[live], c[live] = self._step(c[live], c_codes[live], p, ok, (ii, jj), ks, tot, True)
+        return c_codes
 
     def _zeros(self, shape):
         return np.zeros(shape, self.acc.dtype), np.zeros(shape)
@@ -339,19 +387,21 @@ def run(plan, a_codes: np.ndarray, b_codes: np.ndarray, c_codes: np.ndarray | No
     eng = _Floats(plan, a_codes, b_codes, model, saturate)
     c_all = float_values(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n))
     c_codes = c_codes if c_codes is not None else np.zeros((m, n), plan.acc.dtype)
-    rows_per = max(1, BLOCK_ELEMENTS // n)
-    blocks = [slice(r0, min(m, r0 + rows_per)) for r0 in range(0, m, rows_per)]
+    cols_per = min(n, COLS_PER_BLOCK)
+    rows_per = max(1, BLOCK_ELEMENTS // cols_per)
+    blocks = [(slice(r0, min(m, r0 + rows_per)), slice(c0, min(n, c0 + cols_per)))
+              for r0 in range(0, m, rows_per) for c0 in range(0, n, cols_per)]
     totals = Totals()
     # cache-sized blocks of rank-k updates, one per core: BLAS's own threads only cost on products this small
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        jobs = {pool.submit(eng.block, r, c_all[r].copy(), c_codes[r].copy()): r for r in blocks}
+        jobs = {pool.submit(eng.block, r, cl, c_all[r, cl].copy(), c_codes[r, cl].copy()): (r, cl) for r, cl in blocks}
         done = 0
         for job in as_completed(jobs):
-            r = jobs[job]
-            out[r], tot = job.result()
+            r, cl = jobs[job]
+            out[r, cl], tot = job.result()
             totals.inexact |= tot.inexact
             totals.sat_hit |= tot.sat_hit
-            done += (r.stop - r.start) * n
+            done += (r.stop - r.start) * (cl.stop - cl.start)
             if tick is not None:
                 tick(done, m * n)
     return out, totals
