@@ -207,3 +207,19 @@ def test_lane_shortcuts_equal_the_codec_on_every_code(name):
         assert np.array_equal(lanes.int_codes(v, f), codes)
     else:
         assert np.array_equal(lanes.float_values(codes, f), formats.decode(codes, f), equal_nan=True)
+
+
+@pytest.mark.parametrize("bits, k", [(8, 1000), (8, 3000), (8, 5000), (16, 300), (24, 300), (62, 3)])
+def test_integer_products_are_exact_in_every_branch(bits, k):
+    """float32 in one K-chunk (INT8, K = 1000) and in several summed in float64 (K = 3000), float64 (K = 5000,
+    INT16), int64 (24 bits) and Python ints (62 bits): each equals the product in Python ints, extremes included."""
+    rng = np.random.default_rng(bits)
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    a, b = rng.integers(lo, hi, (7, k), endpoint=True), rng.integers(lo, hi, (5, k), endpoint=True)
+    a[0], b[0], a[1] = lo, lo, hi  # the largest sums of both signs
+    want = a.astype(object) @ b.astype(object).T
+    cache = {}
+    for _ in range(2):  # the second call reuses B from the cache
+        got = engine._imatmul(a, b, cache)
+        assert np.array_equal(got.astype(object), want)
+    assert ("b32" in cache) == (bits == 8 and k <= 4 * 1024)

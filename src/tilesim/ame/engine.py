@@ -43,7 +43,7 @@ from ..formats import Format, Kind
 from .exact import cat, exact_sum, fit, round_shift
 from . import engine_jit
 from .models import add_f64, mac
-from .lanes import float_values, int_codes, int_values
+from .lanes import float_values, int_codes, int_values, whole_int_lane
 from .rounding import FAST_DTYPES, round_values
 
 __all__ = ["Totals", "supports", "run", "BLOCK_ELEMENTS", "COLS_PER_BLOCK"]
@@ -52,6 +52,8 @@ BLOCK_ELEMENTS = 1 << 16  # elements of C per block (floats): a block's temporar
 COLS_PER_BLOCK = 1024  # columns of C per block (floats): wide GEMMs of few rows still split over the cores
 SLICES_PER_CALL = 2  # K-slices whose products one BLAS call gives the fused kernel (they stay in cache)
 INT_BLOCK_ELEMENTS = 1 << 20  # integers: one exact product per block, memory bounded
+F32_EXACT = 1 << 24  # float32 holds every integer up to this: BLAS's float32 product of small integers is exact
+F32_CHUNKS = 4  # K-chunks of float32 products, at most, before one float64 product is cheaper
 _FAR = 1 << 20  # beyond every exponent: zeros take no part in the bounds
 
 
@@ -283,18 +285,35 @@ def _parts(codes, fmt):
 
 
 # ------------------------------------------------------------ integers, fixed
-def _bound_fits(a, b, limit: int) -> bool:
-    """Whether ``|a| @ |b|`` (int64 arrays) and every partial sum stay below ``limit``, from the maxima."""
-    if a.size == 0 or b.size == 0:
-        return True
-    return int(np.abs(a).max()) * int(np.abs(b).max()) * a.shape[-1] < limit
+def _max_abs(x) -> int:
+    """The largest magnitude in an integer array (0 when empty), without a temporary."""
+    return max(int(x.max(initial=0)), -int(x.min(initial=0)))
 
 
-def _imatmul(a, b):
-    """Exact ``a @ b.T`` of integer arrays: float64 BLAS when the sums stay below 2**53, else int64 or Python ints."""
-    if _bound_fits(a, b, 1 << 53):
+def _imatmul(a, b, cache: dict | None = None):
+    """Exact ``a @ b.T`` of integer arrays: float32 BLAS on K-chunks whose sums stay within 2**24 (a few chunks,
+    summed in float64), float64 BLAS while the sums stay below 2**53, else int64 or Python ints.
+
+    The bound on every partial sum is K times the largest magnitudes' product. ``cache``: where B's
+    largest magnitude and B in float32 are kept between calls with the same ``b``.
+    """
+    cache = {} if cache is None else cache
+    if "b_max" not in cache:
+        cache["b_max"] = _max_abs(b)
+    k, top = a.shape[-1], _max_abs(a) * cache["b_max"]
+    if top * k < 1 << 53:
+        chunk = min(k, F32_EXACT // max(top, 1))
+        if chunk and -(-k // chunk) <= F32_CHUNKS:
+            if "b32" not in cache:
+                cache["b32"] = b.astype(np.float32)
+            af, bf = a.astype(np.float32), cache["b32"]
+            out = af[:, :chunk] @ bf[:, :chunk].T
+            for k0 in range(chunk, k, chunk):  # float64 holds the sum of the chunks exactly
+                out = out.astype(np.float64) if out.dtype == np.float32 else out
+                out += af[:, k0:k0 + chunk] @ bf[:, k0:k0 + chunk].T
+            return out.astype(np.int64)
         return (a.astype(np.float64) @ b.astype(np.float64).T).astype(np.int64)
-    if a.dtype != object and _bound_fits(a, b, 1 << 62):
+    if a.dtype != object and top * k < 1 << 62:
         return a @ b.T
     return a.astype(object) @ b.astype(object).T
 
@@ -308,17 +327,22 @@ class _Ints:
         self.a, self.b = int_values(a_codes, self.ft), int_values(b_codes, self.ft)
         self.shift = 2 * self.ft.frac_bits - self.acc.frac_bits  # product units -> accumulator units
         self.totals = Totals()
+        self.cache: dict = {}  # B's largest magnitude, and B as float32, for every block
         k = self.a.shape[1]
         bound = k * (1 << 2 * (self.ft.bits - 1)) + (k << self.shift) + (1 << (self.acc.bits - 1 + self.shift))
         if bound >= 1 << 62:  # unbounded running values may leave int64
             self.a, self.b = self.a.astype(object), self.b.astype(object)
 
     def block(self, rows: slice, c):
-        """Values of C rows ``rows``: clamped (SAT), else unbounded (:meth:`finish` wraps them)."""
+        """Values of C rows ``rows`` (``c``: their C, or ``None`` for zeros): clamped (SAT), else unbounded
+        (:meth:`finish` wraps them)."""
         a = self.a[rows]
+        if self.shift == 0 and c is None and not self.saturate:
+            return _imatmul(a, self.b, self.cache)
+        c = np.zeros((a.shape[0], self.b.shape[0]), np.int64) if c is None else c
         c = c.astype(self.a.dtype)
         if self.shift == 0:
-            exact = c + _imatmul(a, self.b)
+            exact = c + _imatmul(a, self.b, self.cache)
             if not self.saturate:
                 return exact
             fits = np.abs(c) + _imatmul(np.abs(a), np.abs(self.b)) <= self.acc.int_max  # never clamps
@@ -358,6 +382,12 @@ class _Ints:
 
     def finish(self, v):
         """Codes of the final values: wrapped into the accumulator (counted) unless SAT clamped them."""
+        whole = whole_int_lane(self.acc)
+        if whole is not None and v.dtype != object:  # numpy's cast to a narrower integer wraps: one pass
+            w = v.astype(whole)
+            if not self.saturate:
+                self.totals.wrapped += int(np.count_nonzero(w != v))
+            return w.view(self.acc.dtype)
         w, _ = fit(v, self.acc, False)
         if not self.saturate:
             self.totals.wrapped += int(np.count_nonzero(w != v))
@@ -376,11 +406,11 @@ def run(plan, a_codes: np.ndarray, b_codes: np.ndarray, c_codes: np.ndarray | No
     out = np.empty((m, n), plan.acc.dtype)
     if plan.ft.kind is not Kind.FLOAT:  # big exact products: BLAS's own threads
         eng = _Ints(plan, a_codes, b_codes, model, saturate)
-        c_all = int_values(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n), np.int64)
+        c_all = int_values(c_codes, plan.acc) if c_codes is not None else None
         rows_per = max(1, INT_BLOCK_ELEMENTS // n)
         for r0 in range(0, m, rows_per):
             rows = slice(r0, min(m, r0 + rows_per))
-            out[rows] = eng.finish(eng.block(rows, c_all[rows]))
+            out[rows] = eng.finish(eng.block(rows, None if c_all is None else c_all[rows]))
             if tick is not None:
                 tick(rows.stop * n, m * n)
         return out, eng.totals
