@@ -15,13 +15,16 @@ program run on a :class:`~tilesim.ame.Core`), by these arguments
   (``S - C == P`` and ``S - P == C``). Exact sums are rounded once to the
   accumulator (:func:`tilesim.ame.rounding.round_values`); zeros get the exact-sum sign rule from
   their terms. Every element whose certificate or check fails takes the
-  exact path (:func:`tilesim.ame.models.mac`) for that slice alone.
+  exact path (:func:`tilesim.ame.models.mac`) for that slice alone. Into
+  FP16 and FP32, :mod:`tilesim.ame.engine_jit` does all but BLAS's product in
+  one pass per slice (AME26); the numpy steps here are its reference.
 - Floats, ``sequential`` and ``chain_then_add``: the same, one product (a
   rank-1 update, always exact) per step.
 - Integers and fixed point: without SAT, wrapping commutes with addition and
   with the rounding shifts (all but RTZ, whose direction depends on the
   sign), so the steps run unbounded and wrap once at the end; with
-  ``shift = 0`` that is one exact product (AME20). With SAT, the
+  ``shift = 0`` that is one exact product (AME20), in float32 BLAS where
+  its sums stay within 2**24 (AME26). With SAT, the
   bound ``|C| + |A| |B|`` marks the rows that can never clamp; only the other
   rows run step by step, clamping at each step.
 - ``wrapped`` counts the integer results that differ from what an
