@@ -138,21 +138,22 @@ class _Floats:
         self.p, self.model = plan, model
         self.ft, self.acc = plan.ft, plan.acc
         self.a_codes, self.b_codes = a_codes, b_codes
-        self.va, self.vb = float_values(a_codes, self.ft), float_values(b_codes, self.ft)
+        va, vb = float_values(a_codes, self.ft), float_values(b_codes, self.ft)
         self.saturate = saturate and not self.acc.has_inf  # as models.mac: float SAT clamps formats without Inf
         self.rdn = plan.rnd == "rdn"
         self.jit = model == "fused" and engine_jit.ENABLED and self.acc.name in FAST_DTYPES and not self.saturate
         if model != "fused":
+            self.va, self.vb = va, vb
             return
         e, ft = plan.k_step, self.ft
-        b_s = _by_slice(self.vb, e)  # (slices, N, e)
-        self.a_s, self.b_s = _by_slice(self.va, e), np.ascontiguousarray(b_s.transpose(0, 2, 1))  # BLAS's layout
+        b_s = _by_slice(vb, e)  # (slices, N, e)
+        self.a_s, self.b_s = _by_slice(va, e), np.ascontiguousarray(b_s.transpose(0, 2, 1))  # BLAS's layout
         if self.jit:  # the kernels' certificate: spans per slice and row, and each slice's K
             self.spans = engine_jit.spans(self.a_s, ft.man_bits, ft.emin), engine_jit.spans(b_s, ft.man_bits, ft.emin)
             self.kk = np.array(plan.k_slices, np.int64)
             self.lg = np.array([(k - 1).bit_length() for k in plan.k_slices], np.int64)
         else:
-            self.bounds = (_slice_bounds(self.va, ft, e), _slice_bounds(self.vb, ft, e))
+            self.bounds = (_slice_bounds(va, ft, e), _slice_bounds(vb, ft, e))
 
     def _round(self, s, tot: Totals):
         codes, values, inexact, sat = round_values(s, self.acc, self.p.rnd, self.saturate, not tot.inexact)
@@ -187,7 +188,7 @@ class _Floats:
         i, j = (np.broadcast_to(x, c.shape) for x in at)
         if fused and not s.all():
             z = (s == 0) & exact
-            terms = np.concatenate([self.va[i[z], ks] * self.vb[j[z], ks], c[z][:, None]], -1)
+            terms = np.concatenate([self._products(i[z], j[z], ks), c[z][:, None]], -1)
             s[z] = np.where(_zero_sign(terms, self.rdn), -0.0, 0.0)
         all_exact = exact.all()
         if not all_exact:
@@ -197,6 +198,11 @@ class _Floats:
             bad = ~exact
             codes[bad], values[bad] = self._exact(i[bad], j[bad], ks, c_codes[bad], tot)
         return codes, values
+
+    def _products(self, i, j, ks: slice):
+        """The products (n, K) of K-slice ``ks`` of rows ``i`` of A and ``j`` of B^T (index arrays), ``fused``."""
+        s, kk = ks.start // self.p.k_step, ks.stop - ks.start
+        return self.a_s[s][i, :kk] * self.b_s[s][:kk, j].T
 
     def block(self, rows: slice, cols: slice, c, c_codes):
         """Codes of the block ``rows`` x ``cols`` of C (values ``c``, codes ``c_codes``) after every K-slice,
@@ -255,7 +261,7 @@ class _Floats:
             ks = slice(s * e, s * e + int(self.kk[s]))
             ii, jj = i[live], j[live]
             with np.errstate(invalid="ignore", over="ignore"):
-                p = (self.va[ii, ks] * self.vb[jj, ks]).sum(-1)
+                p = self._products(ii, jj, ks).sum(-1)
             ok = span_a[s, ii] + span_b[s, jj] + self.lg[s] <= 53
             c_codes[live], c[live] = self._step(c[live], c_codes[live], p, ok, (ii, jj), ks, tot, True)
         return c_codes
@@ -418,8 +424,15 @@ def run(plan, a_codes: np.ndarray, b_codes: np.ndarray, c_codes: np.ndarray | No
                 tick(rows.stop * n, m * n)
         return out, eng.totals
     eng = _Floats(plan, a_codes, b_codes, model, saturate)
-    c_all = float_values(c_codes, plan.acc) if c_codes is not None else np.zeros((m, n))
-    c_codes = c_codes if c_codes is not None else np.zeros((m, n), plan.acc.dtype)
+    c_all = float_values(c_codes, plan.acc) if c_codes is not None else None
+
+    def c_block(r: slice, cl: slice):
+        """A block's C values and codes (+0 without a C input), its own copy, made when its job starts."""
+        if c_all is None:
+            shape = (r.stop - r.start, cl.stop - cl.start)
+            return np.zeros(shape), np.zeros(shape, plan.acc.dtype)
+        return c_all[r, cl].copy(), c_codes[r, cl].copy()
+
     cols_per = min(n, COLS_PER_BLOCK)
     rows_per = max(1, BLOCK_ELEMENTS // cols_per)
     blocks = [(slice(r0, min(m, r0 + rows_per)), slice(c0, min(n, c0 + cols_per)))
@@ -427,7 +440,7 @@ def run(plan, a_codes: np.ndarray, b_codes: np.ndarray, c_codes: np.ndarray | No
     totals = Totals()
     # cache-sized blocks of rank-k updates, one per core: BLAS's own threads only cost on products this small
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        jobs = {pool.submit(eng.block, r, cl, c_all[r, cl].copy(), c_codes[r, cl].copy()): (r, cl) for r, cl in blocks}
+        jobs = {pool.submit(lambda r, cl: eng.block(r, cl, *c_block(r, cl)), r, cl): (r, cl) for r, cl in blocks}
         done = 0
         for job in as_completed(jobs):
             r, cl = jobs[job]
