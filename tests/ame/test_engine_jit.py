@@ -29,16 +29,18 @@ def _round_all(x, man, emin, max_finite, mode):
     return out
 
 
-@pytest.mark.parametrize("acc", ["fp16", "fp32"])
-@pytest.mark.parametrize("rnd", engine_jit.MODES)
+@pytest.mark.parametrize("acc, rnd", [(acc, rnd) for acc in ("fp16", "fp32") for rnd in engine_jit.MODES]
+                         + [("fp32", "fp32_rne")])
 def test_round_to_equals_encode(acc, rnd):
     """Every FP16 value (FP32: a sample biased to the extremes), the midpoints and the values just off them,
-    overflow included: the kernel's rounding gives formats.encode's code, and differs from its input where
-    encode says inexact."""
+    overflow included: the kernel's rounding (and FP32 RNE by the processor's conversion) gives
+    formats.encode's code, and differs from its input where encode says inexact."""
     f = formats.get(acc)
     x = _boundaries(f)
     x = x[np.abs(x) > 0]  # 2**-1100 stays: a float64 subnormal
-    y = _round_all(x, f.man_bits, f.emin, f.max, engine_jit.MODES.index(rnd))
+    mode = engine_jit.FP32_RNE if rnd == "fp32_rne" else engine_jit.MODES.index(rnd)
+    rnd = "rne" if rnd == "fp32_rne" else rnd
+    y = _round_all(x, f.man_bits, f.emin, f.max, mode)
     want, fl = formats.encode(x, f, rounding=rnd, return_flags=True)
     assert np.array_equal(y.astype(np.float16 if acc == "fp16" else np.float32).view(f.dtype), want)
     assert np.array_equal(y != x, fl.inexact)

@@ -100,14 +100,21 @@ def _slice_bounds(v: np.ndarray, fmt: Format, e: int):
     return low, top, ~finite.reshape(rows, n, e).all(-1)
 
 
-def _by_slice(v: np.ndarray, e: int) -> np.ndarray:
-    """``v`` (rows, K) as contiguous K-slices (slices, rows, e), the last one zero-padded."""
+def _by_slice(v: np.ndarray, e: int, transposed: bool = False) -> np.ndarray:
+    """``v`` (rows, K) as contiguous K-slices (slices, rows, e), or (slices, e, rows) ``transposed``, the last
+    slice zero-padded: one copy."""
+    return np.ascontiguousarray(_slice_view(v, e).transpose((0, 2, 1) if transposed else (0, 1, 2)))
+
+
+def _slice_view(v: np.ndarray, e: int) -> np.ndarray:
+    """``v`` (rows, K) as (slices, rows, e), a view where K is whole slices (else of a zero-padded copy)."""
     rows, k = v.shape
     n = -(-k // e)
-    w = np.zeros((n, rows, e))
-    for s in range(n):
-        w[s, :, : min(e, k - s * e)] = v[:, s * e:(s + 1) * e]
-    return w
+    if k != n * e:
+        w = np.zeros((rows, n * e))
+        w[:, :k] = v
+        v = w
+    return v.reshape(rows, n, e).transpose(1, 0, 2)
 
 
 def _certified(bounds_a, bounds_b, rows: slice, cols: slice, s: int, kk: int) -> np.ndarray | None:
@@ -146,10 +153,10 @@ class _Floats:
             self.va, self.vb = va, vb
             return
         e, ft = plan.k_step, self.ft
-        b_s = _by_slice(vb, e)  # (slices, N, e)
-        self.a_s, self.b_s = _by_slice(va, e), np.ascontiguousarray(b_s.transpose(0, 2, 1))  # BLAS's layout
+        self.a_s, self.b_s = _by_slice(va, e), _by_slice(vb, e, transposed=True)  # (slices, M, e), (slices, e, N)
         if self.jit:  # the kernels' certificate: spans per slice and row, and each slice's K
-            self.spans = engine_jit.spans(self.a_s, ft.man_bits, ft.emin), engine_jit.spans(b_s, ft.man_bits, ft.emin)
+            self.spans = (engine_jit.spans(self.a_s, ft.man_bits, ft.emin),
+                          engine_jit.spans(_slice_view(vb, e), ft.man_bits, ft.emin))
             self.kk = np.array(plan.k_slices, np.int64)
             self.lg = np.array([(k - 1).bit_length() for k in plan.k_slices], np.int64)
         else:
@@ -236,7 +243,7 @@ class _Floats:
         a_s, b_s = self.a_s[:, rows], self.b_s[:, :, cols]
         span_a, span_b = self.spans[0][:, rows], self.spans[1][:, cols]
         fail = np.full(c.shape, -1, np.int32)
-        mode = engine_jit.MODES.index(self.p.rnd)
+        mode = engine_jit.FP32_RNE if (acc.name, self.p.rnd) == ("fp32", "rne") else engine_jit.MODES.index(self.p.rnd)
         buf = np.empty((SLICES_PER_CALL,) + c.shape)
         c_in = c.copy()
         for s0 in range(0, n_s, SLICES_PER_CALL):

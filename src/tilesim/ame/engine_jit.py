@@ -36,6 +36,7 @@ __all__ = ["ENABLED", "MODES", "spans", "fused_slices", "round_to"]
 ENABLED = True
 
 MODES = ("rne", "rtz", "rup", "rdn")  # the kernels' rounding codes, in this order
+FP32_RNE = len(MODES)  # one more code: RNE into FP32, by the processor's own conversion (IEEE 754's, to nearest even)
 NOT_FINITE = 1 << 40  # the span of a slice holding Inf or NaN: no certificate holds
 _ZERO = -(1 << 20)  # the span of a slice of zeros: every certificate holds
 
@@ -69,7 +70,10 @@ def _pow2(n):
 @_inline
 def round_to(t, man, emin, max_finite, mode):
     """A finite float64 rounded to a binary format of ``man`` fraction bits, normal exponents from ``emin``,
-    largest finite ``max_finite``, with IEEE 754's overflow for ``mode`` (an index in :data:`MODES`)."""
+    largest finite ``max_finite``, with IEEE 754's overflow for ``mode`` (an index in :data:`MODES`, or
+    :data:`FP32_RNE`)."""
+    if mode == FP32_RNE:
+        return np.float64(np.float32(t))
     e = ((_bits(t) >> 52) & 0x7FF) - 1023
     q = max(e, emin) - man  # the format's spacing at t is 2**q: scaling by it is exact
     x = t * _pow2(-q)
@@ -174,8 +178,10 @@ def fused_slices(prod, s0, a_s, b_s, span_a, span_b, lg, kk, c, fail, man, emin,
                 inx, zeros = _slice_rows(p, old, ci, fi, sb, limit, s, man, emin, max_finite, 1)
             elif mode == 2:
                 inx, zeros = _slice_rows(p, old, ci, fi, sb, limit, s, man, emin, max_finite, 2)
-            else:
+            elif mode == 3:
                 inx, zeros = _slice_rows(p, old, ci, fi, sb, limit, s, man, emin, max_finite, 3)
+            else:
+                inx, zeros = _slice_rows(p, old, ci, fi, sb, limit, s, man, emin, max_finite, FP32_RNE)
             inexact |= inx
             if zeros:
                 a, b = a_s[s, i], b_s[s]
