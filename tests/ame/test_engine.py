@@ -26,7 +26,7 @@ def _values(rng, f, shape, extremes: bool) -> np.ndarray:
     if extremes and f.is_float:
         e = formats.elements_per_row(f)
         v[:, ::e] = f.max * rng.choice([-1, 1] if f.signed else [1], v[:, ::e].shape)
-        v[:, e - 1::e] = f.min_subnormal if f.has_zero else f.min
+        v[:, e - 1::e] = f.min_subnormal if f.has_zero else formats.decode(np.zeros(1, f.dtype), f)[0]  # E8M0: 2**-127
     return v
 
 

@@ -100,21 +100,16 @@ def _slice_bounds(v: np.ndarray, fmt: Format, e: int):
     return low, top, ~finite.reshape(rows, n, e).all(-1)
 
 
-def _by_slice(v: np.ndarray, e: int, transposed: bool = False) -> np.ndarray:
-    """``v`` (rows, K) as contiguous K-slices (slices, rows, e), or (slices, e, rows) ``transposed``, the last
-    slice zero-padded: one copy."""
-    return np.ascontiguousarray(_slice_view(v, e).transpose((0, 2, 1) if transposed else (0, 1, 2)))
+def _by_slice(v: np.ndarray, e: int) -> np.ndarray:
+    """``v`` (rows, K) as contiguous K-slices (slices, rows, e), the last one zero-padded: one copy."""
+    return np.ascontiguousarray(_whole_slices(v, e, 1).reshape(v.shape[0], -1, e).transpose(1, 0, 2))
 
 
-def _slice_view(v: np.ndarray, e: int) -> np.ndarray:
-    """``v`` (rows, K) as (slices, rows, e), a view where K is whole slices (else of a zero-padded copy)."""
-    rows, k = v.shape
-    n = -(-k // e)
-    if k != n * e:
-        w = np.zeros((rows, n * e))
-        w[:, :k] = v
-        v = w
-    return v.reshape(rows, n, e).transpose(1, 0, 2)
+def _whole_slices(v: np.ndarray, e: int, axis: int) -> np.ndarray:
+    """``v`` with its K ``axis`` zero-padded to whole slices of ``e`` (itself when it has them)."""
+    k = v.shape[axis]
+    pad = -k % e
+    return v if pad == 0 else np.pad(v, [(0, pad) if d == axis else (0, 0) for d in range(v.ndim)])
 
 
 def _certified(bounds_a, bounds_b, rows: slice, cols: slice, s: int, kk: int) -> np.ndarray | None:
@@ -145,22 +140,23 @@ class _Floats:
         self.p, self.model = plan, model
         self.ft, self.acc = plan.ft, plan.acc
         self.a_codes, self.b_codes = a_codes, b_codes
-        va, vb = float_values(a_codes, self.ft), float_values(b_codes, self.ft)
+        va = float_values(a_codes, self.ft)
         self.saturate = saturate and not self.acc.has_inf  # as models.mac: float SAT clamps formats without Inf
         self.rdn = plan.rnd == "rdn"
         self.jit = model == "fused" and engine_jit.ENABLED and self.acc.name in FAST_DTYPES and not self.saturate
         if model != "fused":
-            self.va, self.vb = va, vb
+            self.va, self.vb = va, float_values(b_codes, self.ft)
             return
         e, ft = plan.k_step, self.ft
-        self.a_s, self.b_s = _by_slice(va, e), _by_slice(vb, e, transposed=True)  # (slices, M, e), (slices, e, N)
+        vbt = _whole_slices(float_values(b_codes.T, self.ft), e, 0)  # B (K, N): the gather transposes the codes
+        self.a_s, self.b_s = _by_slice(va, e), vbt.reshape(-1, e, vbt.shape[1])  # (slices, M, e), (slices, e, N)
         if self.jit:  # the kernels' certificate: spans per slice and row, and each slice's K
             self.spans = (engine_jit.spans(self.a_s, ft.man_bits, ft.emin),
-                          engine_jit.spans(_slice_view(vb, e), ft.man_bits, ft.emin))
+                          engine_jit.spans(self.b_s.transpose(0, 2, 1), ft.man_bits, ft.emin))
             self.kk = np.array(plan.k_slices, np.int64)
             self.lg = np.array([(k - 1).bit_length() for k in plan.k_slices], np.int64)
         else:
-            self.bounds = (_slice_bounds(va, ft, e), _slice_bounds(vb, ft, e))
+            self.bounds = (_slice_bounds(va, ft, e), _slice_bounds(vbt[: plan.k].T, ft, e))
 
     def _round(self, s, tot: Totals):
         codes, values, inexact, sat = round_values(s, self.acc, self.p.rnd, self.saturate, not tot.inexact)
