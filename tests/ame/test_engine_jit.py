@@ -47,8 +47,8 @@ def test_round_to_equals_encode(acc, rnd):
 
 
 def test_spans_equal_the_numpy_bounds():
-    """Slices holding zeros only, Inf, NaN, subnormals, and a ragged last slice: the kernel's span is the numpy
-    bounds' top minus low, NOT_FINITE where a value is not finite."""
+    """Slices holding zeros only, Inf, NaN, subnormals, and a ragged last slice, in both layouts: the kernel's
+    span is the numpy bounds' top minus low, NOT_FINITE where a value is not finite."""
     rng = np.random.default_rng(3)
     for name in ("bf16", "fp8_e4m3", "fp8_e5m2", "fp16"):
         f = formats.get(name)
@@ -59,8 +59,10 @@ def test_spans_equal_the_numpy_bounds():
         v[6, e + 1] = np.inf
         v[7, 3] = np.nan
         low, top, bad = engine._slice_bounds(v, f, e)
-        got = engine_jit.spans(engine._by_slice(v, e), f.man_bits, f.emin)
-        assert np.array_equal(got.T, np.where(bad, engine_jit.NOT_FINITE, top.astype(np.int64) - low))
+        want = np.where(bad, engine_jit.NOT_FINITE, top.astype(np.int64) - low).T
+        by_rows = engine._by_slice(v, e)  # (slices, rows, e)
+        assert np.array_equal(engine_jit.spans(by_rows, f.man_bits, f.emin, False), want)
+        assert np.array_equal(engine_jit.spans(by_rows.transpose(0, 2, 1).copy(), f.man_bits, f.emin, True), want)
 
 
 def _signed_zeros(rng, f, shape) -> np.ndarray:

@@ -151,8 +151,8 @@ class _Floats:
         vbt = _whole_slices(float_values(b_codes.T, self.ft), e, 0)  # B (K, N): the gather transposes the codes
         self.a_s, self.b_s = _by_slice(va, e), vbt.reshape(-1, e, vbt.shape[1])  # (slices, M, e), (slices, e, N)
         if self.jit:  # the kernels' certificate: spans per slice and row, and each slice's K
-            self.spans = (engine_jit.spans(self.a_s, ft.man_bits, ft.emin),
-                          engine_jit.spans(self.b_s.transpose(0, 2, 1), ft.man_bits, ft.emin))
+            self.spans = (engine_jit.spans(self.a_s, ft.man_bits, ft.emin, False),
+                          engine_jit.spans(self.b_s, ft.man_bits, ft.emin, True))
             self.kk = np.array(plan.k_slices, np.int64)
             self.lg = np.array([(k - 1).bit_length() for k in plan.k_slices], np.int64)
         else:

@@ -93,27 +93,32 @@ def round_to(t, man, emin, max_finite, mode):
 
 
 @_kernel
-def spans(v, man, emin):
-    """Per K-slice and row of ``v`` (slices, rows, e): top exponent minus lowest quantum exponent of its values.
+def spans(v, man, emin, rows_last):
+    """Per K-slice and row of ``v`` (slices, rows, e), or (slices, e, rows) with ``rows_last``: top exponent
+    minus lowest quantum exponent of the row's values in the slice.
 
     Every value of the row's slice is a multiple of 2**low below 2**top in
     magnitude (``man``, ``emin``: the input format's); a row of zeros has a
-    very negative span, one holding Inf or NaN :data:`NOT_FINITE`.
+    very negative span, one holding Inf or NaN :data:`NOT_FINITE`. Rows run
+    innermost, so that ``rows_last`` reads memory in order.
     """
-    n, rows, e = v.shape
+    n, e, rows = (v.shape[0], v.shape[1], v.shape[2]) if rows_last else (v.shape[0], v.shape[2], v.shape[1])
     out = np.empty((n, rows), np.int64)
+    low, top = np.empty(rows, np.int64), np.empty(rows, np.int64)
+    bad = np.empty(rows, np.bool_)
     for s in range(n):
-        for r in range(rows):
-            low, top, bad = np.int64(-_ZERO), np.int64(_ZERO), False
-            for k in range(e):
-                x = v[s, r, k]
+        low[:], top[:], bad[:] = -_ZERO, _ZERO, False
+        for k in range(e):
+            for r in range(rows):
+                x = v[s, k, r] if rows_last else v[s, r, k]
                 if x != x or abs(x) == np.inf:
-                    bad = True
+                    bad[r] = True
                 elif x != 0:
                     ex = ((_bits(x) >> 52) & 0x7FF) - 1022  # 2**(ex-1) <= |x| < 2**ex (x normal in float64)
-                    low = min(low, max(ex - 1, emin) - man)
-                    top = max(top, ex)
-            out[s, r] = NOT_FINITE if bad else top - low
+                    low[r] = min(low[r], max(ex - 1, emin) - man)
+                    top[r] = max(top[r], ex)
+        for r in range(rows):
+            out[s, r] = NOT_FINITE if bad[r] else top[r] - low[r]
     return out
 
 
