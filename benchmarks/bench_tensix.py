@@ -101,6 +101,7 @@ def main() -> None:
     words = [make("GMPOOL", InstrMod19=1).word()] * 128
     t_gm = best_of(lambda: [m.execute(w) for w in words], 5) / 128
     rows.append(("GMPOOL via Machine.execute (per 16x16)", 256 / t_gm, "numpy f32 column max", gm_peer))
+    t_sfpu = sfpu_us(m)
 
     table = Table(title="tilesim Tensix throughput (elements per second)")
     for col in ("what", "tilesim", "peer", "peer elements/s", "tilesim / peer"):
@@ -125,10 +126,55 @@ def main() -> None:
 
     row("Machine.execute per ELWMUL", t_elw * 1e6, 20, "us", peer_us)
     row("Machine.execute per GMPOOL", t_gm * 1e6, 20, "us")
+    sfpu_peer = ttsim_sfpmad_us(args.ttsim) if args.ttsim else None
+    for name, us in t_sfpu.items():
+        row(f"Machine.execute per {name}", us, 20, "us", sfpu_peer if name == "SFPMAD" else None)
     for label in ("hardware, numba", "hardware, numpy reference"):
         row(f"batched ELWMUL, {label}", per_elem[label] * 1e9, 10, "ns/elem", peer_ns)
     console.print(issue)
     console.print(f"numba start-up (import, one ELWMUL): first run with an empty cache {first:.1f} s, second {second:.1f} s")
+
+
+#: SFPU instructions timed one at a time through ``Machine.execute`` (issue 23's bar: 20 us each).
+SFPU_TIMED = {"SFPMAD": "TTI_SFPMAD(0, 1, 2, 3, 0)", "SFPLOAD": "TTI_SFPLOAD(0, 3, 0, 0)",
+              "SFPSTORE": "TTI_SFPSTORE(3, 3, 0, 0)", "SFPLOADI": "TTI_SFPLOADI(0, 0, 0x3f80)",
+              "SFPIADD": "TTI_SFPIADD(0, 1, 2, 4)", "SFPSETCC": "TTI_SFPSETCC(0, 1, 0, 4)",
+              "SFPLUT": "TTI_SFPLUT(4, 4, 0)", "SFPLUTFP32": "TTI_SFPLUTFP32(4, 2)",
+              "SFP_STOCH_RND": "TTI_SFP_STOCH_RND(0, 0, 0, 3, 5, 1)", "SFPCAST": "TTI_SFPCAST(1, 5, 0)",
+              "SFPSWAP": "TTI_SFPSWAP(0, 1, 2, 1)", "SFPTRANSP": "TTI_SFPTRANSP(0, 0, 0, 0)",
+              "SFPSHFT2": "TTI_SFPSHFT2(0, 1, 2, 3)", "SFPEXEXP": "TTI_SFPEXEXP(0, 1, 2, 0)",
+              "SFPDIVP2": "TTI_SFPDIVP2(1, 1, 2, 1)", "SFPMOV": "TTI_SFPMOV(0, 9, 2, 8)",
+              "SFPABS": "TTI_SFPABS(0, 1, 2, 1)", "SFPLZ": "TTI_SFPLZ(0, 1, 2, 2)"}
+
+
+def sfpu_us(m: Machine) -> dict[str, float]:
+    """Microseconds per SFPU instruction through ``Machine.execute``, on random FP32 LReg data."""
+    from tilesim.tensix import parse
+    m.sfpu.lregs[:8] = np.random.default_rng(2).standard_normal((8, 32)).astype(np.float32).view(np.uint32)
+    out = {}
+    for name, text in SFPU_TIMED.items():
+        words = [parse(text).word()] * 200
+        saved = m.sfpu.copy()
+        out[name] = best_of(lambda: [m.execute(w) for w in words], 5) / 200 * 1e6
+        m.sfpu = saved
+    return out
+
+
+def ttsim_sfpmad_us(checkout: Path) -> float:
+    """ttsim's microseconds per SFPMAD (best of 3 runs of 20 x 500)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    from ttsim_sfpu_cases import SfpuCase
+    from ttsim_vectors import build, run_sfpu
+    rng = np.random.default_rng(0)
+    cases = []
+    for _ in range(20):
+        c = SfpuCase(rng, "SFPMAD", False)
+        c.cc, c.cc_en = 0xFFFFFFFF, 1
+        c.words = [0x84012030] * 500
+        cases.append(c)
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = build(checkout, Path(tmp))
+        return min(run_sfpu(exe, cases, Path(tmp), timed=True)[1] for _ in range(3)) / 1000
 
 
 def ttsim_elwmul_us(checkout: Path) -> float:

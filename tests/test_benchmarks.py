@@ -15,6 +15,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
     ("bench_tensix.py", ["--blocks", "4"]),
     ("bench_study.py", ["--size", "32", "--workers", "1"]),
     ("bench_pto.py", ["--quick"]),
+    ("run.py", ["--only", "pto-small", "pto-loop", "tensix", "gemm", "--rounds", "1", "--gemm-size", "32"]),
 ])
 def test_benchmark_runs(script, args):
     r = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=300,

@@ -128,7 +128,8 @@ _WORDS = ["0", "1", "2", "-1", "3", "8", "17", "0.1", "-3e4", "nan", "inf", "x",
           f"x={AME / 'x_int8.npy'}", f"w={AME / 'w_int8.npy'}", str(AME / "x_real.npy"), str(AME / "int8_to_int8.s"),
           str(AME / "bf16_guard_fallback.s"), str(ROOT / "examples/pto/col_argmax.pto"),
           str(ROOT / "examples/pto/col_argmax_inputs.npz"), str(ROOT / "examples/tensix/elwmul_hifi4.tt"),
-          str(ROOT / "README.md"), "/nonexistent/dir/y.npz", str(AME)]
+          str(ROOT / "README.md"), "/nonexistent/dir/y.npz", str(AME), "2x2x²", "16x²", "-3.5", "-inf", "9" * 30,
+          "csv", "json", "--output-format", "--seed", "--shape", "16x16x16"]
 
 
 @st.composite
@@ -163,3 +164,95 @@ def test_a_flag_with_an_off_switch_takes_0():
     cmd = typer.main.get_command(app).commands["run"]
     assert _fold_flag_values(cmd, ["p.s", "--trace", "0", "--quantize", "1"]) == ["p.s", "--no-trace", "--quantize"]
     assert _fold_flag_values(cmd, ["p.s", "--quantize=0", "--", "--trace", "2"]) == ["p.s", "--", "--trace", "2"]
+
+
+# ------------------------------------------------------------------------- one grammar (issue 20)
+@pytest.mark.parametrize("args, shown", [(["quantize", "-3.5", "-f", "int4"], "-4.0"),
+                                         (["quantize", "-f", "int4", "1", "-3.5"], "-4.0"),
+                                         (["quantize", "-inf", "-f", "fp8_e5m2", "--saturate", "1"], "-57344.0"),
+                                         (["quantize", "-f", "int4", "--", "-3.5"], "-4.0")])
+def test_negative_numbers_are_values(args, shown):
+    res = _run(*args)
+    assert res.exit_code == 0 and shown in res.output, res.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["gemm", "8", "8", "8", "--bogus"], "tilesim gemm: rule cli.usage: No such option: --bogus"),
+    (["gemm", "8", "8", "x"], "tilesim gemm: rule cli.usage: Invalid value for 'k'"),
+    (["quantize"], "tilesim quantize: rule cli.usage: Missing argument 'values'"),
+    (["nocommand"], "tilesim: rule cli.usage: No such command 'nocommand'"),
+    (["gemm", "-3", "8", "8"], "rule ame.gemm.shape: M=-3"),
+    (["quantize", "1", "-f"], "tilesim quantize: rule cli.usage: Option '-f' requires an argument"),
+])
+def test_usage_errors_are_one_line(args, words, capfd):
+    with pytest.raises(SystemExit) as e:
+        app(args, prog_name="tilesim")  # the real entry point, as the shell runs it
+    err = capfd.readouterr().err
+    assert e.value.code == 2 and err.startswith("error: ") and words in err, err
+    assert err.count("\n") == 1 and not set("╭│╰") & set(err)
+
+
+def test_version_and_help_take_0_or_1():
+    assert _run("--version", "1").output.strip() == f"tilesim {metadata.version('tilesim')}"
+    res = _run("--version", "0")
+    assert metadata.version("tilesim") not in res.output and res.exit_code == 2  # no version; no command either
+    assert "Missing argument 'values'" in _run("quantize", "--help", "0").output
+    assert "Round numbers to a format" in _run("quantize", "--help", "1").output
+
+
+@pytest.mark.parametrize("args", [["gemm", "8", "8", "8"], ["study", "-s", "8x8x8"], ["compare", "colmax"]])
+def test_f_is_the_number_format_and_the_output_form_has_its_own_name(args):
+    res = _run(*args, "-f", "csv")
+    assert res.exit_code == 2 and "rule cli.format" in res.output and "--output-format csv" in _flat(res.output)
+    res = _run(*args, "-f", "fp16" if args[0] == "compare" else "int8", "--output-format", "csv", "--seed", "1")
+    assert res.exit_code == 0 and res.output.splitlines()[1].count(",") > 5, res.output
+    assert ("fp16" if args[0] == "compare" else "int8") in res.output.splitlines()[1]
+
+
+def test_old_spellings_are_hidden_aliases():
+    res = _run("gemm", "8", "8", "8", "--ft", "int8", "--output-format", "csv")
+    assert res.exit_code == 0 and ",int8," in res.output
+    res = _run("compare", "colmax", "--dtype", "fp16", "--shape", "16x16", "--output-format", "csv")
+    assert res.exit_code == 0 and ",fp16," in res.output, res.output
+    help_text = runner.invoke(app, ["gemm", "--help"], env={"COLUMNS": "250"}).output
+    assert "--output-format" in help_text and "--ft" not in help_text
+
+
+@pytest.mark.parametrize("isa, op, fmt, key", [("ame", "mmacc", "int4", "ft"), ("pto", "tadd", "f16", "dtype"),
+                                              ("formats", "encode", "fp8_e5m2", "format")])
+def test_vectors_take_f_as_their_number_format(tmp_path, isa, op, fmt, key):
+    res = _run("vectors", isa, op, "-f", fmt, "--n", "4", "-o", tmp_path / "v")
+    assert res.exit_code == 0, res.output
+    assert fmt in (tmp_path / "v" / "manifest.json").read_text()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["gemm", "8", "8", "8", "--seed", "-1"], "Invalid value for '--seed'"),
+    (["study", "-s", "8x8x8", "--seed", "-1"], "Invalid value for '--seed'"),
+    (["compare", "colmax", "--seed", "-1"], "Invalid value for '--seed'"),
+    (["vectors", "ame", "mmacc", "--seed", "-1"], "verify.opt.seed"),
+    (["study", "-s", "2x2x²"], "rule cli.number: '2x2x²' holds '²' (U+00B2)"),
+    (["compare", "colmax", "--shape", "2x²"], "rule cli.number: '2x²' holds '²' (U+00B2)"),
+    (["gemm", "8", "8", "8", "--block", "2x²"], "rule ame.gemm.shape"),
+])
+def test_seeds_and_shapes_are_clean_errors(args, words):
+    res = _run(*args)
+    assert res.exit_code == 2 and words in res.output, res.output
+
+
+def test_a_big_seed_is_a_seed():
+    res = _run("gemm", "8", "8", "8", "--seed", "9" * 30, "--output-format", "csv")
+    assert res.exit_code == 0 and len(res.output.splitlines()) == 2
+
+
+@settings(max_examples=60)
+@given(st.lists(st.floats(allow_nan=False, width=32).map(repr)
+                | st.sampled_from(["-inf", "inf", "nan", "-0.0", "-1e3"]), min_size=1, max_size=6),
+       st.integers(0, 6), st.sampled_from([["-f", "int4"], ["--format=int4"], ["-r", "rtz"], ["--saturate"]]))
+def test_fuzz_values_and_options_in_any_order(values, at, option):
+    from tilesim.clikit import _negatives_as_values
+
+    cmd = typer.main.get_command(app).commands["quantize"]
+    argv = values[:at] + option + values[at:]
+    ctx = cmd.make_context("quantize", _negatives_as_values(cmd, argv))
+    assert list(ctx.params["values"]) == values

@@ -9,6 +9,9 @@
 // the case records and the (pipe, word) instruction pairs, laid out as the structs below.
 // Output: one Result per case. Src datums travel in tilesim's layout (sign [18], mantissa
 // [17:8], exponent [7:0]); ttsim keeps (sign, exponent, mantissa) << 13.
+// A second input kind (magic "TTS2") drives the SFPU: header u32[4] = {magic, 0, n_cases, n_insns};
+// each SfpuCase sets Config word 1, ThreadConfig of pipe 0, RWC.Dst, LReg0-7, the lane flags and
+// enable, the PRNG (or seeds it through PRNG_SEED_Seed_Val) and Dst rows 0..31; each SfpuResult holds the SFPU state and those Dst rows after.
 // With TTSIM_DRIVER_TIMING set, it also prints "timing NS COUNT" to stderr: the time spent in
 // tensix_decode_and_execute over the cases that ran to the end, and how many instructions that was.
 
@@ -106,6 +109,111 @@ static void read_all(void *dst, size_t size, size_t count, FILE *f) {
     }
 }
 
+struct SfpuCase {
+    uint32_t cfg1;
+    uint32_t dst_rwc;
+    uint32_t cc;
+    uint32_t cc_en;
+    uint32_t prng_seed;
+    uint32_t seeded;
+    uint16_t tcfg[64];
+    uint32_t prng[32];
+    uint32_t lregs[8][32];
+    uint16_t dst[32][ROW_SIZE];
+    uint8_t valid[32];
+    uint32_t insn_start;
+    uint32_t insn_count;
+};
+
+struct SfpuResult {
+    uint32_t status;
+    uint32_t done;
+    uint32_t category;
+    char message[200];
+    uint32_t lregs[16][32];
+    uint32_t cc;
+    uint32_t cc_en;
+    uint32_t cc_sp;
+    uint32_t lane_config;
+    uint32_t misc;
+    uint32_t dst_rwc;
+    uint32_t templates[4];
+    uint32_t sequences[4];
+    uint32_t prng[32];
+    uint16_t dst[32][ROW_SIZE];
+    uint8_t valid[32];
+};
+
+static int run_sfpu(FILE *in, FILE *out, uint32_t n_cases, uint32_t n_insns) {
+    SfpuCase *cases = (SfpuCase *)calloc(n_cases, sizeof(SfpuCase));
+    Insn *insns = (Insn *)calloc(n_insns + 1, sizeof(Insn));
+    read_all(cases, sizeof(SfpuCase), n_cases, in);
+    read_all(insns, sizeof(Insn), n_insns, in);
+    static SfpuResult r;
+    TensixState *p = &g_t_tiles[0].tensix[0];
+    for (uint32_t c = 0; c < n_cases; c++) {
+        const SfpuCase &k = cases[c];
+        memset(&r, 0, sizeof(r));
+        tensix_init(p, 0);
+        volatile uint32_t stage = 0;
+        volatile uint32_t done = 0;
+        if (setjmp(g_jump) == 0) {
+            tensix_cfg_wr32(p, 0, 4, k.cfg1);
+            for (uint32_t addr = 0; addr < 64; addr++) {
+                if (k.tcfg[addr]) {
+                    tensix_decode_and_execute(p, 0, (0xB2u << 24) | (addr << 16) | k.tcfg[addr]);
+                }
+            }
+            p->dst_rwc[0] = k.dst_rwc;
+            p->dst_rwc_cr[0] = k.dst_rwc;
+            memcpy(p->l_regs, k.lregs, sizeof(k.lregs));
+            memcpy(p->prng_state, k.prng, sizeof(k.prng));
+            if (k.seeded) {
+                tensix_cfg_wr32(p, 0, 4 * 164, k.prng_seed); // PRNG_SEED_Seed_Val
+            }
+            p->cc = k.cc;
+            p->cc_en = k.cc_en != 0;
+            memcpy(p->dst, k.dst, sizeof(k.dst));
+            for (uint32_t row = 0; row < 32; row++) {
+                p->dst_row_valid[row] = k.valid[row] != 0;
+            }
+            stage = 1;
+            uint64_t start = now_ns();
+            for (; done < k.insn_count; done = done + 1) {
+                tensix_decode_and_execute(p, 0, insns[k.insn_start + done].word);
+            }
+            g_run_ns += now_ns() - start;
+            g_run_insns += done;
+        } else {
+            r.status = stage ? 1 : 3;
+            r.category = g_category;
+            memcpy(r.message, g_message, sizeof(r.message));
+            r.message[sizeof(r.message) - 1] = 0;
+        }
+        r.done = done;
+        memcpy(r.lregs, p->l_regs, sizeof(r.lregs));
+        r.cc = p->cc;
+        r.cc_en = p->cc_en;
+        r.cc_sp = p->cc_sp;
+        r.lane_config = p->lane_config;
+        r.misc = p->load_macro_misc;
+        r.dst_rwc = p->dst_rwc[0];
+        memcpy(r.templates, p->load_macro_instruction_template, sizeof(r.templates));
+        memcpy(r.sequences, p->load_macro_sequence, sizeof(r.sequences));
+        memcpy(r.prng, p->prng_state, sizeof(r.prng));
+        memcpy(r.dst, p->dst, sizeof(r.dst));
+        for (uint32_t row = 0; row < 32; row++) {
+            r.valid[row] = p->dst_row_valid[row];
+        }
+        fwrite(&r, sizeof(r), 1, out);
+    }
+    fclose(out);
+    if (getenv("TTSIM_DRIVER_TIMING")) {
+        fprintf(stderr, "timing %llu %llu\n", (unsigned long long)g_run_ns, (unsigned long long)g_run_insns);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: driver INPUT OUTPUT\n");
@@ -119,6 +227,9 @@ int main(int argc, char **argv) {
     }
     uint32_t header[4];
     read_all(header, 4, 4, in);
+    if (header[0] == 0x54545332) {
+        return run_sfpu(in, out, header[2], header[3]);
+    }
     if (header[0] != 0x54545331) {
         fprintf(stderr, "bad magic\n");
         return 2;

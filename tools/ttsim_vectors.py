@@ -19,6 +19,10 @@ Usage::
    commit in ``ttsim_wh.npz`` (tests/tensix/test_ttsim_golden.py replays it in CI);
 5. replays them through tilesim and prints the agreement per instruction.
 
+With ``--sfpu`` it does the same for the SFPU (cases in ``tools/ttsim_sfpu_cases.py``: every
+SFPU instruction, random and directed, condition-code sequences, load-compute-store chains) and
+writes ``ttsim_wh_sfpu.npz`` (tests/tensix/test_ttsim_sfpu_golden.py replays it).
+
 Nothing of ttsim's is stored: only our inputs and its results.
 """
 
@@ -40,6 +44,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from tests.tensix.ttsim_replay import (BASE, CASE, MAGIC, RESULT, compact, load, merge, replay,  # noqa: E402
                                        summary_table)
+from tests.tensix.ttsim_sfpu_replay import SFPU_CASE, SFPU_MAGIC, SFPU_RESULT  # noqa: E402
+from tests.tensix import ttsim_sfpu_replay  # noqa: E402
 from tilesim.tensix import make  # noqa: E402
 from tilesim.tensix.regs import RegisterFile  # noqa: E402
 
@@ -455,14 +461,85 @@ def run(exe: Path, bases: np.ndarray, batch: list[Case], work: Path, timed: bool
     return results, ns / max(count, 1)
 
 
+def run_sfpu(exe: Path, batch, work: Path, timed: bool = False):
+    """ttsim's results for a batch of :class:`ttsim_sfpu_cases.SfpuCase`; with ``timed``, also its
+    nanoseconds per instruction executed."""
+    recs = np.zeros(len(batch), SFPU_CASE)
+    words = []
+    for i, c in enumerate(batch):
+        for k in ("cfg1", "dst_rwc", "cc", "cc_en", "prng_seed", "seeded", "tcfg", "prng", "lregs", "dst", "valid"):
+            recs[i][k] = getattr(c, k)
+        recs[i]["insn_start"], recs[i]["insn_count"] = len(words), len(c.words)
+        words += c.words
+    inp, out = work / "sfpu_in.bin", work / "sfpu_out.bin"
+    with open(inp, "wb") as f:
+        f.write(np.array([SFPU_MAGIC, 0, len(batch), len(words)], "<u4").tobytes())
+        f.write(recs.tobytes())
+        f.write(np.array([(0, w) for w in words], "<u4").tobytes())
+    env = dict(os.environ, TTSIM_DRIVER_TIMING="1") if timed else None
+    done = subprocess.run([str(exe), str(inp), str(out)], check=True, env=env, stderr=subprocess.PIPE, text=True)
+    results = np.fromfile(out, SFPU_RESULT)
+    if not timed:
+        return results
+    ns, count = (int(x) for x in done.stderr.split("timing ")[-1].split()[:2])
+    return results, ns / max(count, 1)
+
+
+def store_sfpu(batch, results: np.ndarray, commit: str, path: Path) -> None:
+    """Inputs, words and ttsim's outcome; final state as XOR differences from the input (mostly 0)."""
+    from ttsim_sfpu_cases import SfpuCase  # noqa: F401 - the records' type
+    const = results["lregs"][0, 8:] if len(results) else np.zeros((8, 32), np.uint32)
+    lregs_in = np.zeros((len(batch), 16, 32), np.uint32)
+    lregs_in[:, :8] = [c.lregs for c in batch]
+    lregs_in[:, 8:] = const
+    arrays = {
+        "ttsim_commit": np.array(commit), "group": np.array([c.group for c in batch]),
+        "cfg1": np.array([c.cfg1 for c in batch], np.uint32), "dst_rwc": np.array([c.dst_rwc for c in batch], np.uint32),
+        "cc": np.array([c.cc for c in batch], np.uint32), "cc_en": np.array([c.cc_en for c in batch], np.uint32),
+        "prng_seed": np.array([c.prng_seed for c in batch], np.uint32),
+        "seeded": np.array([c.seeded for c in batch], np.uint32),
+        "tcfg": np.array([c.tcfg for c in batch], np.uint16), "prng": np.array([c.prng for c in batch], np.uint32),
+        "lregs": np.array([c.lregs for c in batch], np.uint32), "dst": np.array([c.dst for c in batch], np.uint16),
+        "valid": np.array([c.valid for c in batch], np.uint8), "const_lregs": const,
+        "insn_count": np.array([len(c.words) for c in batch], np.uint32),
+        "insn_word": np.array([w for c in batch for w in c.words], np.uint32),
+        "status": results["status"], "done": results["done"], "category": results["category"],
+        "message": results["message"], "x_lregs": results["lregs"] ^ lregs_in,
+        "out_scalars": np.stack([results[k] for k in ttsim_sfpu_replay.SCALARS], axis=1).astype(np.uint32),
+        "templates": results["templates"], "sequences": results["sequences"],
+        "x_prng": results["prng"] ^ np.array([c.prng for c in batch], np.uint32),
+        "x_dst": results["dst"] ^ np.array([c.dst for c in batch], np.uint16),
+        "x_valid": results["valid"] ^ np.array([c.valid for c in batch], np.uint8),
+    }
+    np.savez_compressed(path, **arrays)
+
+
+def main_sfpu(checkout: Path, out_dir: Path, seed: int, commit: str) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from ttsim_sfpu_cases import sfpu_cases
+    batch = sfpu_cases(np.random.default_rng(seed))
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = build(checkout, Path(tmp))
+        results = run_sfpu(exe, batch, Path(tmp))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "ttsim_wh_sfpu.npz"
+    store_sfpu(batch, results, commit, path)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.2f} MB): {len(batch)} cases, ttsim {commit[:12]}")
+    print(ttsim_sfpu_replay.summary(ttsim_sfpu_replay.replay(ttsim_sfpu_replay.load(path))))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("checkout", type=Path, help="a clone of github.com/tenstorrent/ttsim")
     ap.add_argument("-o", "--out", type=Path, default=ROOT / "tests" / "tensix" / "golden")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--sfpu", action="store_true", help="the SFPU bank (ttsim_wh_sfpu.npz) instead of the FPU's")
     args = ap.parse_args()
     commit = subprocess.run(["git", "-C", str(args.checkout), "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True).stdout.strip()
+    if args.sfpu:
+        main_sfpu(args.checkout, args.out, args.seed, commit)
+        return
     rng = np.random.default_rng(args.seed)
     bases = np.stack([base_state(rng, s) for s in STYLES])
     all_cases = cases(rng)

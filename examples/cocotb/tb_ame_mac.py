@@ -2,7 +2,7 @@
 
 The simulator runs this module; ``run.py`` sets two environment variables:
 
-- ``TILESIM_GOLDEN``: a directory written by ``tilesim vectors ame mmacc --ft int8 --sat 1 --tiling 1x1``;
+- ``TILESIM_GOLDEN``: a directory written by ``tilesim vectors ame mmacc -f int8 --sat 1 --tiling 1x1``;
 - ``TILESIM_DUMP``: where the testbench writes what the design produced, as the device dump
   (``c.hex``, ``mxstatus.hex``: the golden's output names, one datum per line).
 

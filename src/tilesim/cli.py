@@ -1,4 +1,4 @@
-"""The ``tilesim`` command: demo, formats, quantize, run, diff, gemm, vectors, check, study, compare.
+"""The ``tilesim`` command: demo, formats, quantize, run, diff, gemm, vectors, check, coverage, study, compare.
 
 Errors, ``--debug``, ``--version`` and flags that take ``0``/``1`` are handled
 once for every command by :class:`tilesim.clikit.Group`: a command body just
@@ -90,8 +90,9 @@ def demo() -> None:
 @app.command("formats")
 def formats_cmd() -> None:
     """Print the table of every number format."""
-    from .formats.demo import format_table
-    console.print(format_table())
+    from .formats.demo import format_tables
+    for t in format_tables(console):
+        console.print(t)
 
 
 @app.command()
@@ -125,6 +126,32 @@ def _format_key(text: str) -> str | int:
     except ValueError:
         raise TilesimError(f"{text!r} is not a hexadecimal AME code (e.g. 0x11)", instruction="tilesim quantize",
                            operand="--format", rule="cli.number", value=text) from None
+
+
+_OUTPUT = typer.Option("table", "--output-format", help="table (plain text when piped), csv or json")
+_OUTPUTS = ("table", "csv", "json")
+
+
+def _formats(fmt: list[str], old: list[str], command: str, default: str = "bf16") -> list[str]:
+    """``-f/--format`` values, plus those of the old spelling (``--ft``, ``--dtype``), else ``[default]``.
+
+    An output form given to ``-f`` (``--format csv``, the old spelling of ``--output-format``) is refused
+    with the new name (rule ``cli.format``).
+    """
+    for v in fmt:
+        if v in _OUTPUTS:
+            raise TilesimError(f"-f/--format is the number format; for the output form write --output-format {v}",
+                               instruction=command, operand="--format", rule="cli.format", value=v)
+    return [*fmt, *old] or [default]
+
+
+def _ascii(text: str | None, command: str, option: str) -> str | None:
+    """Sizes are written in ASCII digits: ``'²'.isdigit()`` is true, and ``int('²')`` fails (rule ``cli.number``)."""
+    if text is not None and not text.isascii():
+        bad = next(ch for ch in text if not ch.isascii())
+        raise TilesimError(f"{text!r} holds {bad!r} (U+{ord(bad):04X}); write sizes with the digits 0-9, e.g. 16x64",
+                           instruction=command, operand=option, rule="cli.number", value=text)
+    return text
 
 
 def _read_inputs(specs: list[str]) -> dict[str, np.ndarray]:
@@ -234,17 +261,20 @@ def gemm(
     m: int = typer.Argument(..., help="rows of A and C"),
     n: int = typer.Argument(..., help="columns of B and C"),
     k: int = typer.Argument(..., help="columns of A, rows of B"),
-    ft: List[str] = typer.Option(["bf16"], "--ft", "-f", help="AME input format (repeat to compare)"),
+    fmt: List[str] = typer.Option([], "--format", "-f", help="AME input format (repeat to compare; default bf16)"),
+    ft: List[str] = typer.Option([], "--ft", hidden=True),
     bovf: int = typer.Option(0, min=0, max=1, help="1: accumulate in the input format"),
     rnd: _choices(AME_ROUNDING) = typer.Option("rne", help="rounding mode (RND)"),
     sat: int = typer.Option(0, min=0, max=1, help="1: saturate"),
     tiling: str = typer.Option("auto", help="auto (fewest cycles), 4x4 (guarded), 2x2, 1x4, 4x1, 1x1"),
     accumulation: str = typer.Option("fused", help="fused, sequential, chain_then_add"),
+    acc: List[str] = typer.Option(["proposal"], help="accumulator: proposal (from Ft, bOVF), or a what-if: int16, "
+                                                     "int32, fp16, bf16, fp32 ...; repeatable to compare"),
     macs_per_cycle: Optional[int] = typer.Option(None, help="MAC throughput of the cycles and of auto (16384)"),
-    seed: int = typer.Option(0, help="seed of the random A and B"),
+    seed: int = typer.Option(0, min=0, help="seed of the random A and B (0 or more)"),
     emit: Optional[Path] = typer.Option(None, help="write the AME program (and its inputs as .npz) here",
                                         callback=output_path),
-    output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
+    output: str = _OUTPUT,
     csv: Optional[Path] = typer.Option(None, "--csv", help="write every column of every format here",
                                        callback=output_path),
     plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: errors by format, ULP histogram",
@@ -256,9 +286,10 @@ def gemm(
 ) -> None:
     """AME: run a random GEMM through the runtime in each format; compare accuracy, MACs, tiles and cycles."""
     from .ame.cli import gemm_command
-    gemm_command(m, n, k, ft, console, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
-                 macs_per_cycle=macs_per_cycle, seed=seed, emit=emit, output=output, csv=csv, plot=plot,
-                 workers=workers, scheduler=scheduler, timeout=timeout, block=block)
+    gemm_command(m, n, k, _formats(fmt, ft, "tilesim gemm"), console, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling,
+                 accumulation=accumulation, macs_per_cycle=macs_per_cycle, seed=seed, emit=emit, output=output,
+                 csv=csv, plot=plot, workers=workers, scheduler=scheduler, timeout=timeout, block=block,
+                 accs=acc)
 
 
 @app.command()
@@ -269,7 +300,8 @@ def study(
     tokens: List[int] = typer.Option([16], "--tokens", "-t", help="M of a preset's layers: decode batch or "
                                                                   "prefill length; repeatable"),
     layer: List[str] = typer.Option([], help="only these preset layers: q k v o gate up down; repeatable"),
-    ft: List[str] = typer.Option(["bf16"], "--ft", "-f", help="AME input format; repeatable"),
+    fmt: List[str] = typer.Option([], "--format", "-f", help="AME input format; repeatable (default bf16)"),
+    ft: List[str] = typer.Option([], "--ft", hidden=True),
     bovf: List[int] = typer.Option([0], help="0 or 1; repeatable"),
     rnd: List[str] = typer.Option(["rne"], help="rne, rup, rdn, rtz; repeatable"),
     sat: List[int] = typer.Option([0], help="0 or 1; repeatable"),
@@ -279,10 +311,20 @@ def study(
     activations: Optional[str] = typer.Option(None, help="A: FILE.npy or FILE.safetensors[:NAME], M x K"),
     weights: Optional[str] = typer.Option(None, help="B as nn.Linear stores it: FILE.npy or "
                                                      "FILE.safetensors[:NAME], N x K"),
-    seed: int = typer.Option(0, help="seed of the generated inputs"),
+    seed: int = typer.Option(0, min=0, help="seed of the generated inputs (0 or more)"),
     macs_per_cycle: int = typer.Option(16384, help="MAC throughput of the cycles and of tiling auto"),
+    acc: List[str] = typer.Option(["proposal"], help="accumulator: proposal (from Ft, bOVF), or a what-if: int16, "
+                                                     "int32, fp16, bf16, fp32 ...; repeatable"),
+    block_scale: List[str] = typer.Option(["none"], help="block scales of A and B along K: none, e8m0 (OCP MX), "
+                                                         "fp8_e4m3; repeatable"),
+    block_size: List[int] = typer.Option([32], help="elements per block scale; repeatable"),
+    scale_at: List[str] = typer.Option(["after"], help="scales enter after each K-slice's sum, or before (dequantised "
+                                                       "inputs); repeatable"),
+    bandwidth: int = typer.Option(64, help="bytes per cycle of the schedule's tile loads and stores"),
+    schedule_block: Optional[str] = typer.Option(None, help="MbxNbxKb of the schedule (default: the proposal's "
+                                                            "make_plan, 64x64x8 tile rows)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="write results.csv, plots and report.md here"),
-    output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
+    output: str = _OUTPUT,
     workers: Optional[int] = typer.Option(None, help="run the points on a new local Dask cluster"),
     scheduler: Optional[str] = typer.Option(None, help="run the points on the Dask cluster at this address"),
     timeout: float = typer.Option(10.0, help="seconds to wait for --scheduler"),
@@ -290,9 +332,11 @@ def study(
     """Sweep GEMM shapes or LLM layers x formats x modes x inputs: errors, cost, flags; CSV, plots, report."""
     from .study.cli import study_command
     study_command(console, out=out, workers=workers, scheduler=scheduler, timeout=timeout, output=output,
-                  shapes=shape, models=model, tokens=tokens, layers=layer, fts=ft, bovfs=bovf, rnds=rnd,
-                  sats=sat, accumulations=accumulation, tilings=tiling, dists=dist, activations=activations,
-                  weights=weights, seed=seed, macs_per_cycle=macs_per_cycle)
+                  shapes=[_ascii(s, "tilesim study", "--shape") for s in shape], models=model, tokens=tokens,
+                  layers=layer, fts=_formats(fmt, ft, "tilesim study"), bovfs=bovf, rnds=rnd, sats=sat,
+                  accumulations=accumulation, tilings=tiling, dists=dist, activations=activations, weights=weights,
+                  seed=seed, macs_per_cycle=macs_per_cycle, accs=acc, block_scales=block_scale,
+                  block_sizes=block_size, scale_ats=scale_at, bandwidth=bandwidth, schedule_block=schedule_block)
 
 
 @app.command()
@@ -300,7 +344,7 @@ def vectors(
     isa: str = typer.Argument(..., help="tensix, pto, ame or formats"),
     op: str = typer.Argument(..., help="the instruction or op (e.g. gmpool, trowmax, mmacc, encode)"),
     n: int = typer.Option(64, "--n", help="vectors (raised to classes x --min-per-class if smaller)"),
-    seed: int = typer.Option(0, "--seed", help="random seed (same seed, same vectors)"),
+    seed: int = typer.Option(0, "--seed", help="random seed, 0 to 2**64 - 1 (same seed, same vectors)"),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="output directory (default vectors-ISA-OP)"),
     min_per_class: int = typer.Option(1, "--min-per-class", help="at least this many vectors per class"),
     rounding_model: Optional[str] = typer.Option(None, "--rounding-model", help="Tensix: hardware or doc"),
@@ -308,9 +352,12 @@ def vectors(
     srcb: Optional[str] = typer.Option(None, "--srcb", help="Tensix: SrcB data format"),
     dst32: Optional[bool] = typer.Option(None, "--dst32/--dst16", help="Tensix: 32-bit or 16-bit Dst"),
     argmax: Optional[bool] = typer.Option(None, "--argmax/--no-argmax", help="Tensix GMPOOL: ArgMax on or off"),
-    dtype: Optional[str] = typer.Option(None, "--dtype", help="PTO: element type, or the op's signature (f16,i32)"),
+    number: Optional[str] = typer.Option(None, "--format", "-f", help="the number format: AME input format (int8, "
+                                         "0x11 ...), PTO element type or the op's signature (f16,i32), or the "
+                                         "format of formats encode/decode"),
+    dtype: Optional[str] = typer.Option(None, "--dtype", hidden=True),
     target: Optional[str] = typer.Option(None, "--target", help="PTO: cpu, a2a3, a5"),
-    ft: Optional[str] = typer.Option(None, "--ft", help="AME: input format (int8, fp8_e4m3, 0x11 ...)"),
+    ft: Optional[str] = typer.Option(None, "--ft", hidden=True),
     bovf: Optional[int] = typer.Option(None, "--bovf", help="AME: 1 accumulates in the input format"),
     sat: Optional[int] = typer.Option(None, "--sat", help="AME: 1 saturates"),
     rnd: Optional[str] = typer.Option(None, "--rnd", help="AME: rne, rup, rdn, rtz"),
@@ -318,16 +365,22 @@ def vectors(
     accumulation: Optional[str] = typer.Option(None, "--accumulation", help="AME: fused, sequential, chain_then_add"),
     k: Optional[int] = typer.Option(None, "--k", help="AME: K, elements per row"),
     m: Optional[int] = typer.Option(None, "--m", help="AME: M, rows"),
-    format: Optional[str] = typer.Option(None, "--format", help="formats: format name, alias or AME code"),
     rounding: Optional[str] = typer.Option(None, "--rounding", help="formats encode: rne, rtz, rup, rdn, rmm"),
     saturate: Optional[bool] = typer.Option(None, "--saturate/--no-saturate", help="formats encode: clamp overflow"),
+    dist: Optional[str] = typer.Option(None, "--dist", help="undirected elements: bits, normal, exp-uniform, edge"),
+    range_: Optional[str] = typer.Option(None, "--range", help="keep drawn values in LO:HI"),
+    weight: Optional[str] = typer.Option(None, "--weight", help="plant value classes: CLASS=W[,CLASS=W]"),
 ) -> None:
     """Write golden vectors for one instruction: manifest, npz, $readmemh hex files, coverage."""
     from .verify.commands import vectors_command
+    chosen = {"ft": ft, "dtype": dtype, "format": None}  # -f is the number format of the ISA's generator
+    if number is not None:
+        chosen[{"ame": "ft", "pto": "dtype"}.get(isa, "format")] = number
     vectors_command(isa, op, out, console, n=n, seed=seed, min_per_class=min_per_class,
-                    rounding_model=rounding_model, srca=srca, srcb=srcb, dst32=dst32, argmax=argmax, dtype=dtype,
-                    target=target, ft=ft, bovf=bovf, sat=sat, rnd=rnd, tiling=tiling, accumulation=accumulation,
-                    k=k, m=m, format=format, rounding=rounding, saturate=saturate)
+                    rounding_model=rounding_model, srca=srca, srcb=srcb, dst32=dst32, argmax=argmax,
+                    target=target, bovf=bovf, sat=sat, rnd=rnd, tiling=tiling, accumulation=accumulation,
+                    k=k, m=m, rounding=rounding, saturate=saturate, dist=dist, range=range_, weight=weight,
+                    **chosen)
 
 
 @app.command()
@@ -336,29 +389,46 @@ def check(
     dump: Path = typer.Argument(..., help="the device's outputs: a directory of hex or npz files, or an .npz"),
     junit: Optional[Path] = typer.Option(None, "--junit", help="also write JUnit XML, one test case per vector"),
     max_report: int = typer.Option(20, "--max-report", help="mismatches to list"),
+    only: Optional[str] = typer.Option(None, "--only", help="check only these outputs (NAME[,NAME])"),
+    x_policy: str = typer.Option("mismatch", "--x-policy", help="X/Z words in the dump: mismatch or ignore"),
 ) -> None:
     """Compare a device dump with golden vectors bit for bit; exit 1 on any mismatch."""
     from .verify.commands import check_command
-    code = check_command(golden, dump, console, junit=junit, max_report=max_report)
+    code = check_command(golden, dump, console, junit=junit, max_report=max_report, only=only, x_policy=x_policy)
     raise typer.Exit(code)
 
 
 @app.command()
+def coverage(
+    dirs: list[Path] = typer.Argument(..., help="vector set directories (or coverage.json files)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="write the merged cross coverage as JSON"),
+) -> None:
+    """Merge the cross coverage (class x configuration) of several vector sets and print it."""
+    from .verify.commands import coverage_command
+    coverage_command(dirs, console, out)
+
+
+@app.command()
 def compare(
-    op: str = typer.Argument(..., help="colmax, colargmax, elwmul or gemm"),
-    dtype: str = typer.Option("bf16", help="bf16, fp16, fp32 (uint16: colmax, colargmax)"),
-    shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul; 256x256) or MxNxK (gemm; 64x64x64)"),
-    seed: int = typer.Option(0, help="seed of the standard normal inputs"),
+    op: str = typer.Argument(..., help="colmax, colargmax, elwmul, recip, exp or gemm"),
+    number: Optional[str] = typer.Option(None, "--format", "-f", help="bf16, fp16, fp32 (uint16: colmax, colargmax); "
+                                                                       "default bf16"),
+    dtype: Optional[str] = typer.Option(None, "--dtype", hidden=True),
+    shape: Optional[str] = typer.Option(None, help="RxC (colmax, colargmax, elwmul: 256x256; recip, exp: 64x64) "
+                                                   "or MxNxK (gemm; 64x64x64)"),
+    seed: int = typer.Option(0, min=0, help="seed of the standard normal inputs (0 or more)"),
     csv: Optional[Path] = typer.Option(None, "--csv", help="write the table, every column, here",
                                         callback=output_path),
     plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG of the error distributions here",
                                         callback=output_path),
-    output: str = typer.Option("table", "--format", help="table (plain text when piped), csv or json"),
+    output: str = _OUTPUT,
 ) -> None:
     """Run one operation on Tensix, PTO and AME side by side, against the exact result."""
     from .compare.cli import compare_command
+    dtype = _formats([number] if number else [], [dtype] if dtype else [], "tilesim compare", "bf16")[0]
+    _ascii(shape, "tilesim compare", "--shape")
     compare_command(console, op, dtype=dtype, shape=shape, seed=seed, csv=csv, plot=plot, output=output)
 
 
 def main() -> None:
-    app()
+    app(prog_name="tilesim")  # the name messages use, however Python was started

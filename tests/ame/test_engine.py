@@ -8,7 +8,7 @@ import pytest
 from hypothesis import event, given, settings, strategies as st
 
 from tilesim import formats
-from tilesim.ame import engine, rounding
+from tilesim.ame import engine, engine_jit, rounding
 from tilesim.ame.gemm import TILING_CHOICES, gemm, plan_gemm
 from tilesim.errors import DtypeError, EncodingError, GeometryError
 
@@ -223,3 +223,24 @@ def test_integer_products_are_exact_in_every_branch(bits, k):
         got = engine._imatmul(a, b, cache)
         assert np.array_equal(got.astype(object), want)
     assert ("b32" in cache) == (bits == 8 and k <= 4 * 1024)
+
+
+@pytest.mark.parametrize("ft", ["bf16", "fp8_e4m3", "fp8_e5m2", "fp16", "fp4_e2m1"])
+@pytest.mark.parametrize("rnd", ["rne", "rup", "rdn", "rtz"])
+@pytest.mark.parametrize("sat", [0, 1])
+def test_fused_slice_kernel_equals_the_numpy_step(ft, rnd, sat):
+    """The fused K-slices in numba (``engine_jit.fused_slices``) against the numpy steps they replaced
+    (``engine_jit.ENABLED = False``): codes and flags, with specials, exact zero sums (-0 and +0 terms) and
+    slices whose certificate fails."""
+    f = formats.get(ft)
+    rng = np.random.default_rng(len(ft) + 7 * sat + ord(rnd[1]))
+    e = formats.elements_per_row(f)
+    a, b = _values(rng, f, (33, 3 * e), True), _values(rng, f, (3 * e, 29), False)
+    a[:4], b[:, :4] = 0.0, -0.0  # exact zero sums from signed zero terms
+    a[4, : 2 * e], b[: 2 * e, 4] = 1.0, -1.0
+    results = []
+    for jit in (True, False):
+        with mock.patch.object(engine_jit, "ENABLED", jit):
+            r = gemm(a, b, ft=ft, rnd=rnd, sat=sat, quantize=True)
+        results.append((r.codes, r.status))
+    assert np.array_equal(results[0][0], results[1][0]) and results[0][1] == results[1][1]

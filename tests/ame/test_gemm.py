@@ -245,8 +245,41 @@ def test_cli_gemm(tmp_path):
     want = gemm(a, b, ft="fp8_e4m3", quantize=True).values
     assert np.array_equal(np.load(tmp_path / "y.npz")["y"][:20, :20], want)
     for args, words in ((["--tiling", "3x3"], "ame.gemm.tiling"), (["-f", "nope"], "unknown format"),
-                        (["-f", "int8", "-f", "bf16", "--emit", str(prog)], "exactly one --ft"),
-                        (["--macs-per-cycle", "0"], "positive"), (["--format", "xml"], "study.option"),
+                        (["-f", "int8", "-f", "bf16", "--emit", str(prog)], "exactly one -f/--format"),
+                        (["--macs-per-cycle", "0"], "positive"), (["--output-format", "xml"], "study.option"),
                         (["--block", "0x4", "--workers", "1"], "ROWSxCOLS")):
         res = runner.invoke(app, ["gemm", "8", "8", "8", *args])
         assert res.exit_code == 2 and words in res.output, (args, res.output)
+
+
+def test_cli_gemm_acc_whatifs(tmp_path):
+    """--acc adds what-if accumulators on the same data, as study's --acc: INT8 into INT32 holds every sum of
+    512 INT8 products (|sum| <= 512 * 128 * 128 < 2**31), so it is exact where the proposal's INT16 wraps."""
+    import csv
+    import io
+
+    from typer.testing import CliRunner
+
+    from tilesim.cli import app
+    runner = CliRunner()
+    args = ["gemm", "16", "16", "512", "-f", "int8", "--seed", "5"]
+    res = runner.invoke(app, [*args, "--acc", "proposal", "--acc", "int32", "--acc", "int16",
+                              "--output-format", "csv"])
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(io.StringIO(res.output)))
+    assert [(r["acc"], r["in_proposal"]) for r in rows] == [("int16", "1"), ("int32", "0")]  # int16 is the proposal's
+    assert int(rows[0]["wrapped"]) > 0 and float(rows[0]["acc_err_rel"]) > 0.1
+    assert int(rows[1]["wrapped"]) == 0 and float(rows[1]["acc_err_rel"]) == 0.0
+    assert rows[0]["err_rel"] != rows[1]["err_rel"] and rows[0]["macs"] == rows[1]["macs"]
+    res = runner.invoke(app, [*args, "--acc", "int32"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0 and "int8->int32 (what-if)" in res.output and "int8->int16" not in res.output
+    prog = tmp_path / "g.s"
+    for extra, words in ((["-f", "bf16", "--acc", "int32"], "rule ame.gemm.acc"),
+                         (["-f", "int8", "--acc", "int32", "--emit", str(prog)], "no AME program"),
+                         (["-f", "int8", "--acc", "int16", "--acc", "int32", "--emit", str(prog)],
+                          "rule ame.gemm.emit")):
+        res = runner.invoke(app, ["gemm", "8", "8", "8", *extra])
+        assert res.exit_code == 2 and words in res.output, (extra, res.output)
+    assert not prog.exists()
+    res = runner.invoke(app, ["gemm", "8", "8", "8", "-f", "int8", "--acc", "int16", "--emit", str(prog)])
+    assert res.exit_code == 0 and prog.exists(), res.output   # the proposal's own accumulator has a program

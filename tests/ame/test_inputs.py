@@ -70,6 +70,15 @@ def test_mld_stores_only_what_the_program_asked_for():
     assert _load([1.0, 1000.0, 2.0], ft="fp8_e4m3", sat=1) == [1.0, 448.0, 2.0]
 
 
+def test_with_sat_already_set_the_error_names_quantize_not_sat():
+    with pytest.raises(FormatError) as e:  # issue 20: once said "set SAT=1" to a program that had set it
+        _load([0.0012, 1, 2], sat=1)
+    assert e.value.rule == "formats.fit.inexact" and "--quantize" in str(e.value)
+    assert "set SAT=1" not in str(e.value)
+    with pytest.raises(FormatError, match="set SAT=1 in mxcfg to clamp, or run with quantize=True"):
+        _load([0.0012, 1, 2], sat=0)
+
+
 @pytest.mark.parametrize("text, col", [("li x1, 02", 8), ("csrw mxcfg, SAT=02", 17), ("li x1, -007", 8),
                                        ("li x1, 1__0", 8), ("mld tr0, a[00:1, 0:1]", 12), ("csrw 0x7c_, x1", 6)])
 def test_integer_literals(text, col):

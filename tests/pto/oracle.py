@@ -281,6 +281,14 @@ def unary(op: str, x: int, dt: str, ftz: bool = False, nan_mode: str = "first", 
     """``x86``: the CPU simulator's code: abs is ``x < 0 ? -x : x``; f16 exp is f32 expf, rounded again."""
     if op == "relu":
         return max_sel(x, 0, dt, nan_mode)
+    if dt in INTS and op == "log":  # cpu: static_cast<T>(log(double(x))); ln 0, ln x<0 through x86's cvttsd2si
+        a = dec(x, dt)
+        if a >= 1:
+            return int_bits(math.floor(math.log(a)), dt)
+        return int_bits(-(2 ** 31) if dt != "u32" else 0, dt)  # u32 casts through int64: INT64_MIN's low word
+    if dt in INTS and op == "recip":  # cpu: the C++ integer 1 / x (truncating)
+        a = dec(x, dt)
+        return int_bits(int(Fraction(1, a)), dt)
     if dt in INTS:
         a = dec(x, dt)
         return int_bits(abs(a) if op == "abs" else -a, dt)

@@ -1,6 +1,6 @@
 """Golden vectors from pto-isa's CPU simulator: the stored format and their replay through tilesim.
 
-``tools/ptoisa_vectors.py`` writes one ``<op>.npz`` per op under ``tests/pto/golden/`` (clang, C++20), and
+``tools/ptoisa_vectors`` writes one ``<op>.npz`` per op under ``tests/pto/golden/`` (clang, C++20), and
 one ``<op>.bf16.npz`` per op for the cases with a bf16 tile (g++ >= 14, C++23, whose ``std::bfloat16_t``
 is a real bfloat16; PTO88):
 
@@ -44,6 +44,10 @@ _CALLS = {
     "tsel": (("dst", "mask", "src0", "src1", "tmp"), ()), "tsels": (("dst", "mask", "src", "@scalar", "tmp"), ()),
     "trem": (("dst", "src0", "src1", "tmp"), ()), "trems": (("dst", "src", "@scalar", "tmp"), ()),
     "taxpy": (("dst", "src", "@scalar"), ()), "taddc": (("dst", "src0", "src1", "src2"), ()),
+    "tsubc": (("dst", "src0", "src1", "src2"), ()), "taddsc": (("dst", "src0", "@scalar", "src1"), ()),
+    "tsubsc": (("dst", "src0", "@scalar", "src1"), ()), "tlrelu": (("dst", "src", "@scalar"), ()),
+    "tprelu": (("dst", "src0", "src1", "tmp"), ()), "ttrans": (("dst", "src", "tmp"), ()),
+    "tpairreducesum": (("dst", "src"), ()), "tinterleave": (("dst0", "dst1", "src0", "src1"), ()), "tdeinterleave": (("dst0", "dst1", "src0", "src1"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
     "tsort32": (("dst", "src", "idx"), ()),
     "tmov": (("dst", "src"), ()), "textract": (("dst", "src"), ()), "tinsert": (("dst", "src"), ()),
@@ -63,8 +67,10 @@ for _op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
     _CALLS[_op] = (("dst_idx", "src", "tmp"), ("dst_val",))
 for _op in ("texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs", "tneg", "trelu"):
     _CALLS[_op] = (("dst", "src"), ())
-for _op in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins"):
+for _op in ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins", "tands", "tors", "tshls", "tshrs", "tfmods"):
     _CALLS[_op] = (("dst", "src", "@scalar"), ())
+_CALLS.update({"tnot": (("dst", "src"), ()), "txor": (("dst", "src0", "src1", "tmp"), ()),
+               "txors": (("dst", "src", "@scalar", "tmp"), ())})
 _BINARY_ROLES = (("dst", "src0", "src1"), ())
 
 
@@ -134,6 +140,8 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
     if case.op == "tmrgsort":
         return _run_mrgsort(case, tiles, target)
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
+    if case.op == "tdeinterleave" and "src" in tiles:  # its one-source form
+        pos = ("dst0", "dst1", "src")
     fn = getattr(pto, case.op)
     a = dict(case.args)
     if "scalar" in a:  # the scalar as a numpy number of its dtype: its bits reach tilesim unchanged

@@ -125,6 +125,113 @@ def test_taddc(target, dt):
         assert nan_blind([[int(d.bits[i, j])]], dt, target) == nan_blind([[want]], dt, target)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dt", ["f32", "f16", "i16", "i32"])
+@pytest.mark.parametrize("op", ["tsubc", "taddsc", "tsubsc"])
+def test_carry_forms(op, target, dt):
+    """``(src0 op x) + src2``, x a tile (TSUBC) or a scalar (TADDSC, TSUBSC), as TADDC (PTO124)."""
+    rng = np.random.default_rng(seed(op, target, dt))
+    f = FACTS[target]
+    a, b, c = (_tile(dt, 2, 20, rng) for _ in range(3))
+    d = Tile("vec", dt, 4, 64, valid=(2, 20))
+    first = "add" if op == "taddsc" else "sub"
+    if op == "tsubc":
+        pto.tsubc(d, a, b, c, target=target)
+        mid = lambda i, j: int(b.bits[i, j])  # noqa: E731
+    else:
+        sc = b.values[0, 0]
+        getattr(pto, op)(d, a, sc, c, target=target)
+        mid = lambda i, j: int(b.bits[0, 0])  # noqa: E731
+    wide = "f32" if target == "cpu" and dt == "f16" else dt  # cpu: f16 sums in f32, one rounding (PTO95)
+    up = lambda v: v if wide == dt else oo.round_bits(oo.dec(v, dt), wide)  # noqa: E731
+    for (i, j), x in np.ndenumerate(a.bits[:2, :20]):
+        s01 = oo.binary(first, up(int(x)), up(mid(i, j)), wide, f["ftz"])
+        r = oo.binary("add", s01, up(int(c.bits[i, j])), wide, f["ftz"])
+        want = r if wide == dt else oo.round_bits(oo.dec(r, wide), dt)
+        assert nan_blind([[int(d.bits[i, j])]], dt, target) == nan_blind([[want]], dt, target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dt", ["f32", "f16"])
+def test_relu_forms(target, dt):
+    """TSUBRELU ``relu(a - b)`` (NaN and -0 give +0), TLRELU and TPRELU ``a > 0 ? a : a * slope`` (PTO124)."""
+    rng = np.random.default_rng(seed("relu", target, dt))
+    f = FACTS[target]
+    a, b = (_tile(dt, 2, 20, rng) for _ in range(2))
+    d1, d2, d3 = (Tile("vec", dt, 4, 64, valid=(2, 20)) for _ in range(3))
+    pto.tsubrelu(d1, a, b, target=target)
+    pto.tprelu(d2, a, b, target=target)
+    pto.tlrelu(d3, a, b.values[0, 0], target=target)
+    for (i, j), x in np.ndenumerate(a.bits[:2, :20]):
+        x, y = int(x), int(b.bits[i, j])
+        diff = oo.binary("sub", x, y, dt, f["ftz"])
+        v = oo.dec(diff, dt)
+        assert int(d1.bits[i, j]) == (diff if v > 0 else 0)
+        pos = oo.dec(oo.binary("add", x, 0, dt, f["ftz"]), dt) > 0  # x as the target reads it (flushed)
+        for d, slope in ((d2, y), (d3, int(b.bits[0, 0]))):
+            want = x if pos else oo.binary("mul", x, slope, dt, f["ftz"])
+            assert nan_blind([[int(d.bits[i, j])]], dt, target) == nan_blind([[want]], dt, target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dt", ["f32", "f16", "i32", "i16"])
+@pytest.mark.parametrize("op", ["tmuladddst", "tfusedmuladd", "tfusedmuladdrelu"])
+def test_mul_add_forms(op, target, dt):
+    """Two roundings (product, then sum; on cpu an f16 sum in f32 rounded once, and TFUSEDMULADD's whole f16
+    expression in f32), TFUSEDMULADDRELU's ReLU after (PTO126)."""
+    if dt not in [s[0] for s in pto.get_target(target).dtypes[op]]:
+        pytest.skip("not a dtype of the target")
+    rng = np.random.default_rng(seed(op, target, dt))
+    f = FACTS[target]
+    a, b, d = (_tile(dt, 2, 20, rng) for _ in range(3))
+    d0 = d.bits.copy()
+    getattr(pto, op)(d, a, b, target=target)
+    cpu16 = target == "cpu" and dt == "f16"
+    up = lambda v: oo.round_bits(oo.dec(v, dt), "f32") if cpu16 else v  # noqa: E731
+    down = lambda v: oo.round_bits(oo.dec(v, "f32"), dt) if cpu16 else v  # noqa: E731
+    w = "f32" if cpu16 else dt
+    for (i, j), x in np.ndenumerate(a.bits[:2, :20]):
+        x, y, z = int(x), int(b.bits[i, j]), int(d0[i, j])
+        if op == "tmuladddst":
+            want = down(oo.binary("add", up(oo.binary("mul", x, y, dt, f["ftz"])), up(z), w, f["ftz"]))
+        elif op == "tfusedmuladd":
+            want = down(oo.binary("add", oo.binary("mul", up(x), up(z), w, f["ftz"]), up(y), w, f["ftz"]))
+        else:
+            want = down(oo.binary("add", up(oo.binary("mul", x, z, dt, f["ftz"])), up(y), w, f["ftz"]))
+            want = want if oo.dec(want, dt) > 0 else 0  # NaN and -0 give +0
+        assert nan_blind([[int(d.bits[i, j])]], dt, target) == nan_blind([[want]], dt, target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dt", ["f32", "f16"])
+@pytest.mark.parametrize("vc", [1, 7, 20])
+def test_tpairreducesum(target, dt, vc):
+    """Pair sums (an odd last element plus +0), the rest of each valid row 0; cpu zeroes the whole tile (PTO127)."""
+    rng = np.random.default_rng(seed("pairsum", target, dt))
+    f = FACTS[target]
+    src = _tile(dt, 3, vc, rng)
+    dst = _tile(dt, 3, vc, rng)
+    before = dst.bits.copy()
+    pto.tpairreducesum(dst, src, target=target)
+    cpu16 = target == "cpu" and dt == "f16"
+    up = lambda v: oo.round_bits(oo.dec(v, dt), "f32") if cpu16 else v  # noqa: E731
+    down = lambda v: oo.round_bits(oo.dec(v, "f32"), dt) if cpu16 else v  # noqa: E731
+    w = "f32" if cpu16 else dt
+    mid = (vc + 1) // 2
+    for i in range(3):
+        for k in range(vc):
+            if k < mid:
+                x = int(src.bits[i, 2 * k])
+                y = int(src.bits[i, 2 * k + 1]) if 2 * k + 1 < vc else 0
+                want = down(oo.binary("add", up(x), up(y), w, f["ftz"]))
+            else:
+                want = 0
+            assert nan_blind([[int(dst.bits[i, k])]], dt, target) == nan_blind([[want]], dt, target)
+    outside = np.ones(dst.bits.shape, bool)
+    outside[:3, :vc] = False
+    assert (dst.bits[outside] == (0 if target == "cpu" else before[outside])).all()
+
+
 def _column(t: Tile, c: int) -> Tile:
     """Column c of t's valid region as a col_major one-column tile (TROWEXPAND's broadcast operand)."""
     col = Tile("vec", t.dtype.name, 32 // t.dtype.size, 1, valid=(t.valid_rows, 1), blayout="col_major")

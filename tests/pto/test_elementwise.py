@@ -23,7 +23,7 @@ def _sigs(op, t):
 
 
 def _data(rng, dt, shape, kind):
-    if kind == "div" and dt in o.INTS:
+    if kind in ("div", "recip") and dt in o.INTS:
         return rand_bits(rng, dt, shape, special=0.0, ties=1.0) | 1
     lo, hi = (-10, 10) if kind == "exp" else (-100, 100)
     return rand_bits(rng, dt, shape, special=0.1, lo=lo, hi=hi)

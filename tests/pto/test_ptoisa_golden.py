@@ -1,6 +1,6 @@
 """Every golden vector from pto-isa's CPU simulator, replayed on target ``cpu``, bit for bit.
 
-The vectors (``tests/pto/golden/*.npz``) are made by ``tools/ptoisa_vectors.py``
+The vectors (``tests/pto/golden/*.npz``) are made by ``tools/ptoisa_vectors``
 from a pto-isa checkout; ``ptoisa_golden`` reads them and runs each case.
 """
 

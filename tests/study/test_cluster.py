@@ -100,12 +100,12 @@ def test_connect_errors():
 def test_cli_on_a_scheduler(client, tmp_path):
     """``--scheduler`` runs on an existing cluster: the same CSV as in process; an unreachable one is an error."""
     runner = CliRunner()
-    args = ["study", "-s", "16x32x64", "-f", "int8", "-f", "bf16", "--format", "csv"]
+    args = ["study", "-s", "16x32x64", "-f", "int8", "-f", "bf16", "--output-format", "csv"]
     here = runner.invoke(app, args)
     there = runner.invoke(app, [*args, "--scheduler", client.scheduler.address])
     assert here.exit_code == 0 and there.exit_code == 0, there.output
     assert here.output == there.output and len(here.output.splitlines()) == 3
-    gemm_args = ["gemm", "48", "40", "64", "-f", "bf16", "--format", "csv", "--block", "16x16"]
+    gemm_args = ["gemm", "48", "40", "64", "-f", "bf16", "--output-format", "csv", "--block", "16x16"]
     here = runner.invoke(app, gemm_args)
     there = runner.invoke(app, [*gemm_args, "--scheduler", client.scheduler.address])
     assert here.exit_code == 0 and there.exit_code == 0, there.output

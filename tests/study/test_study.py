@@ -122,7 +122,7 @@ def test_user_tensors(tmp_path):
     assert np.array_equal(a, act.reshape(16, 32).astype(np.float64)) and np.array_equal(b, w.T)
     runner = CliRunner()
     res = runner.invoke(app, ["study", "--activations", str(tmp_path / "act.npy"), "--weights",
-                              str(tmp_path / "layer.safetensors:w"), "-f", "bf16", "--format", "csv"])
+                              str(tmp_path / "layer.safetensors:w"), "-f", "bf16", "--output-format", "csv"])
     assert res.exit_code == 0, res.output
     row = next(csv.DictReader(io.StringIO(res.output)))
     assert (row["m"], row["n"], row["k"], row["dist"]) == ("16", "48", "32", "tensors")
@@ -153,7 +153,7 @@ def test_user_tensors(tmp_path):
     (["-s", "16x0x64"], "positive"),
     (["-m", "llama-3-8b", "--tokens", "0"], "--tokens"),
     ([], "nothing to run"),
-    (["-s", "16x64x64", "--format", "xml"], "csv"),
+    (["-s", "16x64x64", "--output-format", "xml"], "csv"),
     (["-s", "16x64x64", "--workers", "0"], "--workers"),
     (["-s", "16x64x64", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "not both"),
     (["-s", "16x64x64", "-f", "fp64", "--tiling", "4x4"], "ame.gemm"),
@@ -174,7 +174,7 @@ def test_cli_study(tmp_path):
     rows = list(csv.DictReader(io.StringIO((tmp_path / "results.csv").read_text())))
     assert [(r["model"], r["layer"], r["m"], r["n"], r["k"], r["ft"]) for r in rows] == [
         ("llama-3-8b", layer, "1", "1024", "4096", "int8") for layer in ("k", "v")]
-    res = CliRunner().invoke(app, ["study", "-s", "16x32x32", "--format", "json"])
+    res = CliRunner().invoke(app, ["study", "-s", "16x32x32", "--output-format", "json"])
     assert res.exit_code == 0 and '"tiling_why"' in res.output
 
 

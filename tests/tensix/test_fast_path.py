@@ -1,4 +1,4 @@
-"""The machine's fast path (per-instruction plans kept per register stamp, ELW and GMPOOL in place
+"""The machine's fast path (per-instruction plans kept per register stamp, ELW, MVMUL and GMPOOL in place
 through numba) against the path it replaced (``Machine(jit=False)``: the numpy reference kernels,
 read-compute-write in Python): the same bits and the same state after every instruction of random
 programs, in both rounding models and every data-type combination, with registers rewritten
@@ -16,7 +16,7 @@ from tilesim.tensix.regs import THREAD_CONFIG_FIELDS
 
 from .helpers import COMBOS, random_machine
 
-OPS = ("ELWMUL", "ELWADD", "ELWSUB", "GMPOOL")
+OPS = ("ELWMUL", "ELWADD", "ELWSUB", "GMPOOL", "MVMUL", "DOTPV", "GAPOOL")
 #: Registers a program might rewrite between instructions (a plan derived from them must not survive).
 REWRITES = ("ALU_ACC_CTRL_Fp32_enabled", "FIDELITY_BASE_Phase", "DEST_REGW_BASE_Base", "ADDR_MOD_SET_Base",
             "ADDR_MOD_DST_SEC1_DestIncr", "ALU_ACC_CTRL_Zero_Flag_disabled_src", "CLR_DVALID_SrcA_Disable")

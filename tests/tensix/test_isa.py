@@ -63,7 +63,7 @@ UPSTREAM = {
 
 
 def test_table_matches_the_upstream_diagrams():
-    assert set(BY_MNEMONIC) == set(UPSTREAM)
+    assert {m for m, r in BY_MNEMONIC.items() if r.unit != "SFPU"} == set(UPSTREAM)   # SFPU: test_sfpu_isa.py
     for name, (opcode, fields) in UPSTREAM.items():
         spec = BY_MNEMONIC[name]
         assert spec.opcode == opcode, name
@@ -118,7 +118,7 @@ def test_comments_and_spacing_are_accepted():
 # -- errors -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("word, rule", [
-    (0x70000000, "tt.enc.opcode"),         # an SFPU opcode
+    (0x96000000, "tt.enc.opcode"),         # SFPLE: a Blackhole SFPU opcode, not Wormhole's
     (0x02000000, "tt.enc.opcode"),         # NOP: not a Matrix Unit row
     (0x22000000, "tt.enc.legacy"),         # CONV3S1
     (0x27000400, "tt.enc.reserved"),       # ELWMUL bit 10

@@ -1,8 +1,8 @@
 """A $readmemh-style reader written for the tests (independent of tilesim.verify.hexfile).
 
 IEEE 1364 §17.2.9: the file holds white-space separated hex numbers, ``_`` may appear inside a
-number, and ``//`` and ``/* */`` comments are white space. Address records (``@hh``) are not used by
-tilesim's files, so this reader refuses them.
+number, ``//`` and ``/* */`` comments are white space, and an address record ``@hh`` (hex) sets the
+address of the next word. X and Z digits are not read here.
 """
 
 import re
@@ -12,11 +12,14 @@ def readmemh(path) -> list[int]:
     text = open(path).read()
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
-    out = []
+    mem, addr = {}, 0
     for tok in text.split():
-        assert not tok.startswith("@"), "address records are not expected"
-        out.append(int(tok.replace("_", ""), 16))
-    return out
+        if tok.startswith("@"):
+            addr = int(tok[1:].replace("_", ""), 16)
+            continue
+        mem[addr] = int(tok.replace("_", ""), 16)
+        addr += 1
+    return [mem[a] for a in range(len(mem))]
 
 
 def data_line_numbers(path) -> list[int]:

@@ -45,7 +45,8 @@ def test_every_pto_op_round_trips(op, tmp_path):
 
 
 @pytest.mark.parametrize("op", tensix_gen.OPS)
-@pytest.mark.parametrize("opts", [{}, {"srca": "TF32", "rounding_model": "doc"}, {"srca": "FP16", "dst32": False}])
+@pytest.mark.parametrize("opts", [{}, {"srca": "TF32", "rounding_model": "doc"}, {"srca": "FP16", "dst32": False},
+                                  {"srca": "INT8"}])
 def test_every_tensix_op_round_trips(op, opts, tmp_path):
     make_vectors("tensix", op, n=1, seed=2, **opts).write(tmp_path)
     assert check(tmp_path, tmp_path).ok

@@ -137,6 +137,9 @@ class Program:
         return len(self.instructions)
 
 
+_XLEN_MIN, _XLEN_MAX = -(1 << 63), (1 << 64) - 1  # a value li or csrw takes: RV64's signed or unsigned range
+
+
 def _literal(text: str, fail=None) -> int:
     """The value of an integer token; ``fail(why)`` builds the error for a malformed one."""
     digits = text.lstrip("-")
@@ -355,6 +358,9 @@ def _parse_line(text: str, line: int, source: str) -> Instruction | None:
         elif kind == "value":
             want = find_csr(args[0]) if syn.mnemonic == "csrw" else None
             args.append(_value(ln, want, allow_reg=syn.mnemonic == "csrw"))
+            if isinstance(args[-1], int) and not _XLEN_MIN <= args[-1] <= _XLEN_MAX:
+                raise ln.error(cols[-1], f"{args[-1]} does not fit a 64-bit register ({_XLEN_MIN}..{_XLEN_MAX}, "
+                                         "signed or unsigned)", "ame.asm.range", args[-1])
         elif kind == "imm":
             imm, col = ln.number("an immediate")
             try:

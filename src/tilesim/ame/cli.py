@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -104,25 +105,35 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
                  tiling: str = "auto", accumulation: str = "fused", macs_per_cycle: int | None = None, seed: int = 0,
                  emit: Path | None = None, output: str = "table", csv: Path | None = None, plot: Path | None = None,
                  workers: int | None = None, scheduler: str | None = None, timeout: float = 10.0,
-                 block: str | None = None) -> None:
-    """``tilesim gemm``: compare formats on one GEMM shape; optionally write CSV, a plot, the program.
+                 block: str | None = None, accs: list[str] | tuple[str, ...] = ("proposal",)) -> None:
+    """``tilesim gemm``: compare formats (and accumulators: ``accs``, ``proposal`` or what-ifs) on one GEMM
+    shape; optionally write CSV, a plot, the program.
 
     The table is rich on a terminal and plain text when piped; ``output`` ``csv`` or ``json`` prints every
     column of the records instead (the columns of a study's ``results.csv``).
     """
     from rich.progress import Progress
 
+    from .. import progress
     from ..study import cluster
-    from ..study.view import check_output, show, to_csv
+    from ..study.view import check_output, fmt_acc, show, to_csv
     from .gemm import DEFAULT_MACS_PER_CYCLE, plan_gemm
     from .study import compare, problem
 
     rate = DEFAULT_MACS_PER_CYCLE if macs_per_cycle is None else macs_per_cycle
     check_output(output, "tilesim gemm")
     if emit is not None and len(fts) != 1:
-        raise TilesimError("--emit writes the program of one format; give exactly one --ft", instruction="tilesim gemm",
-                           operand="--emit", rule="ame.gemm.emit", value=fts)
+        raise TilesimError("--emit writes the program of one format; give exactly one -f/--format",
+                           instruction="tilesim gemm", operand="--emit", rule="ame.gemm.emit", value=fts)
+    if emit is not None and len(set(accs)) != 1:
+        raise TilesimError("--emit writes the program of one accumulator; give at most one --acc",
+                           instruction="tilesim gemm", operand="--emit", rule="ame.gemm.emit", value=list(accs))
     shape = _block_shape(block)
+    program = None
+    if emit is not None:          # before anything runs: a what-if has no program (ame.gemm.acc)
+        plan = plan_gemm(m, n, k, ft=fts[0], bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, macs_per_cycle=rate,
+                         acc=accs[0])
+        program = plan.program()
     with cluster.connect(workers, scheduler, timeout) as client, \
             Progress(transient=True, console=console, disable=output != "table" or not console.is_terminal) as bar:
         task = bar.add_task("running", total=None)
@@ -130,19 +141,22 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
 
         def on_progress(name, done, total):
             bar.update(task, description=f"{name}: {step}", completed=done, total=total)
+            progress.update(f"{name}: {step}", done, total)
 
         rows = compare(m, n, k, fts, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=accumulation,
-                       seed=seed, macs_per_cycle=rate, client=client, block=shape, on_progress=on_progress)
+                       seed=seed, macs_per_cycle=rate, client=client, block=shape, accs=accs,
+                       on_progress=on_progress)
     records = [r.record for r in rows]
     show(records, console, output, title=f"GEMM {m}x{n}x{k} (M x N x K), cycles at {rate:,} MACs/cycle")
     if output == "table":
         for r in records:
-            console.print(f"tiling {r['ft']}: {r['tiling_why']}", highlight=False)
+            console.print(f"tiling {fmt_acc(r)}: {r['tiling_why']}", highlight=False)
         console.print("err vs fp64: ||C - A B|| / ||A B|| with A, B ~ N(0, 1) (float32) and A B in float64; err accum.: against the "
-                      "float64 product of the quantised inputs; max ULP accum.: the largest error of that, in ULPs "
-                      "of the accumulator. Integer formats use a per-tensor scale. (fb): the 4x4 was asked for and "
-                      "2x2 runs. wrapped: results an integer accumulator wrapped. Simulated in "
-                      + ", ".join(f"{r.record['ft']} {r.seconds:.2f} s" for r in rows), highlight=False)
+                      "float64 product of the quantised inputs; worst row accum.: that error in the worst row, relative to "
+                      "the row's norm; p99 ULP accum.: the 99th percentile of that error, in ULPs of the accumulator. Integer formats use a per-tensor scale. (fb): the 4x4 was asked for and "
+                      "2x2 runs. wrapped: results an integer accumulator wrapped. (what-if): --acc replaced the "
+                      "proposal's accumulator. Simulated in "
+                      + ", ".join(f"{fmt_acc(r.record)} {r.seconds:.2f} s" for r in rows), highlight=False)
     if csv is not None:
         csv.write_text(to_csv(records))
         console.print(f"wrote {csv}", highlight=False)
@@ -151,9 +165,8 @@ def gemm_command(m: int, n: int, k: int, fts: list[str], console, *, bovf: int =
         gemm_figure(records, [r.histograms for r in rows], f"GEMM {m}x{n}x{k}").savefig(plot)
         console.print(f"wrote {plot}", highlight=False)
     if emit is not None:
-        plan = plan_gemm(m, n, k, ft=fts[0], bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, macs_per_cycle=rate)
         a, b = problem(m, n, k, seed)
-        emit.write_text(plan.program())
+        emit.write_text(program)
         inputs = emit.with_suffix(".npz")
         np.savez(inputs, **plan.program_inputs(a, b))
         console.print(f"wrote {emit} ({plan.cost().instructions:,} instructions) and {inputs}; run it with "
@@ -165,7 +178,7 @@ def _block_shape(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
     rows, _, cols = text.lower().partition("x")
-    if not (rows.isdigit() and cols.isdigit() and int(rows) > 0 and int(cols) > 0):
+    if not (re.fullmatch("[0-9]+", rows) and re.fullmatch("[0-9]+", cols) and int(rows) > 0 and int(cols) > 0):
         raise TilesimError("--block is ROWSxCOLS of C, e.g. 256x512", instruction="tilesim gemm", operand="--block",
                            rule="ame.gemm.shape", value=text)
     return int(rows), int(cols)

@@ -17,14 +17,14 @@ program run on a :class:`~tilesim.ame.Core`), by these arguments
   their terms. Every element whose certificate or check fails takes the
   exact path (:func:`tilesim.ame.models.mac`) for that slice alone. Into
   FP16 and FP32, :mod:`tilesim.ame.engine_jit` does all but BLAS's product in
-  one pass per slice (AME26); the numpy steps here are its reference.
+  one pass per slice (AME30); the numpy steps here are its reference.
 - Floats, ``sequential`` and ``chain_then_add``: the same, one product (a
   rank-1 update, always exact) per step.
 - Integers and fixed point: without SAT, wrapping commutes with addition and
   with the rounding shifts (all but RTZ, whose direction depends on the
   sign), so the steps run unbounded and wrap once at the end; with
   ``shift = 0`` that is one exact product (AME20), in float32 BLAS where
-  its sums stay within 2**24 (AME26). With SAT, the
+  its sums stay within 2**24 (AME30). With SAT, the
   bound ``|C| + |A| |B|`` marks the rows that can never clamp; only the other
   rows run step by step, clamping at each step.
 - ``wrapped`` counts the integer results that differ from what an
@@ -244,7 +244,8 @@ class _Floats:
         c_in = c.copy()
         for s0 in range(0, n_s, SLICES_PER_CALL):
             s1 = min(n_s, s0 + SLICES_PER_CALL)
-            prod = np.matmul(a_s[s0:s1], b_s[s0:s1], out=buf[:s1 - s0])
+            with np.errstate(invalid="ignore", over="ignore"):  # Inf x 0: the kernel sends it to the exact path
+                prod = np.matmul(a_s[s0:s1], b_s[s0:s1], out=buf[:s1 - s0])
             tot.inexact |= engine_jit.fused_slices(prod, s0, a_s, b_s, span_a, span_b, self.lg, self.kk, c, fail,
                                                    acc.man_bits, acc.emin, acc.max, mode)
         codes = c.astype(FAST_DTYPES[acc.name]).view(acc.dtype)

@@ -5,7 +5,7 @@ with a dozen numpy passes (BLAS product, certificate, Fast2Sum, rounding);
 :func:`fused_slices` does the rest after BLAS's product in one pass per
 slice, over a block of C that stays in cache across all its slices, BLAS
 giving the products of a few slices at a time. It takes the same decisions
-element by element (docs/decisions.md AME19, AME26):
+element by element (docs/decisions.md AME19, AME30):
 
 - a slice's products, summed in float64, are exact where the exponent-span
   certificate holds (the spans come from :func:`spans`); ``C + P`` is one

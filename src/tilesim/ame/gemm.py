@@ -44,7 +44,7 @@ from .. import formats
 from ..errors import DtypeError, EncodingError, GeometryError, TilesimError, UnsupportedError
 from ..formats import Format, Kind
 from ..formats.fit import fit
-from . import engine, models, regfile
+from . import engine, models, regfile, whatif
 from .accum import accumulator
 from .cost import Cost
 from .csr import ROUNDING, TILING_4X4, TILINGS, Tiling, mxcfg, mxtile, tiling_mode
@@ -52,10 +52,13 @@ from .mmacc import saturates
 from .lanes import whole_int_lane
 from .progress import bar
 
-__all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES", "DEFAULT_MACS_PER_CYCLE"]
+__all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES", "DEFAULT_MACS_PER_CYCLE",
+           "MAX_GEMM_ELEMENTS"]
 
 ROWS = regfile.ROWS
 TILING_CHOICES: tuple[str, ...] = ("auto", "4x4") + tuple(t.name for t in TILINGS)
+#: the most elements of A, B or C (2**28: Llama-3-70B's largest weight, 8192 x 28672, fits; AME28)
+MAX_GEMM_ELEMENTS = 1 << 28
 DEFAULT_MACS_PER_CYCLE = 16384  # the middle of the proposal's throughput points (64 cells): what ``auto`` plans for
 _SUBPRODUCTS_PER_BATCH = 2048  # sub-products computed per numpy batch (bounds the memory of one step)
 
@@ -122,9 +125,28 @@ class GemmPlan:
         return self.requested == "4x4" and self.tiling is not TILING_4X4
 
     @property
+    def fallback_why(self) -> str:
+        """Why a 4x4 that was asked for runs as 2x2 ("" when it runs, or was not asked for): the hardware guard
+        (an accumulator over 16 bits, ``guard_fallback`` set), or the runtime (16-bit results pass the guard,
+        but their 32 tiles leave none for A and B across K-slices, so it names 2x2 and the flag stays clear)."""
+        if not self.fallback:
+            return ""
+        if self.acc.lane_bits > 16:
+            return (f"guard: the {self.acc.name} accumulator is {self.acc.lane_bits} bits, over 16; "
+                    "guard_fallback set")
+        c = TILING_4X4.n_a * TILING_4X4.n_b * self.tiles_per_result
+        return (f"runtime: the guard passes, but 4x4 results take {c} tiles and A, B 8 more, over the "
+                f"{regfile.N_TILES} across {len(self.k_slices)} K-slices; 2x2 named, guard_fallback clear")
+
+    @property
     def guard_fallback(self) -> bool:
         """What ``mxstatus.guard_fallback`` shows after the program: the hardware guard itself fell back."""
         return self.guard4x4 and self.tiling is not TILING_4X4
+
+    @property
+    def in_proposal(self) -> bool:
+        """The accumulator is the proposal's for Ft and bOVF (else a what-if, :mod:`.whatif`)."""
+        return whatif.in_proposal(self.ft, self.bovf, self.acc)
 
     @property
     def instructions(self) -> int:
@@ -188,7 +210,14 @@ class GemmPlan:
         Inputs: ``a`` (M' x K) and ``bt`` (N' x K, B transposed), with M and N
         padded to the block grid (:meth:`program_inputs`), and ``c`` in the
         accumulator format when there is a C input. Output: ``y`` (M' x N').
+
+        Raises:
+            UnsupportedError: a what-if accumulator, which no ``mxcfg`` selects (``ame.gemm.acc``).
         """
+        if not self.in_proposal:
+            raise UnsupportedError(f"{self.ft.name} -> {self.acc.name} is a what-if: no mxcfg selects that "
+                                   "accumulator, so there is no AME program", instruction="gemm", operand="acc",
+                                   rule="ame.gemm.acc", value=self.acc.name)
         t, per = self.tiling, self.tiles_per_result
         ta = 0 if self.overlapped else self.c_tiles
         tb = ta + t.n_a
@@ -308,23 +337,31 @@ def _auto(plan: GemmPlan) -> GemmPlan:
 
 
 def plan_gemm(m: int, n: int, k: int, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int = 0,
-              tiling: str = "auto", with_c: bool = False, macs_per_cycle: int = DEFAULT_MACS_PER_CYCLE) -> GemmPlan:
+              tiling: str = "auto", with_c: bool = False, macs_per_cycle: int = DEFAULT_MACS_PER_CYCLE,
+              acc=None) -> GemmPlan:
     """Plan ``C (M x N) = A (M x K) x B (K x N)``: formats, tiling, slices, cost.
 
     ``auto`` picks the legal mode with the fewest cycles at ``macs_per_cycle``
     (ties: fewer tile loads, then the wider mode); ``plan.why`` says why.
+    ``acc`` replaces the proposal's accumulator by another (a what-if, :mod:`.whatif`).
 
     Raises:
         GeometryError: a dimension below 1 (``ame.gemm.shape``), or a tiling
             whose tiles do not fit (``ame.gemm.capacity``).
         UnsupportedError: an unknown tiling, or a format that is not an AME Ft.
         FormatError: an unknown format or rounding mode.
-        TilesimError: a MAC throughput below 1 (``ame.cost.rate``).
+        TilesimError: a MAC throughput below 1 (``ame.cost.rate``), an accumulator :func:`.whatif.check`
+            refuses (``ame.gemm.acc``).
     """
     for name, v in (("M", m), ("N", n), ("K", k)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise GeometryError(f"{name}={v!r}: GEMM dimensions are positive integers", instruction="gemm",
                                 operand=name, rule="ame.gemm.shape", value=v)
+    for name, rows, cols in (("A", m, k), ("B", k, n), ("C", m, n)):
+        if int(rows) * int(cols) > MAX_GEMM_ELEMENTS:  # before any input is drawn or allocated
+            raise GeometryError(f"{name} would be {rows}x{cols} = {int(rows) * int(cols):,} elements; a GEMM matrix "
+                                f"holds at most {MAX_GEMM_ELEMENTS:,} (2**28)", instruction="gemm", operand=name,
+                                rule="ame.gemm.size", value=(int(rows), int(cols)))
     if isinstance(macs_per_cycle, bool) or not isinstance(macs_per_cycle, (int, np.integer)) or macs_per_cycle < 1:
         raise TilesimError("the MAC throughput is a positive number of MACs per cycle", instruction="gemm",
                            operand="macs_per_cycle", rule="ame.cost.rate", value=macs_per_cycle)
@@ -338,7 +375,7 @@ def plan_gemm(m: int, n: int, k: int, *, ft="bf16", bovf: int = 0, rnd: str = "r
     if tiling not in TILING_CHOICES:
         raise UnsupportedError(f"unknown tiling {tiling!r}; valid: " + ", ".join(TILING_CHOICES),
                                instruction="gemm", operand="tiling", rule="ame.gemm.tiling", value=tiling)
-    acc = accumulator(fmt, bovf)
+    acc = accumulator(fmt, bovf) if acc is None or acc == whatif.PROPOSAL else whatif.check(fmt, acc)
     plan = GemmPlan(int(m), int(n), int(k), fmt, acc, int(bool(bovf)), rnd, int(bool(sat)), tiling, TILING_4X4, True,
                     with_c, int(macs_per_cycle))
     if tiling == "auto":
@@ -349,7 +386,7 @@ def plan_gemm(m: int, n: int, k: int, *, ft="bf16", bovf: int = 0, rnd: str = "r
 
 def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int = 0, tiling: str = "auto",
          accumulation: str = "fused", quantize: bool = False, progress: bool | None = None,
-         on_slice: Callable[[int, int], None] | None = None) -> GemmResult:
+         on_slice: Callable[[int, int], None] | None = None, acc=None) -> GemmResult:
     """``A x B (+ C)`` as the runtime's MMACC.T stream would compute it, bit for bit.
 
     Args:
@@ -363,6 +400,7 @@ def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int =
         progress: a rich progress bar on stderr once the GEMM has run for a second (``None``: when
             stderr is a terminal).
         on_slice: called as results complete with (done, total), for progress bars of callers.
+        acc: another accumulator than the proposal's (a what-if, :mod:`.whatif`); ``None``: the proposal's.
 
     Returns:
         :class:`GemmResult`: codes and values of C, the status flags, ``wrapped``, the plan and its cost.
@@ -382,16 +420,21 @@ def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int =
                                 operand="c", rule="ame.gemm.shape", value=c.shape)
     models.check_model(accumulation)
     p = plan_gemm(a.shape[0], b.shape[1], a.shape[1], ft=ft, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling,
-                  with_c=c is not None)
+                  with_c=c is not None, acc=acc)
     enc = {"rounding": p.rnd, "saturate": bool(p.sat), "quantize": quantize}
     ac, bc = _encode(a, p.ft, "a", **enc), np.ascontiguousarray(_encode(b, p.ft, "b", **enc).T)
     cc = None if c is None else _encode(c, p.acc, "c", **enc)
     saturate = saturates(p.ft, p.bovf, p.sat)
     with bar(p.useful_macs, progress, on_slice) as tick:
-        if engine.supports(p.ft, p.acc):
-            codes, totals = engine.run(p, ac, bc, cc, accumulation, saturate, tick)
-        else:
-            codes, totals = _batched(p, ac, bc, cc, accumulation, saturate, tick)
+        if p.ft.is_float or not p.acc.is_float:
+            if engine.supports(p.ft, p.acc):
+                codes, totals = engine.run(p, ac, bc, cc, accumulation, saturate, tick)
+            else:
+                codes, totals = _batched(p, ac, bc, cc, accumulation, saturate, tick)
+        else:  # a what-if: integer inputs into a float accumulator, through a float format holding them exactly
+            fc = whatif.carrier(p.ft)
+            ac, bc = (formats.encode(formats.decode(x, p.ft), fc) for x in (ac, bc))
+            codes, totals = _batched(p, ac, bc, cc, accumulation, saturate, tick, fc)
     status = {"guard_fallback": p.guard_fallback, "badgeom": False, "inexact": totals.inexact,
               "sat_hit": totals.sat_hit}
     return GemmResult(p, codes, status, totals.wrapped)
@@ -436,8 +479,9 @@ def _encode(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: b
     return fit(x, fmt, instruction="gemm", operand=name, refuse=refuse)
 
 
-def _batched(p: GemmPlan, ac, bc, cc, accumulation: str, saturate: bool, tick):
-    """The runtime's K-slices on padded 16 x 16 sub-products, batched: for the formats the engine leaves out."""
+def _batched(p: GemmPlan, ac, bc, cc, accumulation: str, saturate: bool, tick, ft: Format | None = None):
+    """The runtime's K-slices on padded 16 x 16 sub-products, batched: for the formats the engine leaves out.
+    ``ft``: the format of the codes ``ac`` and ``bc`` when it is not ``p.ft`` (a what-if's carrier)."""
     bm, bn = p.blocks
     # code 0 is the padding value of every format (+0, or E8M0's smallest value: AME16)
     ac = np.pad(ac, ((0, bm * ROWS - p.m), (0, 0))).reshape(-1, ROWS, p.k)  # (blocks of A, 16, K)
@@ -454,7 +498,7 @@ def _batched(p: GemmPlan, ac, bc, cc, accumulation: str, saturate: bool, tick):
         for lo in range(0, ia.size, _SUBPRODUCTS_PER_BATCH):
             sel = slice(lo, lo + _SUBPRODUCTS_PER_BATCH)
             out = models.mac(ac[ia[sel], :, k0:k0 + kk], bc[ib[sel], :, k0:k0 + kk], None if cc is None else cc[sel],
-                             p.ft, p.acc, p.rnd, saturate, accumulation)
+                             ft or p.ft, p.acc, p.rnd, saturate, accumulation)
             new[sel] = out.codes
             totals.inexact |= out.inexact
             totals.sat_hit |= out.sat_hit

@@ -121,10 +121,10 @@ def imm_fields(imm, instruction: str) -> dict[str, int]:
         EncodingError: reserved bits set (``ame.imm.reserved``), or MMACC.T
             given a bTR other than 01 (``ame.imm.btr``).
     """
-    if isinstance(imm, bool) or not isinstance(imm, (int, np.integer)) or imm < 0 or imm & ~_IMM_MASK:
+    if isinstance(imm, bool) or not isinstance(imm, (int, np.integer)) or int(imm) < 0 or int(imm) & ~_IMM_MASK:
         raise EncodingError(f"imm={imm!r}: only bits [2:0] (beta, bTR) are defined", instruction=instruction,
                             operand="imm", rule="ame.imm.reserved", value=imm)
-    out = {f.name: f.get(int(imm)) for f in IMM}
+    out = {f.name: f.get(int(imm)) for f in IMM}  # int(): numpy's uint64 cannot take ~mask
     if instruction == "MMACC.T":
         if out["btr"] not in (0, 1):
             raise EncodingError(f"MMACC.T computes A x B^T (bTR=01); imm bTR={out['btr']:02b} needs MMACC",

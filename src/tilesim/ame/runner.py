@@ -45,6 +45,9 @@ from .regfile import span
 
 __all__ = ["RunResult", "run_program"]
 
+# the fix an mld error names once SAT=1 is set (or not needed): only quantize rounds what SAT cannot clamp
+_QUANTIZE = "run with quantize=True (tilesim run --quantize) to round with RND and clamp"
+
 _MASK64 = (1 << 64) - 1
 
 
@@ -104,6 +107,7 @@ class _Run:
         return cfg, ft
 
     def mld(self, ins, tile, sl: Slice, fmt=None):
+        """Load block ``sl`` of an array into ``tile``: values the format holds as they are, unless asked (AME22)."""
         if sl.name not in self.arrays:
             raise TilesimError(f"no array named {sl.name!r}; given: " + (", ".join(sorted(self.arrays)) or "none"),
                                instruction=ins.mnemonic, operand=sl.name, rule="ame.run.array", value=sl.name).at(
@@ -120,8 +124,7 @@ class _Run:
         rounds = self.quantize or not f.is_integer
         codes = fit(a[sl.r0:sl.r1, sl.c0:sl.c1], f, rounding=ROUNDING[cfg["rnd"]] if rounds else None,
                     saturate=bool(cfg["sat"]) or self.quantize, instruction=ins.mnemonic, operand=sl.name,
-                    ask="set SAT=1 in mxcfg to clamp, or run with quantize=True (tilesim run --quantize) to round "
-                        "with RND and clamp")
+                    ask=_QUANTIZE if cfg["sat"] else "set SAT=1 in mxcfg to clamp, or " + _QUANTIZE)
         self.core.write_codes(tile, codes, f)
         self.cost.tiles_loaded += span(sl.shape[1], f)
 
@@ -129,7 +132,11 @@ class _Run:
         cfg, ft = self._config(ins)
         f = formats.get(fmt) if fmt else accumulator(ft, cfg["bovf"])
         v = self.core.read_matrix(tile, f, sl.shape)
-        old = self.arrays.get(sl.name) if sl.name in self.stored else None
+        old = self.arrays.get(sl.name)  # an input, or an earlier store: rows and columns outside sl stay (AME27)
+        if old is not None and old.ndim != 2:
+            raise GeometryError(f"{sl.name!r} is a {old.ndim}-D input; mst writes blocks of a 2-D array",
+                                instruction=ins.mnemonic, operand=sl.name, rule="ame.run.bounds",
+                                value=old.shape).at(column=ins.arg_columns[1])
         shape = (max(sl.r1, old.shape[0] if old is not None else 0), max(sl.c1, old.shape[1] if old is not None else 0))
         dtype = np.result_type(v.dtype, old.dtype) if old is not None else v.dtype
         out = np.zeros(shape, dtype)

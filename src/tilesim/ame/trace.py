@@ -91,8 +91,9 @@ def default_accumulation(path) -> str:
     return "fused"
 
 
-def explain(op: str, a: dict, b: dict) -> list[str]:
-    """Why two runs' values differ at instruction ``op``, given their options (accumulation, quantize).
+def explain(op: str, a: dict, b: dict, dtypes: tuple = ()) -> list[str]:
+    """Why two runs' values differ at instruction ``op``, given their options (accumulation, quantize); AME
+    steps carry no ``dtypes``.
 
     >>> explain("mmacc.t", {"accumulation": "fused"}, {"accumulation": "sequential"})[0][:40]
     'AME10: fused and sequential accumulation'

@@ -7,9 +7,8 @@ import io
 import json
 from pathlib import Path
 
-from rich.table import Table
-
 from ..study.view import check_output, plain
+from ..tables import tables
 from .core import COLUMNS, evaluate
 
 __all__ = ["compare_command", "to_csv", "SUMMARY"]
@@ -54,12 +53,8 @@ def compare_command(console, op: str, *, dtype: str, shape: str | None, seed: in
         title = f"{op} {dtype} {records[0]['shape']}: against the exact result rounded once to each output format"
         rows = [[cell(r) for _, _, cell in cols] for r in records]
         if console.is_terminal:
-            t = Table(title=title)
-            for h, j, _ in cols:
-                t.add_column(h, justify=j)
-            for row in rows:
-                t.add_row(*row)
-            console.print(t)
+            for t in tables(console, [(h, j) for h, j, _ in cols], rows, title):
+                console.print(t)
         else:
             console.out(title + "\n" + plain([(h, j) for h, j, _ in cols], rows), highlight=False)
         for r in records:

@@ -25,11 +25,12 @@ OPS: tuple[str, ...] = tuple(MACHINES)
 DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp32", "uint16")
 #: dtypes of the column ops only: unsigned integers (A2A3's column argmax compares them as float bits)
 COLUMN_ONLY: tuple[str, ...] = ("uint16",)
-DEFAULT_SHAPES = {"colmax": (256, 256), "colargmax": (256, 256), "elwmul": (256, 256), "gemm": (64, 64, 64)}
+DEFAULT_SHAPES = {"colmax": (256, 256), "colargmax": (256, 256), "elwmul": (256, 256), "recip": (64, 64), "exp": (64, 64),
+                  "gemm": (64, 64, 64)}
 
 # (column, meaning): the records' keys, the CSV's columns (docs/compare.md shows this table)
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("op", "the operation: colmax, colargmax, elwmul, gemm"),
+    ("op", "the operation: colmax, colargmax, elwmul, recip, exp, gemm"),
     ("dtype", "the input dtype"),
     ("shape", "RxC, or MxNxK for gemm"),
     ("machine", "tensix, pto, ame, or exact (the reference)"),
@@ -92,7 +93,7 @@ def _shapes_of(op: str, shape: tuple[int, ...]) -> list[tuple[int, int]]:
     if op == "gemm":
         m, n, k = shape
         return [(m, k), (k, n)]
-    return [shape] * (2 if op == "elwmul" else 1)
+    return [shape] * (2 if op == "elwmul" else 1)   # colmax, colargmax, recip, exp: one
 
 
 def make_inputs(op: str, dtype: str, shape: tuple[int, ...], seed: int = 0) -> tuple[np.ndarray, ...]:
@@ -108,7 +109,7 @@ def make_inputs(op: str, dtype: str, shape: tuple[int, ...], seed: int = 0) -> t
 
 def _user_inputs(op: str, dtype: str, inputs) -> tuple[tuple[np.ndarray, ...], tuple[int, ...]]:
     arrays = (inputs,) if isinstance(inputs, np.ndarray) else tuple(inputs)
-    want = 1 if op in ("colmax", "colargmax") else 2
+    want = 1 if op in ("colmax", "colargmax", "recip", "exp") else 2
     if len(arrays) != want:
         raise _error(f"{op} takes {want} input array{'s' if want > 1 else ''}, not {len(arrays)}", "inputs",
                      len(arrays), "compare.inputs", GeometryError)
@@ -119,7 +120,8 @@ def _user_inputs(op: str, dtype: str, inputs) -> tuple[tuple[np.ndarray, ...], t
             raise _error(f"input {i} must be a non-empty 2-D array of numbers, not {x.dtype} {x.shape}", "inputs",
                          x.shape, "compare.inputs", GeometryError)
         integer = formats.get(dtype).kind is not formats.Kind.FLOAT
-        out.append(formats.quantize(x.astype(np.float64), dtype, saturate=integer))
+        # integers go to the codec as they are: through float64 first, an int64 above 2**53 would round twice
+        out.append(formats.quantize(x if x.dtype.kind in "iu" else x.astype(np.float64), dtype, saturate=integer))
     if op == "gemm":
         (m, k), (k2, n) = out[0].shape, out[1].shape
         if k != k2:
@@ -130,6 +132,23 @@ def _user_inputs(op: str, dtype: str, inputs) -> tuple[tuple[np.ndarray, ...], t
         raise _error(f"elwmul multiplies arrays of one shape, not {out[0].shape} and {out[1].shape}", "inputs",
                      (out[0].shape, out[1].shape), "compare.inputs", GeometryError)
     return tuple(out), out[0].shape
+
+
+def _shape_tuple(op: str, shape) -> tuple[int, ...]:
+    """A shape given as a tuple: two (three for gemm) positive integers, or an error naming what was given."""
+    want = 3 if op == "gemm" else 2
+    ok = (len(shape) == want and
+          all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v > 0 for v in shape))
+    if not ok:
+        raise _error(f"shape {shape!r} is not {'(M, N, K)' if want == 3 else '(R, C)'} of positive integers (e.g. "
+                     f"{DEFAULT_SHAPES[op]})", "shape", shape, "compare.shape", GeometryError)
+    return tuple(int(v) for v in shape)
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise _error(f"seed {seed!r} is not a non-negative integer", "seed", seed)
+    return int(seed)
 
 
 def _check_shape(op: str, shape: tuple[int, ...]) -> None:
@@ -176,21 +195,28 @@ def evaluate(op: str, inputs=None, *, dtype: str = "bf16", shape=None, seed: int
     """Run ``op`` on every machine; see :func:`run`. Also returns each record's per-element ULP errors."""
     _check(op, dtype)
     if inputs is None:
-        shape = parse_shape(op, shape) if not isinstance(shape, tuple) else shape
+        seed = _check_seed(seed)
+        if shape is not None and not isinstance(shape, str):
+            shape = _shape_tuple(op, tuple(shape) if isinstance(shape, (tuple, list)) else (shape,))
+        else:
+            shape = parse_shape(op, shape)
         _check_shape(op, shape)
         inputs = make_inputs(op, dtype, shape, seed)
     else:
         inputs, shape = _user_inputs(op, dtype, inputs)
         _check_shape(op, shape)
     ex = (exact.colmax(inputs[0]) if op in ("colmax", "colargmax") else
-          exact.product(*inputs) if op == "elwmul" else exact.gemm_exact(*inputs))
+          exact.product(*inputs) if op == "elwmul" else
+          exact.reciprocal(inputs[0]) if op == "recip" else
+          exact.exp(inputs[0]) if op == "exp" else exact.gemm_exact(*inputs))
     ref_index = exact.colargmax(inputs[0]) if op == "colargmax" else None
     records, runs, errors = [], [], []
     for mach in MACHINES[op]:
         rec = {"op": op, "dtype": dtype, "shape": "x".join(map(str, shape)), "machine": mach.machine,
                "config": mach.config}
         try:
-            r = mach.run(inputs, dtype)
+            with np.errstate(invalid="ignore", over="ignore"):  # Inf - Inf in a sum is NaN, as in the reference
+                r = mach.run(inputs, dtype)
         except (DtypeError, UnsupportedError) as e:  # the ISA does not take this dtype: a row that says so
             records.append({**rec, "ran": 0, "note": str(e)})
             runs.append(None)
@@ -211,15 +237,16 @@ def run(op: str, inputs=None, **options) -> list[dict]:
     """Run ``op`` on Tensix, PTO (and AME for gemm) and the exact reference; one record per configuration.
 
     Args:
-        op: ``colmax``, ``colargmax``, ``elwmul`` or ``gemm``.
-        inputs: your arrays (one for colmax/colargmax, two for elwmul and gemm: A (M x K), B (K x N)),
+        op: ``colmax``, ``colargmax``, ``elwmul``, ``recip``, ``exp`` or ``gemm``.
+        inputs: your arrays (one for colmax/colargmax/recip/exp, two for elwmul and gemm: A (M x K), B (K x N)),
             rounded to ``dtype``; by default standard normal ones of ``shape`` from ``seed``.
         dtype: ``bf16``, ``fp16``, ``fp32``, or ``uint16`` (column ops).
-        shape: ``"RxC"`` / ``"MxNxK"`` or a tuple. seed: an int.
+        shape: ``"RxC"`` / ``"MxNxK"`` or a tuple of positive ints. seed: a non-negative int.
 
     Raises:
         TilesimError: an unknown op (``compare.option``), dtype (``compare.dtype``), a bad shape or a shape a
-            machine cannot take (``compare.shape``, naming the machine), inputs that do not fit
+            machine cannot take (``compare.shape``, naming the machine), a bad seed (``compare.option``),
+            inputs that do not fit
             (``compare.inputs``).
     """
     return evaluate(op, inputs, **options).records

@@ -4,6 +4,10 @@
   NaN wins, at its first index).
 - Products of two bf16, fp16 or fp32 values are exact in float64 (at most
   48 significant bits), so ``encode(a * b, fmt)`` rounds the exact product once.
+- Reciprocals ``1 / x`` are rounded to odd at float64's 53 bits from the exact quotient
+  (``Fraction``), so one more rounding to a narrower format is the single rounding.
+- ``exp(x)`` is computed by :mod:`decimal` to 60 digits (its ``exp`` is correctly rounded there), far
+  beyond the ~2**-120 that the hardest double cases need, and rounded to odd at 53 bits from that.
 - GEMM sums are exact through :func:`math.fsum` (the correctly rounded
   float64 sum) and a second fsum of the residual, which gives the sign of
   the sum's rounding error: the float64 sum is moved toward zero when the
@@ -11,6 +15,8 @@
   to odd at 53 bits, then once to a format of at most 51 bits, equals
   rounding the exact sum once (Boldo and Melquiond, "When double rounding
   is odd", 2005).
+- A sum with a non-finite term is IEEE's: NaN with a NaN term or with +Inf
+  and -Inf together, else the infinity (what any order of float adds gives).
 
 >>> a = np.array([[1.0, 2.0**-60, 2.0**-8]]); b = np.array([[1.0], [1.0], [1.0]])
 >>> float(round_once(gemm_exact(a, b), "bf16")[0, 0]) == 1 + 2.0**-7   # a tie in bf16, broken by 2**-60
@@ -27,7 +33,7 @@ import numpy as np
 
 from .. import formats
 
-__all__ = ["colmax", "colargmax", "product", "gemm_exact", "round_once"]
+__all__ = ["colmax", "colargmax", "product", "gemm_exact", "reciprocal", "exp", "round_once"]
 
 
 def colmax(x: np.ndarray) -> np.ndarray:
@@ -49,7 +55,8 @@ def gemm_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     float64 BLAS gives the sums that a certificate proves exact (AME19's, over the whole K: the
     spans of a row of A and a column of B, plus ceil(log2 K), fit 53 bits; zeros are +0, as fsum
-    gives them); the others, and non-finite terms, go through :func:`_odd_sum`.
+    gives them); the others go through :func:`_odd_sum`, and sums with a non-finite term are
+    float64's, in order (fsum refuses Inf - Inf).
     """
     with np.errstate(all="ignore"):
         out = a @ b
@@ -57,7 +64,9 @@ def gemm_exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ok = (_spans(a, 1)[:, None] + _spans(b, 0)[None, :] + lg <= 53) & np.isfinite(out)
     out[out == 0] = 0.0
     for i, j in zip(*np.nonzero(~ok)):
-        out[i, j] = _odd_sum((a[i, :] * b[:, j]).tolist())
+        with np.errstate(all="ignore"):
+            t = a[i, :] * b[:, j]
+            out[i, j] = _odd_sum(t.tolist()) if np.isfinite(t).all() else np.add.accumulate(t)[-1]
     return out
 
 
@@ -74,7 +83,7 @@ def _spans(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _odd_sum(t: list) -> float:
-    """The exact sum of ``t`` rounded to odd at 53 bits, through two :func:`math.fsum`."""
+    """The exact sum of finite ``t`` rounded to odd at 53 bits, through two :func:`math.fsum`."""
     s = math.fsum(t)
     r = math.fsum(t + [-s])  # the exact sum minus s, correctly rounded: its sign is exact
     if r != 0 and math.isfinite(s):
@@ -83,6 +92,46 @@ def _odd_sum(t: list) -> float:
         bits = np.float64(s).view(np.int64) | 1
         s = float(np.int64(bits).view(np.float64))
     return s
+
+
+def reciprocal(x: np.ndarray) -> np.ndarray:
+    """``1 / x`` rounded to odd at 53 bits (``1 / +-0`` is +-Inf); round this once to a narrower format."""
+    from fractions import Fraction
+    out = np.empty(np.shape(x))
+    flat, res = np.asarray(x, np.float64).reshape(-1), out.reshape(-1)
+    for i, v in enumerate(flat.tolist()):
+        if v == 0 or not math.isfinite(v):
+            res[i] = math.copysign(math.inf, v) if v == 0 else (0.0 if math.isinf(v) else math.nan)
+            continue
+        res[i] = _odd(1 / v, 1 / Fraction(v))
+    return out
+
+
+def _odd(s: float, q) -> float:
+    """``s`` (the float nearest ``q``) rounded to odd: stepped toward zero if above ``q``, last bit set,
+    unless ``s`` is ``q`` exactly."""
+    from fractions import Fraction
+    if Fraction(s) == q:
+        return s
+    if abs(Fraction(s)) > abs(q):
+        s = math.nextafter(s, 0.0)
+    return float(np.int64(np.float64(s).view(np.int64) | 1).view(np.float64))
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    """``exp(x)`` rounded to odd at 53 bits (exact 1 at 0, Inf above float64's range)."""
+    import decimal
+    from fractions import Fraction
+    ctx = decimal.Context(prec=60)
+    out = np.empty(np.shape(x))
+    res = out.reshape(-1)
+    for i, v in enumerate(np.asarray(x, np.float64).reshape(-1).tolist()):
+        if v == 0 or not math.isfinite(v) or abs(v) > 745:
+            res[i] = 1.0 if v == 0 else math.exp(v) if not math.isnan(v) else math.nan
+            continue
+        q = Fraction(ctx.exp(decimal.Decimal(v)))
+        res[i] = _odd(float(q), q)
+    return out
 
 
 def round_once(x: np.ndarray, fmt: str) -> np.ndarray:

@@ -66,6 +66,13 @@ def _mvmul(fidelity: str, rounding: str):
     return run
 
 
+def _sfpu(kernel, rounding: str):
+    def run(inputs, dtype):
+        values, _, count = kernel(inputs[0], dtype, rounding)
+        return Run(values, "fp32", count)
+    return run
+
+
 # ---------------------------------------------------------------- PTO
 def _tile(x: np.ndarray, dtype: str) -> pto.Tile:
     return pto.Tile.from_array(x, PTO_DTYPES[dtype])
@@ -92,6 +99,15 @@ def _tmul(target: str):
         dst = pto.Tile("vec", a.dtype, a.rows, a.cols, valid=a.valid)
         pto.tmul(dst, a, b, target=target)
         return Run(dst.valid_values.astype(np.float64), dtype, Counter(TMUL=1))
+    return run
+
+
+def _tunary(name: str, target: str):
+    def run(inputs, dtype):
+        src = _tile(inputs[0], dtype)
+        dst = pto.Tile("vec", src.dtype, src.rows, src.cols, valid=src.valid)
+        getattr(pto, name)(dst, src, target=target)
+        return Run(dst.valid_values.astype(np.float64), dtype, Counter({name.upper(): 1}))
     return run
 
 
@@ -133,6 +149,12 @@ def _exact_product(inputs, dtype):
     return Run(exact.round_once(exact.product(*inputs), dtype), dtype)
 
 
+def _exact_unary(fn):
+    def run(inputs, dtype):
+        return Run(exact.round_once(fn(inputs[0]), dtype), dtype)
+    return run
+
+
 def _exact_gemm(inputs, dtype):
     return Run(exact.round_once(exact.gemm_exact(*inputs), "fp32"), "fp32")
 
@@ -151,6 +173,12 @@ MACHINES: dict[str, list[Machine]] = {
     "elwmul": ([Machine("tensix", f"ELWMUL {f}, {r}", _elwmul(f, r)) for r in ROUNDINGS for f in tensix.FIDELITIES] +
                [Machine("pto", f"TMUL {t}", _tmul(t)) for t in PTO_TARGETS] +
                [Machine("exact", "exact product, rounded once", _exact_product)]),
+    "recip": ([Machine("tensix", f"SFPU reciprocal (tt-llk), {r}", _sfpu(tensix.recip, r)) for r in ROUNDINGS] +
+              [Machine("pto", f"TRECIP {t}", _tunary("trecip", t)) for t in PTO_TARGETS] +
+              [Machine("exact", "exact 1/x, rounded once", _exact_unary(exact.reciprocal))]),
+    "exp": ([Machine("tensix", f"SFPU exp_21f (tt-llk), {r}", _sfpu(tensix.exp, r)) for r in ROUNDINGS] +
+            [Machine("pto", f"TEXP {t}", _tunary("texp", t)) for t in PTO_TARGETS] +
+            [Machine("exact", "exp(x) to 60 digits, rounded once", _exact_unary(exact.exp))]),
     "gemm": ([Machine("tensix", f"MVMUL HiFi4, {r}", _mvmul("HiFi4", r)) for r in ROUNDINGS] +
              [Machine("pto", f"TMATMUL {t}", _tmatmul(t)) for t in ("a2a3", "a5")] +
              [Machine("ame", f"GEMM runtime, {acc}", _ame(acc)) for acc in models.MODELS] +

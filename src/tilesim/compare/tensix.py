@@ -14,6 +14,11 @@
   (times the fidelity phases) adds into Dst, SrcB's row pointer stepping by
   AddrMod 2.
 
+- :func:`recip`, :func:`exp`: ``1 / x`` and ``exp(x)`` by tt-llk's SFPU kernels
+  (:mod:`tilesim.tensix.sfpu.kernels`) on FP32 Dst: up to 512 rows of 16 at a time are unpacked as
+  FP32, the kernel's step runs once per 4 rows x 8 columns (twice per 4 rows), and the rows are
+  packed back unrounded.
+
 Each returns ``(values, codes, instructions)``: float64 results, their codes
 in the output format, and the instruction counts by mnemonic.
 """
@@ -30,7 +35,7 @@ from ..tensix import Machine, make
 from ..tensix.fpu.pool import argmax_rows
 from ..tensix.layouts import adj32
 
-__all__ = ["FIDELITIES", "SRC_FORMATS", "gmpool", "elwmul", "mvmul", "check_shape"]
+__all__ = ["FIDELITIES", "SRC_FORMATS", "gmpool", "elwmul", "mvmul", "recip", "exp", "check_shape"]
 
 #: fidelity name -> phases run per multiply
 FIDELITIES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
@@ -50,6 +55,10 @@ def check_shape(op: str, shape: tuple[int, ...]) -> None:
             fail("GMPOOL pools 16x16 blocks, so rows and columns must be multiples of 16")
         if r // 16 * 4 > _DST32_ROWS:
             fail(f"one 32-bit Dst row per 16-row block: at most {_DST32_ROWS // 4 * 16} rows")
+    elif op in ("recip", "exp"):
+        r, c = shape
+        if c % 16:
+            fail("the SFPU reads Dst rows of 16, so columns must be a multiple of 16")
     elif op == "elwmul":
         r, c = shape
         if r % 8 or c % 16:
@@ -167,3 +176,42 @@ def mvmul(a: np.ndarray, b: np.ndarray, dtype: str, fidelity: str = "HiFi4", rou
         p = m.pack("FP32", row=0, rows=mm)
         values[:, s:s + 16], codes[:, s:s + 16] = p.values, p.codes
     return values, codes, count
+
+
+def recip(x: np.ndarray, dtype: str, rounding: str):
+    """``1 / x`` by the SFPU reciprocal kernel, FP32 in and out (any dtype's values are exact in FP32)."""
+    from ..tensix.sfpu.kernels import RECIPROCAL_INIT, RECIPROCAL_STEP
+    return _sfpu_unary(x, rounding, RECIPROCAL_INIT, RECIPROCAL_STEP)
+
+
+def exp(x: np.ndarray, dtype: str, rounding: str):
+    """``exp(x)`` by the SFPU exp_21f kernel, FP32 in and out."""
+    from ..tensix.sfpu.kernels import EXP_STEP
+    return _sfpu_unary(x, rounding, (), EXP_STEP)
+
+
+def _sfpu_unary(x: np.ndarray, rounding: str, init_text, step_text):
+    """Run an SFPU kernel (``init_text`` once, ``step_text`` per 32 lanes) over ``x`` in FP32 Dst."""
+    from ..tensix import parse
+    init = [parse(t) for t in init_text]
+    step = [parse(t) for t in step_text]
+    flat = np.asarray(x, np.float64).reshape(-1, 16)
+    out = np.empty((flat.shape[0], 16), np.uint32)
+    count: Counter = Counter()
+    m = Machine(rounding)
+    m.configure(ALU_ACC_CTRL_Fp32_enabled=1, ALU_ACC_CTRL_SFPU_Fp32_enabled=1, ADDR_MOD_SET_Base=1)
+    m.run(init)
+    count.update(i.mnemonic for i in init)
+    for start in range(0, flat.shape[0], _DST32_ROWS):
+        block = flat[start:start + _DST32_ROWS]
+        rows = -(-block.shape[0] // 4) * 4
+        padded = np.ones((rows, 16))
+        padded[:block.shape[0]] = block
+        m.unpack("dst", padded, "FP32")
+        m.rwc[0].dst = 0
+        program = step * (rows // 2)
+        m.run(program)
+        count.update(i.mnemonic for i in program)
+        out[start:start + block.shape[0]] = m.pack("FP32", rows=rows, dst32=True, rounding=False).codes[:block.shape[0]]
+    codes = out.reshape(np.shape(x))
+    return formats.decode(codes, "fp32"), codes, count

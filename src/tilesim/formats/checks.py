@@ -3,7 +3,9 @@
 Every check names the public function the caller called (``formats.pack``,
 not a helper inside it) and says what it accepts. Numbers are taken only where
 they convert exactly: bool, integers, IEEE float16/32/64, ml_dtypes types and
-Python numbers; a ``longdouble`` only where float64 holds every value.
+Python numbers; a ``longdouble`` only where float64 holds every value. Arrays of
+either byte order are read by value, and one call takes at most
+:data:`MAX_ELEMENTS` elements.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import numpy as np
 
 from ..errors import FormatError
 
-__all__ = ["values_array", "codes_array", "flag", "count"]
+__all__ = ["values_array", "codes_array", "flag", "count", "MAX_ELEMENTS"]
+
+#: the most elements one call of a format function takes (F-series decision F11)
+MAX_ELEMENTS = 1 << 31
 
 _IEEE = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 _VALUE_KINDS = "bool, integer, float16/32/64 or ml_dtypes arrays, Python numbers, or Parts"
@@ -23,10 +28,17 @@ def _array(x, fn: str, operand: str) -> np.ndarray:
         raise FormatError(f"expected numbers, got the string {x!r}", instruction=fn, operand=operand,
                           rule="formats.values", value=x)
     try:
-        return np.asarray(x)
+        a = np.asarray(x)
     except (ValueError, TypeError):
         raise FormatError("expected a number or a rectangular array of numbers", instruction=fn, operand=operand,
                           rule="formats.values", value=type(x).__name__) from None
+    if a.size > MAX_ELEMENTS:  # before any copy: a broadcast view of 2**40 elements costs nothing until then
+        raise FormatError(f"{a.size:,} elements ({'x'.join(map(str, a.shape))}); the format functions take at most "
+                          f"{MAX_ELEMENTS:,} (2**31) per call: pass the array in pieces", instruction=fn,
+                          operand=operand, rule="formats.size", value=a.shape)
+    if not a.dtype.isnative and a.dtype.kind in "biufc":  # big-endian: read by value, never as swapped bytes
+        a = a.astype(a.dtype.newbyteorder("="))
+    return a
 
 
 def _ml_dtypes_kind(dt: np.dtype) -> str | None:

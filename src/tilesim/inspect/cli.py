@@ -101,7 +101,7 @@ def diff_command(program: Path, inputs: dict, console, options: dict, against: l
         console.print(f"{program.name}: no statement differs between the two runs ({len(a)} steps compared)")
         return 0
     for k, d in enumerate(found):
-        show_difference(console, d, names, lines, explain(d.step.op, options, other) if d.kind == "values" else [])
+        show_difference(console, d, names, lines, explain(d.step.op, options, other, d.step.dtypes) if d.kind == "values" else [])
         if k:
             console.print("  (an earlier statement differs: this one may only pass that difference on)")
     n = len(found)

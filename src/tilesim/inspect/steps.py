@@ -67,6 +67,8 @@ class Step:
         iters: the iteration number of each enclosing loop, outermost first.
         block: the block (PTO ``get_block_idx``) or thread that ran it.
         writes: the values written.
+        dtypes: the element types of its source tiles, in operand order (PTO; empty elsewhere), which
+            decide the rules that can explain a difference.
     """
 
     index: int
@@ -76,6 +78,7 @@ class Step:
     iters: tuple[int, ...] = ()
     block: int = 0
     writes: list[Write] = field(default_factory=list)
+    dtypes: tuple[str, ...] = ()
 
     @property
     def where(self) -> str:
@@ -174,7 +177,7 @@ def save(path, steps: list[Step], meta: dict | None = None) -> None:
             arrays[key] = np.asarray(w.bits)
             ws.append({"name": w.name, "fmt": w.fmt, "origin": list(w.origin), "key": key})
         records.append({"index": s.index, "source": s.source, "line": s.line, "op": s.op, "iters": list(s.iters),
-                        "block": s.block, "writes": ws})
+                        "block": s.block, "writes": ws, "dtypes": list(s.dtypes)})
     head = {"version": VERSION, "meta": meta or {}, "steps": records}
     with open(path, "wb") as f:  # a file object: numpy adds no ".npz" to the name it was given
         np.savez_compressed(f, trace=np.array(json.dumps(head)), **arrays)
@@ -193,7 +196,8 @@ def load(path) -> tuple[list[Step], dict]:
             if head.get("version") != VERSION:
                 raise ValueError(f"version {head.get('version')!r}, not {VERSION}")
             steps = [Step(r["index"], r["source"], r["line"], r["op"], tuple(r["iters"]), r["block"],
-                          [Write(w["name"], z[w["key"]], w["fmt"], tuple(w["origin"])) for w in r["writes"]])
+                          [Write(w["name"], z[w["key"]], w["fmt"], tuple(w["origin"])) for w in r["writes"]],
+                          tuple(r.get("dtypes", ())))
                      for r in head["steps"]]
     except (OSError, KeyError, ValueError, TypeError, EOFError, zipfile.BadZipFile) as e:
         raise TilesimError(f"{p} is not a tilesim trace file ({e}); write one with tilesim run --trace-values -o",

@@ -1,8 +1,8 @@
 """Each ISA's tracer, by program file suffix, and :func:`trace`: run any program and get its steps.
 
 Each ISA plugs in through :data:`TRACERS`: a function that runs a program and returns ``Traced(outputs,
-steps)``, a function that says why two runs' values differ at an op (the decision or rule ids tilesim
-knows), the run option that a bare ``tilesim diff --against VALUE`` sets, and a function that gives that
+steps)``, a function that says why two runs' values differ at an op given the two runs' options and the
+step's source dtypes (the decision or rule ids tilesim knows), the run option that a bare ``tilesim diff --against VALUE`` sets, and a function that gives that
 option's value when a run does not set it.
 
 >>> import numpy as np

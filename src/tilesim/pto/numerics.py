@@ -15,6 +15,15 @@ Values stay bit patterns. The rules, and why each is exact:
   2**-45 (relative) away from every rounding boundary of the target format;
   the rare element that does not is recomputed with 60-digit
   :mod:`decimal` arithmetic. The result is the correctly rounded value.
+* Fast paths: f32 ``+ - * / sqrt 1/x`` without flushing take numpy's float32
+  result as it is whenever no lane is NaN (those bits are the IEEE result on
+  every target); a NaN anywhere sends the whole call to the exact path, which
+  gives NaN payloads. f32 exp, log and 1/sqrt round numpy's float64 result to
+  f32 directly where its low 29 bits show it more than 32 float64 ulps from
+  a rounding boundary (numpy's float64 exp, log and sqrt err by a few ulps);
+  only the other lanes (boundary cases, subnormal, zero, infinite or NaN
+  results) take the exact path above. Tests hold each fast path equal to the
+  exact one.
 * Integers: two's complement wrap-around (computed in int64/uint64, which wrap
   modulo 2**64, then truncated to the lane).
 * NaN results of arithmetic are the canonical quiet NaN (F5); moves, max/min
@@ -36,7 +45,7 @@ from .dtypes import DType, get_dtype
 
 __all__ = [
     "as_key", "as_f32", "is_nan", "flush_bits", "from_f32", "from_f64", "canonical_nan",
-    "binary", "unary", "select_max", "select_min", "round_fraction", "int_view",
+    "binary", "binary_exact", "unary", "unary_exact", "fast_f32", "fast_f32_into", "select_max", "select_min", "round_fraction", "int_view",
 ]
 
 U64 = np.uint64
@@ -144,10 +153,39 @@ _DEC = {
 }
 
 
+_F64 = {"exp": np.exp, "log": np.log, "rsqrt": lambda v: 1.0 / np.sqrt(v)}
+#: f64 bit fields for the f32 certificate: the 29 bits rounding to f32 drops, and their midpoint
+_LOW29, _HALF29 = U64((1 << 29) - 1), 1 << 28
+_NEAR = 1 << 5  # f64 ulps from the midpoint counted as near (2**-48 to 2**-47 relative; decision PTO105)
+_SHIFT29 = U64((1 << 29) - _HALF29 + _NEAR)
+
+
 def _transcendental(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
-    """Correctly rounded exp/log/rsqrt of exact float64 inputs (see the module docstring)."""
+    """Correctly rounded exp/log/rsqrt of exact float64 (or, for f32, float32) inputs (see the module docstring).
+
+    For f32, float64 results that are normal f32 numbers more than 32 f64 ulps from a rounding boundary are
+    rounded by numpy's cast (decision PTO105); the other lanes take the exact path.
+    """
+    if dt.name != "f32":
+        return _transcendental_exact(name, x, dt, flush)
     with np.errstate(all="ignore"):
-        y = {"exp": np.exp, "log": np.log, "rsqrt": lambda v: 1.0 / np.sqrt(v)}[name](x)
+        x = np.asarray(x, np.float64)  # f32 values widen here, signaling NaNs quietly
+        y = _F64[name](x)
+        r = y.astype(np.float32)
+        ay = np.abs(y)
+    # near: the dropped bits within 2**9 of their midpoint (the modular shift puts that window at 0..2**10)
+    near = ((y.view(np.uint64) + _SHIFT29) & _LOW29) <= U64(2 * _NEAR)
+    unsure = near | ~((ay >= 2.0 ** -126) & (ay < 2.0 ** 128))  # f32 subnormals, zero, overflow, NaN: exact
+    out = r.view(np.uint32)
+    if unsure.any():
+        out[unsure] = _transcendental_exact(name, x[unsure], dt, flush)
+    return out
+
+
+def _transcendental_exact(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
+    """The reference: float64 result 2**-45 (relative) from every rounding boundary, else 60-digit decimal."""
+    with np.errstate(all="ignore"):
+        y = _F64[name](x)
         eps = 2.0 ** -45
         lo = from_f64(y * (1 - eps), dt, flush=flush)
         hi = from_f64(y * (1 + eps), dt, flush=flush)
@@ -181,11 +219,22 @@ def select_min(a: np.ndarray, b: np.ndarray, dt: DType, nan_mode: str, *, float_
     return _select(a, b, dt, nan_mode, float_view, "min")
 
 
+def blend(cond: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``np.where(cond, x, y)`` for lane arrays of one unsigned dtype, by bit arithmetic: numpy's ``where``
+    branches per element and runs many times slower on masks without a pattern."""
+    m = np.asarray(cond).astype(y.dtype)
+    np.negative(m, out=m)  # all ones where cond
+    r = np.bitwise_xor(x, y)
+    r &= m
+    r ^= y
+    return r
+
+
 def _select(a, b, dt, nan_mode, float_view, kind):
     a, b = np.broadcast_arrays(a, b)
     ka, kb = as_key(a, dt, float_view=float_view), as_key(b, dt, float_view=float_view)
     take_b = (kb > ka) if kind == "max" else (kb < ka)
-    out = np.where(take_b, b, a)
+    out = blend(take_b, b, a)
     if not (dt.is_float or float_view) or nan_mode == "first":
         return out
     na, nb = np.isnan(ka), np.isnan(kb)
@@ -209,13 +258,16 @@ def x86_nans(r: np.ndarray, a: np.ndarray, b: np.ndarray, dt: DType, b_first=Fal
     """NaN results as x86-64 SSE gives them: the first operand's NaN quieted, else the second's, else the
     default NaN (sign set). ``b_first`` (bool or a mask) says where the machine code puts b first.
     f16/bf16 arithmetic runs in f32, so their payloads pass through f32 and back."""
+    nan = is_nan(r, dt)
+    if not nan.any():  # the payload work only where NaNs are
+        return r
     first, second = np.where(b_first, b, a), np.where(b_first, a, b)
     sign, exp, _ = _fields(dt)
     L = dt.lane.type
     quiet = L(1 << (dt.format.man_bits - 1))
     n1, n2 = is_nan(first, dt), is_nan(second, dt)
     out = np.where(n1, first | quiet, np.where(n2, second | quiet, L(sign | exp | int(quiet))))
-    return np.where(is_nan(r, dt), out, r)
+    return np.where(nan, out, r)
 
 
 def _element(mask: np.ndarray) -> str:
@@ -246,6 +298,61 @@ def check_divisor(x: np.ndarray, y: np.ndarray, dt: DType, instruction: str, *, 
                                instruction=instruction, operand="divisor", rule="pto.op.div_overflow", value=-1)
 
 
+_DT_F32 = get_dtype("f32")
+_F32_ARITH = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "sqrt": np.sqrt,
+              "recip": np.reciprocal}
+_F32_SELECT = {"max": np.maximum, "min": np.minimum}
+
+
+def _f32_operand(lanes: np.ndarray):
+    """f32 lanes as float32 numbers: a 0-d array becomes a numpy scalar, which ufuncs broadcast many times
+    faster than a 0-d array."""
+    v = lanes.view(np.float32)
+    return v[()] if v.ndim == 0 else v
+
+
+def fast_f32(op: str, a: np.ndarray, b: np.ndarray | None = None, out: np.ndarray | None = None,
+             nan_mode: str = "first"):
+    """f32 lanes of ``a op b`` (add, sub, mul, div; max and min under the ``first`` NaN rule) or ``op(a)``
+    (sqrt, recip from numpy's float32 kernel; exp, log, rsqrt from :func:`_transcendental`), without flushing, written into ``out`` if given; ``None`` when a result lane is NaN, whose payload the
+    exact path decides, or for max/min a zero (``out`` may then hold anything). ``out`` must not overlap ``a``
+    or ``b``."""
+    x, y = _f32_operand(a), None if b is None else _f32_operand(b)
+    if op in _F32_SELECT:  # "first" rule; numpy's max/min is it unless a lane is NaN or zero (+-0 ties)
+        if nan_mode != "first":
+            return None
+        o = None if out is None else out.view(np.float32)
+        r = _F32_SELECT[op](x, y, out=o)
+        if r.size and (r == 0).any():
+            return None
+    elif op in _F64:
+        r = _transcendental(op, a.view(np.float32), _DT_F32, False).view(np.float32)
+        if out is not None:
+            out.view(np.float32)[...] = r
+    else:
+        f = _F32_ARITH[op]
+        o = None if out is None else out.view(np.float32)
+        with np.errstate(all="ignore"):
+            r = f(x, out=o) if b is None else f(x, y, out=o)
+    if r.size and np.isnan(r.max()):  # max propagates NaN: one cheap pass finds any
+        return None
+    return r.view(np.uint32)
+
+
+def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray, nan_mode: str = "first") -> bool:
+    """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` may overlap a source);
+    False, with ``out`` unspecified, when the exact path must decide (NaN results, or ``op`` not covered)."""
+    if op not in _F32_ARITH and op not in _F64 and op not in _F32_SELECT:
+        return False
+    if np.may_share_memory(out, a) or (b is not None and np.may_share_memory(out, b)):
+        r = fast_f32(op, a, b, nan_mode=nan_mode)
+        if r is None:
+            return False
+        out[...] = r
+        return True
+    return fast_f32(op, a, b, out, nan_mode) is not None
+
+
 def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
            instruction: str = "pto", x86: bool = False, b_first=False) -> np.ndarray:
     """``a op b`` lane-wise for op in add, sub, mul, div, max, min (broadcasting).
@@ -256,6 +363,18 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
     Raises:
         SpecGapError: integer division by zero, or on cpu INT_MIN / -1 (:func:`check_divisor`).
     """
+    dt = get_dtype(dt)
+    if dt.name == "f32" and (op in _F32_SELECT or not flush and op in _F32_ARITH):
+        r = fast_f32(op, np.asarray(a, np.uint32), np.asarray(b, np.uint32), nan_mode=nan_mode)
+        if r is not None:
+            return r
+    return binary_exact(op, a, b, dt, flush=flush, nan_mode=nan_mode, instruction=instruction, x86=x86,
+                        b_first=b_first)
+
+
+def binary_exact(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
+                 instruction: str = "pto", x86: bool = False, b_first=False) -> np.ndarray:
+    """:func:`binary` without its f32 fast path: the reference it is tested against."""
     dt = get_dtype(dt)
     a, b = np.broadcast_arrays(np.asarray(a, dt.lane), np.asarray(b, dt.lane))
     if op == "max":
@@ -298,9 +417,21 @@ def unary(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "f
     """
     dt = get_dtype(dt)
     a = np.asarray(a, dt.lane)
+    if dt.name == "f32" and not flush and (op in _F32_ARITH or op in _F64):
+        r = fast_f32(op, a)
+        if r is not None:
+            return r
+    return unary_exact(op, a, dt, flush=flush, nan_mode=nan_mode, instruction=instruction, x86=x86)
+
+
+def unary_exact(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
+                instruction: str = "pto", x86: bool = False) -> np.ndarray:
+    """:func:`unary` without its f32 fast path (the reference it is tested against)."""
+    dt = get_dtype(dt)
+    a = np.asarray(a, dt.lane)
     if x86 and dt.is_float:
         if op == "abs":
-            return np.where(as_key(a, dt) < 0, unary("neg", a, dt), a)
+            return blend(as_key(a, dt) < 0, unary("neg", a, dt), a)
         if op == "neg" and dt.name == "bf16":  # g++ negates bf16 in f32: a NaN comes back quieted (PTO78)
             r = unary("neg", a, dt)
             return x86_nans(r, r, r, dt)

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from .ops.convert_cpu import UndefinedCastWarning
 from .text import Interpreter, Stmt
-from .text.interp import parse_file
+from .text.interp import InputSizeWarning, parse_file
 from .tile import Tile
 
 __all__ = ["run_file", "outputs_table"]
@@ -49,8 +49,9 @@ def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool 
     it.trace = show if trace else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedCastWarning)  # said once, below, on stderr
+        warnings.simplefilter("ignore", InputSizeWarning)
         results = it.run(entry)
-    for line in it.undefined_summary():
+    for line in it.undefined_summary() + it.input_summary():
         print(f"warning: {line}", file=sys.stderr)
     console.print(outputs_table(results, f"{Path(path).name} on {prof.name}"
                                 + (f", {blocks} blocks" if blocks > 1 else "")))

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from ..errors import DtypeError, TilesimError
-from .dtypes import ALL, DTYPES, get_dtype
+from .dtypes import ALL, DTYPES, INTS, get_dtype
 from .window_paths import QUANT_PATHS_A2A3, QUANT_PATHS_A5, WINDOW_PATHS_A2A3, WINDOW_PATHS_A5
 
 __all__ = ["Profile", "OpTypes", "OP_TYPES", "TARGETS", "get_target", "NAN_MODES", "LOCATIONS", "DEFAULT_TARGET"]
@@ -72,6 +72,12 @@ B16_B32 = ("f16", "bf16", "i16", "u16", "f32", "i32", "u32")
 IDX = ("i32", "u32")
 FLOAT_ARITH_NPU = ("f16", "f32")
 FLOAT_ARITH_CPU = ("f16", "f32", "bf16")
+#: TLOG of integers on cpu (``static_cast<T>(log(double(x)))``; 64-bit ones refused, PTO121)
+INT_LOG_CPU = ("i8", "i16", "i32", "u8", "u16", "u32")
+#: the bitwise ops' integer dtypes on the NPUs (1-, 2- and 4-byte)
+INT_BITWISE = ("i8", "u8", "i16", "u16", "i32", "u32")
+#: the 1-, 2- and 4-byte dtypes of the permutes' pages
+PERMUTE = INT_BITWISE + ("f16", "bf16", "f32")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
 _EXPAND_CPU = ("f16", "f32", "i16", "i32", "u16", "u32")
 
@@ -172,7 +178,9 @@ _ROWS = [
     _ew("tmul", NARROW, ("i32", "u32", "i64", "u64", "f32", "i16", "u16", "f16", "bf16")),
     _ew("tdiv", FLOAT_ARITH_NPU, ("i32", "u32", "i64", "u64", "f32", "i16", "u16", "f16")),
     _ew("tmax", NARROW, ALL), _ew("tmin", NARROW, ALL),
-    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU) for op in ("texp", "tlog", "tsqrt", "trecip")],
+    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU) for op in ("texp", "tsqrt")],
+    _ew("tlog", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_CPU + INT_LOG_CPU),  # integers: PTO121
+    _ew("trecip", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL),
     _ew("trsqrt", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU),  # cpu/TRSqrt.hpp refuses bf16 (PTO79)
     _ew("tabs", ("f32", "f16"), ("f32", "f16", "i32", "i16", "i8"), ("i32", "i16", "i8", "f16", "bf16", "f32")),
     _ew("tneg", NARROW, ("i32", "i16", "u32", "u16", "f16", "f32", "bf16"), ("i8", "i16", "i32", "i64", "f16", "bf16", "f32")),
@@ -188,7 +196,14 @@ _ROWS = [
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",)) | _pairs(("i32", "f16", "f32"), ("u8",))),
     _row("tcmps", ("src", "mask"), _pairs(("i32", "f32", "f16", "u16", "i16"), ("u8",)), _pairs(ALL, ("u32",)),
          _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u32",))
-         | _pairs(("i32", "f32", "f16", "u16", "i16", "u8", "bf16"), ("u8",))),  # u8/u8: PTO73; bf16/u8: PTO79
+         | _pairs(tuple(t for t in ALL if DTYPES[t].size <= 4), ("u8",))),  # PTO73, PTO79, PTO121
+    # ---- bitwise (docs/isa/TAND.md ... TSHRS.md); cpu: every integer dtype (C++ operators, PTO122)
+    *[_ew(op, INT_BITWISE, INT_BITWISE, INTS) for op in ("tand", "tor", "txor", "tnot", "tands", "tors", "txors")],
+    *[_ew(op, INT_BITWISE, INT_BITWISE + ("i64", "u64"), INTS) for op in ("tshl", "tshr")],
+    *[_ew(op, ("i32", "i16", "u32", "u16"), INT_BITWISE + ("i64", "u64"), INTS) for op in ("tshls", "tshrs")],
+    # ---- permutes (docs/isa/TTRANS.md, TINTERLEAVE.md, TDEINTERLEAVE.md; A2A3 has no (de)interleave), PTO125
+    _ew("ttrans", PERMUTE, PERMUTE, ALL),
+    *[_ew(op, PERMUTE, PERMUTE, ALL) for op in ("tinterleave", "tdeinterleave")],
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
@@ -197,11 +212,16 @@ _ROWS = [
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
+    _ew("tfmod", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL), _ew("tfmods", ("f32",), FLOAT_ARITH_NPU, ALL),  # PTO123
     *[_ew(op, ("i32", "i16", "f16", "f32"), _PART_A5, ("i32", "i16", "f16", "bf16", "f32", "i8", "u8"))
       for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")],
     _row("taxpy", ("src", "dst"), _AXPY, _AXPY,  # cpu: TBinSOps.hpp compiles f32 -> f16, and bf16 (PTO79)
          _AXPY | {("f32", "f16"), ("bf16", "bf16"), ("bf16", "f32"), ("f32", "bf16")}),
-    _ew("taddc", NARROW, ALL),
+    _ew("taddc", NARROW, ALL), _ew("tsubc", NARROW, ALL),  # tsubc: PTO124
+    _ew("taddsc", NARROW, NARROW, ALL), _ew("tsubsc", NARROW, NARROW, ALL),
+    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tsubrelu", "tlrelu", "tprelu")],  # PTO124
+    *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")],
+    _ew("tpairreducesum", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL),  # PTO127
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
@@ -281,6 +301,10 @@ class Profile:
             ``NoQuant`` path does (PTO74); elsewhere the pair is refused.
             The same holds for the scalar forms of TEXTRACT/TINSERT with a pair that has no scalar-quant
             mode, and a plain TMOV/TEXTRACT/TINSERT between dtypes is C++'s implicit cast (PTO47).
+        pairsum_zeroes_tile: TPAIRREDUCESUM first zeroes all of dst's storage, as the CPU simulator does (PTO127).
+        int_promotion: shifts of 8- and 16-bit lanes compute in C++'s ``int`` (counts up to 31, then
+            truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO122); elsewhere a count
+            must be below the dtype's width.
         tmov_ignores_scalar: TMOV's pre-quant scalar is checked, then ignored (a plain move), as the CPU
             simulator's TMOV does (pto-isa include/pto/cpu/TMov.hpp; PTO47).
         mx_sim_codes: TMATMUL_MX reads fp8 and E8M0 codes as the CPU simulator's ``MXType`` does:
@@ -339,6 +363,8 @@ class Profile:
     fp_modeless_casts: bool = False
     mx_sim_codes: bool = False
     tmov_ignores_scalar: bool = False
+    int_promotion: bool = False
+    pairsum_zeroes_tile: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -375,12 +401,15 @@ class Profile:
 
 
 #: ops whose CPU_SIM code addresses elements through each tile's layout offsets and asserts no layout
+#: (PTO73; the bitwise ops, TFMOD/TFMODS, TSUBC...: PTO122-PTO124)
 _CPU_ANY_LAYOUT = frozenset({
     "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
     "trowexpand", "tcolexpand", "tadd", "tsub", "tmul", "tmax", "tmin", "tdiv",
     "texp", "tlog", "tsqrt", "trsqrt", "tabs", "tneg", "trelu",
     "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
-    "tcmp", "tcmps", "tsel", "tsels", "taxpy"})  # PTO73
+    "tcmp", "tcmps", "tsel", "tsels", "taxpy",
+    "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods",
+    "tsubc", "tsubrelu", "tprelu", "ttrans", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu"})
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
@@ -400,7 +429,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         expand_casts=True, x86_nans=True, cpu_masks=True, f16_pad_limits_zero=True, tload_fills_pad=True,
         prefetch_copies=True,
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
-        fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True),
+        fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True,
+        pairsum_zeroes_tile=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,
@@ -410,7 +440,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
         tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
-        absent_ops=frozenset({"thistogram", "tget_scale_addr"})),
+        absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave"})),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,

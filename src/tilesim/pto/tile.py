@@ -32,11 +32,14 @@ from ..errors import GeometryError, TilesimError
 from .dtypes import DType, get_dtype
 from .targets import LOCATIONS
 
-__all__ = ["Tile", "BLAYOUTS", "SLAYOUTS", "FRACTALS", "PADS"]
+__all__ = ["Tile", "BLAYOUTS", "SLAYOUTS", "FRACTALS", "PADS", "MAX_TILE_BYTES"]
 
 BLAYOUTS = ("row_major", "col_major")
 SLAYOUTS = ("none_box", "row_major", "col_major")
 FRACTALS = (512, 1024, 32)
+#: the largest Tile made from Python (1 GiB; far past every buffer, so numpy-sized studies fit); a ``.pto``
+#: program's tiles must fit the target's buffer (PTO104)
+MAX_TILE_BYTES = 1 << 30
 #: PadValue codes as PTOAS writes them (pad=0..3); pto-spec's codes differ and are not accepted.
 PADS = ("null", "zero", "max", "min")
 
@@ -100,6 +103,9 @@ class Tile:
     tilesim.errors.GeometryError: Tile: operand cols: rule pto.tile.align: a row_major none_box tile needs cols*sizeof(f32) = 16 to be a multiple of 32 bytes
     """
 
+    #: where a layout the program's type did not name came from (a target's default); errors quote it
+    layout_note: str = ""
+
     def __init__(self, loc: str = "vec", dtype="f32", rows: int = 16, cols: int = 16, valid=None,
                  blayout: str = "row_major", slayout: str = "none_box", fractal: int = 512, pad="null") -> None:
         self.loc = _norm(loc, tuple(LOCATIONS), "loc", "pto.tile.loc")
@@ -109,6 +115,11 @@ class Tile:
                 raise GeometryError(f"{name} must be a positive integer", instruction="Tile", operand=name,
                                     rule="pto.tile.shape", value=v)
         self.rows, self.cols = int(rows), int(cols)
+        if self.rows * self.cols * self.dtype.size > MAX_TILE_BYTES:
+            raise GeometryError(f"a {self.rows}x{self.cols} {self.dtype} tile takes "
+                                f"{self.rows * self.cols * self.dtype.size:,} bytes; a Tile holds at most {MAX_TILE_BYTES:,} (the largest on-chip buffer holds "
+                                "512 KiB; a program's tiles are checked against its target's buffers)",
+                                instruction="Tile", operand="rows,cols", rule="pto.tile.size", value=(rows, cols))
         self.blayout = _norm(blayout, BLAYOUTS, "blayout", "pto.tile.blayout", _LAYOUT_ALIASES)
         self.slayout = _norm(slayout, SLAYOUTS, "slayout", "pto.tile.slayout", _LAYOUT_ALIASES)
         if fractal not in FRACTALS:
@@ -277,6 +288,11 @@ class Tile:
     def layout(self) -> str:
         """``ND``, ``DN`` (plain), or the boxed ``Nz``, ``Zn``, ``Zz``, ``Nn``."""
         return self._layout
+
+    @property
+    def layouts(self) -> str:
+        """``blayout/slayout`` for messages, with where a layout the program did not name came from."""
+        return f"{self.blayout}/{self.slayout}" + (f" ({self.layout_note})" if self.layout_note else "")
 
     def _layout_name(self) -> str:
         if not self.is_boxed:

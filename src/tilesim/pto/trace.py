@@ -1,8 +1,8 @@
 """Value traces of ``.pto`` programs: one :class:`~tilesim.inspect.Step` per tile op executed.
 
-A step records the op's line, the iteration of each enclosing ``scf.for``, the block, and what it wrote:
-each destination tile's valid region (its lane codes, read by the dtype's format) under the tile's SSA
-name, and each global-memory window a TSTORE (or any op with a view destination) wrote, as
+A step records the op's line, the iteration of each enclosing ``scf.for`` or ``scf.while``, the block,
+and what it wrote: each destination tile's valid region (its lane codes, read by the dtype's format)
+under the tile's SSA name, and each global-memory window a TSTORE (or any op with a view destination) wrote, as
 ``%name[window]`` with the window's offset as origin. Statements that write no tile (constants, views,
 control flow) make no step.
 
@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..inspect.steps import Filter, Step, Traced, Write
+from .dtypes import DTYPES, FLOATS, FP4, FP8
 from .ops.convert_cpu import UndefinedCastWarning
 from .text.interp import Interpreter, parse_file
 from .tile import Tile
@@ -36,7 +37,8 @@ def observe(it: Interpreter, steps: list[Step], keep: Filter | None = None) -> N
         if not wrote:
             return
         outs, windows = wrote
-        step = Step(count[0], source, st.line, st.op, tuple(it.iters), getattr(it, "block", 0))
+        step = Step(count[0], source, st.line, st.op, tuple(it.iters), getattr(it, "block", 0),
+                    dtypes=_source_dtypes(st, env))
         count[0] += 1
         if keep is not None and not keep.keeps(step):
             return
@@ -55,6 +57,12 @@ def observe(it: Interpreter, steps: list[Step], keep: Filter | None = None) -> N
         steps.append(step)
 
     it.observe = seen
+
+
+def _source_dtypes(st, env) -> tuple[str, ...]:
+    """The dtypes of the tiles an op reads (its ``ins``; a TSTORE's tile, a TLOAD's none)."""
+    vals = (env[o.name] for o in st.ins if getattr(o, "name", None) in env)
+    return tuple(str(v.dtype) for v in vals if isinstance(v, Tile))
 
 
 def _names(st, outs: list, env) -> list[str]:
@@ -90,48 +98,62 @@ _COLARG = frozenset({"tcolargmax", "tcolargmin"})
 _EXPAND = frozenset({"trowexpand", "tcolexpand"})
 _REDUCE = frozenset({"trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod"})
 
-#: (Profile field, the ops it changes or None for any op, the decision, what differs): why two targets write
-#: different values at one statement. Op-specific rows come first.
-REASONS: tuple[tuple[str, frozenset | None, str, str], ...] = (
-    ("x86_nans", frozenset({"trowsum"}), "PTO91", "cpu sums an ND f32/f16 row as clang's vectorised loop does (two "
-     "4-lane partial sums per 8 columns, then the rest in order); a2a3 and a5 sum in index order (PTO5)"),
-    ("colarg_unsigned_as_float", _COLARG, "PTO8", "A2A3 compares u16/u32 column-arg inputs as f16/f32 bit patterns"),
-    ("colarg_f16_index", _COLARG, "PTO8", "A2A3 passes a 2-byte source's column-arg index through f16 (exact to 2048)"),
-    ("int16_row_counter", _COLARG, "PTO8", "A2A3 counts column-arg rows in int16"),
-    ("nan_mode", _MAXMIN, "PTO2", "max, min and the arg ops follow another NaN rule"),
-    ("cmp_i32_eq_only", frozenset({"tcmp", "tcmps"}), "PTO9", "A2A3 compares i32 with EQ whatever the mode"),
-    ("cpu_masks", frozenset({"tcmp", "tcmps", "tsel", "tsels"}), "PTO94", "cpu writes and reads masks as the CPU "
-     "simulator's loops do"),
-    ("cvt_cpu_model", frozenset({"tcvt"}), "PTO81", "cpu converts as the simulator's C++ casts do; the NPUs by the "
-     "round mode and saturation of PTO11"),
-    ("cvt_wrap_pairs", frozenset({"tcvt"}), "PTO11", "A2A3 wraps some non-saturating integer conversions"),
-    ("colsum_pairwise", frozenset({"tcolsum"}), "PTO86", "cpu ignores TCOLSUM's is_binary and sums rows in order "
-     "(PTO19)"),
-    ("expand_casts", _EXPAND, "PTO87", "cpu casts the source to dst's dtype and reads it at dst's valid region"),
-    ("tload_fills_pad", frozenset({"tload"}), "PTO98", "cpu fills the whole tile with its pad value first"),
-    ("f16_pad_limits_zero", frozenset({"tfillpad"}), "PTO96", "cpu's f16 max/min pad is +0"),
-    ("mx_sim_codes", frozenset({"tmatmul_mx"}), "PTO75", "cpu reads fp8 and E8M0 codes as the simulator's MXType"),
-    ("fp_modeless_casts", frozenset({"textract_fp", "tinsert_fp", "textract", "tinsert", "tmov"}), "PTO74",
+_TWO_BYTE = frozenset(n for n, d in DTYPES.items() if d.size == 2)
+_FLOAT = frozenset(FLOATS + FP8 + FP4)
+
+#: (Profile field, the ops it changes or None for any op, the dtypes of the op's first source tile the rule
+#: states or None for any, the decision, what differs): why two targets write different values at one
+#: statement. Op-specific rows come first.
+REASONS: tuple[tuple[str, frozenset | None, frozenset | None, str, str], ...] = (
+    ("x86_nans", frozenset({"trowsum"}), frozenset({"f32", "f16"}), "PTO91", "cpu sums an ND f32/f16 row as "
+     "clang's vectorised loop does (two 4-lane partial sums per 8 columns, then the rest in order); a2a3 and a5 "
+     "sum in index order (PTO5)"),
+    ("colarg_unsigned_as_float", _COLARG, frozenset({"u16", "u32"}), "PTO8", "A2A3 compares u16/u32 column-arg "
+     "inputs as f16/f32 bit patterns"),
+    ("colarg_f16_index", _COLARG, _TWO_BYTE, "PTO8", "A2A3 passes a 2-byte source's column-arg index through f16 "
+     "(exact to 2048)"),
+    ("int16_row_counter", _COLARG, _TWO_BYTE, "PTO8", "A2A3 counts a 2-byte source's column-arg rows in int16"),
+    ("nan_mode", _MAXMIN, _FLOAT, "PTO2", "max, min and the arg ops follow another NaN rule"),
+    ("cmp_i32_eq_only", frozenset({"tcmp", "tcmps"}), frozenset({"i32"}), "PTO9", "A2A3 compares i32 with EQ "
+     "whatever the mode"),
+    ("cpu_masks", frozenset({"tcmp", "tcmps", "tsel", "tsels"}), None, "PTO94", "cpu writes and reads masks as the "
+     "CPU simulator's loops do"),
+    ("cvt_cpu_model", frozenset({"tcvt"}), None, "PTO81", "cpu converts as the simulator's C++ casts do; the NPUs "
+     "by the round mode and saturation of PTO11"),
+    ("cvt_wrap_pairs", frozenset({"tcvt"}), None, "PTO11", "A2A3 wraps some non-saturating integer conversions"),
+    ("colsum_pairwise", frozenset({"tcolsum"}), None, "PTO86", "cpu ignores TCOLSUM's is_binary and sums rows in "
+     "order (PTO19)"),
+    ("expand_casts", _EXPAND, None, "PTO87", "cpu casts the source to dst's dtype and reads it at dst's valid "
+     "region"),
+    ("tload_fills_pad", frozenset({"tload"}), None, "PTO98", "cpu fills the whole tile with its pad value first"),
+    ("f16_pad_limits_zero", frozenset({"tfillpad"}), frozenset({"f16"}), "PTO96", "cpu's f16 max/min pad is +0"),
+    ("mx_sim_codes", frozenset({"tmatmul_mx"}), None, "PTO75", "cpu reads fp8 and E8M0 codes as the simulator's "
+     "MXType"),
+    ("fp_modeless_casts", frozenset({"textract_fp", "tinsert_fp", "textract", "tinsert", "tmov"}), None, "PTO74",
      "cpu copies a dtype pair with no quant mode by ReLU and a C++ cast"),
-    ("tmov_ignores_scalar", frozenset({"tmov"}), "PTO47", "cpu's TMOV ignores its pre-quant scalar"),
-    ("prefetch_copies", frozenset({"tprefetch"}), "PTO68", "cpu's TPREFETCH copies global memory into dst"),
+    ("tmov_ignores_scalar", frozenset({"tmov"}), None, "PTO47", "cpu's TMOV ignores its pre-quant scalar"),
+    ("prefetch_copies", frozenset({"tprefetch"}), None, "PTO68", "cpu's TPREFETCH copies global memory into dst"),
 )
 
 #: rows that hold for many ops, given only where no row of :data:`REASONS` does
-GENERAL: tuple[tuple[str, frozenset | None, str, str], ...] = (
-    ("empty_reduce_cpu", _REDUCE, "PTO91", "cpu's loops give +0, 1 or the first element for an empty line"),
-    ("flush_denormals", None, "PTO4", "a2a3 and a5 flush subnormal inputs and results of vector arithmetic to "
-     "zero; cpu does not"),
-    ("x86_nans", None, "PTO91", "cpu's NaN results carry x86-64's payloads; the NPUs write the canonical NaN (PTO6)"),
+GENERAL: tuple[tuple[str, frozenset | None, frozenset | None, str, str], ...] = (
+    ("empty_reduce_cpu", _REDUCE, None, "PTO91", "cpu's loops give +0, 1 or the first element for an empty line"),
+    ("flush_denormals", None, _FLOAT, "PTO4", "a2a3 and a5 flush subnormal inputs and results of vector arithmetic "
+     "to zero; cpu does not"),
+    ("x86_nans", None, _FLOAT, "PTO91", "cpu's NaN results carry x86-64's payloads; the NPUs write the canonical "
+     "NaN (PTO6)"),
 )
 
 
-def why(op: str, a, b) -> list[str]:
+def why(op: str, a, b, dtypes: tuple = ()) -> list[str]:
     """The rules behind different values of ``op`` on profiles ``a`` and ``b``: the rows of :data:`REASONS` whose
-    field differs, else those of :data:`GENERAL`.
+    field differs, else those of :data:`GENERAL`. With the ``dtypes`` of the op's source tiles, a row that
+    states a dtype condition is kept only where the first source meets it (without, every row is kept).
 
     >>> [r[:5] for r in why("pto.trowsum", "cpu", "a5")], [r[:4] for r in why("tcolargmax", "a2a3", "a5")][:2]
     (['PTO91'], ['PTO8', 'PTO8'])
+    >>> [r[:40] for r in why("tcolargmax", "a2a3", "a5", ("u32", "u32"))]
+    ['PTO8: A2A3 compares u16/u32 column-arg i']
     """
     from .targets import get_target
     from .text.forms import op_key
@@ -139,8 +161,9 @@ def why(op: str, a, b) -> list[str]:
     pa, pb, key = get_target(a), get_target(b), op_key(op)
 
     def rows(table) -> list[str]:
-        return [f"{rule}: {text}" for field, ops, rule, text in table
-                if (ops is None or key in ops) and getattr(pa, field) != getattr(pb, field)]
+        return [f"{rule}: {text}" for field, ops, types, rule, text in table
+                if (ops is None or key in ops) and (types is None or not dtypes or dtypes[0] in types)
+                and getattr(pa, field) != getattr(pb, field)]
 
     return rows(REASONS) or rows(GENERAL)
 
@@ -153,11 +176,12 @@ def default_target(path) -> str:
     return program_target(parse_file(path)) or DEFAULT_TARGET
 
 
-def explain(op: str, a: dict, b: dict) -> list[str]:
-    """Why two runs' values differ at ``op``, given their run options (target, strict)."""
+def explain(op: str, a: dict, b: dict, dtypes: tuple = ()) -> list[str]:
+    """Why two runs' values differ at ``op``, given their run options (target, strict) and the dtypes of its
+    source tiles."""
     from .targets import DEFAULT_TARGET
 
-    out = why(op, a.get("target") or DEFAULT_TARGET, b.get("target") or DEFAULT_TARGET)
+    out = why(op, a.get("target") or DEFAULT_TARGET, b.get("target") or DEFAULT_TARGET, dtypes)
     if bool(a.get("strict")) != bool(b.get("strict")):
         out.append("PTO64: strict stops at the first element a conversion computes by a C++-undefined cast")
     return out

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from pathlib import Path
 
+from .. import progress
 from ..errors import TilesimError
 from . import presets
 from .inputs import tensors as read_tensors
@@ -17,7 +19,7 @@ __all__ = ["parse_shapes", "build_sweep", "study_command"]
 
 
 def _positive(text: str, what: str, option: str, rule: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
+    if not re.fullmatch(r"\s*[0-9]+\s*", text) or int(text) < 1:
         raise TilesimError(f"{what} {text!r} is not a positive integer", instruction="tilesim study", operand=option,
                            rule=rule, value=text)
     return int(text)
@@ -43,9 +45,13 @@ def parse_shapes(texts: list[str]) -> list[Shape]:
 def build_sweep(*, shapes: list[str], models: list[str], tokens: list[int], layers: list[str], fts: list[str],
                 bovfs: list[int], rnds: list[str], sats: list[int], accumulations: list[str], tilings: list[str],
                 dists: list[str] | None, activations: str | None, weights: str | None, seed: int,
-                macs_per_cycle: int) -> Sweep:
+                macs_per_cycle: int, accs: list[str] = ("proposal",), block_scales: list[str] = ("none",),
+                block_sizes: list[int] = (32,), scale_ats: list[str] = ("after",), bandwidth: int = 64,
+                schedule_block: str | None = None) -> Sweep:
     """The sweep the options describe: ``--shape`` shapes, then each ``--model``'s layers at each ``--tokens``;
-    with tensor files and neither, the shape the tensors fix.
+    with tensor files and neither, the shape the tensors fix. ``accs`` (``--acc``) replace the proposal's
+    accumulator; ``block_scales``, ``block_sizes`` and ``scale_ats`` block-scale the inputs; ``bandwidth``
+    is the schedule's bytes per cycle, ``schedule_block`` its ``MbxNbxKb`` (default: ``make_plan``'s).
 
     Raises:
         TilesimError: no shape to run (``study.shape``), and whatever :meth:`Sweep.check` rejects.
@@ -70,8 +76,18 @@ def build_sweep(*, shapes: list[str], models: list[str], tokens: list[int], laye
     elif user is not None and "tensors" not in dists:
         raise TilesimError("--activations and --weights are the inputs of --dist tensors; add it",
                            instruction="tilesim study", operand="--dist", rule="study.dist", value=dists)
+    blocks = None
+    if schedule_block is not None:
+        parts = schedule_block.lower().split("x")
+        if len(parts) != 3:
+            raise TilesimError(f"--schedule-block {schedule_block!r} is not MbxNbxKb (e.g. 64x64x128)",
+                               instruction="tilesim study", operand="--schedule-block", rule="study.option",
+                               value=schedule_block)
+        blocks = tuple(_positive(p, "block size", "--schedule-block", "study.option") for p in parts)
     sweep = Sweep(tuple(dict.fromkeys(found)), tuple(fts), tuple(bovfs), tuple(rnds), tuple(sats),
-                  tuple(accumulations), tuple(tilings), tuple(dists), seed, macs_per_cycle, user)
+                  tuple(accumulations), tuple(tilings), tuple(dists), seed, macs_per_cycle, user,
+                  tuple(dict.fromkeys(accs)), tuple(dict.fromkeys(block_scales)), tuple(dict.fromkeys(block_sizes)),
+                  tuple(dict.fromkeys(scale_ats)), bandwidth, blocks)
     sweep.check()
     return sweep
 
@@ -92,7 +108,12 @@ def study_command(console, *, out: Path | None, workers: int | None, scheduler: 
                      console=console, transient=True, disable=output != "table" or not console.is_terminal) as bar:
         where = "in this process" if client is None else f"on {len(client.scheduler_info()['workers'])} Dask workers"
         task = bar.add_task(f"{len(points)} points {where}", total=len(points))
-        study = run(sweep, client=client, on_point=lambda p: bar.advance(task))
+        done = iter(range(1, len(points) + 1))
+
+        def on_point(point) -> None:
+            bar.advance(task)
+            progress.update("points", next(done), len(points))
+        study = run(sweep, client=client, on_point=on_point)
     seconds = time.perf_counter() - t0
     show(study.records, console, output, title=f"study: {len(points)} points, {where}")
     if output == "table":

@@ -49,22 +49,80 @@ _SAFETENSORS_DTYPES: dict[str, "np.dtype | str"] = {
     "F8_E4M3": "fp8_e4m3", "F8_E5M2": "fp8_e5m2", "I64": np.dtype("<i8"), "I32": np.dtype("<i4"),
     "I16": np.dtype("<i2"), "I8": np.dtype("i1"), "U8": np.dtype("u1"),
 }
+# bytes per element of the safetensors dtypes tilesim does not read (offsets are still checked against them)
+_SAFETENSORS_OTHER_SIZES = {"BOOL": 1, "U16": 2, "U32": 4, "U64": 8, "F8_E8M0": 1}
 
 
 def _error(detail: str, spec, rule: str = "study.tensor", operand: str = "tensor") -> TilesimError:
     return TilesimError(detail, instruction="study", operand=operand, rule=rule, value=spec)
 
 
-def _read_safetensors(path: Path, name: str | None, spec: str) -> np.ndarray:
-    """One tensor of a ``.safetensors`` file: an 8-byte little-endian header length, a JSON header
-    (name -> dtype, shape, data_offsets into the bytes after the header), then the data."""
-    raw = path.read_bytes()
+def _nonneg_ints(x, count: int | None = None) -> bool:
+    return (isinstance(x, list) and (count is None or len(x) == count) and
+            all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in x))
+
+
+def _safetensors_header(raw: bytes, spec: str) -> tuple[int, dict]:
+    """(first data byte, {name: (numpy dtype or None, format or None, shape, start, end, dtype name)}) of a
+    ``.safetensors`` file: an 8-byte little-endian header length, a JSON object (name -> dtype, shape, data_offsets into the bytes
+    after the header; an optional ``__metadata__``), then the data. Every entry is checked, as the
+    safetensors library checks them: dtypes safetensors knows, offsets inside the data that hold the shape,
+    no two tensors sharing bytes. A dtype tilesim does not read is refused by :func:`_read_safetensors`
+    only for the tensor asked for.
+
+    Raises:
+        TilesimError: the first problem, naming the tensor (rule ``study.tensor.header``).
+    """
+    def bad(detail: str, name: str | None = None) -> TilesimError:
+        return _error(("" if name is None else f"tensor {name!r}: ") + detail, spec, "study.tensor.header")
+
+    if len(raw) < 8:
+        raise bad(f"not a safetensors file: {len(raw)} bytes, fewer than the 8 of its header length")
+    (size,) = struct.unpack("<Q", raw[:8])
+    if size > len(raw) - 8:
+        raise bad(f"not a safetensors file: its header length {size:,} runs past the file's {len(raw) - 8:,} bytes")
     try:
-        (size,) = struct.unpack("<Q", raw[:8])
         header = json.loads(raw[8:8 + size])
-        header.pop("__metadata__", None)
-    except (struct.error, ValueError) as e:
-        raise _error(f"not a safetensors file ({e})", spec) from None
+    except ValueError as e:  # bad JSON or UTF-8
+        raise bad(f"not a safetensors file: the header is not JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise bad(f"the header is a JSON {type(header).__name__}; safetensors headers are a JSON object of tensors")
+    base, data = 8 + size, len(raw) - 8 - size
+    out = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        if not isinstance(entry, dict) or not {"dtype", "shape", "data_offsets"} <= set(entry):
+            raise bad("an entry is an object with dtype, shape and data_offsets, not " + repr(entry)[:60], name)
+        dt = entry["dtype"]
+        kind = _SAFETENSORS_DTYPES.get(dt) if isinstance(dt, str) else None
+        if kind is None and not (isinstance(dt, str) and dt in _SAFETENSORS_OTHER_SIZES):
+            raise bad(f"dtype {dt!r} is not a safetensors dtype; tilesim reads " + ", ".join(_SAFETENSORS_DTYPES),
+                      name)
+        shape, offsets = entry["shape"], entry["data_offsets"]
+        if not _nonneg_ints(shape):
+            raise bad(f"shape {shape!r} is not a list of non-negative integers", name)
+        if not _nonneg_ints(offsets, 2) or offsets[0] > offsets[1] or offsets[1] > data:
+            raise bad(f"data_offsets {offsets!r} are not [begin, end] with 0 <= begin <= end <= {data:,} (the bytes "
+                      "after the header)", name)
+        fmt = formats.get(kind) if isinstance(kind, str) else None
+        dtype = fmt.dtype if fmt is not None else kind
+        need = math.prod(shape) * (_SAFETENSORS_OTHER_SIZES[dt] if dtype is None else dtype.itemsize)
+        if offsets[1] - offsets[0] != need:
+            raise bad(f"data_offsets {offsets} hold {offsets[1] - offsets[0]:,} bytes; shape {tuple(shape)} of {dt} "
+                      f"takes {need:,}", name)
+        out[name] = (dtype, fmt, tuple(shape), base + offsets[0], base + offsets[1], dt)
+    spans = sorted((v[3], v[4], n) for n, v in out.items() if v[4] > v[3])
+    for (_, end0, n0), (start1, _, n1) in zip(spans, spans[1:]):
+        if start1 < end0:
+            raise bad(f"its data overlaps tensor {n0!r}'s", n1)
+    return base, out
+
+
+def _read_safetensors(path: Path, name: str | None, spec: str) -> np.ndarray:
+    """One tensor of a ``.safetensors`` file (see :func:`_safetensors_header`)."""
+    raw = path.read_bytes()
+    _, header = _safetensors_header(raw, spec)
     if name is None:
         if len(header) != 1:
             raise _error("the file holds " + (", ".join(sorted(header)) or "no tensors") +
@@ -72,17 +130,10 @@ def _read_safetensors(path: Path, name: str | None, spec: str) -> np.ndarray:
         name = next(iter(header))
     if name not in header:
         raise _error(f"no tensor {name!r}; the file holds " + ", ".join(sorted(header)), spec)
-    entry = header[name]
-    kind = _SAFETENSORS_DTYPES.get(entry.get("dtype"))
-    if kind is None:
-        raise _error(f"tensor {name!r} has dtype {entry.get('dtype')!r}; readable: " + ", ".join(_SAFETENSORS_DTYPES),
-                     spec)
-    fmt = formats.get(kind) if isinstance(kind, str) else None
-    dtype = fmt.dtype if fmt is not None else kind
-    start, end = (8 + size + int(x) for x in entry["data_offsets"])
-    shape = tuple(int(x) for x in entry["shape"])
-    if end - start != math.prod(shape) * dtype.itemsize or end > len(raw):
-        raise _error(f"tensor {name!r}: its data offsets do not hold shape {shape} of {entry['dtype']}", spec)
+    dtype, fmt, shape, start, end, dt = header[name]
+    if dtype is None:
+        raise _error(f"tensor {name!r} has dtype {dt!r}; tilesim reads " + ", ".join(_SAFETENSORS_DTYPES), spec,
+                     "study.tensor.header")
     data = np.frombuffer(raw[start:end], dtype).reshape(shape)
     return formats.decode(data, fmt) if fmt is not None else data.astype(np.float64)
 
@@ -92,8 +143,8 @@ def read_tensor(spec: str) -> np.ndarray:
     ``FILE.safetensors:NAME``.
 
     Raises:
-        TilesimError: a missing or unreadable file, an unknown tensor name or dtype, or values that are
-            not finite (rule ``study.tensor``).
+        TilesimError: a missing or unreadable file, an unknown tensor name, or values that are not finite
+            (rule ``study.tensor``); a malformed ``.safetensors`` header (``study.tensor.header``).
     """
     path, _, name = spec.partition(".safetensors:")
     path = Path(path + ".safetensors" if name else spec)
@@ -150,6 +201,9 @@ def tensors(activations: str | None = None, weights: str | None = None) -> Tenso
     """
     a = read_tensor(activations) if activations else None
     w = read_tensor(weights) if weights else None
+    for side, x in (("--activations", a), ("--weights", w)):
+        if x is not None and x.size == 0:
+            raise _error(f"{side} has shape {x.shape}: no elements", x.shape, "study.tensor.shape", side)
     if a is not None:
         if a.ndim < 2:
             raise _error(f"--activations has shape {a.shape}; it needs M x K (or more leading dimensions)", a.shape,
@@ -168,9 +222,17 @@ def generate(shape: Shape, dist: str, seed: int = 0, user: Tensors | None = None
     """A (M x K) and B (K x N) of ``shape`` drawn from ``dist``; see the module docstring.
 
     Raises:
-        TilesimError: an unknown distribution (``study.dist``), ``tensors`` without files, or tensors that do
-            not fit the shape (``study.tensor.shape``).
+        TilesimError: an unknown distribution (``study.dist``), ``tensors`` without files, tensors that do
+            not fit the shape (``study.tensor.shape``), dimensions below 1 (``study.shape``), a seed that is not
+            a non-negative integer (``study.option``).
     """
+    dims = (shape.m, shape.n, shape.k)
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v > 0 for v in dims):
+        raise TilesimError(f"shape {dims} is not M, N, K of positive integers", instruction="study", operand="shape",
+                           rule="study.shape", value=dims)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TilesimError(f"seed {seed!r} is not a non-negative integer", instruction="study", operand="--seed",
+                           rule="study.option", value=seed)
     if dist not in DISTRIBUTIONS:
         raise TilesimError(f"unknown distribution {dist!r}; valid: " + ", ".join(DISTRIBUTIONS), instruction="study",
                            operand="--dist", rule="study.dist", value=dist)

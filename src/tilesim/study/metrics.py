@@ -2,12 +2,18 @@
 
 - ``rel``: ``||C - R||_F / ||R||_F`` (``||C||_F`` when R is zero); Inf when C
   holds Inf or NaN.
+- ``row``: the largest ``||C_i - R_i|| / ||R_i||`` over the rows i: each
+  row measured against its own size (a token's output vector), so one
+  result near zero cannot dominate, as it does the largest ULP error.
 - ULP errors: ``|C - R| / ulp(R)`` per element, with ``ulp(x)`` the spacing of
   the accumulator format at x: ``2**(max(e, emin) - man_bits)`` for floats
   (e = floor(log2 |x|), at most emax; zero has the subnormal spacing), and
   ``2**-frac_bits`` for integer and fixed-point accumulators. Both C and R are
   in the accumulator's units (the inputs divided by the per-tensor scales of
   integer formats). Inf where C is not finite.
+- ``ulp_p99``: the 99th percentile of the ULP errors (the lower of the
+  two neighbours, numpy's ``method="lower"``, so it is one element's error),
+  robust where ``ulp_max`` is driven by a few results near zero.
 - The ULP histogram counts elements in bins with upper edges 0.5, 1, 2, 4, ...,
   2**30, Inf (each bin holds its upper edge; the first holds 0).
 - ``wrapped``: results of an integer or fixed-point accumulator that wraps
@@ -27,7 +33,8 @@ import numpy as np
 
 from ..formats import Format, Kind
 
-__all__ = ["ULP_EDGES", "matmul64", "rel_error", "ulp_of", "ulps", "histogram", "summary", "wrapped"]
+__all__ = ["ULP_EDGES", "matmul64", "rel_error", "row_error", "ulp_of", "ulps", "histogram", "summary", "wrapped",
+           "share"]
 
 ULP_EDGES: tuple[float, ...] = (0.5,) + tuple(float(2**i) for i in range(31)) + (float("inf"),)
 
@@ -45,6 +52,21 @@ def rel_error(c: np.ndarray, ref: np.ndarray) -> float:
     d = _norm(ref)
     diff = _norm(c - ref)
     return diff / d if d else diff
+
+
+def row_error(c: np.ndarray, ref: np.ndarray) -> float:
+    """Largest ``||C_i - R_i|| / ||R_i||`` over rows (``||C_i - R_i||`` for a zero row); Inf if C is not finite."""
+    if not np.isfinite(c).all():
+        return float("inf")
+    d = np.sqrt(np.sum(np.square(c - ref, dtype=np.float64), axis=-1))
+    r = np.sqrt(np.sum(np.square(ref, dtype=np.float64), axis=-1))
+    return float(np.max(np.where(r > 0, d / np.where(r > 0, r, 1.0), d))) if c.size else 0.0
+
+
+def share(mask: np.ndarray, of: np.ndarray | None = None) -> float:
+    """``mask``'s true count over the size of ``of`` (or of ``mask``); 0 when empty."""
+    n = mask.size if of is None else of.size
+    return float(mask.sum()) / n if n else 0.0
 
 
 def _norm(x: np.ndarray) -> float:
@@ -76,9 +98,10 @@ def histogram(err: np.ndarray) -> tuple[int, ...]:
 
 
 def summary(c: np.ndarray, ref: np.ndarray, acc: Format) -> tuple[dict[str, float], tuple[int, ...]]:
-    """(rel, ulp_max, ulp_over1) and the ULP histogram of C against R, both in the accumulator's units."""
+    """(rel, row, ulp_max, ulp_p99, ulp_over1) and the ULP histogram of C against R, in the accumulator's units."""
     err = ulps(c, ref, acc)
-    return ({"rel": rel_error(c, ref), "ulp_max": float(err.max()), "ulp_over1": float((err > 1).mean())},
+    return ({"rel": rel_error(c, ref), "row": row_error(c, ref), "ulp_max": float(err.max()),
+             "ulp_p99": float(np.percentile(err, 99, method="lower")), "ulp_over1": float((err > 1).mean())},
             histogram(err))
 
 

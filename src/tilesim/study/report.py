@@ -39,7 +39,12 @@ def _dimensions(study: Study) -> list[str]:
             ("formats", ", ".join(s.fts)), ("bOVF", ", ".join(map(str, s.bovfs))), ("RND", ", ".join(s.rnds)),
             ("SAT", ", ".join(map(str, s.sats))),
             ("accumulation", ", ".join(s.accumulations)), ("tiling", ", ".join(s.tilings)),
-            ("inputs", ", ".join(s.dists)), ("seed", s.seed), ("MACs/cycle", f"{s.macs_per_cycle:,}")]
+            ("accumulators", ", ".join(s.accs) + " (a what-if outside the proposal where not its own)"),
+            ("block scales", ", ".join(s.block_scales) + (f"; blocks of {', '.join(map(str, s.block_sizes))}, scales "
+                                                           f"{', '.join(s.scale_ats)} the MAC"
+                                                           if s.block_scales != ("none",) else "")),
+            ("inputs", ", ".join(s.dists)), ("seed", s.seed), ("MACs/cycle", f"{s.macs_per_cycle:,}"),
+            ("bandwidth", f"{s.bandwidth:,} bytes per cycle")]
     return [f"- {name}: {value}" for name, value in dims]
 
 

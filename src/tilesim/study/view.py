@@ -18,9 +18,8 @@ import json
 import math
 from typing import Callable
 
-from rich.table import Table
-
 from ..errors import TilesimError
+from ..tables import tables
 from .sweep import COLUMNS
 
 __all__ = ["OUTPUTS", "Column", "SUMMARY", "check_output", "columns_for", "plain", "show", "to_csv", "to_json"]
@@ -31,35 +30,49 @@ Column = tuple[str, str, Callable[[dict], str]]  # header, justification, cell t
 
 
 def check_output(output: str, command: str) -> None:
-    """Raise unless ``output`` (the ``--format`` option) is one of :data:`OUTPUTS` (rule ``study.option``)."""
+    """Raise unless ``output`` (the ``--output-format`` option) is one of :data:`OUTPUTS` (rule ``study.option``)."""
     if output not in OUTPUTS:
         raise TilesimError(f"unknown output format {output!r}; valid: " + ", ".join(OUTPUTS), instruction=command,
-                           operand="--format", rule="study.option", value=output)
+                           operand="--output-format", rule="study.option", value=output)
 
 
 def _flags(r: dict) -> str:
     return ",".join(f for f in ("inexact", "sat_hit", "guard_fallback") if r[f]) or "-"
 
 
+def fmt_acc(r: dict) -> str:
+    """``Ft->acc``, with the block scaling, and ``(what-if)`` where the accumulator is outside the proposal."""
+    scaled = f" x{r['block_scale']}/{r['block_size']} {r['scale_at']}" if r.get("block_scale", "none") != "none" else ""
+    return f"{r['ft']}->{r['acc']}{scaled}" + ("" if r.get("in_proposal", 1) else " (what-if)")
+
+
+def _tiling(r: dict) -> str:
+    why = r.get("fallback", "")
+    return r["tiling"] + (f" (fb: {why.split(':')[0]})" if why else "")
+
+
 # the table of `tilesim gemm`, `tilesim study` and report.md; "shape" and the dimensions only where they vary
 SUMMARY: tuple[Column, ...] = (
     ("shape", "left", lambda r: (r["layer"] + " " if r["layer"] else "") + f"{r['m']}x{r['n']}x{r['k']}"),
-    ("Ft -> acc", "left", lambda r: f"{r['ft']}->{r['acc']}"),
+    ("Ft -> acc", "left", fmt_acc),
     ("dist", "left", lambda r: r["dist"]),
     ("bOVF", "right", lambda r: str(r["bovf"])),
     ("RND", "left", lambda r: r["rnd"]),
     ("SAT", "right", lambda r: str(r["sat"])),
     ("model", "left", lambda r: r["accumulation"]),
     ("asked", "left", lambda r: r["tiling_requested"]),
-    ("tiling", "left", lambda r: r["tiling"] + (" (fb)" if r["tiling_requested"] == "4x4" != r["tiling"] else "")),
+    ("tiling", "left", _tiling),
     ("MMACC.T", "right", lambda r: f"{r['mmacc']:,}"),
     ("MACs", "right", lambda r: f"{r['macs']:,}"),
     ("useful", "right", lambda r: f"{r['useful_share']:.0%}"),
     ("tiles ld/st", "right", lambda r: f"{r['tiles_loaded']:,}/{r['tiles_stored']:,}"),
     ("cycles", "right", lambda r: f"{r['cycles']:,}"),
+    ("sched. cycles", "right", lambda r: f"{r['sched_cycles']:,} {r['bound'][:3]}"),
     ("err vs fp64", "right", lambda r: f"{r['err_rel']:.3g}"),
     ("err accum.", "right", lambda r: f"{r['acc_err_rel']:.3g}"),
-    ("max ULP accum.", "right", lambda r: f"{r['acc_ulp_max']:.3g}"),
+    ("worst row accum.", "right", lambda r: f"{r['acc_err_row']:.3g}"),
+    ("p99 ULP accum.", "right", lambda r: f"{r['acc_ulp_p99']:.3g}"),
+    ("clip a/b", "right", lambda r: f"{r['clipped_a']:.2%}/{r['clipped_b']:.2%}"),
     ("flags", "left", _flags),
     ("wrapped", "right", lambda r: f"{r['wrapped']:,}"),
 )
@@ -104,7 +117,8 @@ def to_csv(records: list[dict]) -> str:
 
 
 def show(records: list[dict], console, output: str = "table", title: str = "") -> None:
-    """Print ``records``: ``table`` (rich on a terminal, :func:`plain` when piped), ``csv`` or ``json``."""
+    """Print ``records``: ``table`` (rich on a terminal, every cell in full: :func:`tilesim.tables.tables`;
+    :func:`plain` when piped), ``csv`` or ``json``."""
     if output == "csv":
         console.out(to_csv(records), end="", highlight=False)
         return
@@ -116,9 +130,5 @@ def show(records: list[dict], console, output: str = "table", title: str = "") -
     if not console.is_terminal:
         console.out((title + "\n" if title else "") + plain([(h, j) for h, j, _ in shown], rows), highlight=False)
         return
-    t = Table(title=title or None)
-    for h, j, _ in shown:
-        t.add_column(h, justify=j)
-    for r in rows:
-        t.add_row(*r)
-    console.print(t)
+    for t in tables(console, [(h, j) for h, j, _ in shown], rows, title):
+        console.print(t)

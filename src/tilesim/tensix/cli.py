@@ -7,15 +7,15 @@ One statement per line; ``#`` and ``//`` start comments; a line ending in ``\\``
 - ``.config FIELD = VALUE``: a Config field (of the thread's bank) or a ThreadConfig field;
   format-code fields also take data format names (``BF16``, ``TF32``, ...).
 - ``.array NAME [RxC] = v0 v1 ...`` or ``.array NAME RxC fill=V``: an input array, unless
-  ``--input`` supplies NAME.
+  ``--input`` supplies NAME; at most :data:`MAX_ARRAY` elements (64 Dst16 banks' worth, TT39).
 - ``.unpack srca|srcb|dst NAME FORMAT [row=R] [out=FMT] [flip=0|1] [raw=1] [exps=NAME] [face=F]``:
   load an array through the unpacker (see :func:`tilesim.tensix.unpack.unpack`); ``face=F`` loads
   face F (0..3) of a 32x32 tile (tt-llk's order: top-left, top-right, bottom-left, bottom-right).
 - ``.pack NAME FORMAT [row=R] [rows=N] [dst32=0|1] [type=T] [rounding=0|1] [tile=1]``: read Dst
   through the packer's early conversion into output NAME (values) and ``NAME_bits`` (codes);
   ``tile=1`` reads 64 rows (four faces) back as one 32x32 tile.
-- ``.argmax NAME [row=R] [rows=N]``: GMPOOL's ArgMax indices in the low bits of 32-bit Dst rows,
-  with the non-linear transform undone (0..7 = SrcA row).
+- ``.argmax NAME [row=R] [rows=N]``: GMPOOL's ArgMax indices in the low bits of 32-bit Dst rows
+  ``R .. R+N-1`` (within 0..511, N >= 1, as ``.pack``), with the non-linear transform undone (0..7 = SrcA row).
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from .layouts import adj32
 from .program import TraceEntry, execute, instruction_of
 from .state import ROUNDING_MODELS, Machine
 
-__all__ = ["Statement", "parse_program", "check_inputs", "run_program", "run_file", "value_table", "face_of", "tile_of"]
+__all__ = ["Statement", "parse_program", "check_inputs", "run_program", "run_file", "value_table", "face_of", "tile_of",
+           "MAX_ARRAY"]
 
 _FORMAT_FIELDS = ("ALU_FORMAT_SPEC_REG0_SrcA", "ALU_FORMAT_SPEC_REG1_SrcB", "ALU_FORMAT_SPEC_REG2_Dstacc",
                   "ALU_FORMAT_SPEC_REG_SrcA_val", "ALU_FORMAT_SPEC_REG_SrcB_val", "ALU_FORMAT_SPEC_REG_Dstacc_val")
@@ -48,6 +49,10 @@ class Statement:
     kind: str
     args: tuple
     text: str
+
+
+#: the most elements a ``.array`` may declare: 64 times a 16-bit Dst (1024 rows of 16), far past any input
+MAX_ARRAY = 64 * 1024 * 16
 
 
 def _err(msg: str, source, line: int, text: str, rule: str, column: int = 1) -> ParseError:
@@ -126,6 +131,9 @@ def parse_program(text: str, source: str | None = None) -> list[Statement]:
             if not m:
                 raise _err(".array NAME [RxC] = numbers, or .array NAME RxC fill=V", source, n, t, "tt.prog.syntax")
             name, r, c, nums, fill = m.groups()
+            if r is not None and max(int(r) * int(c), int(r), int(c)) > MAX_ARRAY:  # before anything is allocated
+                raise _err(f"a {r}x{c} array has {int(r) * int(c):,} elements; .array takes at most {MAX_ARRAY:,}",
+                           source, n, t, "tt.prog.array_size", t.find(r) + 1)
             try:
                 if fill is not None:
                     if r is None:
@@ -247,8 +255,12 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
                     (p.values, p.codes)
             else:  # argmax
                 name, o = s.args
-                rows = int(o.get("row", "0"), 0) + np.arange(int(o.get("rows", "1"), 0))
-                hi = adj32(rows)
+                row, count = int(o.get("row", "0"), 0), int(o.get("rows", "1"), 0)
+                if not (0 <= row and count >= 1 and row + count <= 512):
+                    raise GeometryError(f"rows {row}..{row + count - 1} do not fit the 32-bit Dst rows 0..511 "
+                                        "(rows >= 1)", instruction=".argmax", operand="row", rule="tt.argmax.rows",
+                                        value=(row, count))
+                hi = adj32(row + np.arange(count))
                 outputs[name] = argmax_rows(m.dst[hi + 8]).astype(np.float64)
         except ParseError:
             raise

@@ -12,7 +12,7 @@ from .. import formats
 from .cli import parse_program, run_program
 from .state import Machine
 
-__all__ = ["demo", "EXAMPLES"]
+__all__ = ["demo", "EXAMPLES", "SFPU_KERNELS", "sfpu_kernel_errors", "sfpu_error_markdown"]
 
 #: The example programs (in a source checkout, which ``pip install -e .`` uses).
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "tensix"
@@ -62,6 +62,50 @@ def _llk_kernels(console) -> None:
     console.print(t)
 
 
+#: The transcribed tt-llk SFPU kernels: file, what tt-llk computes, and the float64 function it approximates.
+SFPU_KERNELS = (
+    ("llk_sfpu_exp.tt", "exp (`_sfpu_exp_21f_bf16_<true>`)", np.exp),
+    ("llk_sfpu_reciprocal.tt", "reciprocal (`_sfpu_reciprocal_<2>`)", lambda x: 1 / x),
+    ("llk_sfpu_lrelu.tt", "leaky ReLU, slope FP32(0.1) (`_calculate_lrelu_`)",
+     lambda x: np.where(x < 0, x * float(np.float32(0.1)), x)),
+)
+
+
+def sfpu_kernel_errors() -> list[tuple[str, str, int, float, float, float]]:
+    """Per SFPU kernel: (file, kernel, instructions, median and largest relative error against numpy
+    float64 on its 16x16 input, largest error in FP32 ulps of the float64 result)."""
+    rows = []
+    for name, what, ref in SFPU_KERNELS:
+        text = (EXAMPLES / name).read_text()
+        count = sum(s.kind == "insn" for s in parse_program(text))
+        arrays, out = _example(name)
+        x = arrays["x"].astype(np.float32).astype(np.float64)
+        want, have = ref(x), out["y_bits"].view(np.float32).astype(np.float64)
+        rel = np.abs(have - want) / np.abs(want)
+        ulp = np.abs(have - want) / np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+        rows.append((name, what, count, float(np.median(rel)), float(rel.max()), float(ulp.max())))
+    return rows
+
+
+def sfpu_error_markdown() -> str:
+    """The error table of docs/tensix.md (a test keeps the page equal to it)."""
+    lines = ["| File | tt-llk kernel | Instructions | Median relative error | Largest relative error | "
+             "Largest error (FP32 ulps) |", "|---|---|---|---|---|---|"]
+    for name, what, count, med, worst, ulps in sfpu_kernel_errors():
+        lines.append(f"| `examples/tensix/{name}` | {what} | {count} | {med:.2e} | {worst:.2e} | {ulps:.1f} |")
+    return "\n".join(lines)
+
+
+def _sfpu_kernels(console) -> None:
+    t = Table(show_header=True, header_style="bold", title="tt-llk Wormhole B0 SFPU kernels (one 16x16 FP32 face) "
+              "against numpy float64")
+    for col in ("kernel", "instructions", "median rel. error", "largest rel. error", "largest (FP32 ulps)"):
+        t.add_column(col, justify="left" if col == "kernel" else "right")
+    for _, what, count, med, worst, ulps in sfpu_kernel_errors():
+        t.add_row(what.split(" (")[0], str(count), f"{med:.2e}", f"{worst:.2e}", f"{ulps:.1f}")
+    console.print(t)
+
+
 def demo(console) -> None:
     """GMPOOL with ArgMax over a 16x16 block; ELWMUL at HiFi4 against LoFi and the exact product; the
     tt-llk kernels."""
@@ -107,3 +151,7 @@ def demo(console) -> None:
     console.print("\n[bold]tt-llk math kernels[/] (examples/tensix/llk_*.tt): eltwise binary (ELWADD/ELWSUB/ELWMUL), "
                   "reduce (GMPOOL/GAPOOL with MOVB2A) and matmul (MVMUL), as tt-llk issues them")
     _llk_kernels(console)
+
+    console.print("\n[bold]tt-llk SFPU kernels[/] (examples/tensix/llk_sfpu_*.tt): exp, reciprocal and leaky ReLU "
+                  "on the SFPU (SFPLOAD, SFPMAD, SFPSWAP, condition codes, SFPSTORE), bit-exact against ttsim's model")
+    _sfpu_kernels(console)

@@ -42,7 +42,7 @@ from ..errors import EncodingError, ParseError
 from .llk_names import lookup, near
 
 __all__ = [
-    "Field", "Arg", "InsnSpec", "Instruction", "INSTRUCTIONS", "BY_MNEMONIC", "BY_OPCODE", "LEGACY_OPCODES",
+    "Field", "Arg", "InsnSpec", "SFPU_ROWS", "Instruction", "INSTRUCTIONS", "BY_MNEMONIC", "BY_OPCODE", "LEGACY_OPCODES",
     "make", "encode", "decode", "parse", "to_text", "table_markdown",
 ]
 
@@ -109,6 +109,72 @@ def _row(mnemonic: str, opcode: int, fields: str, args: str, summary: str, *, un
                     page or f"WormholeB0/TensixTile/TensixCoprocessor/{mnemonic}.md", summary)
 
 
+# -- SFPU (Vector Unit) rows: fields are tt-llk's macro arguments (``ckernel_ops.h``), so every
+# tt-llk spelling round-trips; bits that ttsim's table (``data/wh/tensix_isa.json``) leaves
+# undefined are refused when the instruction runs (:mod:`.sfpu.table`, rule ``tt.sfpu.reserved``).
+
+
+def _sfpu(mnemonic: str, opcode: int, fields: str, summary: str, *, status="implemented") -> InsnSpec:
+    """An SFPU row: ``fields`` lists the macro's arguments, most significant first; each is one field."""
+    args = " ".join(item.split()[1] for item in fields.split(",") if item.strip())
+    return _row(mnemonic, opcode, fields, args, summary, unit="SFPU", status=status,
+                page=f"WormholeB0/TensixTile/TensixCoprocessor/{mnemonic.replace('_', '')}.md")
+
+
+_IMM12 = "imm12_math 23:12, lreg_c 11:8, lreg_dest 7:4, instr_mod1 3:0"
+_MAD = "lreg_src_a 19:16, lreg_src_b 15:12, lreg_src_c 11:8, lreg_dest 7:4, instr_mod1 3:0"
+_LOAD = "lreg_ind 23:20, instr_mod0 19:16, sfpu_addr_mode 15:14, dest_reg_addr 13:0"
+_IMM16 = "imm16_math 23:8, lreg_dest 7:4, instr_mod1 3:0"
+
+SFPU_ROWS: tuple[InsnSpec, ...] = (
+    _sfpu("SFPLOAD", 0x70, _LOAD, "LReg <- 4 Dst rows x 8 columns, converted by instr_mod0"),
+    _sfpu("SFPLOADI", 0x71, "lreg_ind 23:20, instr_mod0 19:16, imm16 15:0", "LReg <- a 16-bit immediate"),
+    _sfpu("SFPSTORE", 0x72, _LOAD, "4 Dst rows x 8 columns <- LReg, converted by instr_mod0"),
+    _sfpu("SFPLUT", 0x73, "lreg_ind 23:20, instr_mod0 19:16, dest_reg_addr 15:0",
+          "LReg <- |LReg3| * A + C, A and C 8-bit coefficients picked by |LReg3|"),
+    _sfpu("SFPMULI", 0x74, _IMM16, "LReg *= BF16 immediate (FMA)"),
+    _sfpu("SFPADDI", 0x75, _IMM16, "LReg += BF16 immediate (FMA)"),
+    _sfpu("SFPDIVP2", 0x76, _IMM12, "set or add to the exponent"),
+    _sfpu("SFPEXEXP", 0x77, _IMM12, "extract the exponent (biased or not), optionally setting lane flags"),
+    _sfpu("SFPEXMAN", 0x78, _IMM12, "extract the mantissa, with or without the implicit bit"),
+    _sfpu("SFPIADD", 0x79, _IMM12, "32-bit integer add/subtract (register or imm12), optionally setting lane flags"),
+    _sfpu("SFPSHFT", 0x7A, _IMM12, "logical shift left/right by a register or imm12"),
+    _sfpu("SFPSETCC", 0x7B, _IMM12, "lane flags <- sign / zero test of an LReg"),
+    _sfpu("SFPMOV", 0x7C, _IMM12, "LReg copy, negate, all-lanes copy, or PRNG read"),
+    _sfpu("SFPABS", 0x7D, _IMM12, "float or integer absolute value"),
+    _sfpu("SFPAND", 0x7E, _IMM12, "bitwise and"),
+    _sfpu("SFPOR", 0x7F, _IMM12, "bitwise or"),
+    _sfpu("SFPNOT", 0x80, _IMM12, "bitwise not"),
+    _sfpu("SFPLZ", 0x81, _IMM12, "count leading zeros, optionally setting lane flags"),
+    _sfpu("SFPSETEXP", 0x82, _IMM12, "set the exponent from an LReg or imm"),
+    _sfpu("SFPSETMAN", 0x83, _IMM12, "set the mantissa from an LReg or imm"),
+    _sfpu("SFPMAD", 0x84, _MAD, "LReg <- a * b + c (Wormhole FMA model)"),
+    _sfpu("SFPADD", 0x85, _MAD, "LReg <- 1.0 * b + c (Wormhole FMA model)"),
+    _sfpu("SFPMUL", 0x86, _MAD, "LReg <- a * b + 0 (Wormhole FMA model)"),
+    _sfpu("SFPPUSHC", 0x87, _IMM12, "push the lane flags and enable onto the condition stack"),
+    _sfpu("SFPPOPC", 0x88, _IMM12, "pop the condition stack"),
+    _sfpu("SFPSETSGN", 0x89, _IMM12, "set the sign from an LReg or imm"),
+    _sfpu("SFPENCC", 0x8A, _IMM12, "set the lane flags and the condition enable"),
+    _sfpu("SFPCOMPC", 0x8B, _IMM12, "complement the lane flags (within the stack top)"),
+    _sfpu("SFPTRANSP", 0x8C, _IMM12, "transpose LRegs 0-3 and 4-7 across the 4 rows"),
+    _sfpu("SFPXOR", 0x8D, _IMM12, "bitwise exclusive or"),
+    _sfpu("SFP_STOCH_RND", 0x8E, "rnd_mode 21, imm8_math 20:16, lreg_src_b 15:12, lreg_src_c 11:8, lreg_dest 7:4, "
+          "instr_mod1 3:0", "round FP32 to BF16 or to (u)int8/16"),
+    _sfpu("SFPNOP", 0x8F, "", "no operation"),
+    _sfpu("SFPCAST", 0x90, "lreg_src_c 11:8, lreg_dest 7:4, instr_mod1 3:0", "sign-magnitude int32 -> FP32 (RNE)"),
+    _sfpu("SFPCONFIG", 0x91, "imm16_math 23:8, config_dest 7:4, instr_mod1 3:0",
+          "write a LOADMACRO template/sequence, a constant LReg or the lane configuration"),
+    _sfpu("SFPSWAP", 0x92, "imm12_math 23:12, lreg_src_c 11:8, lreg_dest 7:4, instr_mod1 3:0",
+          "swap two LRegs, or put their min/max in order"),
+    _sfpu("SFPLOADMACRO", 0x93, _LOAD, "SFPLOAD that also schedules template instructions (not modelled: ttsim "
+          "leaves it out of scope, so there is no reference to hold a model to)", status="unsupported"),
+    _sfpu("SFPSHFT2", 0x94, "imm12_math 23:12, lreg_src_c 11:8, lreg_dest 7:4, instr_mod1 3:0",
+          "rotate lanes within a row, or shift an LReg by another"),
+    _sfpu("SFPLUTFP32", 0x95, "lreg_dest 7:4, instr_mod1 3:0",
+          "LReg <- |LReg3| * A + C, FP16 coefficients picked by |LReg3|"),
+)
+
+
 _FLIP = "FlipSrcA 22, FlipSrcB 23"
 _ELW_ARGS = "23:22 21 20:19 16:15 9:0"
 
@@ -160,6 +226,7 @@ INSTRUCTIONS: tuple[InsnSpec, ...] = (
          "21:18 17:14 13:10 9:6", "increment RWCs"),
     _row("SETDVALID", 0x57, "FlipSrcA 0, FlipSrcB 1", "1:0",
          "give the unpackers' Src banks to the Matrix Unit", unit="Miscellaneous"),
+    *SFPU_ROWS,
 )
 
 #: Opcodes that are Matrix Unit instructions but not rows: legacy (``MatrixUnit.md``: they compute
@@ -325,7 +392,7 @@ def to_text(insn: Instruction) -> str:
 
 # -- parsing -------------------------------------------------------------------------------------
 
-_CALL = re.compile(r"\s*(?:TTI_|TT_OP_|TT_)([A-Z0-9]+)\s*(?:\((.*)\))?\s*;?\s*$", re.S)
+_CALL = re.compile(r"\s*(?:TTI_|TT_OP_|TT_)([A-Z0-9_]+)\s*(?:\((.*)\))?\s*;?\s*$", re.S)
 _RAW = re.compile(r"\s*TT_OP\s*\((.*)\)\s*;?\s*$", re.S)
 
 

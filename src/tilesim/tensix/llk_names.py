@@ -3,7 +3,8 @@
 Names and values as tt-llk defines them for Wormhole B0 (public tenstorrent/tt-llk:
 ``tt_llk_wormhole_b0/common/inc/ckernel_instr_params.h`` for the ``p_*`` groups,
 ``ckernel_addrmod.h`` for ``ADDR_MOD_n``, ``common/tensor_shape.h`` for ``MAX_FPU_ROWS``).
-Only the groups that Matrix Unit instructions take are listed; a name is written
+Only the groups that Matrix Unit and SFPU instructions take are listed (``InstrModLoadStore`` is
+``llk_lib/llk_defs.h``'s enum); a name is written
 ``p_setrwc::CLR_AB`` (optionally ``ckernel::p_setrwc::CLR_AB``) or ``ADDR_MOD_0``.
 
 >>> NAMES["p_setrwc::CLR_AB"], NAMES["p_gpool::DIM_16X16"], NAMES["MAX_FPU_ROWS"]
@@ -36,6 +37,14 @@ _GROUPS: dict[str, str] = {
     "p_gpool": "DIM_1X16 0 DIM_16X16 1 INDEX_DIS 0 INDEX_EN 1",
     "p_elwise": "SRCB_NO_BCAST 0 DEST_ACCUM_EN 1 DEST_ACCUM_DIS 0 SRCB_BCAST_COL 1 SRCB_BCAST_ROW 2 SRCB_BCAST_ALL 3 "
                 "CLR_A 1 CLR_B 2 CLR_AB 3",
+    "p_sfpu": "LREG0 0 LREG1 1 LREG2 2 LREG3 3 LREG4 4 LREG5 5 LREG6 6 LREG7 7 LCONST_0_8373 8 LCONST_0 9 LCONST_1 10 "
+              "LREG11 11 LREG12 12 LREG13 13 LREG14 14 LCONST_neg1 11 LTILEID 15 kCONST_1_FP16B 16256 "
+              "kCONST_1_FP16A 15360 kCONST_0 0 kCONST_Exp_8Bit 0 kCONST_Exp_5Bit 1",
+    "p_sfpswap": "UNCONDITIONALLY 0 ALL_ROWS_MAX 1 ROWS_01_MAX 2 ROWS_02_MAX 3 ROWS_03_MAX 4 ROW_0_MAX 5 ROW_1_MAX 6 "
+                 "ROW_2_MAX 5 ROW_3_MAX 6",
+    # llk_lib/llk_defs.h: SFPLOAD/SFPSTORE's instr_mod0
+    "InstrModLoadStore": "DEFAULT 0 FP16A 1 FP16B 2 FP32 3 INT32 4 INT8 5 LO16 6 HI16 7 INT32_2S_COMP 12 "
+                         "INT8_2S_COMP 13 LO16_ONLY 14 HI16_ONLY 15",
 }
 
 #: Names outside a group.

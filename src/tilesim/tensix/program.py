@@ -14,9 +14,12 @@ from typing import Iterable
 import numpy as np
 
 from ..errors import TilesimError, UnsupportedError
-from .fpu import HANDLERS
+from .fpu import HANDLERS as FPU_HANDLERS
 from .isa import BY_MNEMONIC, Instruction, decode, encode, parse
+from .sfpu import HANDLERS as SFPU_HANDLERS
 from .state import Machine, check_thread
+
+HANDLERS = {**FPU_HANDLERS, **SFPU_HANDLERS}
 
 __all__ = ["TraceEntry", "execute", "run", "instruction_of", "program_lines"]
 

@@ -109,6 +109,7 @@ class Machine:
         self.unpacker_src_row = [[0, 0, 0], [0, 0, 0]]
         #: The SrcA row the last instruction that reads SrcA started at (SHIFTXA's ``HardwareBug()``).
         self.last_srca_row = 0
+        self.sfpu = _sfpu_state()
         self._memo: dict = {}
 
     # -- conveniences ---------------------------------------------------------------------------
@@ -181,6 +182,7 @@ class Machine:
         m.srca_client, m.srcb_client = list(self.srca_client), list(self.srcb_client)
         m.unpacker_src_row = [list(r) for r in self.unpacker_src_row]
         m.last_srca_row = self.last_srca_row
+        m.sfpu = self.sfpu.copy()
         return m
 
 
@@ -189,6 +191,12 @@ def check_thread(thread: int) -> int:
         raise GeometryError("a Tensix core has threads 0, 1 and 2", instruction="Machine", operand="thread",
                             rule="tt.thread", value=thread)
     return thread
+
+
+def _sfpu_state():
+    """A reset :class:`~.sfpu.state.SfpuState` (the SFPU's LRegs, flags, PRNG and configuration)."""
+    from .sfpu.state import SfpuState
+    return SfpuState()
 
 
 @cache

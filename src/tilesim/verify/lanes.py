@@ -5,7 +5,11 @@ An operand names its *lane kind* in the manifest (``"fmt"``):
 - a :mod:`tilesim.formats` name (``bf16``, ``int16``, ``fp64``...): decoded by the format core;
 - ``tt.src.<STYLE>``, ``tt.dst16.<STYLE>``, ``tt.dst32.<STYLE>``: Tensix register datums,
   read with :mod:`tilesim.tensix.layouts` (STYLE is TF32, BF16, FP16, INT8, FP32 or INT32);
-- ``bits``: plain unsigned fields (flags, counters, instruction words), shown as integers.
+- ``tt.dst32rows.<STYLE>``: physical 16-bit Dst rows of a 32-bit Dst (FP32 or INT32): the datum of
+  ``Dst32b`` has its high half in a row with bit 3 clear and its low half 8 rows below, so a
+  report pairs the two halves and shows the datum's value;
+- ``bits``: plain unsigned fields (flags, counters, instruction words), shown as integers, or as
+  flag names where the operand names its bits (``flags`` in the manifest).
 
 Everything here runs on the few elements a report shows, or on whole arrays with numpy.
 """
@@ -18,9 +22,11 @@ from .. import formats
 from ..errors import FormatError
 from ..formats import Domain, Kind
 
-__all__ = ["values", "nan_mask", "ulp_distance", "check_kind"]
+__all__ = ["values", "nan_mask", "ulp_distance", "check_kind", "numeric", "flag_names", "hex_xz", "dst32_partner",
+           "dst32_datum", "dst32_kind"]
 
-_TT_KINDS = {"src": ("TF32", "BF16", "FP16", "INT8"), "dst16": ("BF16", "FP16", "INT8"), "dst32": ("FP32", "INT32")}
+_TT_KINDS = {"src": ("TF32", "BF16", "FP16", "INT8"), "dst16": ("BF16", "FP16", "INT8"), "dst32": ("FP32", "INT32"),
+             "dst32rows": ("FP32", "INT32")}
 
 
 def check_kind(kind: str) -> str:
@@ -107,3 +113,42 @@ def ulp_distance(expected: int, got: int, kind: str) -> int | None:
         return None
     a, b = _order_key(int(expected), kind), _order_key(int(got), kind)
     return None if a is None or b is None else abs(a - b)
+
+
+def numeric(kind: str) -> bool:
+    """Whether codes of ``kind`` hold numbers (so a ULP distance means something)."""
+    return kind != "bits"
+
+
+def flag_names(code: int, names) -> str:
+    """The set bits of a status word by name (``bitN`` for a bit with no name), ``-`` for none."""
+    on = [(names[i] if i < len(names) and names[i] else f"bit{i}") for i in range(int(code).bit_length())
+          if code >> i & 1]
+    return " ".join(on) or "-"
+
+
+def hex_xz(code: int, xbits: int, zbits: int, width: int) -> str:
+    """A dump word as hex digits, with ``x`` (``z``) for digits that had any X (Z) bit."""
+    out = []
+    for d in range(width - 1, -1, -1):
+        nib = 0xF << (4 * d)
+        out.append("x" if xbits & nib else "z" if zbits & nib else f"{(code & nib) >> (4 * d):x}")
+    return "".join(out)
+
+
+def dst32_partner(flat: int, shape: tuple[int, ...]) -> int:
+    """The flat index of the other half of the Dst32 datum at physical row element ``flat``."""
+    cols = shape[-1]
+    row, col = divmod(flat, cols)
+    return (row ^ 8) * cols + col
+
+
+def dst32_datum(code: int, partner: int, index: tuple[int, ...]) -> int:
+    """The 32-bit Dst datum from the half at ``index`` (physical row, column) and its partner."""
+    hi, lo = (code, partner) if not index[0] & 8 else (partner, code)
+    return (hi << 16) | lo
+
+
+def dst32_kind(kind: str) -> str:
+    """The lane kind of a whole datum (``tt.dst32.FP32``) for a ``tt.dst32rows`` kind."""
+    return kind.replace("tt.dst32rows.", "tt.dst32.")

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
-from ..errors import TilesimError
-from . import coverage, lanes
+from . import coverage
 from .hexfile import write_hex
 
 __all__ = ["Operand", "VectorSet", "lane_dtype"]
@@ -47,6 +46,8 @@ class Operand:
         fmt: lane kind (:mod:`.lanes`): a format name, a Tensix datum kind, or ``bits``.
         nan_any: NaN payloads are not defined by the op, so any NaN matches any NaN.
         doc: what it holds, in words.
+        flags: for a status word, the name of each bit from bit 0 (``""`` for a reserved bit);
+            reports show the set bits by name.
     """
 
     name: str
@@ -56,6 +57,7 @@ class Operand:
     fmt: str = "bits"
     nan_any: bool = False
     doc: str = ""
+    flags: tuple[str, ...] = ()
 
     @property
     def file(self) -> str:
@@ -68,19 +70,15 @@ class Operand:
     def manifest(self) -> dict:
         d = asdict(self)
         d["shape"] = list(self.shape)
+        d["flags"] = list(self.flags)
         d["file"] = self.file
         return d
 
     @classmethod
     def from_manifest(cls, d: dict) -> "Operand":
-        keys = ("name", "role", "shape", "lane_bits", "fmt", "nan_any", "doc")
-        missing = [k for k in keys[:4] if k not in d]
-        if missing:
-            raise TilesimError(f"operand entry lacks {', '.join(missing)}", instruction="tilesim check",
-                               operand="manifest.json", rule="verify.manifest.operand", value=d.get("name"))
-        op = cls(**{k: (tuple(d[k]) if k == "shape" else d[k]) for k in keys if k in d})
-        lanes.check_kind(op.fmt)
-        return op
+        """The operand of a manifest entry that :func:`.schema.check_manifest` has accepted."""
+        keys = ("name", "role", "shape", "lane_bits", "fmt", "nan_any", "doc", "flags")
+        return cls(**{k: (tuple(d[k]) if k in ("shape", "flags") else d[k]) for k in keys if k in d})
 
 
 @dataclass

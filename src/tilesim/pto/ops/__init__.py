@@ -1,8 +1,9 @@
 """PTO ops, one module per family; every op is re-exported by :mod:`tilesim.pto`."""
 
-from . import (arith, convert, debug, elementwise, expand, gather, generate, layout, matmul, matmul_mx, memory, move,
-               quant, reduce, sort)
+from . import (arith, bitwise, convert, debug, elementwise, expand, gather, generate, layout, matmul, matmul_mx,
+               memory, move, permute, quant, reduce, sort)
 from .arith import *  # noqa: F401,F403
+from .bitwise import *  # noqa: F401,F403
 from .convert import *  # noqa: F401,F403
 from .debug import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
@@ -14,6 +15,7 @@ from .matmul import *  # noqa: F401,F403
 from .matmul_mx import *  # noqa: F401,F403
 from .memory import *  # noqa: F401,F403
 from .move import *  # noqa: F401,F403
+from .permute import *  # noqa: F401,F403
 from .quant import *  # noqa: F401,F403
 from .reduce import *  # noqa: F401,F403
 from .sort import *  # noqa: F401,F403
@@ -21,7 +23,8 @@ from .sort import *  # noqa: F401,F403
 __all__ = [*reduce.__all__, *expand.__all__, *elementwise.__all__, *convert.__all__, *memory.__all__,
            *matmul.__all__, *move.__all__, *layout.__all__, *debug.__all__,
            *gather.__all__, *generate.__all__, *sort.__all__, *arith.__all__,
-           *quant.__all__, *matmul_mx.__all__]
+           *quant.__all__, *matmul_mx.__all__, *bitwise.__all__,
+           *permute.__all__]
 
 #: every instruction function by lower-case name (what the .pto interpreter dispatches on)
 OPS = {n: globals()[n] for n in __all__ if n.startswith("t") and callable(globals()[n])}

@@ -95,7 +95,7 @@ class Op:
               or ("NONEBOX" in allowed and not t.is_boxed)
               or ("ROW_MAJOR" in allowed and t.is_row_major))
         if not ok:
-            self.fail(f"must use {what}, not {lay} ({t.blayout}/{t.slayout}, {t.rows}x{t.cols}); "
+            self.fail(f"must use {what}, not {lay} ({t.layouts}, {t.rows}x{t.cols}); "
                       + layout_hint(self.name, t, allowed), operand, "pto.op.layout", lay)
 
     def dtypes(self, key: str, sig: tuple, operands: tuple[str, ...]) -> None:

@@ -97,13 +97,16 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
     """
     op = Op("tcvt", target)
     mode = _round_mode(op, rmode)
-    op.tile(dst, "dst")
-    op.tile(src, "src")
-    op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
-    op.layout(src, "src", ("ROW_MAJOR",), "a row_major block layout")
-    op.dtypes("tcvt", (src.dtype, dst.dtype), ("src", "dst"))
-    if tmp is not None:
-        op.tile(tmp, "tmp", None)
+
+    def static():
+        op.tile(dst, "dst")
+        op.tile(src, "src")
+        op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
+        op.layout(src, "src", ("ROW_MAJOR",), "a row_major block layout")
+        op.dtypes("tcvt", (src.dtype, dst.dtype), ("src", "dst"))
+        if tmp is not None:
+            op.tile(tmp, "tmp", None)
+    op.static((dst, src, tmp), static)
     op.valid_match(dst, src, "src", "dst")
     R, C = dst.valid
     p = op.prof

@@ -142,8 +142,16 @@ def convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) -> 
         return _convert(bits, s, d, mode, saturate)
 
 
+#: float pairs whose numpy cast is the reference's correctly rounded one (IEEE RNE, subnormals, overflow to
+#: Inf) for every lane but NaN, whose payload :func:`nan_lanes` decides
+_NUMPY_CASTS = {("f32", "f16"): np.float16, ("f16", "f32"): np.float32}
+
+
 def _convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) -> tuple[np.ndarray, np.ndarray]:
     undefined = np.zeros(bits.shape, bool)
+    fast = None if saturate else _NUMPY_CASTS.get((s.name, d.name))
+    if fast is not None and bits.size and not np.isnan(bits.view(s.np).max()):  # max propagates NaN
+        return bits.view(s.np).astype(fast).view(d.lane), undefined
     if not saturate and s.is_int and d.is_int:
         v = bits.view(s.np)
         return v.astype(d.np).view(d.lane), undefined

@@ -16,13 +16,15 @@ masks the same way, so a compare feeds a select directly (decision PTO9).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile, to_bits
-from . import masks_cpu
+from . import masks_cpu, unary_cpu
 from ._common import Op
 
 __all__ = ["CMP_MODES"]
@@ -33,10 +35,22 @@ CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
 def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
     if isinstance(value, Tile) or np.ndim(value) != 0 or np.asarray(value).dtype.kind in "SUOa":
         op.fail("expected a scalar number", operand, "pto.op.operand", type(value).__name__, TilesimError)
+    a = np.asarray(value)
     try:
-        return to_bits(np.asarray(value), dt, what=op.inst)
+        if a.dtype.kind in "biuf":  # keyed by the number's bytes: -0.0 and +0.0, NaN payloads stay apart
+            return _scalar_bits(a.dtype.str, a.tobytes(), dt.name)
+        return to_bits(a, dt, what=op.inst)
     except TilesimError as e:
         raise type(e)(e.detail, instruction=op.inst, operand=operand, rule=e.rule, value=value) from None
+
+
+@lru_cache(maxsize=1024)
+def _scalar_bits(np_dtype: str, raw: bytes, dt_name: str) -> np.ndarray:
+    """A scalar's lane code (read-only), kept per (numpy dtype, bytes, tile dtype): ops in loops pass the
+    same scalars, and one conversion through the format costs more than a small tile's arithmetic."""
+    bits = to_bits(np.frombuffer(raw, np_dtype).reshape(()), dt_name)
+    bits.flags.writeable = False
+    return bits
 
 
 def _vec_tiles(op: Op, named: list[tuple[Tile, str]]) -> None:
@@ -47,23 +61,28 @@ def _vec_tiles(op: Op, named: list[tuple[Tile, str]]) -> None:
 
 # ------------------------------------------------------------- tile-tile
 def _tile_tile(op: Op, dst: Tile, src0: Tile, src1: Tile, tmp=None, mask: Tile | None = None) -> None:
-    """The checks of a tile-tile op: vec row-major tiles of dst's dtype (in the op's table) and valid shape."""
-    _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src0, "src0"),
-                    (src1, "src1")])
-    op.same_dtype(dst, src0, "src0", "dst")
-    op.same_dtype(dst, src1, "src1", "dst")
-    op.dtypes(op.name, (dst.dtype,), ("dst",))
-    if tmp is not None:
-        op.tile(tmp, "tmp", None)
+    """The checks of a tile-tile op: vec row-major tiles of dst's dtype (in the op's table) and valid shape.
+    Those that read only the operands' types run once per signature (:meth:`Op.static`)."""
+    def static():
+        _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src0, "src0"),
+                        (src1, "src1")])
+        op.same_dtype(dst, src0, "src0", "dst")
+        op.same_dtype(dst, src1, "src1", "dst")
+        op.dtypes(op.name, (dst.dtype,), ("dst",))
+        if tmp is not None:
+            op.tile(tmp, "tmp", None)
+    op.static((dst, src0, src1, tmp, mask), static)
     op.valid_match(dst, src0, "src0", "dst")
     op.valid_match(dst, src1, "src1", "dst")
 
 
 def _tile_scalar(op: Op, dst: Tile, src: Tile, scalar, tmp=None, mask: Tile | None = None) -> np.ndarray:
     """The checks of a tile-scalar op (as :func:`_tile_tile`, with one source tile); returns the scalar's bits."""
-    _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src, "src")])
-    op.same_dtype(dst, src, "src", "dst")
-    op.dtypes(op.name, (dst.dtype,), ("dst",))
+    def static():
+        _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src, "src")])
+        op.same_dtype(dst, src, "src", "dst")
+        op.dtypes(op.name, (dst.dtype,), ("dst",))
+    op.static((dst, src, mask), static)
     s = _scalar(op, scalar, dst.dtype)
     if tmp is not None:
         op.tile(tmp, "tmp", None)
@@ -74,11 +93,13 @@ def _tile_scalar(op: Op, dst: Tile, src: Tile, scalar, tmp=None, mask: Tile | No
 def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
     op = Op(name, target)
     _tile_tile(op, dst, src0, src1)
-    R, C = dst.valid
     p = op.prof
-    dst.bits[:R, :C] = nx.binary(kind, src0.bits[:R, :C], src1.bits[:R, :C], dst.dtype, flush=p.flush_denormals,
-                                 nan_mode=p.nan_mode, instruction=op.inst, x86=p.x86_nans,
-                                 b_first=_x86_b_first(kind, dst) if p.x86_nans else False)
+    a, b, d = src0.valid_bits, src1.valid_bits, dst.valid_bits
+    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, d, p.nan_mode):
+        return dst
+    d[...] = nx.binary_exact(kind, a, b, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
+                             instruction=op.inst, x86=p.x86_nans,
+                             b_first=_x86_b_first(kind, dst) if p.x86_nans else False)
     return dst
 
 
@@ -102,12 +123,26 @@ def _x86_b_first(kind: str, dst: Tile):
 
 def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     op = Op(name, target)
-    _vec_tiles(op, [(dst, "dst"), (src, "src")])
-    op.same_dtype(dst, src, "src", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
+
+    def static():
+        _vec_tiles(op, [(dst, "dst"), (src, "src")])
+        op.same_dtype(dst, src, "src", "dst")
+        op.dtypes(name, (dst.dtype,), ("dst",))
+    op.static((dst, src), static)
     op.valid_match(dst, src, "src", "dst")
     R, C = dst.valid
     p = op.prof
+    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, src.valid_bits, None,
+                                                                              dst.valid_bits):
+        return dst
+    if dst.dtype.is_int and kind in ("log", "recip"):  # cpu only (the dtype tables): C++ on integers, PTO121
+        if kind == "recip":
+            dst.bits[:R, :C] = unary_cpu.int_recip(op, src.bits[:R, :C], dst.dtype)
+            return dst
+        r, undefined = unary_cpu.int_log(op, src.bits[:R, :C], dst.dtype)
+        dst.bits[:R, :C] = r
+        dst.mark_undefined((slice(0, R), slice(0, C)), undefined)
+        return dst
     r = nx.unary(kind, src.bits[:R, :C], dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                  instruction=op.inst, x86=p.x86_nans)
     if p.x86_nans and kind == "neg" and dst.dtype.name == "f16":
@@ -127,9 +162,12 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     src, s_first = (a, False) if isinstance(a, Tile) else (b, True)
     s = _tile_scalar(op, dst, src, b if not s_first else a)
     R, C = dst.valid
-    x = src.bits[:R, :C]
+    x = src.valid_bits
     p = op.prof
     args = (s, x) if s_first else (x, s)
+    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, *args, dst.valid_bits,
+                                                                              p.nan_mode):
+        return dst
     # x86 NaN order (PTO91): the first operand's NaN wins. g++ puts the scalar first in bf16 add and mul (PTO78).
     # clang's f16 add and mul loop puts the scalar first, 4 columns a step, then the remaining columns in pairs,
     # also scalar first; with an odd column count the one left over, column C // 4 * 4, comes first and puts
@@ -187,10 +225,10 @@ _BIN = {
 }
 _UN = {
     "texp": ("exp", "TEXP: ``dst = exp(src)``, correctly rounded."),
-    "tlog": ("log", "TLOG: ``dst = ln(src)``, correctly rounded."),
+    "tlog": ("log", "TLOG: ``dst = ln(src)``, correctly rounded (cpu integers: ``floor(ln x)``, PTO121)."),
     "tsqrt": ("sqrt", "TSQRT: ``dst = sqrt(src)``, correctly rounded."),
     "trsqrt": ("rsqrt", "TRSQRT: ``dst = 1 / sqrt(src)``, correctly rounded."),
-    "trecip": ("recip", "TRECIP: ``dst = 1 / src``, correctly rounded."),
+    "trecip": ("recip", "TRECIP: ``dst = 1 / src``, correctly rounded (cpu integers: C++ ``1 / x``, PTO121)."),
     "tabs": ("abs", "TABS: ``dst = |src|`` (floats: the sign bit cleared)."),
     "tneg": ("neg", "TNEG: ``dst = -src`` (floats: the sign bit flipped; integers wrap)."),
     "trelu": ("relu", "TRELU: ``dst = max(src, +0)`` under the target's nan_mode."),

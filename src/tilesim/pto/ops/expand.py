@@ -95,14 +95,17 @@ def tcolexpand(dst: Tile, src: Tile, *, target=None) -> Tile:
 
 def _row_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, tmp, target) -> Tile:
     op = Op(name, target)
-    for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
-        op.tile(t, n)
-    op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
-    op.same_dtype(dst, src0, "src0", "dst")
-    op.same_dtype(dst, src1, "src1", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
-    if tmp is not None:
-        op.tile(tmp, "tmp", None)
+
+    def static():
+        for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
+            op.tile(t, n)
+        op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
+        op.same_dtype(dst, src0, "src0", "dst")
+        op.same_dtype(dst, src1, "src1", "dst")
+        op.dtypes(name, (dst.dtype,), ("dst",))
+        if tmp is not None:
+            op.tile(tmp, "tmp", None)
+    op.static((dst, src0, src1, tmp), static)
     R, C = dst.valid
     if R == 0 or C == 0:
         return dst
@@ -129,29 +132,40 @@ def _row_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, tmp, ta
     if ex.valid_rows != R:
         op.fail(f"the broadcast operand needs dst's {R} valid rows, not {ex.valid_rows}", ex_name,
                 "pto.op.rows_match", ex.valid_rows)
-    cols = np.arange(C) % ex.valid_cols
-    wide = ex.bits[:R][:, cols]
+    # Mode 1 broadcasts the column as it is; Mode 2 repeats its 32-byte row along dst's columns
+    wide = ex.bits[:R, :1] if ex.valid_cols == 1 else ex.bits[:R][:, np.arange(C) % ex.valid_cols]
     a, b = (src0.bits[:R, :C], wide) if full0 else (wide, src1.bits[:R, :C])
-    dst.bits[:R, :C] = _apply(kind, a, b, op, dst.dtype)
+    return _write(kind, a, b, op, dst)
+
+
+def _write(kind: str, a: np.ndarray, b: np.ndarray, op: Op, dst: Tile) -> Tile:
+    """dst's valid region = a (op) b: straight into dst where the f32 fast path vouches for the bits."""
+    p = op.prof
+    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, dst.valid_bits,
+                                                                              p.nan_mode):
+        return dst
+    dst.valid_bits[...] = _apply(kind, a, b, op, dst.dtype)
     return dst
 
 
 def _col_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
     op = Op(name, target)
-    for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
-        op.tile(t, n)
-        op.layout(t, n, ("ROW_MAJOR",), "a row_major block layout")
-    op.same_dtype(dst, src0, "src0", "dst")
-    op.same_dtype(dst, src1, "src1", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
+
+    def static():
+        for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
+            op.tile(t, n)
+            op.layout(t, n, ("ROW_MAJOR",), "a row_major block layout")
+        op.same_dtype(dst, src0, "src0", "dst")
+        op.same_dtype(dst, src1, "src1", "dst")
+        op.dtypes(name, (dst.dtype,), ("dst",))
+    op.static((dst, src0, src1), static)
     R, C = dst.valid
     if R == 0 or C == 0:
         return dst
     op.valid_match(dst, src0, "src0", "dst")
     op.cols_match(dst, src1, "src1", "dst")
     op.nonzero(src1, "src1")
-    dst.bits[:R, :C] = _apply(kind, src0.bits[:R, :C], src1.bits[:1, :C], op, dst.dtype)
-    return dst
+    return _write(kind, src0.bits[:R, :C], src1.bits[:1, :C], op, dst)
 
 
 def _make(fam: str, kind: str):

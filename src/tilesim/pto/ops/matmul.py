@@ -57,16 +57,16 @@ def cube_operands(op: Op, c: Tile, a: Tile, b: Tile, left_blayout: str | None) -
     lb = left_blayout
     if a.slayout != "row_major" or (lb is not None and a.blayout != lb):
         op.fail(f"left tile needs blayout {lb or 'row_major or col_major'} and slayout row_major, not "
-                f"{a.blayout}/{a.slayout}; declare it !pto.tile_buf<loc=left, dtype=T, rows=M, cols=K, "
+                f"{a.layouts}; declare it !pto.tile_buf<loc=left, dtype=T, rows=M, cols=K, "
                 f"blayout={lb or 'col_major'}, slayout=row_major, fractal=512> (PTOAS gives a loc=left tile_buf the "
                 "target's block layout, decision PTO35) and TMOV or TEXTRACT it from a mat tile",
                 "a", "pto.op.layout", a.layout)
     if not (b.blayout == "row_major" and b.slayout == "col_major"):
-        op.fail(f"right tile needs blayout row_major and slayout col_major, not {b.blayout}/{b.slayout}; declare "
+        op.fail(f"right tile needs blayout row_major and slayout col_major, not {b.layouts}; declare "
                 "it !pto.tile_buf<loc=right, dtype=T, rows=K, cols=N, blayout=row_major, slayout=col_major, "
                 "fractal=512> and TMOV or TEXTRACT it from a mat tile", "b", "pto.op.layout", b.layout)
     if not (c.blayout == "col_major" and c.slayout == "row_major"):
-        op.fail(f"acc tile needs blayout col_major and slayout row_major, not {c.blayout}/{c.slayout}; declare it "
+        op.fail(f"acc tile needs blayout col_major and slayout row_major, not {c.layouts}; declare it "
                 "!pto.tile_buf<loc=acc, dtype=f32, rows=M, cols=N, blayout=col_major, slayout=row_major, "
                 "fractal=1024> (i32 for i8 inputs)", "c", "pto.op.layout", c.layout)
     if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:

@@ -160,7 +160,7 @@ def _check_path(op: Op, dst: Tile, src: Tile, quant: bool) -> None:
     for t, role, allowed in ((src, "src", path.src_layouts), (dst, "dst", path.dst_layouts)):
         if allowed is not None and t.layout not in allowed:
             op.fail(f"{pair[0]}->{pair[1]} {base.upper()} on {op.prof.name} needs {role} layout "
-                    f"{' or '.join(sorted(allowed))}, not {t.layout} ({t.blayout}/{t.slayout})", role,
+                    f"{' or '.join(sorted(allowed))}, not {t.layout} ({t.layouts})", role,
                     "pto.op.layout", t.layout)
     if path.same_layout and src.layout != dst.layout:
         op.fail(f"{pair[0]}->{pair[1]} {base.upper()} on {op.prof.name} needs src and dst in one layout "

@@ -116,6 +116,8 @@ def _first_reaching(key: np.ndarray, ext: np.ndarray, axis: int) -> np.ndarray:
     if axis == 1:
         return (key == ext[:, None]).argmax(axis=1)
     n, m = key.shape
+    if n * m <= 4096:  # a small tile: the strided argmax costs less than the weighting's extra calls
+        return (key == ext).argmax(axis=0)
     if m >= 1024:  # long rows: a buffer of one row stops numpy copying them to grow its loop (2x faster here)
         old = np.setbufsize(m // 16 * 16)
         try:

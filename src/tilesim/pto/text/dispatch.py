@@ -18,7 +18,7 @@ from functools import lru_cache
 from ...errors import TilesimError
 from ..tile import Tile
 
-__all__ = ["call_op", "TMP_SLOT", "ATTR_ALIASES", "IGNORED_ATTRS", "enum_word", "snake"]
+__all__ = ["call_op", "arrange", "TMP_SLOT", "ATTR_ALIASES", "IGNORED_ATTRS", "enum_word", "snake"]
 
 #: position of the optional tmp tile within a PTOAS op's ins(...) (PTOAS PTOOps.td operand order)
 TMP_SLOT = {
@@ -91,6 +91,21 @@ def call_op(name: str, fn, outs: list, ins: list, attrs: dict, target):
         TilesimError: the operand count does not fit the op (``pto.interp.operands``), or an attribute
             the op does not take (``pto.interp.attr``).
     """
+    slot = TMP_SLOT.get(name)
+    tmp_tile = slot is not None and slot < len(ins) and isinstance(ins[slot], Tile)
+    order, kw_slots, kw = arrange(name, fn, len(outs), len(ins), tmp_tile, attrs)
+    operands = [*outs, *ins]
+    return fn(*[operands[i] for i in order], **kw, **{p: operands[i] for p, i in kw_slots}, target=target)
+
+
+def arrange(name: str, fn, n_outs: int, n_ins: int, tmp_tile: bool, attrs: dict) -> tuple[list, list, dict]:
+    """How :func:`call_op` passes ``n_outs`` outs then ``n_ins`` ins (``tmp_tile``: the op's tmp slot holds a
+    tile) and ``attrs`` to ``fn``: (operand indices of the positional arguments, (keyword, operand index)
+    pairs, converted attribute keywords). It depends on nothing else, so a prepared statement keeps it.
+
+    Raises:
+        TilesimError: as :func:`call_op`.
+    """
     pos, kws, req = _params(fn)
     kw: dict = {}
     for key, v in attrs.items():
@@ -101,17 +116,19 @@ def call_op(name: str, fn, outs: list, ins: list, attrs: dict, target):
             raise _fail(name, f"attribute {key} is not one tilesim's {name.upper()} takes (it takes "
                               f"{', '.join(sorted(kws - set(pos))) or 'none'})", key, v, "pto.interp.attr")
         kw[param] = _convert(param, v)
-    outs, ins = list(outs), list(ins)
+    outs, ins = list(range(n_outs)), list(range(n_outs, n_outs + n_ins))
+    kw_slots = []
     if name in MULTI_OUT_KW and len(outs) == 2:
-        kw[MULTI_OUT_KW[name]] = outs.pop(0)
-    free = [p for p in pos if p not in kw]
+        kw_slots.append((MULTI_OUT_KW[name], outs.pop(0)))
+    taken = set(kw) | {p for p, _ in kw_slots}
+    free = [p for p in pos if p not in taken]
     slot = TMP_SLOT.get(name)
-    if slot is not None and slot < len(ins) and isinstance(ins[slot], Tile) and len(outs) + len(ins) > len(
-            [p for p in free if p != "tmp"]):
+    if tmp_tile and len(outs) + len(ins) > len([p for p in free if p != "tmp"]):
         tmp = ins.pop(slot)
-        if "tmp" in kws and "tmp" not in kw:
-            kw["tmp"] = tmp
-        free = [p for p in free if p not in kw]
+        if "tmp" in kws and "tmp" not in taken:
+            kw_slots.append(("tmp", tmp))
+            taken.add("tmp")
+        free = [p for p in free if p not in taken]
     args = outs + ins
     if len(args) > len(free) and not _variadic(fn):
         raise _fail(name, f"takes {len(free)} operands ({', '.join(free)}), got {len(args)} "
@@ -120,4 +137,4 @@ def call_op(name: str, fn, outs: list, ins: list, attrs: dict, target):
     if missing:
         raise _fail(name, f"needs {len(free)} operands ({', '.join(free)}); {', '.join(missing)} "
                           f"{'is' if len(missing) == 1 else 'are'} missing", missing[0], len(args))
-    return fn(*args, **kw, target=target)
+    return args, kw_slots, kw

@@ -30,6 +30,7 @@ functions, every tile result.
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 from collections import ChainMap
@@ -54,15 +55,19 @@ from .parser import Func, Operand, Program, Stmt, TypeRef, parse
 from .peers import Peers
 from .pipes import Pipes
 from .plan import Plan, plan
+from .steps import Step, prepare
 from .sync import SYNC_OPS, SyncState
 from .types import memref_location, memref_shape, tile_spec, view_dtype
 from .verify import verify, walk as _walk
 from .values import Global, Opaque, PartView, Ptr, Scalar, TensorView, kind_of
 
-__all__ = ["run_file", "run_text", "Interpreter", "Scalar", "Global", "Ptr", "TensorView", "PartView",
-           "program_target"]
+__all__ = ["InputSizeWarning", "run_file", "run_text", "Interpreter", "Scalar", "Global", "Ptr", "TensorView",
+           "PartView", "program_target"]
 
 _MAX_WHILE = 1_000_000
+#: the most elements of a global buffer the program itself makes (memref.alloc, a view of a pointer that is not an
+#: input, a dense<> vector); inputs are as large as given (PTO104)
+MAX_GLOBAL_ELEMENTS = 1 << 28
 _SHIFT_MX_ADDR = 4      # an MX scale tile's address is its operand's >> 4 (pto-isa include/pto/npu/a5/utils.hpp)
 _MAX_DEPTH = 64
 _ROW_REDUCE = ("trowsum", "trowmax", "trowmin", "trowprod")
@@ -70,6 +75,10 @@ _COL_REDUCE = ("tcolsum", "tcolmax", "tcolmin", "tcolprod")
 _ARG_OPS = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin")
 #: ops whose operands include a global-memory window, and the rule for a window that does not match the tile
 _WINDOW_RULE = {"tload": "pto.tload.shape", "tstore": "pto.tstore.shape", "tprefetch": "pto.tload.shape"}
+
+
+class InputSizeWarning(UserWarning):
+    """A pointer input holds more elements than the program's views reach: the rest are ignored (PTO103)."""
 
 
 class _Return(Exception):
@@ -161,6 +170,8 @@ class Interpreter:
         self.undefined: list[tuple[int, str, int]] = []
         self.sync_traces: list = []
         self._plans: dict[int, Plan] = {}
+        #: id(statement) -> its prepared step (:mod:`.steps`), or None where it does not qualify
+        self._steps: dict[int, Step | None] = {}
         self._constants = _constant_names(program)
         self._planning: set = set()
         self._peers: Peers | None = None
@@ -197,7 +208,15 @@ class Interpreter:
             self.issues += [tag + i for i in self.sync.issues + self.pipes.leftovers()]
         for message in self.undefined_summary():
             warnings.warn(message, UndefinedCastWarning, stacklevel=2)
+        for message in self.input_summary():
+            warnings.warn(message, InputSizeWarning, stacklevel=2)
         return self._outputs()
+
+    def input_summary(self) -> list[str]:
+        """One line per pointer input with elements past the last one the program's views reach (PTO103)."""
+        return [f"input {name!r} has {g.lanes.size:,} elements; the program's views reach only the first "
+                f"{g.reach:,}, so the other {g.lanes.size - g.reach:,} are ignored" for name, g in self.globals.items()
+                if g.given and 0 < g.reach < g.lanes.size]
 
     def undefined_summary(self) -> list[str]:
         """One line per statement that marked elements undefined: where, which op, how many elements in all."""
@@ -714,7 +733,8 @@ class Interpreter:
             if None in shape.dims:
                 raise self._err(st, "memref.alloc in global memory needs a static shape", "pto.interp.type")
             dt = get_dtype(shape.elem, instruction=st.op, operand="type")
-            g = Global(st.results[0], dt, np.zeros(int(np.prod(shape.dims)), dt.lane), True)
+            self._room(st, math.prod(shape.dims), f"memref.alloc {ty.text()}")
+            g = Global(st.results[0], dt, np.zeros(math.prod(shape.dims), dt.lane), True)
             env[st.results[0]] = self._memref_view(Ptr(g), ty, st)
             return
         t = self._tile_from(st, ty)
@@ -728,6 +748,7 @@ class Interpreter:
         if shape is None or None in shape.dims or shape.elem not in DTYPES:
             return np.asarray(lit)
         dt = get_dtype(shape.elem)
+        self._room(st, math.prod(shape.dims), f"dense<...> of {ty.text()}")
         a = np.asarray(lit)
         if a.shape not in ((), tuple(shape.dims)):
             raise self._err(st, f"dense<...> holds {a.size} values; the type {ty.text()} has "
@@ -759,10 +780,17 @@ class Interpreter:
         layout = enum_word(st.attrs.get("layout")) if "layout" in st.attrs else None
         env[st.results[0]] = TensorView(ptr, shape, strides, 0, layout)
 
+    def _room(self, node, n: int, what: str) -> None:
+        """Refuse a buffer the program makes with more than :data:`MAX_GLOBAL_ELEMENTS`, before allocating it."""
+        if n > MAX_GLOBAL_ELEMENTS:
+            raise self._err(node, f"{what} needs {n:,} elements; a buffer the program makes holds at most "
+                                  f"{MAX_GLOBAL_ELEMENTS:,} (2**28)", "pto.mem.global_size", value=n)
+
     def _grow(self, ptr: Ptr, need: int, node) -> None:
         g = ptr.glob
         g.reach = max(g.reach, ptr.offset + need)
         if not g.given:
+            self._room(node, ptr.offset + need, f"a view of %{g.name}")
             g.ensure(ptr.offset + need)
         elif ptr.offset + need > g.lanes.size:
             raise self._err(node, f"a view needs {ptr.offset + need} elements of %{g.name}; the input has "
@@ -917,7 +945,16 @@ class Interpreter:
         before, after = st.regions
         names = [n for n, _ in st.extra["inits"]]
         vals = [self._get(env, o, st) for _, o in st.extra["inits"]]
-        for _ in range(_MAX_WHILE):
+        self.iters.append(0)
+        try:
+            self._while_loop(st, env, frame, before, after, names, vals)
+        finally:
+            self.iters.pop()
+
+    def _while_loop(self, st: Stmt, env, frame, before, after, names, vals) -> None:
+        """The iterations of ``scf.while``; iteration k numbers both regions' statements k (PTO100)."""
+        for k in range(_MAX_WHILE):
+            self.iters[-1] = k
             sig = self._region(before, env.new_child(dict(zip(names, vals))), frame)
             if sig is None or sig[0] != "condition":
                 raise self._err(st, "the before-region of scf.while must end with scf.condition", "pto.scf.condition")
@@ -956,6 +993,13 @@ class Interpreter:
 
     # ------------------------------------------------------------------- ops
     def _op(self, st: Stmt, env, frame: _Frame, loose: bool):
+        step = self._steps.get(id(st))
+        if step is not None:
+            outs = step.run(env, self.prof, self.undefined)
+            if outs is not None:
+                if self.observe is not None:
+                    self._wrote = (outs, [])
+                return None
         name = st.op
         if name.startswith("arith."):
             return self._arith(st, env)
@@ -972,29 +1016,45 @@ class Interpreter:
             raise self._err(st, f"unsupported operation {name!r}", "pto.interp.op", name)
         return self._dps(key, fn, st, env, loose)
 
-    def _operands(self, st: Stmt, env, loose: bool) -> tuple[list, list, list]:
-        """(outs, ins, results-to-bind) of a tile op in any form."""
+    def _operands(self, st: Stmt, env, loose: bool) -> tuple[list, list, list, list]:
+        """(outs, ins, results-to-bind, names of the destination operands) of a tile op in any form."""
         types = list(st.in_types)
         if st.kind == "generic" and len(types) == 1 and len(st.ins) > 1:
             types = types * len(st.ins)                           # assembly: one type for every operand
+        at = {"dps": None, "quoted": len(st.ins) - 1}.get(st.kind, None if st.results or op_key(st.op) in (
+            "tstore", "tprint") else 0)                            # an explicit destination written first
+        if st.kind == "dps":
+            for o, ty in zip(st.outs, st.out_types):
+                self._new_destination(env, o, loose, ty)
+        elif at is not None and st.ins:
+            self._new_destination(env, st.ins[at], loose, types[at] if at < len(types) else None)
         ins = [self._get(env, o, st, loose, types[i] if i < len(types) else None) for i, o in enumerate(st.ins)]
         if st.kind == "dps":
             outs = [self._get(env, o, st, loose) for o in st.outs]
-            return outs, ins, []
+            return outs, ins, [], [getattr(o, "name", None) for o in st.outs]
         if st.kind == "quoted":
             tiles = [i for i, v in enumerate(ins) if isinstance(v, (Tile, PartView, TensorView))]
             if not tiles:
                 raise self._err(st, f"{st.op} has no tile operand", "pto.interp.operand")
             k = tiles[-1]
-            return [ins[k]], ins[:k] + ins[k + 1:], []
+            return [ins[k]], ins[:k] + ins[k + 1:], [], [getattr(st.ins[k], "name", None)]
         if st.results:
-            return None, ins, st.results
+            return None, ins, st.results, []
         if op_key(st.op) == "tstore":
-            return ins[1:], ins[:1], []
-        return ins[:1], ins[1:], []
+            return ins[1:], ins[:1], [], []
+        return ins[:1], ins[1:], [], [getattr(st.ins[0], "name", None)] if at is not None and st.ins else []
+
+    def _new_destination(self, env, op, loose: bool, ty: TypeRef | None) -> None:
+        """Outside functions, a destination not yet defined (``tadd %dst, %a, %b : T``) is a new tile of its type."""
+        if not loose or not isinstance(op, Operand) or op.kind != "value" or op.name in env or op.name in self.inputs:
+            return
+        spec = tile_spec(ty, self.prof) if ty is not None else None
+        if spec is not None:
+            env[op.name] = spec.make(valid=tuple(v if v is not None else d
+                                                 for v, d in zip(spec.valid, (spec.rows, spec.cols))))
 
     def _dps(self, key: str, fn, st: Stmt, env, loose: bool) -> None:
-        outs, ins, results = self._operands(st, env, loose)
+        outs, ins, results, named = self._operands(st, env, loose)
         types = list(st.in_types)
         if outs is None:
             outs = self._new_results(key, st, ins)
@@ -1003,6 +1063,13 @@ class Interpreter:
             types = types[:1]
         args_in = [self._scalar_arg(v, types[i] if i < len(types) and st.kind != "generic" or (
             st.kind == "generic" and i < len(types)) else None, st) for i, v in enumerate(ins)]
+        for v in [*ins, *outs]:
+            if isinstance(v, Ptr):
+                name = v.glob.name
+                raise self._err(st, f"%{name} is a !pto.ptr; {st.op} takes global memory through a view: "
+                                    f"%v = pto.make_tensor_view %{name}, shape = [...], strides = [...], then "
+                                    "%p = pto.partition_view %v, offsets = [...], sizes = [...], and pass %p",
+                                "pto.interp.ptr", name)
         tiles = [v for v in outs + args_in if isinstance(v, Tile)]
         for t in tiles:
             t.pull()
@@ -1018,6 +1085,8 @@ class Interpreter:
             prof = prof.with_(name=prof.name, window_paths=None, quant_paths=None)
         marks = [(t, t.undefined) for t in outs if isinstance(t, Tile)]
         call_op(key, fn, outs, args_in, dict(st.attrs), prof)
+        if id(st) not in self._steps and not windows and prof is self.prof and not loose:
+            self._steps[id(st)] = prepare(st, key, fn, outs, args_in)
         for t, before in marks:
             t.push()
             if t.undefined is not before and t.undefined is not None and t.undefined.any():
@@ -1031,10 +1100,10 @@ class Interpreter:
                 g.written = True
         if results:
             self._bind(env, st, outs)
-            if loose:
-                for r, t in zip(results, outs):
-                    if isinstance(t, Tile):
-                        self.results[r] = t
+        if loose:                                                 # statements outside functions return their tiles
+            for r, t in zip(results or named, outs):
+                if r is not None and isinstance(t, Tile):
+                    self.results[r] = t
 
     def _window_of(self, st: Stmt, key: str, v, tiles: list, operand: str, windows: list, write: bool):
         """A view operand as the 2-D numpy array an op reads or writes (written back after the op)."""
@@ -1195,7 +1264,7 @@ class Interpreter:
         self._bind(env, st, [self._tile_from(st, st.out_types[0])] if st.out_types else [])
 
     def _tprint(self, st, env, frame) -> None:
-        outs, ins, _ = self._operands(st, env, False)
+        outs, ins, _, _ = self._operands(st, env, False)
         tiles = [v for v in (outs or []) + ins if isinstance(v, Tile)]
         if len(tiles) != 1:
             raise self._err(st, "pto.tprint prints one tile", "pto.interp.operands")

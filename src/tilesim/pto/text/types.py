@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...errors import ParseError
+from ...errors import ParseError, TilesimError
 from ..dtypes import get_dtype
 from ..targets import Profile
 from ..tile import Tile
@@ -45,14 +45,17 @@ class TileSpec:
     slayout: str = "none_box"
     fractal: int = 512
     pad: object = "null"
+    layout_note: str = ""     # where a layout the type did not name came from (errors say it)
 
     @property
     def dynamic(self) -> bool:
         return None in self.valid
 
     def make(self, valid=None) -> Tile:
-        return Tile(self.loc, self.dtype, self.rows, self.cols, valid or self.valid, self.blayout, self.slayout,
-                    self.fractal, self.pad)
+        t = Tile(self.loc, self.dtype, self.rows, self.cols, valid or self.valid, self.blayout, self.slayout,
+                 self.fractal, self.pad)
+        t.layout_note = self.layout_note
+        return t
 
 
 def _err(t: TypeRef, detail: str, rule: str = "pto.parse.type") -> ParseError:
@@ -122,9 +125,25 @@ def tile_spec(t: TypeRef, prof: Profile) -> TileSpec | None:
         spec = _compact(t, prof)
     else:
         return _doc_tile(t)
-    if spec.loc == "left" and prof.left_blayout:
+    _check_size(t, spec, prof)
+    if spec.loc == "left" and prof.left_blayout and spec.blayout != prof.left_blayout:
         spec.blayout = prof.left_blayout     # PTOAS's parser gives every Left tile_buf the target's layout
+        spec.layout_note = f"blayout {prof.left_blayout} is {prof.name}'s for every Left tile"
     return spec
+
+
+def _check_size(t: TypeRef, spec: TileSpec, prof: Profile) -> None:
+    """A tile larger than its buffer on the target is refused before anything is allocated (PTO104)."""
+    cap = prof.capacities.get(spec.loc)
+    if cap is None or not all(isinstance(v, int) and v > 0 for v in (spec.rows, spec.cols)):
+        return                                               # Tile() names what is wrong with these
+    try:
+        size = get_dtype(spec.dtype).size
+    except TilesimError:
+        return
+    if spec.rows * spec.cols * size > cap:
+        raise _err(t, f"a {spec.rows}x{spec.cols} {spec.dtype} tile takes {spec.rows * spec.cols * size:,} bytes; "
+                      f"the {spec.loc} buffer on {prof.name} holds {cap:,}", rule="pto.mem.size")
 
 
 def _keyed(t: TypeRef) -> TileSpec:
@@ -175,8 +194,14 @@ def _compact(t: TypeRef, prof: Profile) -> TileSpec:
     blayout = kw.get("blayout")
     if blayout is None:
         blayout = (prof.left_blayout or "row_major") if loc == "left" else "row_major"
-    return TileSpec(loc, shape.elem, shape.dims[0], shape.dims[1], tuple(valid), str(blayout),
-                    str(kw.get("slayout", "none_box")), int(kw.get("fractal", 512)), kw.get("pad", "null"))
+    slayout = str(kw.get("slayout", "none_box"))
+    said = {"blayout": f"{blayout} is {prof.name}'s default blayout for a {loc} tile",
+            "slayout": f"{slayout} is the default slayout"}
+    unnamed = [k for k in said if k not in kw]
+    note = (f"the type names no {'layout' if len(unnamed) > 1 else unnamed[0]}: "
+            + ", ".join(said[k] for k in unnamed)) if unnamed else ""
+    return TileSpec(loc, shape.elem, shape.dims[0], shape.dims[1], tuple(valid), str(blayout), slayout,
+                    int(kw.get("fractal", 512)), kw.get("pad", "null"), note)
 
 
 def _padded(dtype: str, rows: int, cols: int) -> tuple[int, int]:

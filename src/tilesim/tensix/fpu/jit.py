@@ -1,5 +1,5 @@
-"""numba kernels for the hardware model's element-wise FPU arithmetic (ELWMUL, ELWADD, ELWSUB) and
-for GMPOOL's column scan, over batches (the API) and in place on the machine's arrays (one
+"""numba kernels for the hardware model's element-wise FPU arithmetic (ELWMUL, ELWADD, ELWSUB), its
+MVMUL (two pre-summed K groups, then Dst), and GMPOOL's column scan, over batches (the API) and in place on the machine's arrays (one
 instruction: no array is allocated or copied in Python).
 
 The same steps as :func:`..rounding.hw_mul_terms`, :func:`..rounding.hw_add_term` and
@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit, prange
 from numba.cpython.unsafe.numbers import leading_zeros
 
-__all__ = ["elw_batch", "elw_block", "gmpool", "gmpool_block", "SRC_STYLES", "DST_STYLES"]
+__all__ = ["elw_batch", "elw_block", "gmpool", "gmpool_block", "mvmul", "mvmul_block", "SRC_STYLES", "DST_STYLES"]
 
 _M32 = 0xFFFFFFFF
 _LOW13 = -8192   # ~0x1FFF
@@ -68,21 +68,42 @@ def _align(m, e, s, top):
 
 
 @njit(cache=True, inline="always")
-def _accumulate(s, e, m, d, dst32, exp8):
-    """``hw_accumulate([(s, e, m)], d)`` for one element (Wormhole's -1 LSB renormalisation kept)."""
-    sd = (d >> 31) & 1
+def _dst_man(d, top, dst32):
+    """Dst's acc bits ``d`` as a signed significand aligned to exponent ``top``."""
     ed = (d >> 23) & 0xFF
-    md = 0 if ed == 0 else (d & 0x7FFFFF) | 0x800000
-    top = max(ed, e)
-    man = _align(md, ed, 0, top)
+    man = _align(0 if ed == 0 else (d & 0x7FFFFF) | 0x800000, ed, 0, top)
     if not dst32:
         man = (man + 4096) & _LOW13
-    if sd:
-        man = -man
+    return -man if (d >> 31) & 1 else man
+
+
+@njit(cache=True, inline="always")
+def _term(s, e, m, top, dst32):
+    """A term (sign, exp, 32-bit significand) aligned to ``top``, signed."""
     t = _align(m, e, s, top)
     if not dst32:
         t = (t + 4096 - s) & _M32 & _LOW13
-    man = _wrap32(man - t if s else man + t)
+    return -t if s else t
+
+
+@njit(cache=True, inline="always")
+def _accumulate(s, e, m, d, dst32, exp8):
+    """``hw_accumulate([(s, e, m)], d)`` for one element (Wormhole's -1 LSB renormalisation kept)."""
+    top = max((d >> 23) & 0xFF, e)
+    return _normalise(_wrap32(_dst_man(d, top, dst32) + _term(s, e, m, top, dst32)), top, dst32, exp8)
+
+
+@njit(cache=True, inline="always")
+def _accumulate2(s1, e1, m1, s2, e2, m2, d, dst32, exp8):
+    """``hw_accumulate([(s1, e1, m1), (s2, e2, m2)], d)`` for one element (MVMUL's two K-group terms)."""
+    top = max((d >> 23) & 0xFF, e1, e2)
+    man = _dst_man(d, top, dst32) + _term(s1, e1, m1, top, dst32) + _term(s2, e2, m2, top, dst32)
+    return _normalise(_wrap32(man), top, dst32, exp8)
+
+
+@njit(cache=True, inline="always")
+def _normalise(man, top, dst32, exp8):
+    """The signed 32-bit sum ``man`` at exponent ``top`` as acc bits (``hw_accumulate``'s last steps)."""
     sign = 1 if man < 0 else 0
     man = abs(man)
     if top <= 0 or man == 0:
@@ -161,6 +182,102 @@ def _elw_one(op, x, y, raw, ok, add_dst, exp8, dst32, phase, a_man, b_man, flush
             e = e + 112 if e != 0 else 97
     acc = _to_acc(np.int64(raw), dst32, exp8) if add_dst and ok else 0
     return _from_acc(_accumulate(s, e, m, acc, dst32, exp8), dst32, exp8)
+
+
+@njit(cache=True, inline="always")
+def _mm_operands(a, b, exp8, a_man, b_man, phase):
+    """SrcA (K x J) and SrcB (R x K) datums as (exponent, 5- or 7-bit phase slice of the significand,
+    sign) arrays, decoded once per instruction."""
+    ka, ja = a.shape
+    rb, kb = b.shape
+    ea, pa, sa = np.empty((ka, ja), np.int64), np.empty((ka, ja), np.int64), np.empty((ka, ja), np.int64)
+    eb, pb, sb = np.empty((rb, kb), np.int64), np.empty((rb, kb), np.int64), np.empty((rb, kb), np.int64)
+    for k in range(ka):
+        for j in range(ja):
+            s, e, m = _parts(np.int64(a[k, j]), exp8, a_man)
+            sa[k, j], ea[k, j], pa[k, j] = s, e, (m >> 1) & 31 if phase & 1 else m >> 6
+    for r in range(rb):
+        for k in range(kb):
+            s, e, m = _parts(np.int64(b[r, k]), exp8, b_man)
+            sb[r, k], eb[r, k], pb[r, k] = s, e, (m & 15) << 3 if phase & 2 else m >> 4
+    return ea, pa, sa, eb, pb, sb
+
+
+@njit(cache=True, inline="always")
+def _mm_group(ops, r, j, k0, adj):
+    """``hw_matmul_terms`` for output (r, j) and K = k0 .. k0 + 7: the group's pre-summed term."""
+    ea, pa, sa, eb, pb, sb = ops
+    zero_e = max(adj, 0)
+    top = -(1 << 62)
+    for k in range(k0, k0 + 8):
+        e = zero_e if ea[k, j] == 0 or eb[r, k] == 0 else ea[k, j] + eb[r, k] + adj
+        top = max(top, e)
+    if top <= 0:
+        return 0, 0, 0
+    total = 0
+    for k in range(k0, k0 + 8):
+        if ea[k, j] == 0 or eb[r, k] == 0:
+            e, m, s = zero_e, 0, 0
+        else:
+            e, m, s = ea[k, j] + eb[r, k] + adj, pa[k, j] * pb[r, k], sa[k, j] ^ sb[r, k]
+        d = min(top - e, 30)
+        al = ((m << 1) + (1 << d)) >> (d + 1)
+        total += -al if s else al
+    return (1 if total < 0 else 0), top, abs(total) << 13
+
+
+@njit(cache=True, inline="always")
+def _mm_adj(exp8, dst32, phase):
+    return (-127 if exp8 else (127 - 30 if dst32 else -15)) - (5 if phase & 1 else 0) - (7 if phase & 2 else 0)
+
+
+@njit(cache=True, error_model="numpy")
+def mvmul(a, b, acc, exp8, dst32, phase, a_man, b_man):
+    """The hardware model's ``Dst += b @ a`` over a batch: ``a`` (N, 16, 16) SrcA datums (K x J), ``b``
+    (N, R, 16) SrcB datums (R x K), ``acc`` (N, R, 16) Dst values as acc bits (an undefined row as 0).
+    Returns the new acc bits (uint32): :func:`..rounding.hw_matmul_terms` then ``hw_accumulate``."""
+    n, rows = b.shape[0], b.shape[1]
+    adj = _mm_adj(exp8, dst32, phase)
+    out = np.empty((n, rows, 16), np.uint32)
+    for q in range(n):
+        ops = _mm_operands(a[q], b[q], exp8, a_man, b_man, phase)
+        for r in range(rows):
+            for j in range(16):
+                s1, e1, m1 = _mm_group(ops, r, j, 0, adj)
+                s2, e2, m2 = _mm_group(ops, r, j, 8, adj)
+                out[q, r, j] = _accumulate2(s1, e1, m1, s2, e2, m2, np.int64(acc[q, r, j]), dst32, exp8)
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def mvmul_block(exp8, dst32, srca, srcb, dst, dst_valid, a_bank, a_row, b_bank, b_row, broadcast, num_rows, base,
+                phase, a_man, b_man):
+    """One MVMUL (or DOTPV, GAPOOL) on the machine's arrays, in place: SrcA rows ``a_row .. a_row + 15``
+    (K x J), SrcB row ``b_row + w`` (or ``b_row`` for every output row when ``broadcast``) into Dst row
+    ``base + w`` for w in 0 .. num_rows - 1 (every other w when ``broadcast``); an undefined Dst row reads
+    as 0, and each written row is marked valid (a 32-bit row at ``Adj32``, its low half 8 rows below)."""
+    adj = _mm_adj(exp8, dst32, phase)
+    ops = _mm_operands(srca[a_bank, a_row:a_row + 16], srcb[b_bank, b_row:b_row + (1 if broadcast else num_rows)],
+                       exp8, a_man, b_man, phase)
+    for w in range(0, num_rows, 2 if broadcast else 1):
+        row = base + w
+        br = 0 if broadcast else w
+        phys = ((row & 0x1F8) << 1) | (row & 0x207) if dst32 else row
+        ok = dst_valid[phys]
+        for j in range(16):
+            raw = 0
+            if ok:
+                raw = (np.int64(dst[phys, j]) << 16) | dst[phys + 8, j] if dst32 else np.int64(dst[phys, j])
+            acc = _to_acc(raw, dst32, exp8)
+            s1, e1, m1 = _mm_group(ops, br, j, 0, adj)
+            s2, e2, m2 = _mm_group(ops, br, j, 8, adj)
+            v = _from_acc(_accumulate2(s1, e1, m1, s2, e2, m2, acc, dst32, exp8), dst32, exp8)
+            if dst32:
+                dst[phys, j] = v >> 16
+                dst[phys + 8, j] = v & 0xFFFF
+            else:
+                dst[phys, j] = v
+        dst_valid[phys] = True
 
 
 #: Elements from which :func:`elw_batch`'s callers take the multi-threaded kernel (below it, thread

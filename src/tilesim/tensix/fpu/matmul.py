@@ -14,16 +14,18 @@ from ..state import Machine
 from .common import (FpuMode, apply_addr_mod, check_fp16_datums, check_no_stochastic, dst_row, fidelity_phase,
                      flip_banks, fpu_mode, read_dst, require_src, write_dst)
 from .elementwise import INT8_MASK_A, INT8_MASK_B, saturate_int32
+from .jit import mvmul, mvmul_block
 
 __all__ = ["matmul_kernel", "run_matmul", "HANDLERS"]
 
 
 def matmul_kernel(a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid: np.ndarray, mode: FpuMode,
-                  phase: int, model: str) -> np.ndarray:
+                  phase: int, model: str, jit: bool = True) -> np.ndarray:
     """New raw Dst data: ``Dst += b @ a`` for ``a`` (..., 16, 16) and ``b`` (..., R, 16) Src datums.
 
     The doc model sums K = 0..15 in order in IEEE binary32 (no fused multiply-add), then adds
-    Dst; the hardware model pre-sums K = 0..7 and 8..15 (spec §10.7).
+    Dst; the hardware model pre-sums K = 0..7 and 8..15 (spec §10.7), through the numba kernel
+    :func:`.jit.mvmul` when ``jit`` (the numpy path below is its reference).
     """
     a = np.asarray(a, np.uint32)
     b = np.asarray(b, np.uint32)
@@ -46,11 +48,18 @@ def matmul_kernel(a: np.ndarray, b: np.ndarray, dst_raw: np.ndarray, valid: np.n
                 x = x + fb[..., :, k, None] * fa[..., None, k, :]
             x = x + doc_read_dst(dst, mode.dst32, mode.style)
         return doc_write_dst(x, mode.dst32, mode.style)
+    acc = acc_from_dst(dst, mode.dst32, mode.exp8)
+    if jit:
+        lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], acc.shape[:-2])
+        rows = b.shape[-2]
+        flat = [np.ascontiguousarray(np.broadcast_to(x, (*lead, *x.shape[-2:]))).reshape(-1, *x.shape[-2:])
+                for x in (a, b, acc)]
+        new = mvmul(*flat, mode.exp8, mode.dst32, phase, mode.a_man, mode.b_man).reshape(*lead, rows, 16)
+        return acc_to_dst(new, mode.dst32, mode.exp8)
     aa = np.swapaxes(a, -1, -2)[..., None, :, :]   # (..., 1, J, K)
     bb = b[..., :, None, :]                          # (..., R, 1, K)
     terms = hw_matmul_terms(aa, bb, exp8=mode.exp8, dst32=mode.dst32, phase=phase, a_man=mode.a_man,
                             b_man=mode.b_man)
-    acc = acc_from_dst(dst, mode.dst32, mode.exp8)
     return acc_to_dst(hw_accumulate(terms, acc, dst32=mode.dst32, exp8=mode.exp8), mode.dst32, mode.exp8)
 
 
@@ -75,11 +84,15 @@ def run_matmul(m: Machine, insn, thread: int, num_rows: int, broadcast: bool) ->
         if mode.style == "FP16":
             check_fp16_datums(name, "SrcA", a)
             check_fp16_datums(name, "SrcB", b)
-    written = np.arange(0, num_rows, 2 if broadcast else 1)
-    rows = base + written
-    raw, valid = read_dst(m, rows, mode.dst32)
-    new = matmul_kernel(a, b[written], raw, valid, mode, phase, m.rounding)
-    write_dst(m, rows, new, mode.dst32)
+    if m.jit and m.rounding == "hardware" and mode.style != "INT8":  # in place, one numba call
+        mvmul_block(mode.exp8, mode.dst32, m.srca, m.srcb, m.dst, m.dst_valid, m.srca_bank, a_row, m.srcb_bank,
+                    b_row, broadcast, num_rows, base, phase, mode.a_man, mode.b_man)
+    else:
+        written = np.arange(0, num_rows, 2 if broadcast else 1)
+        rows = base + written
+        raw, valid = read_dst(m, rows, mode.dst32)
+        new = matmul_kernel(a, b[written], raw, valid, mode, phase, m.rounding, jit=m.jit)
+        write_dst(m, rows, new, mode.dst32)
     m.last_srca_row = a_row
     flip_banks(m, thread, insn["FlipSrcA"], insn["FlipSrcB"])
     apply_addr_mod(m, thread, insn["AddrMod"])

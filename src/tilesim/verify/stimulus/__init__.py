@@ -15,7 +15,7 @@ __all__ = ["GENERATORS", "generator"]
 
 #: ISA name -> module
 GENERATORS = {
-    "tensix": "tilesim.verify.stimulus.tensix",
+    "tensix": "tilesim.verify.stimulus.tensix_all",
     "pto": "tilesim.verify.stimulus.pto",
     "ame": "tilesim.verify.stimulus.ame",
     "formats": "tilesim.verify.stimulus.formats",

@@ -13,26 +13,47 @@ import numpy as np
 from ... import formats
 from ...ame import Core, mxcfg, mxtile
 from ...ame import regfile
+from ...ame.csr import MXSTATUS
 from ...ame.mmacc import plan as mmacc_plan
 from ...ame.models import check_model
 from ...formats import Format, Kind
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
-from .values import applicable, class_codes, lane_of, measure, random_codes
+from .dist import Dist
+from .values import applicable, class_codes, lane_of, measure
 
-__all__ = ["OPS", "OPTIONS", "generate", "finite_codes"]
+__all__ = ["OPS", "OPTIONS", "generate"]
 
 OPS = ("mmacc",)
-OPTIONS = frozenset({"ft", "bovf", "sat", "rnd", "tiling", "accumulation", "k", "m"})
+OPTIONS = frozenset({"ft", "bovf", "sat", "rnd", "tiling", "accumulation", "k", "m", "dist"})
+#: mxstatus bit names, from bit 0 (the CSR table's fields)
+_STATUS_FLAGS = tuple(next((f.name for f in MXSTATUS.fields if f.lo == i), "") for i in range(4))
 
 
-def finite_codes(fmt: Format, rng: np.random.Generator, shape) -> np.ndarray:
-    """Uniform codes of ``fmt`` with NaN and Inf replaced by zero (random vectors stay mostly finite)."""
-    codes = random_codes(fmt, rng, shape)
-    if fmt.is_float:
-        meas = measure(codes, fmt)
-        codes = np.where(meas["nan"] | meas["inf"], class_codes(fmt, "zero", rng, 1)[0], codes)
-    return codes.astype(fmt.dtype)
+def run_one(accumulation: str, cfg: int, geo: int, tiles: tuple[int, int, int, int], a, b, c_in, beta: int):
+    """One ``MMACC.T`` on a fresh core: A, B and C written from codes (C over A and B where they overlap).
+
+    Returns what the tiles hold before (A, B, C) and after (C), mxstatus, and the executed record.
+    """
+    ta, tb, tc, span = tiles
+    core = Core(accumulation)
+    core.csrw("mxcfg", cfg)
+    core.csrw("mxtile", geo)
+    p = mmacc_plan(cfg, geo, 0, 0, 0, 0, instruction="MMACC.T")
+    ft_, acc = p.ft, p.acc
+    m, k = a.shape[-2:]
+    for j in range(c_in.shape[0]):
+        core.write_codes(tc + j * span, c_in[j], acc)
+    for j in range(a.shape[0]):
+        core.write_codes(ta + j, a[j], ft_, one_tile=True)
+    for j in range(b.shape[0]):
+        core.write_codes(tb + j, b[j], ft_, one_tile=True)
+    a_read = [core.read_codes(ta + j, ft_, (m, k), one_tile=True) for j in range(a.shape[0])]
+    b_read = [core.read_codes(tb + j, ft_, (m, k), one_tile=True) for j in range(b.shape[0])]
+    c_read = [core.read_codes(tc + j * span, acc, (m, m)) for j in range(c_in.shape[0])]
+    ex = core.mmacc_t(tc, ta, tb, beta)
+    c_out = [core.read_codes(tc + j * span, acc, (m, m)) for j in range(c_in.shape[0])]
+    return a_read, b_read, c_read, c_out, core.csrr("mxstatus"), ex
 
 
 def _classes(ft: Format, acc: Format, k: int, saturate: bool, fallback: bool) -> list[str]:
@@ -64,8 +85,9 @@ def _ft_key(ft):
 
 def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf: int = 0, sat: int = 0,
              rnd: str = "rne", tiling: str = "1x1", accumulation: str = "fused", k: int | None = None,
-             m: int | None = None) -> VectorSet:
-    """A vector set for ``mmacc`` in one configuration (``--tiling 4x4`` sets GUARD4x4)."""
+             m: int | None = None, dist: Dist | None = None) -> VectorSet:
+    """A vector set for ``mmacc`` in one configuration (``--tiling 4x4`` sets GUARD4x4); ``dist`` draws the
+    undirected elements (:mod:`.dist`)."""
     check_model(accumulation)
     fmt = formats.get(_ft_key(ft))
     e = formats.elements_per_row(fmt)
@@ -83,15 +105,16 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
     classes = _classes(ft_, acc, k, probe.saturate and _can_overflow(ft_, acc, k), probe.fallback)
     order = plan(classes, n, min_per_class, rng)
     count = len(order)
-    a = finite_codes(ft_, rng, (count, na, m, k))
-    b = finite_codes(ft_, rng, (count, nb, m, k))
-    c_in = finite_codes(acc, rng, (count, npairs, m, m))
+    dist = dist or Dist()
+    a = dist.codes(ft_, rng, (count, na, m, k))
+    b = dist.codes(ft_, rng, (count, nb, m, k))
+    c_in = dist.codes(acc, rng, (count, npairs, m, m))
     beta = rng.integers(0, 1, count, endpoint=True)
     big = class_codes(ft_, "max_normal", rng, 1)[0] if ft_.is_float else \
         class_codes(ft_, "min_normal", rng, 1)[0]                      # INT: the most negative, squares to max
     one = formats.encode(np.ones(1), ft_)[0] if ft_.is_float else 0
     for i, cls in enumerate(order):
-        if cls == "random" and ft_.kind is Kind.INT and rng.random() < 0.5:   # small values: no overflow
+        if cls == "random" and dist.kind is None and ft_.kind is Kind.INT and rng.random() < 0.5:  # no overflow
             for x in (a, b):
                 x[i] = lane_of((formats.decode_int(x[i], ft_) >> (ft_.bits // 2)).astype(np.uint64)
                                & np.uint64(ft_.code_mask), ft_)
@@ -120,21 +143,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
     status = np.zeros((count, 1), np.uint8)
     tags: list[set] = []
     for i in range(count):
-        core = Core(accumulation)
-        core.csrw("mxcfg", cfg)
-        core.csrw("mxtile", geo)
-        for j in range(npairs):
-            core.write_codes(tc + j * span, c_in[i, j], acc)
-        for j in range(na):
-            core.write_codes(ta + j, a[i, j], ft_, one_tile=True)
-        for j in range(nb):
-            core.write_codes(tb + j, b[i, j], ft_, one_tile=True)
-        a[i] = [core.read_codes(ta + j, ft_, (m, k), one_tile=True) for j in range(na)]
-        b[i] = [core.read_codes(tb + j, ft_, (m, k), one_tile=True) for j in range(nb)]
-        c_read[i] = [core.read_codes(tc + j * span, acc, (m, m)) for j in range(npairs)]
-        ex = core.mmacc_t(tc, ta, tb, int(beta[i]))
-        c_out[i] = [core.read_codes(tc + j * span, acc, (m, m)) for j in range(npairs)]
-        status[i, 0] = core.csrr("mxstatus")
+        a[i], b[i], c_read[i], c_out[i], status[i, 0], ex = run_one(
+            accumulation, cfg, geo, (ta, tb, tc, span), a[i], b[i], c_in[i], int(beta[i]))
         t = {order[i]} - {"random"}
         meas = {**measure(np.concatenate([a[i].ravel(), b[i].ravel()]), ft_)}
         t |= {c for c, hit in meas.items() if c in classes and hit.any()}
@@ -150,7 +160,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
     tags = finish([sorted(t) for t in tags], classes, min_per_class)
     config = {"ft": ft_.name, "acc": acc.name, "bovf": int(bovf), "sat": int(sat), "rnd": rnd, "tiling": tiling,
               "guard4x4": guarded, "accumulation": accumulation, "k": k, "m": m, "tA": ta, "tB": tb, "tC": tc,
-              "instruction": f"MMACC.T t{tc}, t{ta}, t{tb}, imm", "mxcfg": cfg, "mxtile": geo}
+              "instruction": f"MMACC.T t{tc}, t{ta}, t{tb}, imm", "mxcfg": cfg, "mxtile": geo, "span": span}
     nan_any = acc.is_float
     operands = [
         Operand("a", "input", (na, m, k), ft_.lane_bits, ft_.name, doc=f"A tiles t{ta}.., M x K {ft_.name} codes"),
@@ -163,7 +173,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, ft="int8", bovf:
         Operand("c", "output", (npairs, m, m), acc.lane_bits, acc.name, nan_any=nan_any,
                 doc=f"C after the instruction ({acc.name} codes)"),
         Operand("mxstatus", "output", (1,), 4, doc="mxstatus after (from 0): bit 0 guard_fallback, 2 inexact, "
-                                                    "3 sat_hit"),
+                                                    "3 sat_hit", flags=_STATUS_FLAGS),
     ]
     arrays = {"a": a, "b": b, "c_in": c_read, "mxcfg": np.full((count, 1), cfg, np.uint32),
               "mxtile": np.full((count, 1), geo, np.uint32),

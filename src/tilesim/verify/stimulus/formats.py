@@ -103,7 +103,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, format: str = "f
                     Operand("code", "output", (LANES,), fmt.lane_bits, fmt.name, nan_any=True,
                             doc=f"{fmt.name} codes"),
                     Operand("flags", "output", (LANES,), 5, "bits",
-                            doc="bit 0 inexact, 1 overflow, 2 underflow, 3 invalid, 4 saturated")]
+                            doc="bit 0 inexact, 1 overflow, 2 underflow, 3 invalid, 4 saturated",
+                            flags=formats.Flags.NAMES)]
         arrays = {"x": x.view(np.uint64), "code": code.astype(fmt.dtype), "flags": flags.bits()}
     elif op == "decode":
         codes = random_codes(fmt, rng, (len(order), LANES))

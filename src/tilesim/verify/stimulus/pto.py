@@ -20,18 +20,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ... import formats
-from ...errors import DtypeError
+from ...errors import DtypeError, TilesimError
 from ...pto import Tile
 from ...pto.dtypes import get_dtype
 from ...pto.ops import OPS as PTO_OPS
 from ...pto.targets import OP_TYPES, get_target
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
+from .dist import Dist
 from .values import applicable, class_codes, measure, random_codes, tie_mask, tie_values
 
 __all__ = ["OPS", "OPTIONS", "FAMILY", "generate"]
 
-OPTIONS = frozenset({"dtype", "target"})
+OPTIONS = frozenset({"dtype", "target", "dist"})
 R = 4
 _TEXT = 1024   # bytes of TPRINT's text operand (R x 16 values of at most 11 characters, row breaks)
 
@@ -73,6 +74,12 @@ FAMILY: dict[str, str] = {
     "tload": "load", "tstore": "store", "tmatmul": "matmul",
     **{o: "binary" for o in ("trem", "tpartadd", "tpartmul", "tpartmax", "tpartmin")},
     "trems": "scalar", "taddc": "ternary", "taxpy": "axpy",
+    **{o: "binary" for o in ("tand", "tor", "txor", "tfmod", "tsubrelu", "tprelu")},  # issue 21
+    **{o: "scalar" for o in ("tands", "tors", "txors", "tfmods", "tlrelu")}, "tnot": "unary",
+    "tshl": "shift", "tshr": "shift", "tshls": "shift_scalar", "tshrs": "shift_scalar", "tsubc": "ternary",
+    "taddsc": "carry_scalar", "tsubsc": "carry_scalar", "ttrans": "trans",
+    "tinterleave": "interleave", "tdeinterleave": "interleave",
+    **{o: "binary" for o in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")}, "tpairreducesum": "unary",
     "tmatmul_acc": "matmul_acc", "tmatmul_bias": "matmul_bias",
     "tci": "ci", "ttri": "tri", "tdequant": "dequant",
     **{o: _FIXED[o][0] for o in sorted(_FIXED)},
@@ -98,6 +105,12 @@ def _cols(dt) -> int:
 
 def _pb(dt) -> int:
     return 32 // get_dtype(dt).size
+
+
+def _shift_width(dt, target) -> int:
+    """Shift counts run over 0 .. width - 1 (8- and 16-bit lanes promoted to int where the target does)."""
+    bits = get_dtype(dt).bits
+    return max(32, bits) if get_target(target).int_promotion else bits
 
 
 @dataclass
@@ -148,7 +161,8 @@ def _build(op: str, sig: tuple[str, ...], vr: int, vc: int, target) -> _Call:
         if op.startswith("trow"):
             dst = t(dst_dt, R, _pb(dst_dt), (vr, 1))
         else:
-            dst = t(dst_dt, 1, max(-(-vc // _pb(dst_dt)) * _pb(dst_dt), _pb(dst_dt)), (1, vc))
+            # the width follows the source tile, not the valid region, so every vector has one shape
+            dst = t(dst_dt, 1, max(-(-C // _pb(dst_dt)) * _pb(dst_dt), _pb(dst_dt)), (1, vc))
         tmp = t(src_dt, R, C, (R, C))
         return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, tmp, target=target))
     if fam in ("row_expand", "col_expand"):
@@ -233,6 +247,26 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         dst, src0, src1, src2 = (t(d, R, C, (vr, vc)) for _ in range(4))
         return _Call({"src0": src0, "src1": src1, "src2": src2, "dst": dst}, ("dst",),
                      lambda v=None: fn(dst, src0, src1, src2, target=target))
+    if fam == "shift":       # counts the target defines (PTO122)
+        dst, src0, src1 = (t(d, R, C, (vr, vc)) for _ in range(3))
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src0, src1, target=target),
+                     fills={"src1": lambda rng, shape: rng.integers(0, _shift_width(d, target), shape)})
+    if fam in ("shift_scalar", "carry_scalar"):
+        dst, src0 = t(d, R, C, (vr, vc)), t(d, R, C, (vr, vc))
+        if fam == "shift_scalar":
+            return _Call({"src": src0, "dst": dst}, ("dst",), lambda v: fn(dst, src0, v, target=target), d)
+        src1 = t(d, R, C, (vr, vc))
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                     lambda v: fn(dst, src0, v, src1, target=target), d)
+    if fam == "trans":       # dst holds the transpose of src's region
+        src, dst = t(d, R, C, (vr, vc)), t(d, C, max(_pb(d), R), (vc, vr))
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, target=target))
+    if fam == "interleave":  # four tiles of one region with even columns
+        vc = max(2, vc - vc % 2)
+        dst0, dst1, src0, src1 = (t(d, R, C, (vr, vc)) for _ in range(4))
+        return _Call({"src0": src0, "src1": src1, "dst0": dst0, "dst1": dst1}, ("dst0", "dst1"),
+                     lambda v=None: fn(dst0, dst1, src0, src1, target=target))
     if fam == "axpy":
         cols = max(_cols(sig[0]), _cols(sig[1]))
         src, dst = t(sig[0], R, cols, (vr, vc)), t(sig[1], R, cols, (vr, vc))
@@ -390,6 +424,8 @@ def _classes(op: str, sig, target) -> list[str]:
         out += ["nan_at_0", "nan_after_0"]
     if _arith(op) and src_fmt.is_float:
         out += ["tie", "overflow"]
+    if _tie_op(op, sig):
+        out.append("tie")
     if fam == "cvt" and _narrows(*sig):
         out += ["tie"] + (["overflow"] if _range(get_dtype(sig[1]).format) < _range(src_fmt) else [])
     if _cvt_undefined(op, sig, get_target(target)):     # the target leaves these inputs undefined
@@ -398,8 +434,9 @@ def _classes(op: str, sig, target) -> list[str]:
 
 
 def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | None = None,
-             target: str | None = None) -> VectorSet:
+             target: str | None = None, dist: Dist | None = None) -> VectorSet:
     """A vector set for one PTO op on one target (default a5) and dtype signature."""
+    dist = dist or Dist()
     prof = get_target(target)
     sig = _signature(op, prof.name, dtype)
     full = _region(op, sig, prof.name)
@@ -427,14 +464,16 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
             elif name == "mask" or (name == "dst" and FAMILY[op] != "store"):
                 tile.bits[...] = random_codes(fmt, rng, tile.bits.shape)
             else:
-                tile.bits[...] = _codes(fmt, cls, rng, tile.bits.shape, (tile.valid_rows, tile.valid_cols), op)
+                tile.bits[...] = _codes(fmt, cls, rng, tile.bits.shape, (tile.valid_rows, tile.valid_cols), op, dist)
                 if name == "src" and _cvt_undefined(op, sig, prof):
                     _keep_in_range(tile, get_dtype(sig[1]).format, rng)
         sc = np.zeros(1, np.uint64)
         if c.scalar is not None:
-            sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op).reshape(1).astype(np.uint64)
+            sc = _codes(get_dtype(c.scalar).format, cls, rng, (1, 1), (1, 1), op, dist).reshape(1).astype(np.uint64)
         if op in _DIVISOR:
             sc = _nonzero(c, _DIVISOR[op], sc)
+        if FAMILY[op] == "shift_scalar":
+            sc = sc % np.uint64(_shift_width(sig[0], prof.name))
         if cls == "argmax_tie":
             _plant_tie(op, c.tiles["src"] if "src" in c.tiles else c.tiles["src0"])
         if cls in ("nan_at_0", "nan_after_0"):
@@ -490,13 +529,9 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
     return VectorSet("pto", op, config, seed, operands, arr, tags, classes, min_per_class)
 
 
-def _codes(fmt, cls, rng, shape, valid, op) -> np.ndarray:
-    """Codes for a source tile: finite random values, with class codes planted in the valid region."""
-    codes = random_codes(fmt, rng, shape)
-    if fmt.is_float:
-        m = measure(codes, fmt)
-        bad = m["nan"] | m["inf"]
-        codes = np.where(bad, class_codes(fmt, "zero", rng, 1)[0], codes)
+def _codes(fmt, cls, rng, shape, valid, op, dist: Dist) -> np.ndarray:
+    """Codes for a source tile drawn from ``dist``, with class codes planted in the valid region."""
+    codes = dist.codes(fmt, rng, shape)
     if cls in ("nan", "inf", "zero", "subnormal", "min_normal", "max_normal") and cls in applicable(fmt):
         vr, vc = valid
         k = int(rng.integers(1, max(1, vr * vc // 4), endpoint=True))
@@ -509,7 +544,7 @@ def _codes(fmt, cls, rng, shape, valid, op) -> np.ndarray:
 
 
 #: ops whose divisor (a tile, or the scalar) must not be zero: TREM by zero is undefined (``pto.op.div_zero``)
-_DIVISOR = {"trem": "src1", "trems": None}
+_DIVISOR = {"trem": "src1", "trems": None, "tfmod": "src1", "tfmods": None}
 
 
 def _zero(codes, fmt) -> np.ndarray:
@@ -564,7 +599,7 @@ def _arith(op: str) -> str | None:
     """``add``, ``sub`` or ``mul`` for the ops whose ties and overflow are built here, else None."""
     if FAMILY[op] not in _ROUNDING_FAMILIES:
         return None
-    kind = op[1:].removeprefix("rowexpand").removeprefix("colexpand").removesuffix("s")
+    kind = op[1:].removeprefix("rowexpand").removeprefix("colexpand").removeprefix("part").removesuffix("s")
     return kind if kind in ("add", "sub", "mul") else None
 
 
@@ -602,8 +637,193 @@ def _fill(tile: Tile, code) -> None:
     tile.bits[:r, :cc] = code
 
 
+def _tie_op(op: str, sig) -> bool:
+    """Float sums, products, matrix products and the scaled conversions (quant, dequant, fixpipe quant words,
+    MX matmul): each result rounds, so it gets directed ties (decision V18)."""
+    fam = FAMILY[op]
+    if fam in ("row_reduce", "col_reduce"):
+        return op.endswith(("sum", "prod")) and get_dtype(sig[0]).format.is_float
+    if fam in ("ternary", "axpy"):
+        return get_dtype(sig[-1]).format.is_float
+    if fam in ("quant", "window_fp", "matmul_mx"):
+        return True
+    if op in _TWO_STEP:
+        return get_dtype(sig[0]).format.is_float
+    if fam == "dequant":
+        return get_dtype(sig[1]).format.is_float
+    return fam in ("matmul", "matmul_acc", "matmul_bias") and get_dtype(sig[1]).format.is_float
+
+
+def _plant_reduce_tie(op: str, c: _Call, rng) -> None:
+    """Sources whose every result is exactly halfway between two codes of the result format.
+
+    TROWSUM/TCOLSUM: each reduced line is a in [1, 2) with an odd last bit, h = half an ulp of 1, and
+    zeros (a + h, in any order); TROWPROD/TCOLPROD: a in [1, 4/3) with an odd last bit, 1.5 and ones
+    (1.5 a = a + a / 2 in [1.5, 2), its last bit half an ulp); TMATMUL (and _ACC with
+    C = 0, _BIAS with bias 0): row i of A is (a_i, 2^-12, 0 ...), every column of B (1, 2^-12, 0 ...),
+    so C[i, j] = a_i + 2^-24, half an f32 ulp past a_i; TADDC: src0 = a, src1 = half an ulp of 1 (same
+    sign), src2 = 0; TAXPY: src = a (on dst's grid too), dst = half an ulp of 1 in dst's format, scalar 1;
+    TQUANT: src = (k + 1/2) 2^-e, the row's scale 2^e, so src x scale = k + 1/2 before rounding to i8.
+    Signs are random per line (per element for TADDC and TAXPY).
+    """
+    fam = FAMILY[op]
+    if fam in _SCALED_TIE:
+        _SCALED_TIE[fam](c, rng)
+        return
+    if fam == "quant":
+        src, fp = c.tiles["src"], c.tiles["fp"]
+        r, cc = src.valid
+        e = rng.integers(-3, 3, (r, 1), endpoint=True)
+        src.bits[:r, :cc] = formats.encode((rng.integers(-100, 100, (r, cc)) + 0.5) * 2.0 ** -e, src.dtype.format)
+        fp.bits[:r, :1] = formats.encode(2.0 ** e, fp.dtype.format)
+        return
+    if fam in ("ternary", "axpy"):
+        first, second = ("src0", "src1") if fam == "ternary" else ("src", "dst")
+        x, y = c.tiles[first], c.tiles[second]
+        fy = y.dtype.format
+        r, cc = x.valid
+        m = min(x.dtype.format.man_bits, fy.man_bits)
+        lead = ((rng.integers(0, 1 << max(m - 1, 0), (r, cc)) * 2 + 1) * 2.0 ** -m + 1) * rng.choice([-1.0, 1.0],
+                                                                                                   (r, cc))
+        x.bits[:r, :cc] = formats.encode(lead, x.dtype.format)
+        y.bits[:r, :cc] = formats.encode(2.0 ** -(fy.man_bits + 1) * np.sign(lead), fy)
+        if fam == "ternary":
+            c.tiles["src2"].bits[...] = 0
+        return
+    if fam.startswith("matmul"):
+        a, b = c.tiles["a"], c.tiles["b"]
+        fa, fb = a.dtype.format, b.dtype.format
+        r, k = a.valid
+        m = fa.man_bits
+        lead = (rng.integers(0, 1 << max(m - 1, 0), r) * 2 + 1) * 2.0 ** -m + 1
+        rows = np.zeros((r, k))
+        rows[:, 0] = lead * rng.choice([-1.0, 1.0], r)
+        rows[:, 1] = 2.0 ** -12 * np.sign(rows[:, 0])
+        a.bits[:r, :k] = formats.encode(rows, fa)
+        cols = np.zeros(b.valid)
+        cols[0], cols[1] = 1.0, 2.0 ** -12
+        b.bits[: b.valid_rows, : b.valid_cols] = formats.encode(cols, fb)
+        for name in ("c_in", "bias"):
+            if name in c.tiles:
+                c.tiles[name].bits[...] = 0
+        return
+    src = c.tiles["src"]
+    fmt = src.dtype.format
+    r, cc = src.valid
+    m = fmt.man_bits
+    along_rows = op.startswith("trow")
+    lines = r if along_rows else cc
+    prod = op.endswith("prod")
+    top = (1 << m) // 3 if prod else 1 << m         # products: a < 4/3, so 1.5 a stays below 2
+    lead = ((rng.integers(0, max(top // 2, 1), lines) * 2 + 1) * 2.0 ** -m + 1) * rng.choice([-1.0, 1.0], lines)
+    block = np.full((r, cc), 1.0 if prod else 0.0)
+    second = np.full(lines, 1.5) if prod else 2.0 ** -(m + 1) * np.sign(lead)
+    if along_rows:
+        block[:, 0], block[:, 1] = lead, second
+    else:
+        block[0, :], block[1, :] = lead, second
+    src.bits[:r, :cc] = formats.encode(block, fmt)
+
+
+def _dequant_tie(c: _Call, rng) -> None:
+    """TDEQUANT: src = k + o with k = +-3 2^j and offset o (both whole, so src - o = k exactly), the row's
+    scale a 2^-(j+1) with a in [1, 4/3) and an odd last bit in dst's format: k x scale = +-1.5 a, a midpoint."""
+    src, scale, offset = c.tiles["src"], c.tiles["scale"], c.tiles["offset"]
+    fd = scale.dtype.format
+    r, cc = src.valid
+    m = fd.man_bits
+    j = rng.integers(0, 5, (r, 1), endpoint=True)
+    o = rng.integers(0, 20, (r, 1), endpoint=True) + (0 if src.dtype.format.signed else 100)
+    a = (rng.integers(0, max((1 << m) // 6, 1), (r, 1)) * 2 + 1) * 2.0 ** -m + 1
+    src.bits[:r, :cc] = formats.encode(3 * 2 ** j * rng.choice([-1, 1], (r, cc)) + o, src.dtype.format)
+    offset.bits[:r, :1] = formats.encode(o.astype(np.float64), fd)
+    scale.bits[:r, :1] = formats.encode(a * 2.0 ** -(j + 1), fd)
+
+
+def _window_fp_tie(c: _Call, rng) -> None:
+    """TEXTRACT_FP/TINSERT_FP (f32 -> i8): src column j's quant word (fp[0, j] for both ops) has scale 2^e_j
+    (19-bit float: exponent e_j + 127, mantissa 0), offset o_j and the signed bit; src = (k + 1/2) 2^-e_j,
+    so src x scale + o_j = k + o_j + 1/2, inside [-128, 127]."""
+    src, fp = c.tiles["src"], c.tiles["fp"]
+    r, cc = src.valid
+    e = rng.integers(-3, 3, fp.bits.shape[1], endpoint=True)
+    o = rng.integers(0, 15, fp.bits.shape[1], endpoint=True)
+    fp.bits[0, :] = ((e + 127).astype(np.uint64) << np.uint64(23)) | (o.astype(np.uint64) << np.uint64(37)) \
+        | np.uint64(1 << 46)
+    src.bits[:r, :cc] = formats.encode((rng.integers(-100, 100, (r, cc)) + 0.5) * 2.0 ** -e[:cc], src.dtype.format)
+
+
+def _matmul_mx_tie(c: _Call, rng) -> None:
+    """TMATMUL_MX (_ACC with C = 0, _BIAS with bias 0): row i of A holds a_i at k = 0 (group 0, scales 1),
+    and b_i 1 and 1/2 at k = 32, 33 (group 1, scales 2^-12 x 2^-11); B's rows 0, 32, 33 are ones:
+    C[i, j] = a_i + b_i 2^-23 + 2^-24 (signed per row), half an f32 ulp past a code, odd (b_i = 1) or even."""
+    a, b, sa, sb = (c.tiles[k] for k in ("a", "b", "a_scale", "b_scale"))
+    fa = a.dtype.format
+    r, _ = a.valid
+    sign = rng.choice([-1.0, 1.0], r)
+    lead = (rng.integers(0, 1 << max(fa.man_bits - 1, 0), r) * 2 + 1) * 2.0 ** -fa.man_bits + 1
+    rows = np.zeros(a.valid)
+    rows[:, 0], rows[:, 32], rows[:, 33] = lead * sign, rng.integers(0, 1, r, endpoint=True) * sign, 0.5 * sign
+    a.bits[:r, :64] = formats.encode(rows, fa)
+    cols = np.zeros(b.valid)
+    cols[[0, 32, 33]] = 1.0
+    b.bits[: b.valid_rows, : b.valid_cols] = formats.encode(cols, b.dtype.format)
+    fs = sa.dtype.format
+    sa.bits[:, 0], sa.bits[:, 1] = formats.encode(np.array([1.0, 2.0 ** -12]), fs)
+    sb.bits[0, :], sb.bits[1, :] = formats.encode(np.array([1.0, 2.0 ** -11]), fs)
+    for name in ("c_in", "bias"):
+        if name in c.tiles:
+            c.tiles[name].bits[...] = 0
+
+
+#: the ties of the ops that round once after a scale (decision V18)
+_SCALED_TIE = {"dequant": _dequant_tie, "window_fp": _window_fp_tie, "matmul_mx": _matmul_mx_tie}
+
+
+#: the issue-21 ops that round a sum or product inside a composite (decision V18): op -> the value of each
+#: operand, with a = a code in [1, 4/3) with an odd last bit and h = half an ulp of 1, so each result is
+#: a + h or -1.5 a (positive where a ReLU follows)
+_TWO_STEP = {
+    "taddsc": {"src0": "a", "scalar": "h", "src1": "0"}, "tsubsc": {"src0": "a", "scalar": "-h", "src1": "0"},
+    "tsubrelu": {"src0": "a", "src1": "-h"}, "tlrelu": {"src": "-a", "scalar": "1.5"},
+    "tprelu": {"src0": "-a", "src1": "1.5"}, "tmuladddst": {"src0": "a", "src1": "1", "dst": "h"},
+    "tfusedmuladd": {"src0": "a", "dst": "1", "src1": "h"}, "tfusedmuladdrelu": {"src0": "a", "dst": "1", "src1": "h"},
+    "tpairreducesum": {"src": "a,h"},            # each pair (src[2k], src[2k + 1]) = (a, h)
+}
+
+
+def _two_step_tie(op: str, c: _Call, sc, rng) -> np.ndarray:
+    """Plant :data:`_TWO_STEP`'s operands over the region (a drawn per element); returns the scalar's code."""
+    fmt = next(iter(c.tiles.values())).dtype.format
+    m = fmt.man_bits
+    r, cc = c.tiles["dst"].valid
+
+    def lead(shape):
+        return (rng.integers(0, max((1 << m) // 6, 1), shape) * 2 + 1) * 2.0 ** -m + 1
+    value = {"0": lambda sh: np.zeros(sh), "1": lambda sh: np.ones(sh), "1.5": lambda sh: np.full(sh, 1.5),
+             "h": lambda sh: np.full(sh, 2.0 ** -(m + 1)), "-h": lambda sh: np.full(sh, -(2.0 ** -(m + 1))),
+             "a": lead, "-a": lambda sh: -lead(sh)}
+    for name, what in _TWO_STEP[op].items():
+        if name == "scalar":
+            sc = formats.encode(value[what]((1,)), fmt).astype(np.uint64)
+        elif what == "a,h":
+            block = np.full((r, cc), 2.0 ** -(m + 1))
+            block[:, 0::2] = lead((r, (cc + 1) // 2))
+            c.tiles[name].bits[:r, :cc] = formats.encode(block, fmt)
+        else:
+            c.tiles[name].bits[:r, :cc] = formats.encode(value[what]((r, cc)), fmt)
+    return sc
+
+
 def _plant_rounding(op, sig, cls, c: _Call, sc, rng) -> np.ndarray:
     """Sources whose exact results are rounding ties or overflow; returns the scalar's code."""
+    if cls == "tie" and op in _TWO_STEP:
+        return _two_step_tie(op, c, sc, rng)
+    if cls == "tie" and _tie_op(op, sig):
+        _plant_reduce_tie(op, c, rng)
+        if FAMILY[op] == "axpy":                  # dst + src x 1: the tie is dst + src
+            return formats.encode(np.ones(1), get_dtype(c.scalar).format).astype(np.uint64)
+        return sc
     if FAMILY[op] == "cvt":
         src, dst_fmt = c.tiles["src"], get_dtype(sig[1]).format
         fmt = src.dtype.format
@@ -671,3 +891,38 @@ def _measure_rounding(op, sig, c: _Call, sc) -> set[str]:
     if ((x > hi) | (x < lo)).any():
         out.add("overflow")
     return out
+
+
+def run_one(op: str, config: dict, txn) -> dict[str, np.ndarray]:
+    """One op call on fresh tiles from a transaction: every tile at full capacity by name, ``valid`` (each
+    tile's valid region, in operand order) and ``scalar`` where the op takes one; returns ``<tile>_out``.
+
+    The tiles are built as the generator builds them, for the region whose valid regions equal the
+    transaction's (decision V10).
+    """
+    sig, target = tuple(config["dtype"]), config["target"]
+    full = tuple(config["region"])
+    valid = [tuple(int(x) for x in v) for v in np.asarray(txn["valid"]).reshape(-1, 2).tolist()]
+    probe = _build(op, sig, *full, target)
+    names = list(probe.tiles)
+    c = None
+    for vr, vc in dict.fromkeys([full, *valid]):
+        try:
+            cand = _build(op, sig, vr, vc, target)
+        except TilesimError:                    # a region only another tile can have
+            continue
+        if [tuple(t.valid) for t in cand.tiles.values()] == valid:
+            c = cand
+            break
+    if c is None:
+        raise TilesimError(f"no {op} region gives the valid regions {valid}", instruction="tilesim.verify.reference",
+                           operand="valid", rule="verify.model.valid", value=valid)
+    for k in names:
+        c.tiles[k].bits[...] = np.asarray(txn[k]).astype(c.tiles[k].dtype.lane)
+    value = None
+    if c.scalar is not None:
+        sdt = get_dtype(c.scalar)
+        value = np.asarray(txn["scalar"]).reshape(1).astype(sdt.lane).view(sdt.np)[0]
+    with np.errstate(all="ignore"):
+        c.call(value)
+    return {f"{k}_out": c.tiles[k].bits.copy() for k in c.outputs}

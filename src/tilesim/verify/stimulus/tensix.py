@@ -27,20 +27,30 @@ from ...tensix.fpu.pool import VISIT_ORDER
 from ...tensix.state import RWC, Client, Machine
 from ..classes import finish, plan
 from ..vectorset import Operand, VectorSet
+from .dist import Dist
 from .values import applicable, class_codes, measure, random_codes
 
 __all__ = ["OPS", "OPTIONS", "generate"]
 
 OPS = ("gmpool", "gapool", "elwmul", "elwadd", "elwsub", "mvmul", "zeroacc")
-OPTIONS = frozenset({"rounding_model", "srca", "srcb", "dst32", "argmax"})
+OPTIONS = frozenset({"rounding_model", "srca", "srcb", "dst32", "argmax", "dist"})
 
 WINDOW = 64                      # physical Dst rows carried
 _RWC_NAMES = tuple(RWC().as_dict())
+#: names of the bits of the ``banks`` output, from bit 0
+_BANK_FLAGS = ("srca_bank1", "srcb_bank1", "srca0_fpu", "srca1_fpu", "srcb0_fpu", "srcb1_fpu")
+def _src_from_int8(codes) -> np.ndarray:
+    """INT8 codes (two's complement) as sign-magnitude Src datums; -128 has no such datum and becomes -127."""
+    v = np.asarray(codes).astype(np.uint8).view(np.int8).astype(np.int64)
+    return layouts.src_from_int8((v < 0).astype(np.uint32), np.minimum(np.abs(v), 127))
+
+
 #: style -> (tilesim.formats name of the datums, how to make Src datums from its codes)
 _STYLE = {
     "BF16": ("bf16", layouts.src_from_bf16),
     "FP16": ("fp16", layouts.src_from_fp16),
     "TF32": ("tf32", layouts.src_from_tf32),
+    "INT8": ("int8", _src_from_int8),
 }
 _ROWS = {"mvmul": 8, "elwmul": 8, "elwadd": 8, "elwsub": 8, "gapool": 4, "gmpool": 1, "zeroacc": 16}
 
@@ -60,7 +70,7 @@ def _classes(op: str, fmt, argmax: bool, dst32: bool) -> list[str]:
         out.append("fidelity_phase")
     if op in ("elwmul", "elwadd", "elwsub"):
         out.append("accumulate")
-    if op in ("elwadd", "elwsub") and not dst32:
+    if op in ("elwadd", "elwsub", "elwmul", "mvmul", "gapool") and not dst32:
         out.append("tie")
     if _overflows(op, fmt, dst32):
         out.append("overflow")
@@ -80,13 +90,41 @@ def _overflows(op: str, fmt, dst32: bool) -> bool:
 
 
 def _plant_tie(op: str, codes: np.ndarray, fmt, style: str, rng) -> None:
-    """SrcA in [1, 2) with an odd last bit of the 16-bit Dst format, SrcB = +-half its ulp: every sum is a
-    rounding tie in Dst16 (BF16, or FP16 for the FP16 style)."""
+    """Inputs whose exact results are rounding ties in the 16-bit Dst format (BF16, or FP16 for the FP16
+    style; m its mantissa bits), for every element an instruction can write:
+
+    - ELWADD/ELWSUB: SrcA in [1, 2) with an odd last bit of Dst's format, SrcB = +-half its ulp;
+    - ELWMUL: fidelity phase 0 multiplies SrcA's implicit 1 and top 4 mantissa bits by SrcB's implicit 1
+      and top 6, so the inputs use only those: BF16 SrcA = SrcB = 1 + 2^-4, product 1 + 2^-3 + 2^-8
+      (half a BF16 ulp past a BF16 value); FP16 SrcA = 17/16, SrcB = (64 + x)/64 with x odd in 57..63,
+      product 17 (64 + x) / 2^10 in [2, 4), an odd count of 2^-10 where FP16's ulp is 2^-9;
+    - MVMUL/GAPOOL: the same SrcA everywhere, SrcB zero but for column 0: each result is one such
+      product (Dst starts at zero, see :func:`_dst_zero`).
+
+    Signs and a power-of-two scale (2^-3 .. 2^3) are random; neither moves a tie.
+    """
     m = 10 if style == "FP16" else 7
-    mags = (rng.integers(0, 1 << (m - 1), codes[0].shape) * 2 + 1) * 2.0 ** -m + 1
-    codes[0] = formats.encode(mags, fmt)
-    h = 2.0 ** -(m + 1) * (1 if op == "elwadd" else -1)
-    codes[1] = formats.encode(np.array([h]), fmt)[0]
+    if op in ("elwadd", "elwsub"):
+        mags = (rng.integers(0, 1 << (m - 1), codes[0].shape) * 2 + 1) * 2.0 ** -m + 1
+        codes[0] = formats.encode(mags, fmt)
+        h = 2.0 ** -(m + 1) * (1 if op == "elwadd" else -1)
+        codes[1] = formats.encode(np.array([h]), fmt)[0]
+        return
+    scale = lambda shape: rng.choice([-1.0, 1.0], shape) * 2.0 ** rng.integers(-3, 3, shape, endpoint=True)  # noqa: E731
+    if style == "FP16":
+        a, b = 17 / 16, (64 + rng.choice([57, 59, 61, 63], codes[1].shape)) / 64
+    else:
+        a, b = 1 + 2.0 ** -4, 1 + 2.0 ** -4
+    codes[0] = formats.encode(a * scale(codes[0].shape), fmt)
+    b = b * scale(codes[1].shape)
+    if op in ("mvmul", "gapool"):
+        b[..., 1:] = 0.0
+    codes[1] = formats.encode(b, fmt)
+
+
+def _dst_zero(m: Machine) -> None:
+    """Dst rows of the window all +0 (tie vectors of the instructions that add to Dst)."""
+    m.dst[:WINDOW] = 0
 
 
 def _dst_init(m: Machine, rng, dst32: bool, style: str) -> None:
@@ -107,11 +145,9 @@ def _dst_init(m: Machine, rng, dst32: bool, style: str) -> None:
         m.dst[:WINDOW] = to(formats.encode(x, name)).astype(np.uint16)
 
 
-def _src_codes(fmt, rng, cls: str, shape) -> np.ndarray:
-    """Codes of the style's format: finite random, with class codes planted."""
-    codes = random_codes(fmt, rng, shape)
-    mm = measure(codes, fmt)
-    codes = np.where(mm.get("nan", False) | mm.get("inf", False), class_codes(fmt, "zero", rng, 1)[0], codes)
+def _src_codes(fmt, rng, cls: str, shape, dist: Dist) -> np.ndarray:
+    """Codes of the style's format drawn from ``dist``, with class codes planted."""
+    codes = dist.codes(fmt, rng, shape)
     if cls in ("nan", "inf", "zero", "subnormal", "min_normal", "max_normal"):
         flat = codes.reshape(-1)
         k = int(rng.integers(1, 24, endpoint=True))
@@ -123,17 +159,25 @@ def _src_codes(fmt, rng, cls: str, shape) -> np.ndarray:
 
 
 def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: str = "hardware",
-             srca: str = "BF16", srcb: str | None = None, dst32: bool = True, argmax: bool | None = None) -> VectorSet:
+             srca: str = "BF16", srcb: str | None = None, dst32: bool = True, argmax: bool | None = None,
+             dist: Dist | None = None) -> VectorSet:
     """A vector set for one Matrix Unit instruction in one format configuration."""
     if argmax is not None and op not in ("gmpool", "gapool"):
         raise TilesimError("--argmax/--no-argmax applies to gmpool and gapool only", instruction="tilesim vectors",
                            operand="--argmax", rule="verify.option", value=op)
     argmax = True if argmax is None else argmax
     fa, fb = data_format(srca), data_format(srcb if srcb is not None else srca)
-    style = style_of(fa.code, op.upper())
+    int8 = fa.name == "INT8"                   # INT8 math: ALU_ACC_CTRL_INT8_math_enabled, INT32 Dst
+    style = "INT8" if int8 else style_of(fa.code, op.upper())
     if style not in _STYLE:
-        raise TilesimError(f"SrcA {fa.name} selects {style} style; vectors support BF16, FP16 and TF32 styles",
+        raise TilesimError(f"SrcA {fa.name} selects {style} style; vectors support BF16, FP16, TF32 and INT8",
                            instruction="tilesim vectors", operand="--srca", rule="verify.tensix.style", value=srca)
+    if int8 and fb.name != "INT8":
+        raise TilesimError("INT8 math takes INT8 in SrcB too", instruction="tilesim vectors", operand="--srcb",
+                           rule="verify.tensix.style", value=srcb)
+    if int8 and not dst32:
+        raise TilesimError("INT8 math accumulates in a 32-bit Dst (INT32); --dst16 does not apply",
+                           instruction="tilesim vectors", operand="--dst16", rule="verify.tensix.style", value=srca)
     Machine(rounding_model)     # checks the rounding model
     fname, to_src = _STYLE[style]
     fmt = formats.get(fname)
@@ -148,9 +192,9 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
     for cls in order:
         m = Machine(rounding_model)
         m.configure(0, ALU_FORMAT_SPEC_REG0_SrcA=fa.code, ALU_FORMAT_SPEC_REG1_SrcB=fb.code,
-                    ALU_ACC_CTRL_Fp32_enabled=int(dst32))
+                    ALU_ACC_CTRL_Fp32_enabled=int(dst32), ALU_ACC_CTRL_INT8_math_enabled=int(int8))
         t: set[str] = set()
-        codes = _src_codes(fmt, rng, cls, (2, 2, 64, 16))     # (SrcA/SrcB, bank, row, col)
+        codes = _src_codes(fmt, rng, cls, (2, 2, 64, 16), dist or Dist())     # (SrcA/SrcB, bank, row, col)
         if op == "gmpool":
             _plant_gmpool(cls, codes, fmt, rng)
         if cls == "tie":
@@ -164,6 +208,8 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
         m.srca_client = [Client.MATRIX_UNIT, Client.MATRIX_UNIT]
         m.srcb_client = [Client.MATRIX_UNIT, Client.MATRIX_UNIT]
         _dst_init(m, rng, dst32, style)
+        if cls == "tie" and op in ("elwmul", "mvmul", "gapool"):
+            _dst_zero(m)
         fields = _fields(op, cls, rng, dst32, argmax, m, t)
         if op != "zeroacc" and cls != "undefined_dst" and rng.random() < 0.2:
             fields["FlipSrcA"] = 1
@@ -209,7 +255,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
             t.add(cls)
         tags.append(sorted(t))
     tags = finish(tags, classes, min_per_class)
-    dst_kind = "bits" if dst32 else f"tt.dst16.{'FP16' if style == 'FP16' else 'BF16'}"
+    dst_kind = f"tt.dst32rows.{'INT32' if int8 else 'FP32'}" if dst32 else f"tt.dst16.{'FP16' if style == 'FP16' else 'BF16'}"
     src_kind = f"tt.src.{style}"
     operands = [
         Operand("srca", "input", (2, 64, 16), 19, src_kind, doc="SrcA, both banks (Src datum layout)"),
@@ -227,13 +273,14 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, rounding_model: 
         Operand("dst_valid_out", "output", (WINDOW,), 1, doc="valid flags after"),
         Operand("rwc_out", "output", (len(_RWC_NAMES),), 10, doc="RWCs after"),
         Operand("banks", "output", (1,), 6, doc="bit 0 SrcA bank, 1 SrcB bank, 2-3 SrcA bank 0/1 owned by the "
-                "Matrix Unit, 4-5 SrcB bank 0/1 owned by the Matrix Unit"),
+                "Matrix Unit, 4-5 SrcB bank 0/1 owned by the Matrix Unit", flags=_BANK_FLAGS),
     ]
     dtypes = {"srca": np.uint32, "srcb": np.uint32, "dst": np.uint16, "dst_valid": np.uint8, "config": np.uint32,
               "thread_config": np.uint16, "rwc": np.uint16, "banks_in": np.uint8, "insn": np.uint32,
               "dst_out": np.uint16, "dst_valid_out": np.uint8, "rwc_out": np.uint16, "banks": np.uint8}
     arrays = {k: np.array(v).astype(dtypes[k]) for k, v in cols.items()}
-    config = {"srca": fa.name, "srcb": fb.name, "style": style, "dst32": bool(dst32), "rounding_model": rounding_model,
+    config = {"srca": fa.name, "srcb": fb.name, "style": style, "dst32": bool(dst32), "int8_math": int8,
+              "config_addrs": cfg_addrs, "thread_config_addrs": tc_addrs, "rounding_model": rounding_model,
               "argmax": bool(argmax) if op in ("gmpool", "gapool") else None, "thread": 0, "dst_window_rows": WINDOW}
     return VectorSet("tensix", op, config, seed, operands, arrays, tags, classes, min_per_class)
 
@@ -263,7 +310,7 @@ def _fields(op: str, cls: str, rng, dst32: bool, argmax: bool, m: Machine, t: se
             else:
                 f["BroadcastSrcBCol0" if rng.random() < 0.5 else "BroadcastSrcBRow"] = 1
             t.add("broadcast")
-    if op in ("elwmul", "mvmul") and (cls == "fidelity_phase" or rng.random() < 0.15):
+    if op in ("elwmul", "mvmul") and (cls == "fidelity_phase" or (cls != "tie" and rng.random() < 0.15)):
         m.rwc[0].fidelity = int(rng.integers(1, 3, endpoint=True))
         t.add("fidelity_phase")
     if op in ("elwmul", "elwadd", "elwsub") and (cls == "accumulate" or (cls != "tie" and rng.random() < 0.3)):
@@ -284,3 +331,28 @@ def _plant_gmpool(cls: str, codes: np.ndarray, fmt, rng) -> None:
         r1, r2 = rng.choice(8, 2, replace=False)
         a[:, r1, :] = top
         a[:, r2, :] = top
+
+
+def run_one(config: dict, txn) -> dict[str, np.ndarray]:
+    """One instruction on a fresh machine from a transaction (the vector set's inputs by name): Config and
+    ThreadConfig words at the manifest's addresses, both Src register files, the Dst window and its valid
+    flags, thread 0's RWCs, the bank pointers and owners, and the instruction word; returns the outputs."""
+    m = Machine(config["rounding_model"])
+    for addr, word in zip(config["config_addrs"], np.asarray(txn["config"]).reshape(-1).tolist()):
+        m.config[0].set_word(addr, int(word))
+    for addr, word in zip(config["thread_config_addrs"], np.asarray(txn["thread_config"]).reshape(-1).tolist()):
+        m.thread_config[0].set_word(addr, int(word))
+    m.srca[...] = np.asarray(txn["srca"]).astype(np.uint32)
+    m.srcb[...] = np.asarray(txn["srcb"]).astype(np.uint32)
+    m.dst[:WINDOW] = np.asarray(txn["dst"]).astype(np.uint16)
+    m.dst_valid[:WINDOW] = np.asarray(txn["dst_valid"]).astype(bool)
+    for name, v in zip(_RWC_NAMES, np.asarray(txn["rwc"]).reshape(-1).tolist()):
+        setattr(m.rwc[0], name, int(v))
+    banks = int(np.asarray(txn["banks_in"]).reshape(-1)[0])
+    m.srca_bank, m.srcb_bank = banks & 1, banks >> 1 & 1
+    owner = [Client.MATRIX_UNIT if banks >> (2 + i) & 1 else Client.UNPACKERS for i in range(4)]
+    m.srca_client, m.srcb_client = owner[:2], owner[2:]
+    m.execute(isa.decode(int(np.asarray(txn["insn"]).reshape(-1)[0])))
+    return {"dst_out": m.dst[:WINDOW].copy(), "dst_valid_out": m.dst_valid[:WINDOW].astype(np.uint8),
+            "rwc_out": np.array([m.rwc[0].as_dict()[k] for k in _RWC_NAMES], np.uint16),
+            "banks": np.array([_banks(m)], np.uint8)}

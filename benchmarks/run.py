@@ -1,0 +1,333 @@
+"""Every figure of issue 26's table against its bar, each peer timed in the same run. Run by hand, never in CI:
+
+    python benchmarks/run.py                       # every section
+    python benchmarks/run.py --only pto-small pto-large --rounds 9
+    python benchmarks/run.py --large               # adds the 4096^3 bf16 GEMM's memory peak (a child process)
+    python benchmarks/run.py --ptoas PTOAS_CHECKOUT  # adds PTOAS's qwen3_decode_incore_* kernels through tilesim run
+
+Sections: ``pto-small`` (one Python call at 16x16 f32), ``pto-large`` (256x1024 f32 on ``cpu`` against the numpy
+equivalent), ``pto-loop`` (a ``.pto`` loop of one 16x16 TADD), ``tensix`` (a 1,000-instruction straight-line
+program), ``gemm`` (AME 1024^3 against numpy float64 ``a @ b``), ``compare`` (``tilesim compare gemm --shape
+256x256x256``, a child process), ``study`` (Llama-3-8B decode, 4 formats, in process).
+
+Each figure runs ``--rounds`` rounds; in a round the peer and tilesim run back to back (a batch of calls each
+for the per-call figures), so both sides of a ratio see the same load. The table gives the median and the
+min-max over rounds. numpy's BLAS (threadpoolctl) is printed first; ``OPENBLAS_CORETYPE`` and
+``OPENBLAS_L2_SIZE`` are removed from this process's environment before numpy loads, so the peer runs at
+full speed (they take effect only at load, which is why the script restarts itself without them).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_FORCED = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+if any(k in os.environ for k in _FORCED):  # OpenBLAS reads them once, when numpy loads: restart without them
+    os.execve(sys.executable, [sys.executable, *sys.argv], {k: v for k, v in os.environ.items() if k not in _FORCED})
+
+import argparse  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from tilesim import pto  # noqa: E402
+from tilesim.pto import Tile  # noqa: E402
+
+SECTIONS = ("pto-small", "pto-large", "pto-loop", "tensix", "gemm", "compare", "study")
+
+
+# ------------------------------------------------------------------- timing
+def paired(fn, peer, rounds: int, calls: int = 1) -> tuple[list[float], list[float]]:
+    """Per-call seconds of ``fn`` and of ``peer`` in each round: the peer's batch of ``calls`` then fn's, back
+    to back (after one untimed call of each). ``peer`` may be None (then its list is empty)."""
+    fn()
+    if peer is not None:
+        peer()
+    t_fn, t_peer = [], []
+    for _ in range(rounds):
+        if peer is not None:
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                peer()
+            t_peer.append((time.perf_counter() - t0) / calls)
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        t_fn.append((time.perf_counter() - t0) / calls)
+    return t_fn, t_peer
+
+
+def _spread(xs: list[float], scale: float, fmt: str = ".1f") -> str:
+    xs = sorted(v * scale for v in xs)
+    return f"{xs[len(xs) // 2]:{fmt}} ({xs[0]:{fmt}}-{xs[-1]:{fmt}})"
+
+
+class Report:
+    """The printed table: one row per figure, with the bar and whether the median meets it."""
+
+    def __init__(self) -> None:
+        self.missed: list[str] = []
+
+    def section(self, title: str, unit: str, peer: str) -> None:
+        print(f"\n## {title}\n{'work':44} {'tilesim ' + unit + ' median (min-max)':>30} "
+              f"{peer + ' median (min-max)':>28} {'ratio median (min-max)':>24} {'bar':>9}  met")
+
+    def row(self, work: str, t_fn: list[float], t_peer: list[float], scale: float, bar: float, *,
+            ratio_bar: bool) -> None:
+        ratios = [a / b for a, b in zip(t_fn, t_peer)] if t_peer else []
+        value = sorted(ratios)[len(ratios) // 2] if ratio_bar else sorted(t_fn)[len(t_fn) // 2] * scale
+        met = value <= bar
+        if not met:
+            self.missed.append(work)
+        print(f"{work:44} {_spread(t_fn, scale):>30} {_spread(t_peer, scale) if t_peer else '-':>28} "
+              f"{_spread(ratios, 1, '.2f') if ratios else '-':>24} {('<= ' + format(bar, 'g') + ('x' if ratio_bar else '')):>9}"
+              f"  {'yes' if met else 'NO'}", flush=True)
+
+
+# ---------------------------------------------------------------- PTO ops
+def _col(n: int) -> Tile:
+    """An n x 1 col_major f32 tile: a reduce's row destination and a Mode 1 broadcast operand."""
+    return Tile("vec", "f32", n, 1, blayout="col_major")
+
+
+def small_ops(rep: Report, rounds: int) -> None:
+    """One Python call of each op of the table at 16x16 f32 on ``cpu``; the peer ``np.add(a, b, out=b)``."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 16)).astype(np.float32)
+    a, b, d = Tile.from_array(x), Tile.from_array(2 * x), Tile("vec", "f32", 16, 16)
+    col, idx, half = _col(16), Tile("vec", "i32", 1, 16, valid=(1, 16)), Tile("vec", "f16", 16, 16)
+    pto.trowmax(col, a, target="cpu")
+    xa, xb = x.copy(), 2 * x
+    ops = {
+        "tadd": lambda: pto.tadd(d, a, b, target="cpu"),
+        "tmul": lambda: pto.tmul(d, a, b, target="cpu"),
+        "texp": lambda: pto.texp(d, a, target="cpu"),
+        "trowmax": lambda: pto.trowmax(col, a, target="cpu"),
+        "tcolargmax": lambda: pto.tcolargmax(idx, a, target="cpu"),
+        "tcvt (f32 -> f16)": lambda: pto.tcvt(half, a, target="cpu"),
+        "trowexpandsub": lambda: pto.trowexpandsub(d, a, col, target="cpu"),
+    }
+    rep.section("PTO op, 16x16 f32, one Python call (cpu)", "us", "np.add(a, b, out=b) us")
+    for name, fn in ops.items():
+        t_fn, t_peer = paired(fn, lambda: np.add(xa, xb, out=xb), rounds, calls=300)
+        rep.row(name, t_fn, t_peer, 1e6, 8.0, ratio_bar=False)
+
+
+def _large_ops():
+    """(name, tilesim call, numpy peer) for every element-wise, unary, reduce and expand op with a numpy
+    equivalent, on 256x1024 f32 (positive inputs for log, sqrt, rsqrt)."""
+    rng = np.random.default_rng(1)
+    R, C = 256, 1024
+    x, y = rng.standard_normal((2, R, C)).astype(np.float32) * 4
+    p = np.abs(x) + np.float32(0.5)
+    tx, ty, tp, td = Tile.from_array(x), Tile.from_array(y), Tile.from_array(p), Tile("vec", "f32", R, C)
+    out = np.empty((R, C), np.float32)
+    rcol, ccol = _col(R), Tile("vec", "f32", 1, C)
+    rv, cv = x[:, :1].copy(), x[:1, :].copy()
+    rcol.bits[:, 0] = rv[:, 0].view(np.uint32)
+    ccol.bits[0] = cv[0].view(np.uint32)
+    ridx, cidx = Tile("vec", "i32", R, 8, valid=(R, 1)), Tile("vec", "i32", 1, C)
+    cpu = {"target": "cpu"}
+    ops = []
+    for name, uf in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide),
+                     ("max", np.maximum), ("min", np.minimum)):
+        ops.append((f"t{name}", lambda f=getattr(pto, f"t{name}"): f(td, tx, ty, **cpu),
+                    lambda uf=uf: uf(x, y, out=out)))
+        ops.append((f"t{name}s", lambda f=getattr(pto, f"t{name}s"): f(td, tx, 1.5, **cpu),
+                    lambda uf=uf: uf(x, np.float32(1.5), out=out)))
+    for name, src, peer in (("exp", tx, lambda: np.exp(x, out=out)), ("log", tp, lambda: np.log(p, out=out)),
+                            ("sqrt", tp, lambda: np.sqrt(p, out=out)),
+                            ("rsqrt", tp, lambda: np.divide(1, np.sqrt(p, out=out), out=out)),
+                            ("recip", tx, lambda: np.reciprocal(x, out=out)), ("abs", tx, lambda: np.abs(x, out=out)),
+                            ("neg", tx, lambda: np.negative(x, out=out)),
+                            ("relu", tx, lambda: np.maximum(x, 0, out=out))):
+        ops.append((f"t{name}", lambda f=getattr(pto, f"t{name}"), s=src: f(td, s, **cpu), peer))
+    for name, red in (("sum", np.sum), ("max", np.max), ("min", np.min), ("prod", np.prod)):
+        ops.append((f"trow{name}", lambda f=getattr(pto, f"trow{name}"): f(rcol, tx, **cpu),
+                    lambda red=red: red(x, axis=1)))
+        ops.append((f"tcol{name}", lambda f=getattr(pto, f"tcol{name}"): f(ccol, tx, **cpu),
+                    lambda red=red: red(x, axis=0)))
+    for name, arg in (("argmax", np.argmax), ("argmin", np.argmin)):
+        ops.append((f"trow{name}", lambda f=getattr(pto, f"trow{name}"): f(ridx, tx, **cpu),
+                    lambda arg=arg: arg(x, axis=1)))
+        ops.append((f"tcol{name}", lambda f=getattr(pto, f"tcol{name}"): f(cidx, tx, **cpu),
+                    lambda arg=arg: arg(x, axis=0)))
+    ops.append(("trowexpand", lambda: pto.trowexpand(td, tx, **cpu), lambda: np.copyto(out, x[:, :1])))
+    ops.append(("tcolexpand", lambda: pto.tcolexpand(td, tx, **cpu), lambda: np.copyto(out, x[:1, :])))
+    for name, uf in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide),
+                     ("max", np.maximum), ("min", np.minimum)):
+        ops.append((f"trowexpand{name}", lambda f=getattr(pto, f"trowexpand{name}"): f(td, tx, rcol, **cpu),
+                    lambda uf=uf: uf(x, rv, out=out)))
+        ops.append((f"tcolexpand{name}", lambda f=getattr(pto, f"tcolexpand{name}"): f(td, tx, ccol, **cpu),
+                    lambda uf=uf: uf(x, cv, out=out)))
+    ops.append(("trowexpandexpdif", lambda: pto.trowexpandexpdif(td, tx, rcol, **cpu),
+                lambda: np.exp(np.subtract(x, rv, out=out), out=out)))
+    return ops
+
+
+def large_ops(rep: Report, rounds: int) -> None:
+    rep.section("PTO op on 256x1024 f32 (cpu) against the numpy equivalent", "us", "numpy us")
+    for name, fn, peer in _large_ops():
+        t_fn, t_peer = paired(fn, peer, rounds, calls=2)
+        rep.row(name, t_fn, t_peer, 1e6, 1.5, ratio_bar=True)
+
+
+def _tadd_loop(n: int) -> str:
+    t = "!pto.tile_buf<vec, 16x16xf32>"
+    return (f"module {{\n  func.func @loop() attributes {{pto.entry}} {{\n"
+            f"    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
+            f"    %n = arith.constant {n} : index\n"
+            f"    %a = pto.alloc_tile : {t}\n    %b = pto.alloc_tile : {t}\n    %c = pto.alloc_tile : {t}\n"
+            f"    scf.for %i = %c0 to %n step %c1 {{\n      pto.tadd ins(%a, %b : {t}, {t}) outs(%c : {t})\n    }}\n"
+            f"    return\n  }}\n}}\n")
+
+
+def pto_loop(rep: Report, rounds: int) -> None:
+    """A ``.pto`` loop of one 16x16 TADD statement: (time of N iterations - time of none) / N, per statement."""
+    n = 2000
+    full, empty = _tadd_loop(n), _tadd_loop(0)
+    t_full, t_empty = paired(lambda: pto.run_text(full, target="cpu"), lambda: pto.run_text(empty, target="cpu"),
+                             rounds)
+    per = [(a - b) / n for a, b in zip(t_full, t_empty)]
+    rep.section(".pto loop (cpu), per statement", "us", "-")
+    rep.row("16x16 tadd loop statement", per, [], 1e6, 12.0, ratio_bar=False)
+
+
+# ----------------------------------------------------------------- Tensix
+def tensix(rep: Report, rounds: int) -> None:
+    """``Machine.run`` on a 1,000-word straight-line program mixing ELWMUL, ELWADD, MVMUL and GMPOOL (BF16 into
+    FP32 Dst), per instruction; ttsim's 3.8 us is the bar (issue 10's measurement of ttsim)."""
+    from tilesim.tensix import Machine, make
+    rng = np.random.default_rng(0)
+    m = Machine()
+    m.configure(ALU_FORMAT_SPEC_REG0_SrcA=5, ALU_FORMAT_SPEC_REG1_SrcB=5, ALU_ACC_CTRL_Fp32_enabled=1)
+    m.unpack("srca", rng.standard_normal((64, 16)).astype(np.float32), "BF16")
+    m.unpack("srcb", rng.standard_normal((64, 16)).astype(np.float32), "BF16")
+    mix = [make(name).word() for name in ("ELWMUL", "ELWADD", "MVMUL", "GMPOOL")]
+    words = [mix[i % 4] for i in range(1000)]
+    t_fn, _ = paired(lambda: m.run(words), None, rounds)
+    rep.section("Tensix Machine.run, 1,000-instruction straight-line program", "us/insn", "-")
+    rep.row("ELWMUL/ELWADD/MVMUL/GMPOOL mix", [t / 1000 for t in t_fn], [], 1e6, 3.8, ratio_bar=False)
+
+
+# ------------------------------------------------------------------- AME
+def gemm(rep: Report, rounds: int, size: int = 1024) -> None:
+    """AME GEMM size^3 (``--gemm-size``) in each issue format against numpy float64 ``a @ b``."""
+    from tilesim.ame.gemm import gemm as ame_gemm
+    rng = np.random.default_rng(0)
+    rep.section(f"AME GEMM {size}^3 against numpy float64 a @ b", "ms", "numpy ms")
+    for name, ft, bar in (("int8 -> int16", "int8", 2.0), ("fp8_e4m3 -> fp16", "fp8_e4m3", 10.0),
+                          ("bf16 -> fp32", "bf16", 10.0)):
+        a, b = rng.standard_normal((2, size, size))
+        if ft == "int8":
+            a, b = np.clip(np.round(a * 30), -128, 127), np.clip(np.round(b * 30), -128, 127)
+        ame_gemm(a[:16, :32], b[:32, :16], ft=ft, quantize=True)  # the codec's tables, built once
+        t_fn, t_peer = paired(lambda: ame_gemm(a, b, ft=ft, quantize=True), lambda: a @ b, max(3, rounds // 3))
+        rep.row(name, t_fn, t_peer, 1e3, bar, ratio_bar=True)
+
+
+def gemm_memory() -> None:
+    """Peak resident memory of a 4096^3 bf16 -> fp32 GEMM, in a child process (so nothing else counts)."""
+    code = ("import resource, time, numpy as np; from tilesim.ame.gemm import gemm\n"
+            "a, b = np.random.default_rng(0).standard_normal((2, 4096, 4096))\n"
+            "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "t = time.perf_counter(); gemm(a, b, ft='bf16', quantize=True); t = time.perf_counter() - t\n"
+            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "print(f'{t:.1f} s; peak {peak / 2**20:.2f} GiB (inputs alone {base / 2**20:.2f} GiB)')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    print(f"\n4096^3 bf16 -> fp32 GEMM (child process): {out.strip()}")
+
+
+# ---------------------------------------------------------- compare, study
+def compare(rep: Report, rounds: int) -> None:
+    """``tilesim compare gemm --shape 256x256x256`` as a user runs it: a child process, start-up included."""
+    cmd = [sys.executable, "-c", "from tilesim.cli import main; main()", "compare", "gemm", "--shape", "256x256x256"]
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t_fn, _ = paired(lambda: subprocess.run(cmd, capture_output=True, check=True), None, max(1, rounds // 5))
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime) / (len(t_fn) + 1)
+    rep.section("tilesim compare", "s", "-")
+    rep.row("compare gemm --shape 256x256x256", t_fn, [], 1, 15.0, ratio_bar=False)
+    print(f"{'':44} child CPU time per run: {cpu:.1f} s (wall counts waiting for a core on a loaded machine)")
+
+
+def _cli(*argv: str) -> None:
+    """``tilesim ARGV`` in this process, its output discarded."""
+    import contextlib
+    import io
+
+    from tilesim.cli import main as cli_main
+    saved = sys.argv
+    sys.argv = ["tilesim", *argv]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            cli_main()
+    except SystemExit as e:
+        if e.code:
+            raise
+    finally:
+        sys.argv = saved
+
+
+def study(rep: Report, rounds: int) -> None:
+    """The Llama-3-8B decode study of docs/studies.md (M = 16, four formats), in process (the CLI's own path)."""
+    args = ("study", "-m", "llama-3-8b", "-t", "16", "-f", "int8", "-f", "fp8_e4m3", "-f", "fp8_e5m2", "-f", "bf16",
+            "--format", "csv")
+    c0 = time.process_time()
+    t_fn, _ = paired(lambda: _cli(*args), None, max(1, rounds // 5))  # after one untimed run
+    cpu = (time.process_time() - c0) / (len(t_fn) + 1)
+    rep.section("Llama-3-8B decode study, 4 formats, in process", "s", "-")
+    rep.row("study -m llama-3-8b -t 16, 4 formats", t_fn, [], 1, 60.0, ratio_bar=False)
+    print(f"{'':44} process CPU time per run: {cpu:.1f} s")
+
+
+def qwen3(checkout: Path, rounds: int) -> None:
+    """PTOAS's ``qwen3_decode_incore_*`` kernels through ``tilesim run`` (in process, zero inputs)."""
+    files = sorted(checkout.rglob("qwen3_decode_incore_*.pto"))
+    print(f"\n## PTOAS qwen3 decode kernels ({len(files)} files) through tilesim run")
+    for f in files:
+        text = f.read_text()
+        for target in ("a3", "a5"):
+            try:
+                t_fn, _ = paired(lambda: pto.run_text(text, target=target, source=str(f)), None, rounds)
+            except Exception as e:  # a kernel tilesim refuses is reported, not timed
+                print(f"{f.name:40} {target}: {type(e).__name__}: {e}"[:200])
+                continue
+            print(f"{f.name:40} {target}: {_spread(t_fn, 1e3, '.2f')} ms")
+
+
+def blas() -> str:
+    from threadpoolctl import threadpool_info
+    return "; ".join(f"{i['internal_api']} {i.get('version')} {i.get('architecture')} kernel, {i['num_threads']} threads"
+                     for i in threadpool_info() if i["user_api"] == "blas")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--gemm-size", type=int, default=1024, help="M = N = K of the gemm section")
+    ap.add_argument("--large", action="store_true", help="also the 4096^3 bf16 GEMM's memory peak")
+    ap.add_argument("--ptoas", type=Path, help="a PTOAS checkout: time its qwen3_decode_incore_* kernels")
+    args = ap.parse_args()
+    np.seterr(all="ignore")  # the peers' overflow warnings (tilesim's ops set their own error state)
+    print(f"numpy {np.__version__}; BLAS: {blas()}; load average {os.getloadavg()[0]:.2f}")
+    rep = Report()
+    jobs = {"pto-small": small_ops, "pto-large": large_ops, "pto-loop": pto_loop, "tensix": tensix,
+            "gemm": lambda rep, rounds: gemm(rep, rounds, args.gemm_size), "compare": compare, "study": study}
+    for name in args.only:
+        jobs[name](rep, args.rounds)
+    if args.large:
+        gemm_memory()
+    if args.ptoas:
+        qwen3(args.ptoas, args.rounds)
+    print(f"\nmax resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
+    print(f"bars missed: {len(rep.missed)}" + (f" ({', '.join(rep.missed)})" if rep.missed else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""pto-isa's own CPU system tests (``tests/cpu/st/testcase/*``) run through tilesim.
+
+    python tools/ptoisa_st.py PTO_ISA_CHECKOUT [--only tadd,tlog] [-v]
+
+For each testcase folder the tool runs upstream's ``gen_data.py`` (in a temporary folder, with the checkout's
+``tests/cpu/st/utils.py`` on the path, so nothing is written into the checkout), reads each case's ``TEST_F``
+line in the folder's ``main.cpp`` (``test_op<T, GROWS, GCOLS, TROWS, TCOLS>()``: the dtype and the global and
+tile shapes), the input files in the order ``main.cpp`` reads them and the ``eps`` it passes to ``ResultCmp``,
+runs the op on target ``cpu`` over tiles of that shape and compares tilesim's output with upstream's
+``golden.bin`` by the ``ResultCmp`` rule (:func:`tilesim.pto.result_cmp`), also counting outputs equal bit
+for bit. It prints one row per folder: cases, pass, fail, refused (tilesim raised), not mapped, and the reason
+a folder or case is not mapped. Nothing of pto-isa is copied into tilesim; the tool only reads the checkout.
+
+A folder is mapped when its kernel is the plain one: TLOAD of each input into a row-major vec tile of
+``TROWS x TCOLS`` (valid the whole tile), the op, TSTORE of dst (``tadd_kernel.cpp`` and its kin). Folders with
+other kernels are listed with the reason they are not mapped yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tilesim import pto
+from tilesim.errors import TilesimError
+
+#: C++ element types of the test templates -> tilesim dtypes
+CXX_DTYPES = {"float": "f32", "aclFloat16": "f16", "half": "f16", "bfloat16_t": "bf16", "int32_t": "i32",
+              "int16_t": "i16", "int8_t": "i8", "uint32_t": "u32", "uint16_t": "u16", "uint8_t": "u8",
+              "int64_t": "i64", "uint64_t": "u64"}
+
+#: folders whose kernel is the plain one, and the roles after dst that their inputs fill, in main.cpp's order
+PLAIN = {
+    **{op: ("src0", "src1") for op in ("tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tand", "tor", "tshl",
+                                       "tshr", "tfmod")},
+    "txor": ("src0", "src1", "tmp"), "trem": ("src0", "src1", "tmp"),
+    **{op: ("src",) for op in ("tabs", "tneg", "texp", "tlog", "trecip", "trelu", "tnot", "tsqrt", "trsqrt")},
+    **{op: ("src", "@scalar") for op in ("tands", "tors", "tfmods", "tmaxs", "tmins", "tsubs")},
+    **{op: ("src", "@scalar", "tmp") for op in ("txors", "trems")},
+    **{op: ("src0", "src1", "src2") for op in ("taddc", "tsubc")},
+    **{op: ("src0", "@scalar", "src1") for op in ("taddsc", "tsubsc")},
+    "tlrelu": ("src", "@scalar"), "tprelu": ("src0", "src1", "tmp"),
+    **{op: ("src", "@scalar") for op in ("tshls", "tshrs", "tcmps")}, "tpairreducesum": ("src",),
+}
+#: folders whose dst has another dtype than the sources, and the op's keyword arguments from the template's
+#: arguments after the shapes (TCMPS: ``<T, R, C, R, C, CmpMode>``, a u8 mask)
+DST_DTYPE = {"tcmps": "u8"}
+KWARGS = {"tcmps": lambda a: {"cmp_mode": ("eq", "ne", "lt", "le", "gt", "ge")[a[4]]}}
+
+#: where the call's roles take the files in another order than main.cpp reads them (role i <- file ORDER[i])
+FILE_ORDER = {"taddsc": (0, 2, 1), "tsubsc": (0, 2, 1)}
+
+#: how a folder's template arguments after T give (src tile, dst tile, valid region = the global tensor); the
+#: default is ``<T, GROWS, GCOLS, ROWS, COLS>`` with the global the whole tile
+SHAPES = {
+    **{op: lambda a: ((a[2], a[3]), (a[0], a[1]), (a[2], a[3])) for op in ("tfmod", "tfmods", "trem", "trems")},
+    "tnot": lambda a: ((a[0], a[1]), (a[2], a[3]), (a[4], a[5])),
+    "tsqrt": lambda a: _plain_shapes(a[:4]),                       # <..., inPlace>: the same values
+    "tcmps": lambda a: _plain_shapes(a[:4]),
+    "tpairreducesum": lambda a: ((a[0], a[1]),) * 3,               # <T, ROWS, COLS>
+    **{op: lambda a: ((a[4], a[5]), (a[4], a[5]), (a[2], a[3])) if (a[0], a[1]) == (a[2], a[3]) else None
+       for op in ("tshls", "tshrs", "trsqrt")},                   # <T, DST, SRC, TILE>: valid DST == SRC
+}
+
+
+def _plain_shapes(a: list):
+    if len(a) != 4 or (a[0], a[1]) != (a[2], a[3]) or not all(isinstance(v, int) for v in a):
+        return None
+    return (a[2], a[3]), (a[2], a[3]), (a[2], a[3])
+
+
+#: folders named otherwise than their instruction
+OP_OF = {"tfusemuladd": "tfusedmuladd", "tfusemuladdrelu": "tfusedmuladdrelu"}
+
+#: why a folder is not mapped, where that is known (the rest: "kernel not the plain one")
+NOT_MAPPED = {
+    "tisa_coverage": "not an instruction test (a list of entry points)",
+    "tflashattn": "not an instruction test (a kernel of many instructions)",
+}
+
+
+@dataclass
+class Row:
+    folder: str
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    refused: int = 0
+    not_mapped: int = 0
+    exact: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+
+_TEST = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<([^>]*)>\(\s*\)\s*;\s*\}")
+_READ = re.compile(r'ReadFile\(\s*GetGoldenDir\(\)\s*\+\s*"/([\w.]+)"')
+_EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*\w+\s*,\s*([0-9.eE+-]+)f?\s*\)")
+
+
+_EPS_VAR = re.compile(r"float\s+eps\s*=\s*([0-9.eE+-]+)f?\s*;")
+_EPS_TYPE = re.compile(r"is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\)\s*\{\s*eps\s*=\s*([0-9.eE+-]+)f?\s*;")
+
+
+def eps_of(main: str, cxx_type: str) -> float | None:
+    """The eps main.cpp passes to ResultCmp for element type ``cxx_type``: one literal, or a variable
+    ``float eps = D;`` set per type by ``if constexpr (std::is_same_v<T, X>) { eps = E; }``; None if unclear."""
+    literals = {float(e) for e in _EPS.findall(main)}
+    if len(literals) == 1:
+        return literals.pop()
+    default = _EPS_VAR.findall(main)
+    if literals or len(default) != 1:
+        return None
+    return float(dict(_EPS_TYPE.findall(main)).get(cxx_type, default[0]))
+
+
+def _int(word: str) -> int:
+    """``64`` or ``NUM_64`` (the tests' constants)."""
+    m = re.fullmatch(r"(?:NUM_)?(\d+)", word.strip())
+    if not m:
+        raise ValueError(word)
+    return int(m.group(1))
+
+
+def generate(folder: Path, st: Path, work: Path) -> dict[str, Path]:
+    """Run upstream's gen_data.py in ``work``; returns each case's folder (``Suite.case``) by name (some scripts
+    write them beside themselves, some under ``testcases/``)."""
+    shutil.copy(folder / "gen_data.py", work / "gen_data.py")
+    env = {"PYTHONPATH": str(st), "PATH": "/usr/bin:/bin", "PTO_CPU_SIM_ENABLE_BF16": "1"}
+    subprocess.run([sys.executable, "gen_data.py"], cwd=work, env=env, check=True, capture_output=True,
+                   timeout=600)
+    return {p.name: p for p in (*work.glob("*.*"), *work.glob("testcases/*.*")) if p.is_dir()}
+
+
+def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path], dst_dt: str | None = None,
+             **kwargs):
+    """tilesim's dst for one plain-kernel case: ``shapes`` = (src tile, dst tile, valid region); each role but
+    ``tmp`` (a fresh tile) takes the next file (the valid region's elements), ``@scalar`` its first element."""
+    d = pto.get_dtype(dt)
+    src_shape, dst_shape, valid = shapes
+    vr, vc = valid
+    dst = pto.Tile("vec", dst_dt or dt, *dst_shape, valid=valid)
+    args, rest = [], iter(files)
+    for role in roles:
+        if role == "tmp":
+            args.append(pto.Tile("vec", dt, *src_shape, valid=valid))
+        elif role == "@scalar":
+            args.append(np.fromfile(next(rest), d.lane, 1).view(d.np)[0])
+        else:
+            t = pto.Tile("vec", dt, *src_shape, valid=valid)
+            t.bits[:vr, :vc] = np.fromfile(next(rest), d.lane, vr * vc).reshape(vr, vc)
+            args.append(t)
+    getattr(pto, op)(dst, *args, **kwargs, target="cpu")
+    return dst
+
+
+def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
+    op = folder.name
+    row = Row(op)
+    main = (folder / "main.cpp").read_text()
+    tests = _TEST.findall(main)
+    if op in NOT_MAPPED or op not in PLAIN:
+        row.cases = len(re.findall(r"TEST_F\(", main))
+        row.not_mapped = row.cases
+        reason = NOT_MAPPED.get(op) or (f"no tilesim op named {op}" if OP_OF.get(op, op) not in pto.OPS
+                                        else "kernel not the plain one (no adapter yet)")
+        row.reasons.append(reason)
+        return row
+    reads = [f for f in _READ.findall(main) if f not in ("golden.bin", "output.bin")]
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{op}-") as tmp:
+        case_dirs = generate(folder, st, Path(tmp))
+        row.cases = len(re.findall(r"TEST_F\(", main))
+        for suite, case, _fn, targs in tests:
+            args = [a.strip() for a in targs.split(",")]
+            case_dir = case_dirs.get(f"{suite}.{case}")
+            eps = eps_of(main, args[0])
+            if args[0] not in CXX_DTYPES or case_dir is None or eps is None:
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: " + ("gen_data.py made no data" if case_dir is None else
+                                                  f"dtype {args[0]}" if args[0] not in CXX_DTYPES else "eps"))
+                continue
+            try:
+                values = [_int(a) if re.fullmatch(r"(?:NUM_)?\d+", a) else a for a in args[1:]]  # true, false ...
+                shapes = SHAPES.get(op, _plain_shapes)(values)
+            except (ValueError, IndexError, TypeError):
+                shapes = None
+            if shapes is None:
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: template <{targs}> is not the folder's plain form")
+                continue
+            dt = CXX_DTYPES[args[0]]
+            try:
+                files = [case_dir / f for f in reads]
+                files = [files[i] for i in FILE_ORDER.get(op, range(len(files)))]
+                kw = KWARGS[op](values) if op in KWARGS else {}
+                dst = run_case(op, PLAIN[op], dt, shapes, files, DST_DTYPE.get(op), **kw)
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{case}: refused: {e.rule}")
+                continue
+            t_rows, t_cols = shapes[2]
+            dt = DST_DTYPE.get(op, dt)
+            d = pto.get_dtype(dt)
+            golden = np.fromfile(case_dir / "golden.bin", d.lane)
+            gold_tile = pto.Tile("vec", dt, *shapes[1], valid=shapes[2])
+            if golden.size == t_rows * t_cols:
+                gold_tile.bits[:t_rows, :t_cols] = golden.reshape(t_rows, t_cols)
+                got, want = dst.valid_values, gold_tile.valid_values
+            else:  # a packed stream (TCMPS's mask bytes): the first bytes of dst's valid region, row by row
+                got, want = dst.valid_values.ravel()[: golden.size], golden.astype(np.float64)
+            res = pto.result_cmp(np.asarray(got, np.float64), np.asarray(want, np.float64), eps)
+            row.passed += res.passed
+            row.failed += not res.passed
+            row.exact += bool((np.asarray(got) == np.asarray(want)).all())
+            if verbose and not res.passed:
+                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+        row.not_mapped += row.cases - len(tests)
+        if row.cases > len(tests):
+            row.reasons.append(f"{row.cases - len(tests)} TEST_F bodies are not one templated call")
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(prog="ptoisa_st", description=__doc__.split("\n\n")[0])
+    ap.add_argument("checkout", type=Path, help="a pto-isa checkout (hw-native-sys/pto-isa)")
+    ap.add_argument("--only", help="comma-separated testcase folders")
+    ap.add_argument("-v", "--verbose", action="store_true", help="name each failing case")
+    a = ap.parse_args()
+    st = a.checkout / "tests" / "cpu" / "st"
+    if not (st / "testcase").is_dir():
+        ap.error(f"{a.checkout} has no tests/cpu/st/testcase (give a pto-isa checkout)")
+    folders = sorted(p for p in (st / "testcase").iterdir() if (p / "main.cpp").is_file())
+    if a.only:
+        want = set(a.only.split(","))
+        folders = [p for p in folders if p.name in want]
+    commit = subprocess.run(["git", "-C", str(a.checkout), "rev-parse", "--short=8", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "?"
+    print(f"pto-isa {commit}: {len(folders)} testcase folders")
+    print(f"{'folder':22} {'cases':>5} {'pass':>5} {'fail':>5} {'refused':>7} {'not mapped':>10} {'exact':>5}  reason")
+    total = Row("total")
+    for folder in folders:
+        r = run_folder(folder, st, a.verbose)
+        for k in ("cases", "passed", "failed", "refused", "not_mapped", "exact"):
+            setattr(total, k, getattr(total, k) + getattr(r, k))
+        why = "; ".join(dict.fromkeys(r.reasons))
+        print(f"{r.folder:22} {r.cases:5} {r.passed:5} {r.failed:5} {r.refused:7} {r.not_mapped:10} {r.exact:5}  "
+              f"{why}")
+    print(f"{'total':22} {total.cases:5} {total.passed:5} {total.failed:5} {total.refused:7} {total.not_mapped:10} "
+          f"{total.exact:5}")
+    sys.exit(1 if total.failed or total.refused else 0)
+
+
+if __name__ == "__main__":
+    main()

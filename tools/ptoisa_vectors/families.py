@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from .arith import arith_more_cases, carry_cases, fmod_cases, mul_add_cases, pair_sum_cases, relu_cases
+from .bf16 import (
+    BF16_REDUCE_FREE, BF16_REDUCE_MIXED, bf16_family, bf16_mixed_reduce_cases, every_code_bf16_cases,
+    every_code_root_bf16_cases, fillpad_custom_bf16_cases,
+)
+from .bitwise import bitwise_cases
+from .common import BF16, DTS, ONLY, Case
+from .compare import cmp_layout_cases, compare_select_cases, compare_select_layout_cases, tcmps_u8_cases
+from .convert import tcvt_cases
+from .elementwise import (
+    UNARY, binary_cases, div_overflow_cases, int_unary_cases, scalar_cases, tdiv_cases, unary_cases,
+)
+from .expand import boxed_expand_cases, expand_binary_cases, expand_cases
+from .fillpad import fillpad_cases
+from .gather import concat_cases, gather_cases
+from .generate import generator_cases
+from .layout import layout_cases, misc_edge_cases
+from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
+from .memory import memory_cases
+from .move import fp_move_cases, move_cases, scalar_quant_cases
+from .permute import permute_cases
+from .quant import dequant_cases, quant_cases, random_histogram_cases
+from .reduce import (
+    COL_SHAPES, REDUCE_PAIRS, ROW_SHAPES, arg_cases, mixed_col_reduce_cases, mixed_row_reduce_cases, reduce_cases,
+)
+from .sort import mrgsort_cases, sort_cases
+
+
+#: the other families narrowed to bf16, and the bf16-only ones (built with ``--bf16-cxx``, PTO88)
+BF16_FAMILIES = (
+    bf16_family(tcvt_cases, DTS=DTS + ONLY, TCVT_LAYOUT_PAIRS=(("f32", BF16), (BF16, "f32"), (BF16, "i32"))),
+    bf16_family(reduce_cases, REDUCE_PAIRS={op: [(BF16, BF16), (BF16, "f32")] for op in REDUCE_PAIRS}),
+    bf16_family(arg_cases, DTS=ONLY),
+    bf16_family(expand_cases, DTS=DTS + ONLY),
+    bf16_family(binary_cases, DTS=ONLY),
+    bf16_family(tdiv_cases, DTS=ONLY),
+    bf16_family(unary_cases, UNARY={op: ONLY for op in UNARY}),
+    every_code_bf16_cases,
+    bf16_family(scalar_cases, DTS=ONLY),
+    bf16_family(expand_binary_cases, EXPAND_DTS=ONLY),
+    bf16_family(compare_select_cases, CMP_PAIRS=[(BF16, "u32"), (BF16, "u8")], SEL_DTS=ONLY),
+    bf16_family(arith_more_cases, DTS=ONLY, PART_DTS=ONLY,
+                AXPY_PAIRS=((BF16, BF16), (BF16, "f32"), ("f32", BF16))),
+    bf16_family(gather_cases, DTS=ONLY, GATHER_MASK_PAIRS=((BF16, BF16),)),
+    bf16_family(fillpad_cases, FILLPAD_DTS=ONLY,
+                FILLPAD_MORE=(("tfillpad", BF16, "zero"), ("tfillpad_inplace", BF16, "min"),
+                              ("tfillpad_expand", BF16, "max"))),
+    bf16_family(sort_cases, SORT_DTS=ONLY),
+    bf16_family(matmul_cases, MATMUL_TYPES=((BF16, "f32"),)),
+    bf16_family(memory_cases, MEMORY_DTS=ONLY, PREFETCH_DTS=((BF16, 48),)),
+    bf16_family(move_cases, MOVE_HALF=BF16),
+    bf16_family(concat_cases, CONCAT_DTS=ONLY),
+    # bf16b: the rest of what the g++ build compiles
+    bf16_family(reduce_cases, "_mixed", REDUCE_PAIRS={op: BF16_REDUCE_MIXED for op in BF16_REDUCE_FREE},
+                ROW_SHAPES=ROW_SHAPES[:3], COL_SHAPES=COL_SHAPES[:3]),
+    bf16_family(compare_select_layout_cases, CMP_LAYOUT_DTS=ONLY),
+    every_code_root_bf16_cases,
+    fillpad_custom_bf16_cases,
+)
+
+
+#: the first bank's families, drawn in this order from one generator seeded with ``--seed``
+FAMILIES = (tcvt_cases, reduce_cases, arg_cases, expand_cases, binary_cases)
+#: later families, each from its own generator (seed, crc32 of its name), so adding one changes no other
+MORE_FAMILIES = (tdiv_cases, unary_cases, scalar_cases, expand_binary_cases, compare_select_cases,
+                 arith_more_cases, gather_cases, concat_cases, fillpad_cases,
+                 sort_cases, matmul_cases, memory_cases, move_cases,
+                 random_histogram_cases, quant_cases)
+MORE_FAMILIES += (fp_move_cases, matmul_mx_cases)
+MORE_FAMILIES += BF16_FAMILIES
+MORE_FAMILIES += (generator_cases, dequant_cases, mrgsort_cases, div_overflow_cases, layout_cases,  # newcov
+                  cmp_layout_cases, boxed_expand_cases, misc_edge_cases)
+MORE_FAMILIES += (mixed_row_reduce_cases, mixed_col_reduce_cases, bf16_family(bf16_mixed_reduce_cases))
+MORE_FAMILIES += (scalar_quant_cases, matmul_mx_e1m2_cases)
+MORE_FAMILIES += (int_unary_cases, tcmps_u8_cases)  # issue 21: what cpu refused, PTO121
+MORE_FAMILIES += (bitwise_cases, fmod_cases, bf16_family(fmod_cases, DTS=ONLY))  # issue 21: new ops
+MORE_FAMILIES += (carry_cases, bf16_family(carry_cases, DTS=ONLY), relu_cases, bf16_family(relu_cases, DTS=ONLY))
+MORE_FAMILIES += (permute_cases, bf16_family(permute_cases, DTS=ONLY))
+MORE_FAMILIES += (mul_add_cases, bf16_family(mul_add_cases, DTS=ONLY))
+MORE_FAMILIES += (pair_sum_cases, bf16_family(pair_sum_cases, DTS=ONLY))
+
+
+def all_cases(seed: int) -> list[Case]:
+    rng = np.random.default_rng(seed)
+    cases = [c for fam in FAMILIES for c in fam(rng)]
+    for fam in MORE_FAMILIES:
+        cases += fam(np.random.default_rng([seed, zlib.crc32(fam.__name__.encode())]))
+    return cases

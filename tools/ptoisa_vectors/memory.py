@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from .common import CXX_TYPE, Case, Spec, conversion_pool, sentinel
+
+
+MEMORY_DTS = ("f32", "f16", "i8", "i64", "u16")
+PREFETCH_DTS = (("f32", 32), ("f16", 48), ("i8", 64))  # (dtype, global columns)
+
+
+def memory_cases(rng) -> list[Case]:
+    """TLOAD and TSTORE between a 2-D global array (a window at an offset, row stride the array's width) and
+    vec tiles, ND and DN, every element size."""
+    cases = []
+    GR, GC = 40, 48
+    for dt in MEMORY_DTS:
+        g = conversion_pool(rng, dt, GR * GC).reshape(GR, GC)
+        t = conversion_pool(rng, dt, 32 * 64).reshape(32, 64)
+        for bl, (wr, wc), (r0, c0) in (("row_major", (29, 37), (3, 5)), ("row_major", (32, 48), (0, 0)),
+                                        ("col_major", (13, 7), (20, 40))):
+            glob = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {GC}, 1>> "
+                    f"g({{gm}}.data() + {r0 * GC + c0});")
+            tile = Spec("dst", dt, 32, 64, bl) if bl == "row_major" else Spec("dst", dt, 64, 32, bl)
+            gm = Spec("gm", dt, GR, GC, loc="gm")
+            cases.append(Case("tload", glob.format(gm="gm") + " TLOAD(dst, g);", (tile, gm),
+                              {"dst": (wr, wc), "gm": (wr, wc)},
+                              {"dst": sentinel(dt, (tile.rows, tile.cols)), "gm": g}, (), {"offset": [r0, c0]}))
+            src = Spec("src", dt, tile.rows, tile.cols, bl)
+            cases.append(Case("tstore", glob.format(gm="dst_gm") + " TSTORE(g, src);",
+                              (Spec("dst_gm", dt, GR, GC, loc="gm"), src), {"dst_gm": (wr, wc), "src": (wr, wc)},
+                              {"dst_gm": g, "src": t if bl == "row_major" else t.reshape(64, 32)}, (),
+                              {"offset": [r0, c0]}))
+    for dt, gc in PREFETCH_DTS:
+        g = conversion_pool(rng, dt, 16 * gc).reshape(16, gc)
+        call = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, 16, {gc}>, Stride<1, 1, 1, {gc}, 1>> g(gm.data()); "
+                "TPREFETCH(dst, g);")
+        cases.append(Case("tprefetch", call, (Spec("dst", dt, 16, 32), Spec("gm", dt, 16, gc, loc="gm")),
+                          {"dst": (13, 29), "gm": (16, gc)}, {"dst": sentinel(dt, (16, 32)), "gm": g}))
+    return cases
