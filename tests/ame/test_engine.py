@@ -8,7 +8,7 @@ import pytest
 from hypothesis import event, given, settings, strategies as st
 
 from tilesim import formats
-from tilesim.ame import engine, rounding
+from tilesim.ame import engine, engine_jit, rounding
 from tilesim.ame.gemm import TILING_CHOICES, gemm, plan_gemm
 from tilesim.errors import DtypeError, EncodingError, GeometryError
 
@@ -66,7 +66,8 @@ def test_fast_gemm_equals_the_program_on_the_core(data):
     a, b = _values(rng, f, (m, k), extremes), _values(rng, f, (k, n), extremes)
     c = _values(rng, plan.acc, (m, n), False) if with_c else None
     event("engine" if engine.supports(plan.ft, plan.acc) else "batched")
-    with mock.patch.object(engine, "BLOCK_ELEMENTS", block), mock.patch.object(engine, "INT_BLOCK_ELEMENTS", block):
+    with mock.patch.object(engine, "BLOCK_ELEMENTS", block), mock.patch.object(engine, "INT_BLOCK_ELEMENTS", block), \
+            mock.patch.object(engine, "COLS_PER_BLOCK", max(1, block // 4)):
         r = gemm(a, b, c, ft=ft, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling, accumulation=model, quantize=True)
     want, run = _program_result(plan, a, b, c, model)
     if plan.acc.name == "q32_32":  # mst gives float64, which cannot hold every q32_32 code
@@ -218,13 +219,29 @@ def test_lane_shortcuts_equal_the_codec_on_every_code(name):
         assert np.array_equal(lanes.float_values(codes, f), formats.decode(codes, f), equal_nan=True)
 
 
+@pytest.mark.parametrize("bits, k", [(8, 1000), (8, 3000), (8, 5000), (16, 300), (24, 300), (62, 3)])
+def test_integer_products_are_exact_in_every_branch(bits, k):
+    """float32 in one K-chunk (INT8, K = 1000) and in several summed in float64 (K = 3000), float64 (K = 5000,
+    INT16), int64 (24 bits) and Python ints (62 bits): each equals the product in Python ints, extremes included."""
+    rng = np.random.default_rng(bits)
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    a, b = rng.integers(lo, hi, (7, k), endpoint=True), rng.integers(lo, hi, (5, k), endpoint=True)
+    a[0], b[0], a[1] = lo, lo, hi  # the largest sums of both signs
+    want = a.astype(object) @ b.astype(object).T
+    cache = {}
+    for _ in range(2):  # the second call reuses B from the cache
+        got = engine._imatmul(a, b, cache)
+        assert np.array_equal(got.astype(object), want)
+    assert ("b32" in cache) == (bits == 8 and k <= 4 * 1024)
+
+
 @pytest.mark.parametrize("ft", ["bf16", "fp8_e4m3", "fp8_e5m2", "fp16", "fp4_e2m1"])
 @pytest.mark.parametrize("rnd", ["rne", "rup", "rdn", "rtz"])
 @pytest.mark.parametrize("sat", [0, 1])
 def test_fused_slice_kernel_equals_the_numpy_step(ft, rnd, sat):
-    """The fused K-slice step in one numba pass (``engine._fused_sum``, ``_fused_sum_f32``) against the numpy
-    step it replaced (``engine.JIT = False``): codes and flags, with specials, exact zero sums (-0 and +0
-    terms) and slices whose certificate fails."""
+    """The fused K-slices in numba (``engine_jit.fused_slices``) against the numpy steps they replaced
+    (``engine_jit.ENABLED = False``): codes and flags, with specials, exact zero sums (-0 and +0 terms) and
+    slices whose certificate fails."""
     f = formats.get(ft)
     rng = np.random.default_rng(len(ft) + 7 * sat + ord(rnd[1]))
     e = formats.elements_per_row(f)
@@ -233,7 +250,7 @@ def test_fused_slice_kernel_equals_the_numpy_step(ft, rnd, sat):
     a[4, : 2 * e], b[: 2 * e, 4] = 1.0, -1.0
     results = []
     for jit in (True, False):
-        with mock.patch.object(engine, "JIT", jit):
+        with mock.patch.object(engine_jit, "ENABLED", jit):
             r = gemm(a, b, ft=ft, rnd=rnd, sat=sat, quantize=True)
         results.append((r.codes, r.status))
     assert np.array_equal(results[0][0], results[1][0]) and results[0][1] == results[1][1]

@@ -151,6 +151,23 @@ def test_exact_references(dtype):
                                                                          Fraction(1, 2**60), "bf16") == 1 + 2**-7
 
 
+def test_exact_gemm_takes_blas_only_where_the_certificate_holds():
+    """BLAS's sums where a row's and a column's spans prove them exact, two fsums elsewhere: the same bits as
+    two fsums everywhere, on bf16 values near 1, fp32 values (wide spans), 2**-60 beside 1, signed zeros that
+    cancel, and a NaN."""
+    rng = np.random.default_rng(6)
+    for dtype in ("bf16", "fp32"):
+        a = formats.quantize(rng.standard_normal((12, 40)), dtype)
+        b = formats.quantize(rng.standard_normal((40, 10)), dtype)
+        a[1, 3], a[2], b[:, 4] = 2.0**-60, -0.0, 0.0
+        a[3, :2], b[:2, 5] = [1.0, -1.0], [2.0, 2.0]  # an exact zero through cancellation
+        a[5, 9] = np.nan
+        want = np.array([[exact._odd_sum((a[i] * b[:, j]).tolist()) for j in range(10)] for i in range(12)])
+        got = exact.gemm_exact(a, b)
+        fin = np.isfinite(want)
+        assert np.array_equal(got, want, equal_nan=True) and np.array_equal(np.signbit(got[fin]), np.signbit(want[fin]))
+
+
 # ------------------------------------------------------------------ inputs built to differ
 def test_argmax_reasons():
     """Ties in the first 8 rows, maxima in rows 8..15 of a block, ties across the window, a NaN column.
