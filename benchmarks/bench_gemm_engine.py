@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_info  # noqa: E402
 
 from tilesim.ame import engine  # noqa: E402
-from tilesim.ame.gemm import _encode, gemm, plan_gemm  # noqa: E402
+from tilesim.ame.gemm import encode_operand, gemm, plan_gemm  # noqa: E402
 
 CONFIGS = (("int8 -> int16", "int8", 2.0), ("fp8_e4m3 -> fp16", "fp8_e4m3", 10.0), ("bf16 -> fp32", "bf16", 10.0))
 
@@ -78,10 +78,10 @@ def profile(size: int, rounds: int) -> None:
         a, b = _inputs(ft, size, rng)
         p = plan_gemm(size, size, size, ft=ft)
         enc = {"rounding": "rne", "saturate": False, "quantize": True}
-        ac, bc = _encode(a, p.ft, "a", **enc), np.ascontiguousarray(_encode(b, p.ft, "b", **enc).T)
+        ac, bc = encode_operand(a, p.ft, "a", **enc), np.ascontiguousarray(encode_operand(b, p.ft, "b", **enc).T)
         setup = engine._Floats if p.ft.is_float else engine._Ints
         stages = {"numpy": lambda: a @ b,
-                  "encode": lambda: (_encode(a, p.ft, "a", **enc), _encode(b, p.ft, "b", **enc).T.copy()),
+                  "encode": lambda: (encode_operand(a, p.ft, "a", **enc), encode_operand(b, p.ft, "b", **enc).T.copy()),
                   "set-up": lambda: setup(p, ac, bc, "fused", False),
                   "run": lambda: engine.run(p, ac, bc, None, "fused", False)}
         best = {k: min(_timed(f)[1] for _ in range(rounds)) for k, f in stages.items()}

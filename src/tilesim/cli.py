@@ -432,3 +432,7 @@ def compare(
 
 def main() -> None:
     app(prog_name="tilesim")  # the name messages use, however Python was started
+
+
+if __name__ == "__main__":  # python -m tilesim.cli
+    main()

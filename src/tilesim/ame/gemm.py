@@ -53,7 +53,7 @@ from .lanes import whole_int_lane
 from .progress import bar
 
 __all__ = ["GemmPlan", "GemmResult", "plan_gemm", "gemm", "TILING_CHOICES", "DEFAULT_MACS_PER_CYCLE",
-           "MAX_GEMM_ELEMENTS"]
+           "MAX_GEMM_ELEMENTS", "encode_operand"]
 
 ROWS = regfile.ROWS
 TILING_CHOICES: tuple[str, ...] = ("auto", "4x4") + tuple(t.name for t in TILINGS)
@@ -386,7 +386,7 @@ def plan_gemm(m: int, n: int, k: int, *, ft="bf16", bovf: int = 0, rnd: str = "r
 
 def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int = 0, tiling: str = "auto",
          accumulation: str = "fused", quantize: bool = False, progress: bool | None = None,
-         on_slice: Callable[[int, int], None] | None = None, acc=None) -> GemmResult:
+         on_slice: Callable[[int, int], None] | None = None, acc=None, encoded: bool = False) -> GemmResult:
     """``A x B (+ C)`` as the runtime's MMACC.T stream would compute it, bit for bit.
 
     Args:
@@ -401,6 +401,8 @@ def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int =
             stderr is a terminal).
         on_slice: called as results complete with (done, total), for progress bars of callers.
         acc: another accumulator than the proposal's (a what-if, :mod:`.whatif`); ``None``: the proposal's.
+        encoded: ``a`` and ``b`` are already codes of ``ft`` (numpy arrays of its code dtype, as
+            :func:`encode_operand` returns them), so a caller that also needs them encodes once.
 
     Returns:
         :class:`GemmResult`: codes and values of C, the status flags, ``wrapped``, the plan and its cost.
@@ -408,6 +410,7 @@ def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int =
     Raises:
         GeometryError: shapes that do not chain (``ame.gemm.shape``), or a plan error.
         EncodingError: an input ``ft`` cannot hold, without ``quantize`` (``ame.gemm.quantize``).
+        DtypeError: with ``encoded``, codes of another dtype than ``ft``'s or beyond its lane (``ame.gemm.dtype``).
     """
     a, b = _matrix(a, "a"), _matrix(b, "b")
     if a.shape[1] != b.shape[0]:
@@ -422,8 +425,11 @@ def gemm(a, b, c=None, *, ft="bf16", bovf: int = 0, rnd: str = "rne", sat: int =
     p = plan_gemm(a.shape[0], b.shape[1], a.shape[1], ft=ft, bovf=bovf, rnd=rnd, sat=sat, tiling=tiling,
                   with_c=c is not None, acc=acc)
     enc = {"rounding": p.rnd, "saturate": bool(p.sat), "quantize": quantize}
-    ac, bc = _encode(a, p.ft, "a", **enc), np.ascontiguousarray(_encode(b, p.ft, "b", **enc).T)
-    cc = None if c is None else _encode(c, p.acc, "c", **enc)
+    if encoded:
+        ac, bc = _codes(a, p.ft, "a"), np.ascontiguousarray(_codes(b, p.ft, "b").T)
+    else:
+        ac, bc = encode_operand(a, p.ft, "a", **enc), np.ascontiguousarray(encode_operand(b, p.ft, "b", **enc).T)
+    cc = None if c is None else encode_operand(c, p.acc, "c", **enc)
     saturate = saturates(p.ft, p.bovf, p.sat)
     with bar(p.useful_macs, progress, on_slice) as tick:
         if p.ft.is_float or not p.acc.is_float:
@@ -456,7 +462,19 @@ def _matrix(x, name: str) -> np.ndarray:
     return x
 
 
-def _encode(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: bool, quantize: bool) -> np.ndarray:
+def _codes(x: np.ndarray, fmt: Format, name: str) -> np.ndarray:
+    """``x`` as codes of ``fmt`` (``gemm(encoded=True)``): its code dtype, every code within the lane."""
+    if x.dtype != fmt.dtype:
+        raise DtypeError(f"{name} has dtype {x.dtype}; codes of {fmt.name} are {np.dtype(fmt.dtype)}",
+                         instruction="gemm", operand=name, rule="ame.gemm.dtype", value=str(x.dtype))
+    if fmt.lane_bits < 8 * x.itemsize and x.size and int(x.max()) >> fmt.lane_bits:
+        raise DtypeError(f"{name} holds code {int(x.max())}, beyond {fmt.name}'s {fmt.lane_bits}-bit lane",
+                         instruction="gemm", operand=name, rule="ame.gemm.dtype", value=int(x.max()))
+    return x
+
+
+def encode_operand(x: np.ndarray, fmt: Format, name: str, *, rounding: str, saturate: bool,
+                   quantize: bool) -> np.ndarray:
     """Codes of ``x`` in ``fmt``; without ``quantize``, every value must be one ``fmt`` holds exactly."""
     whole = whole_int_lane(fmt)
     if whole is not None:  # integers that fit are their own two's complement codes (the common case, fast)

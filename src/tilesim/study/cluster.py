@@ -108,12 +108,13 @@ def _block(a, b, c, options: dict) -> tuple[np.ndarray, dict]:
 def blocked_gemm(a, b, c=None, *, client=None, block: tuple[int, int] | None = None, ft="bf16", bovf: int = 0,
                  rnd: str = "rne", sat: int = 0, tiling: str = "auto", accumulation: str = "fused",
                  macs_per_cycle: int = DEFAULT_MACS_PER_CYCLE, quantize: bool = False,
-                 on_block: Callable[[int, int], None] | None = None, acc=None) -> GemmResult:
+                 on_block: Callable[[int, int], None] | None = None, acc=None, encoded: bool = False) -> GemmResult:
     """:func:`~tilesim.ame.gemm.gemm`, with C cut into ``block`` (rows, columns) and the blocks run on ``client``.
 
     Without ``client`` the blocks run here, one after another. ``block``
     defaults to :func:`default_block` for the cluster's workers (one block for
-    the whole of C without a client). ``quantize`` is gemm's (AME22), ``acc`` its what-if accumulator.
+    the whole of C without a client). ``quantize`` is gemm's (AME22), ``acc`` its what-if accumulator,
+    ``encoded`` its codes in place of values.
     ``on_block(done, total)`` follows progress.
 
     Raises:
@@ -140,7 +141,7 @@ def blocked_gemm(a, b, c=None, *, client=None, block: tuple[int, int] | None = N
     cols = [slice(j, j + int(block[1])) for j in range(0, n, int(block[1]))]
     tasks = [(i, j) for i in range(len(rows)) for j in range(len(cols))]
     options = {"ft": plan.ft.name, "bovf": bovf, "rnd": rnd, "sat": sat, "tiling": plan.mode_arg,
-               "accumulation": accumulation, "quantize": quantize, "acc": plan.acc.name}
+               "accumulation": accumulation, "quantize": quantize, "acc": plan.acc.name, "encoded": encoded}
     a_parts, b_parts = [a[r] for r in rows], [b[:, s] for s in cols]
     c_parts = [None if c is None else np.asarray(c)[rows[i], cols[j]] for i, j in tasks]
     progress = None if on_block is None else (lambda done: on_block(done, len(tasks)))

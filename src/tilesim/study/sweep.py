@@ -36,7 +36,7 @@ from ..ame import models, whatif
 from ..ame.accum import accumulator
 from ..ame.cost import DEFAULT_BANDWIDTH, schedule
 from ..ame.csr import ROUNDING
-from ..ame.gemm import DEFAULT_MACS_PER_CYCLE, TILING_CHOICES, GemmPlan, gemm, plan_gemm
+from ..ame.gemm import DEFAULT_MACS_PER_CYCLE, TILING_CHOICES, GemmPlan, encode_operand, gemm, plan_gemm
 from ..ame.mmacc import saturates
 from ..errors import TilesimError
 from ..formats import Format, Kind
@@ -282,6 +282,27 @@ def scale(x: np.ndarray, fmt: Format) -> float:
     return top / float(fmt.max_exact) if top else 1.0
 
 
+def operand(x: np.ndarray, fmt: Format, name: str, rnd: str, sat: int) -> tuple[np.ndarray, np.ndarray]:
+    """One encoding of ``x`` into ``fmt``, for both of a point's uses: the codes :func:`~tilesim.ame.gemm.gemm`
+    stores with ``quantize=True`` (rounded with ``rnd``, clamped) and ``formats.quantize(x, fmt, rnd, sat)``.
+
+    The two encodings differ only where ``x`` is outside ``fmt``'s finite range or NaN (inside it, no value
+    overflows, so clamping changes nothing): one plain encoding, and gemm's own path on those lanes alone.
+    """
+    codes = formats.encode(x, fmt, rnd, saturate=bool(sat))
+    quantized = formats.decode(codes, fmt)
+    outside = ~((x >= fmt.min) & (x <= fmt.max))
+    if not outside.any():
+        return codes, quantized
+    gemm_codes = codes.copy()
+    try:
+        gemm_codes[outside] = encode_operand(x[outside], fmt, name, rounding=rnd, saturate=bool(sat), quantize=True)
+    except TilesimError:  # gemm's own error, naming the element where it sits in x
+        encode_operand(x, fmt, name, rounding=rnd, saturate=bool(sat), quantize=True)
+        raise
+    return gemm_codes, quantized
+
+
 def evaluate(a: np.ndarray, b: np.ndarray, point: Point, run: Callable = gemm) -> tuple[dict, dict]:
     """Run one point on inputs A, B and measure it.
 
@@ -296,7 +317,6 @@ def evaluate(a: np.ndarray, b: np.ndarray, point: Point, run: Callable = gemm) -
     plan = point.plan()
     fmt, acc = plan.ft, plan.acc
     a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    enc = {"rounding": point.rnd, "saturate": bool(point.sat)}
     counts = {"clipped_a": 0.0, "clipped_b": 0.0, "flushed_a": 0.0, "flushed_b": 0.0}
     sa = sb = 1.0
     if point.block_scale != "none":
@@ -315,10 +335,10 @@ def evaluate(a: np.ndarray, b: np.ndarray, point: Point, run: Callable = gemm) -
         sa, sb = scale(a64, fmt), scale(b64, fmt)
         if sa != 1.0 or sb != 1.0:
             a64, b64 = a64 / sa, b64 / sb  # the units the format sees
-        r = run(a64, b64, ft=fmt.name, bovf=point.bovf, rnd=point.rnd, sat=point.sat, tiling=plan.mode_arg,
-                accumulation=point.accumulation, quantize=True, acc=acc.name)
+        (ca, qa64), (cb, qb64) = (operand(x, fmt, n, point.rnd, point.sat) for x, n in ((a64, "a"), (b64, "b")))
+        r = run(ca, cb, ft=fmt.name, bovf=point.bovf, rnd=point.rnd, sat=point.sat, tiling=plan.mode_arg,
+                accumulation=point.accumulation, quantize=True, acc=acc.name, encoded=True)
         c, status, out = r.values.astype(np.float64), r.status, acc  # accumulator units
-        qa64, qb64 = formats.quantize(a64, fmt, **enc), formats.quantize(b64, fmt, **enc)
         ref_q = metrics.matmul64(qa64, qb64)
         wrapped = metrics.wrapped(ref_q, acc, saturates(fmt, point.bovf, point.sat))
         counts = {"clipped_a": metrics.share(np.abs(a64) > float(fmt.max_exact)),
