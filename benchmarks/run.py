@@ -4,6 +4,7 @@
     python benchmarks/run.py --only pto-small pto-large --rounds 9
     python benchmarks/run.py --large               # adds the 4096^3 bf16 GEMM's memory peak (a child process)
     python benchmarks/run.py --ptoas PTOAS_CHECKOUT  # adds PTOAS's qwen3_decode_incore_* kernels through tilesim run
+    python benchmarks/run.py --only compare study --compare-shape 16x16x16 --study-shape 16x64x64  # a quick check
 
 Sections: ``pto-small`` (one Python call at 16x16 f32), ``pto-large`` (256x1024 f32 on ``cpu`` against the numpy
 equivalent), ``pto-loop`` (a ``.pto`` loop of one 16x16 TADD), ``tensix`` (a 1,000-instruction straight-line
@@ -243,45 +244,56 @@ def gemm_memory() -> None:
 
 
 # ---------------------------------------------------------- compare, study
-def compare(rep: Report, rounds: int) -> None:
-    """``tilesim compare gemm --shape 256x256x256`` as a user runs it: a child process, start-up included."""
-    cmd = [sys.executable, "-c", "from tilesim.cli import main; main()", "compare", "gemm", "--shape", "256x256x256"]
+def compare(rep: Report, rounds: int, shape: str = "256x256x256") -> None:
+    """``tilesim compare gemm --shape 256x256x256`` (``--compare-shape``) as a user runs it: a child process
+    (``python -m tilesim.cli``), start-up included; a run that prints no table is an error, not a figure."""
+    cmd = [sys.executable, "-m", "tilesim.cli", "compare", "gemm", "--shape", shape]
+
+    def once() -> None:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        if "gemm" not in out:
+            raise RuntimeError(f"{' '.join(cmd[1:])} printed no table: {out[:200]!r}")
+
     c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t_fn, _ = paired(lambda: subprocess.run(cmd, capture_output=True, check=True), None, max(1, rounds // 5))
+    t_fn, _ = paired(once, None, max(1, rounds // 5))
     c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime) / (len(t_fn) + 1)
     rep.section("tilesim compare", "s", "-")
-    rep.row("compare gemm --shape 256x256x256", t_fn, [], 1, 15.0, ratio_bar=False)
+    rep.row(f"compare gemm --shape {shape}", t_fn, [], 1, 15.0, ratio_bar=False)
     print(f"{'':44} child CPU time per run: {cpu:.1f} s (wall counts waiting for a core on a loaded machine)")
 
 
 def _cli(*argv: str) -> None:
-    """``tilesim ARGV`` in this process, its output discarded."""
+    """``tilesim ARGV`` in this process, its output discarded (an error if it printed nothing)."""
     import contextlib
     import io
 
     from tilesim.cli import main as cli_main
     saved = sys.argv
     sys.argv = ["tilesim", *argv]
+    out = io.StringIO()
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(out):
             cli_main()
     except SystemExit as e:
         if e.code:
             raise
     finally:
         sys.argv = saved
+    if not out.getvalue().strip():
+        raise RuntimeError(f"tilesim {' '.join(argv)} printed nothing")
 
 
-def study(rep: Report, rounds: int) -> None:
-    """The Llama-3-8B decode study of docs/studies.md (M = 16, four formats), in process (the CLI's own path)."""
-    args = ("study", "-m", "llama-3-8b", "-t", "16", "-f", "int8", "-f", "fp8_e4m3", "-f", "fp8_e5m2", "-f", "bf16",
-            "--format", "csv")
+def study(rep: Report, rounds: int, shape: str | None = None) -> None:
+    """The Llama-3-8B decode study of docs/studies.md (M = 16, four formats), in process (the CLI's own path);
+    ``--study-shape MxNxK`` runs that one shape in its place (a quick check of the section)."""
+    what = ("-s", shape) if shape else ("-m", "llama-3-8b", "-t", "16")
+    args = ("study", *what, "-f", "int8", "-f", "fp8_e4m3", "-f", "fp8_e5m2", "-f", "bf16", "--output-format", "csv")
     c0 = time.process_time()
     t_fn, _ = paired(lambda: _cli(*args), None, max(1, rounds // 5))  # after one untimed run
     cpu = (time.process_time() - c0) / (len(t_fn) + 1)
-    rep.section("Llama-3-8B decode study, 4 formats, in process", "s", "-")
-    rep.row("study -m llama-3-8b -t 16, 4 formats", t_fn, [], 1, 60.0, ratio_bar=False)
+    rep.section(f"{'Study ' + shape if shape else 'Llama-3-8B decode study'}, 4 formats, in process", "s", "-")
+    rep.row(f"study {' '.join(what)}, 4 formats", t_fn, [], 1, 60.0, ratio_bar=False)
     print(f"{'':44} process CPU time per run: {cpu:.1f} s")
 
 
@@ -311,6 +323,8 @@ def main() -> None:
     ap.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--gemm-size", type=int, default=1024, help="M = N = K of the gemm section")
+    ap.add_argument("--compare-shape", default="256x256x256", help="MxNxK of the compare section")
+    ap.add_argument("--study-shape", help="MxNxK: the study section on this shape in place of Llama-3-8B's layers")
     ap.add_argument("--large", action="store_true", help="also the 4096^3 bf16 GEMM's memory peak")
     ap.add_argument("--ptoas", type=Path, help="a PTOAS checkout: time its qwen3_decode_incore_* kernels")
     args = ap.parse_args()
@@ -318,7 +332,9 @@ def main() -> None:
     print(f"numpy {np.__version__}; BLAS: {blas()}; load average {os.getloadavg()[0]:.2f}")
     rep = Report()
     jobs = {"pto-small": small_ops, "pto-large": large_ops, "pto-loop": pto_loop, "tensix": tensix,
-            "gemm": lambda rep, rounds: gemm(rep, rounds, args.gemm_size), "compare": compare, "study": study}
+            "gemm": lambda rep, rounds: gemm(rep, rounds, args.gemm_size),
+            "compare": lambda rep, rounds: compare(rep, rounds, args.compare_shape),
+            "study": lambda rep, rounds: study(rep, rounds, args.study_shape)}
     for name in args.only:
         jobs[name](rep, args.rounds)
     if args.large:

@@ -16,6 +16,8 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
     ("bench_study.py", ["--size", "32", "--workers", "1"]),
     ("bench_pto.py", ["--quick"]),
     ("run.py", ["--only", "pto-small", "pto-loop", "tensix", "gemm", "--rounds", "1", "--gemm-size", "32"]),
+    ("run.py", ["--only", "compare", "study", "--rounds", "1", "--compare-shape", "16x16x16", "--study-shape",
+                "16x64x64"]),
 ])
 def test_benchmark_runs(script, args):
     r = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=300,

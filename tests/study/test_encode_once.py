@@ -8,7 +8,7 @@ from tilesim import formats
 from tilesim.ame.csr import ROUNDING
 from tilesim.ame.gemm import encode_operand, gemm
 from tilesim.errors import TilesimError
-from tilesim.study import Point, Shape, blocked_gemm, sweep
+from tilesim.study import Point, Shape, Sweep, blocked_gemm, sweep
 from tilesim.study.inputs import generate
 
 FORMATS = ("int8", "uint8", "int4", "fp8_e4m3", "fp8_e5m2", "fp4_e2m1", "bf16", "fp16")
@@ -65,9 +65,8 @@ def test_records_unchanged(monkeypatch, run):
     equals what the point's two encodings gave."""
     shape = Shape(16, 48, 80)
     a, b = generate(shape, "outliers", seed=3)
-    points = [Point(shape, dist="outliers", ft=ft, rnd=rnd, sat=sat) for ft in ("int8", "fp8_e4m3", "fp8_e5m2",
-                                                                                "bf16")
-              for rnd in ("rne", "rtz") for sat in (0, 1)]
+    points = [Point(shape, dist="outliers", ft=ft, rnd=rnd, sat=sat)
+              for ft in ("int8", "fp8_e4m3", "fp8_e5m2", "bf16") for rnd in ("rne", "rtz") for sat in (0, 1)]
     now = _records(points, a, b, run)
     monkeypatch.setattr(sweep, "operand", lambda x, fmt, name, rnd, sat: _old(x, fmt, name, rnd, sat))
     assert now == _records(points, a, b, run)
@@ -82,3 +81,17 @@ def test_gemm_encoded_checks_codes():
     r = gemm(formats.encode(np.ones((4, 8)), "fp8_e4m3"), formats.encode(np.ones((8, 4)), "fp8_e4m3"),
              ft="fp8_e4m3", encoded=True)
     assert (r.values == 8).all()
+
+
+def test_shared_products_leave_records_unchanged():
+    """``run`` shares the float64 product of a group's inputs across its points (``products``): each record
+    equals the point evaluated alone."""
+    sw = Sweep(shapes=(Shape(16, 32, 48),), fts=("int8", "fp8_e4m3", "bf16"), block_scales=("none", "e8m0"),
+               dists=("outliers",), seed=2)
+    study = sweep.run(sw)
+    points = sw.points()
+    a, b = generate(points[0].shape, "outliers", sw.seed, sw.tensors)
+    names = [name for name, _ in sweep.COLUMNS if name not in ("point", "pareto")]
+    for p, rec, hist in zip(points, study.records, study.histograms):
+        alone, h = sweep.evaluate(a, b, p)
+        assert repr([rec[k] for k in names]) == repr([alone[k] for k in names]) and repr(hist) == repr(h)

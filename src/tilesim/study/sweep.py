@@ -303,11 +303,14 @@ def operand(x: np.ndarray, fmt: Format, name: str, rnd: str, sat: int) -> tuple[
     return gemm_codes, quantized
 
 
-def evaluate(a: np.ndarray, b: np.ndarray, point: Point, run: Callable = gemm) -> tuple[dict, dict]:
+def evaluate(a: np.ndarray, b: np.ndarray, point: Point, run: Callable = gemm,
+             products: dict | None = None) -> tuple[dict, dict]:
     """Run one point on inputs A, B and measure it.
 
     ``run`` is :func:`~tilesim.ame.gemm.gemm` or a function with its
-    signature (the blocked GEMM of :mod:`.cluster`).
+    signature (the blocked GEMM of :mod:`.cluster`). ``products``: a dict kept
+    across the points of the same A and B, holding their float64 product per
+    scale, so that the points share it (the same bits as computing it anew).
 
     Returns:
         (record, histograms): the record's keys are :data:`COLUMNS` but ``point`` and ``pareto``;
@@ -345,7 +348,12 @@ def evaluate(a: np.ndarray, b: np.ndarray, point: Point, run: Callable = gemm) -
                   "clipped_b": metrics.share(np.abs(b64) > float(fmt.max_exact)),
                   "flushed_a": metrics.share((a64 != 0) & (qa64 == 0), a64),
                   "flushed_b": metrics.share((b64 != 0) & (qb64 == 0), b64)}
-    total, h_total = metrics.summary(c, metrics.matmul64(a64, b64), out)
+    exact = None if products is None else products.get((sa, sb))
+    if exact is None:
+        exact = metrics.matmul64(a64, b64)
+        if products is not None:
+            products[sa, sb] = exact
+    total, h_total = metrics.summary(c, exact, out)
     accum, h_accum = metrics.summary(c, ref_q, out)
     cost = plan.cost()
     sched = point.schedule(plan)
@@ -424,8 +432,9 @@ def run(sweep: Sweep, *, client=None, on_point: Callable[[Point], None] | None =
         for idxs in _groups(points).values():
             p0 = points[idxs[0]]
             a, b = generate(p0.shape, p0.dist, sweep.seed, sweep.tensors)
+            products: dict = {}
             for i in idxs:
-                results[i] = evaluate(a, b, points[i])
+                results[i] = evaluate(a, b, points[i], products=products)
                 if on_point is not None:
                     on_point(points[i])
     else:
