@@ -15,14 +15,15 @@ FORMATS = ("int8", "uint8", "int4", "fp8_e4m3", "fp8_e5m2", "fp4_e2m1", "bf16", 
 
 
 def _inputs(fmt) -> np.ndarray:
-    """Random values across the range, the range's edges and just beyond, ±Inf, zeros, tiny values (NaN where
-    the format holds one: else gemm refuses it)."""
+    """Random values across the range, the range's edges and just beyond, ±Inf, zeros, tiny values, quarters
+    (NaN where the format holds one: else gemm refuses it)."""
     f = formats.get(fmt)
     rng = np.random.default_rng(7)
     top = f.max
     edges = [f.min, f.max, f.min * (1 + 2**-12), f.max * (1 + 2**-12), f.max * 1.5, -f.max * 1.5, f.max + 0.5,
              f.min - 0.5, np.inf, -np.inf, 0.0, -0.0, 1e-300, -1e-300]
-    x = np.concatenate([rng.standard_normal(400) * top / 3, rng.uniform(-2 * top, 2 * top, 200), edges])
+    quarters = np.arange(-300, 300.25, 0.25)  # the ties of every integer format, and both sides of them
+    x = np.concatenate([rng.standard_normal(400) * top / 3, rng.uniform(-2 * top, 2 * top, 200), edges, quarters])
     if f.has_nan:
         x = np.append(x, np.nan)
     return x.reshape(-1, 8) if x.size % 8 == 0 else np.pad(x, (0, 8 - x.size % 8)).reshape(-1, 8)

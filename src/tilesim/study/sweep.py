@@ -37,6 +37,7 @@ from ..ame.accum import accumulator
 from ..ame.cost import DEFAULT_BANDWIDTH, schedule
 from ..ame.csr import ROUNDING
 from ..ame.gemm import DEFAULT_MACS_PER_CYCLE, TILING_CHOICES, GemmPlan, encode_operand, gemm, plan_gemm
+from ..ame.lanes import whole_int_lane
 from ..ame.mmacc import saturates
 from ..errors import TilesimError
 from ..formats import Format, Kind
@@ -282,6 +283,9 @@ def scale(x: np.ndarray, fmt: Format) -> float:
     return top / float(fmt.max_exact) if top else 1.0
 
 
+_TO_INTEGER = {"rne": np.rint, "rtz": np.trunc, "rup": np.ceil, "rdn": np.floor}
+
+
 def operand(x: np.ndarray, fmt: Format, name: str, rnd: str, sat: int) -> tuple[np.ndarray, np.ndarray]:
     """One encoding of ``x`` into ``fmt``, for both of a point's uses: the codes :func:`~tilesim.ame.gemm.gemm`
     stores with ``quantize=True`` (rounded with ``rnd``, clamped) and ``formats.quantize(x, fmt, rnd, sat)``.
@@ -289,9 +293,18 @@ def operand(x: np.ndarray, fmt: Format, name: str, rnd: str, sat: int) -> tuple[
     The two encodings differ only where ``x`` is outside ``fmt``'s finite range or NaN (inside it, no value
     overflows, so clamping changes nothing): one plain encoding, and gemm's own path on those lanes alone.
     """
-    codes = formats.encode(x, fmt, rnd, saturate=bool(sat))
-    quantized = formats.decode(codes, fmt)
     outside = ~((x >= fmt.min) & (x <= fmt.max))
+    whole = whole_int_lane(fmt)
+    if whole is not None and rnd in _TO_INTEGER:  # rounding a float64 to an integer is exact in numpy: the
+        # codec's result for every value in range, far faster (lanes outside are redone below)
+        ints = _TO_INTEGER[rnd](np.where(outside, 0.0, x)).astype(whole)
+        codes, quantized = ints.view(fmt.dtype), ints.astype(np.float64)
+        if outside.any():
+            codes[outside] = formats.encode(x[outside], fmt, rnd, saturate=bool(sat))
+            quantized[outside] = formats.decode(codes[outside], fmt)
+    else:
+        codes = formats.encode(x, fmt, rnd, saturate=bool(sat))
+        quantized = formats.decode(codes, fmt)
     if not outside.any():
         return codes, quantized
     gemm_codes = codes.copy()
