@@ -20,10 +20,10 @@ if any(k in os.environ for k in _FORCED):  # OpenBLAS reads them once, when nump
     os.execve(sys.executable, [sys.executable, *sys.argv], {k: v for k, v in os.environ.items() if k not in _FORCED})
 
 import argparse  # noqa: E402
-import subprocess  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
+from timing import gemm_memory  # noqa: E402  benchmarks/timing.py (the script's folder is on sys.path)
 from threadpoolctl import threadpool_info  # noqa: E402
 
 from tilesim.ame import engine  # noqa: E402
@@ -88,16 +88,6 @@ def profile(size: int, rounds: int) -> None:
         print(f"{name:18} " + " | ".join(f"{k} {v:.3f}" for k, v in best.items()), flush=True)
 
 
-def large() -> None:
-    code = ("import resource, time, numpy as np; from tilesim.ame.gemm import gemm\n"
-            "a, b = np.random.default_rng(0).standard_normal((2, 4096, 4096))\n"
-            "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-            "t = time.perf_counter(); gemm(a, b, ft='bf16', quantize=True); t = time.perf_counter() - t\n"
-            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-            "print(f'{t:.1f} s; peak {peak / 2**20:.2f} GiB (inputs alone {base / 2**20:.2f} GiB)')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    print(f"\n4096^3 bf16 -> fp32 GEMM (child process): {out.strip()}")
-
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -113,7 +103,7 @@ def main() -> None:
     if args.profile:
         profile(args.size, args.rounds)
     if args.large:
-        large()
+        gemm_memory()
 
 
 if __name__ == "__main__":

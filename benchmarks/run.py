@@ -34,6 +34,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from timing import gemm_memory  # noqa: E402  benchmarks/timing.py (the script's folder is on sys.path)
 
 from tilesim import pto  # noqa: E402
 from tilesim.pto import Tile  # noqa: E402
@@ -230,17 +231,6 @@ def gemm(rep: Report, rounds: int, size: int = 1024) -> None:
         t_fn, t_peer = paired(lambda: ame_gemm(a, b, ft=ft, quantize=True), lambda: a @ b, max(3, rounds // 3))
         rep.row(name, t_fn, t_peer, 1e3, bar, ratio_bar=True)
 
-
-def gemm_memory() -> None:
-    """Peak resident memory of a 4096^3 bf16 -> fp32 GEMM, in a child process (so nothing else counts)."""
-    code = ("import resource, time, numpy as np; from tilesim.ame.gemm import gemm\n"
-            "a, b = np.random.default_rng(0).standard_normal((2, 4096, 4096))\n"
-            "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-            "t = time.perf_counter(); gemm(a, b, ft='bf16', quantize=True); t = time.perf_counter() - t\n"
-            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-            "print(f'{t:.1f} s; peak {peak / 2**20:.2f} GiB (inputs alone {base / 2**20:.2f} GiB)')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    print(f"\n4096^3 bf16 -> fp32 GEMM (child process): {out.strip()}")
 
 
 # ---------------------------------------------------------- compare, study

@@ -1,7 +1,9 @@
-"""The one timing rule every benchmark uses: the best wall time of several calls."""
+"""The one timing rule every benchmark uses: the best wall time of several calls; and the GEMM memory peak."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 
@@ -34,3 +36,15 @@ def ratios(fn, peer, rounds: int = 15, calls: int = 10) -> list[float]:
             t_peer, t_fn = min(t_peer, t1 - t0), min(t_fn, t2 - t1)
         out.append(t_fn / t_peer)
     return out
+
+
+def gemm_memory() -> None:
+    """Peak resident memory of a 4096^3 bf16 -> fp32 GEMM, in a child process (so nothing else counts)."""
+    code = ("import resource, time, numpy as np; from tilesim.ame.gemm import gemm\n"
+            "a, b = np.random.default_rng(0).standard_normal((2, 4096, 4096))\n"
+            "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "t = time.perf_counter(); gemm(a, b, ft='bf16', quantize=True); t = time.perf_counter() - t\n"
+            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+            "print(f'{t:.1f} s; peak {peak / 2**20:.2f} GiB (inputs alone {base / 2**20:.2f} GiB)')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    print(f"\n4096^3 bf16 -> fp32 GEMM (child process): {out.strip()}")
