@@ -144,6 +144,8 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
     tiles = build_tiles(case)
     if case.op == "tmrgsort":
         return _run_mrgsort(case, tiles, target)
+    if case.op == "timg2col":
+        return _run_img2col(case, tiles, target)
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
     if case.op == "tdeinterleave" and "src" in tiles:  # its one-source form
         pos = ("dst0", "dst1", "src")
@@ -173,6 +175,23 @@ def _run_mrgsort(case: Case, tiles: dict[str, Tile], target) -> dict[str, Tile]:
     srcs = [tiles[r] for r in ("src0", "src1", "src2", "src3") if r in tiles]
     pto.tmrgsort(tiles["dst"], executed, *srcs, tiles["tmp"], exhausted=a["exhausted"], target=target)
     tiles["dst_ex"].bits[0, :4] = executed
+    return tiles
+
+
+def _run_img2col(case: Case, tiles: dict[str, Tile], target) -> dict[str, Tile]:
+    """TIMG2COL over a ConvTile with the case's shape and settings, its feature map the ``src`` tile's lanes,
+    after the three SET_* ops in the case's mode (PTO140)."""
+    a = case.args
+    dt = tiles["src"].dtype
+    pad = np.array(a["pad_bits"], np.uint64).astype(dt.lane).view(dt.np)[()]
+    conv = pto.ConvTile(dt, tuple(a["shape"]), a["layout"], pad_list=tuple(a["pad_list"]), pad_value=pad,
+                        **a["settings"])
+    conv.bits[...] = tiles["src"].bits.reshape(conv.shape)
+    cfg = pto.BlockConfig()
+    manual = a["mode"].replace("auto", "manual")
+    for op in (pto.setfmatrix, pto.set_img2col_padding, pto.set_img2col_rpt):
+        op(conv, mode=a["mode"] if a["mode"].endswith("auto") else manual, config=cfg, target=target)
+    pto.timg2col(tiles["dst"], conv, a["pos_m"], a["pos_k"], mode=a["mode"], config=cfg, target=target)
     return tiles
 
 

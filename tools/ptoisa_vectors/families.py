@@ -23,6 +23,7 @@ from .expand import boxed_expand_cases, expand_binary_cases, expand_cases
 from .fillpad import fillpad_cases
 from .gather import concat_cases, gather_cases
 from .generate import generator_cases
+from .img2col import IMG2COLS_BF16, img2col_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
@@ -91,6 +92,7 @@ MORE_FAMILIES += (pair_sum_cases, bf16_family(pair_sum_cases, DTS=ONLY))
 MORE_FAMILIES += (reshape_cases, bf16_family(reshape_cases, RESHAPES=RESHAPES_BF16))
 MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF16))
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
+MORE_FAMILIES += (img2col_cases, bf16_family(img2col_cases, IMG2COLS=IMG2COLS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 
 

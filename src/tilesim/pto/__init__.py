@@ -13,6 +13,7 @@ Every op is a function named like the instruction (``trowmax``, ``tcolargmax``,
 """
 
 from .conformance import result_cmp
+from .conv import BlockConfig, ConvTile, block_config
 from .dtypes import DTYPES, DType, get_dtype
 from .memory import capacity, overlaps, tassign
 from .ops import *  # noqa: F401,F403
@@ -22,5 +23,5 @@ from .targets import NAN_MODES, OP_TYPES, TARGETS, Profile, get_target
 from .text import parse, run_file, run_text
 from .tile import Tile
 
-__all__ = ["Tile", "DType", "DTYPES", "get_dtype", "Profile", "TARGETS", "OP_TYPES", "NAN_MODES", "get_target",
+__all__ = ["Tile", "ConvTile", "BlockConfig", "block_config", "DType", "DTYPES", "get_dtype", "Profile", "TARGETS", "OP_TYPES", "NAN_MODES", "get_target",
            "tassign", "capacity", "overlaps", "result_cmp", "OPS", "parse", "run_file", "run_text", *_ops_all]

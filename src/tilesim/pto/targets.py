@@ -233,6 +233,8 @@ _ROWS = [
     _ew("tsubview", ALL, ALL, ALL),  # one dtype (dst's pointer is src's); PTO130
     # ---- TGATHERB (docs/isa/TGATHERB.md): (dst, offset); offsets read as uint32_t; PTO131
     _row("tgatherb", ("dst", "offset"), _pairs(PERMUTE, IDX), _pairs(PERMUTE, IDX), _pairs(ALL, INTS)),
+    # ---- TIMG2COL (docs/isa/TIMG2COL.md "Implementation checks"; cpu asserts none); PTO140
+    _ew("timg2col", ("i8", "f16", "bf16", "f32"), ("i8", "u8", "i16", "u16", "i32", "u32", "f16", "bf16", "f32")),
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
@@ -314,6 +316,9 @@ class Profile:
             mode, and a plain TMOV/TEXTRACT/TINSERT between dtypes is C++'s implicit cast (PTO47).
         partarg_any_valid: TPARTARGMAX/MIN take any valid regions (the index tiles' are not read; where neither
             value tile is valid, 0), as the CPU simulator does; elsewhere the ISA page's rules hold (PTO128).
+        img2col_from_tile: TIMG2COL reads every setting from the ConvTile, as the CPU simulator does; elsewhere
+            H, W, pads and the pad value come from the registers the SET_* ops write (PTO140).
+        img2col_banked_rpt: the repeat and padding registers have an A and a B bank (A5); A2A3 has one each.
         pairsum_zeroes_tile: TPAIRREDUCESUM first zeroes all of dst's storage, as the CPU simulator does (PTO127).
         int_promotion: shifts of 8- and 16-bit lanes compute in C++'s ``int`` (counts up to 31, then
             truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO122); elsewhere a count
@@ -379,6 +384,8 @@ class Profile:
     int_promotion: bool = False
     pairsum_zeroes_tile: bool = False
     partarg_any_valid: bool = False
+    img2col_from_tile: bool = False
+    img2col_banked_rpt: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -444,7 +451,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         prefetch_copies=True,
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
         fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True,
-        pairsum_zeroes_tile=True, partarg_any_valid=True),
+        pairsum_zeroes_tile=True, partarg_any_valid=True, img2col_from_tile=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,
@@ -460,7 +467,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major",
         matmul_left_blayout="col_major", tmov_paths=_TMOV_A5,
-        window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5),
+        window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5, img2col_banked_rpt=True),
 })
 
 
