@@ -49,6 +49,7 @@ PLAIN = {
     **{op: ("src0", "@scalar", "src1") for op in ("taddsc", "tsubsc")},
     "tlrelu": ("src", "@scalar"), "tprelu": ("src0", "src1", "tmp"),
     **{op: ("src", "@scalar") for op in ("tshls", "tshrs", "tcmps")}, "tpairreducesum": ("src",),
+    "tprefetch": ("src",),                                        # TPREFETCH(dstTile, srcTile): cpu copies
 }
 #: folders whose dst has another dtype than the sources, and the op's keyword arguments from the template's
 #: arguments after the shapes (TCMPS: ``<T, R, C, R, C, CmpMode>``, a u8 mask)

@@ -319,6 +319,8 @@ class Profile:
         img2col_from_tile: TIMG2COL reads every setting from the ConvTile, as the CPU simulator does; elsewhere
             H, W, pads and the pad value come from the registers the SET_* ops write (PTO140).
         img2col_banked_rpt: the repeat and padding registers have an A and a B bank (A5); A2A3 has one each.
+        quant_scalar_zero_extends: SET_QUANT_SCALAR widens the f32 bits through ``uint32_t`` (the CPU simulator);
+            elsewhere through ``int32_t``, and SET_QUANT_VECTOR holds 128-byte addresses (PTO141).
         pairsum_zeroes_tile: TPAIRREDUCESUM first zeroes all of dst's storage, as the CPU simulator does (PTO127).
         int_promotion: shifts of 8- and 16-bit lanes compute in C++'s ``int`` (counts up to 31, then
             truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO122); elsewhere a count
@@ -386,6 +388,7 @@ class Profile:
     partarg_any_valid: bool = False
     img2col_from_tile: bool = False
     img2col_banked_rpt: bool = False
+    quant_scalar_zero_extends: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -451,7 +454,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         prefetch_copies=True,
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
         fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True,
-        pairsum_zeroes_tile=True, partarg_any_valid=True, img2col_from_tile=True),
+        pairsum_zeroes_tile=True, partarg_any_valid=True, img2col_from_tile=True,
+        quant_scalar_zero_extends=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,

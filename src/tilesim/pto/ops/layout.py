@@ -147,12 +147,14 @@ def tprefetch(dst: Tile, src, *, target=None) -> Tile:
     (on ``cpu``, copies as the simulator does: ``Profile.prefetch_copies``).
 
     src: a 2-D numpy array whose elements are dst's size (rules ``pto.op.operand``, ``pto.mem.elem_size``),
-    or the interpreter's global-memory view.
+    or the interpreter's global-memory view; on ``cpu`` also a tile, whose storage the simulator copies from.
     """
     op = Op("tprefetch", target)
     op.tile(dst, "dst", ("vec", "mat"))
     if isinstance(src, Tile):
-        op.fail("src must be global memory, not a tile", "src", "pto.op.operand", src.describe(), TilesimError)
+        if not op.prof.prefetch_copies:
+            op.fail("src must be global memory, not a tile", "src", "pto.op.operand", src.describe(), TilesimError)
+        src = src.storage().view(src.dtype.np).reshape(1, -1)  # cpu: the simulator copies from src.data() (PTO142)
     if isinstance(src, np.ndarray):
         if src.ndim != 2:
             op.fail("global memory must be a 2-D array", "src", "pto.op.operand", src.shape, TilesimError)
