@@ -412,9 +412,56 @@ def run_img2col(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+_DEQ_TEST = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{[^}]*?runTAddDeqReluTest<([\d,\s]+)>\(\)")
+_DEQ_SCALES = re.compile(r"deqScaleArr\[\]\s*=\s*\{([^}]*)\}")
+
+
+def run_adddeqrelu(folder: Path, st: Path, verbose: bool) -> Row:
+    """TADDDEQRELU: ``runTAddDeqReluTest<caseId, ROW, VALIDROW, COL, VALIDCOL[, toleranceX1000 = 2]>``; i32
+    src0/src1 from ``input0.bin``/``input1.bin``, the scale ``deqScaleArr[caseId - 1]`` of the kernel file, an
+    f16 dst of VALIDROW x COL compared with ``golden.bin`` by ResultCmp at toleranceX1000 / 1000."""
+    row = Row(folder.name)
+    main = (folder / "main.cpp").read_text()
+    scales = _DEQ_SCALES.search("".join(p.read_text() for p in folder.glob("*_kernel.cpp")))
+    scale = [float(v.strip().rstrip("f")) for v in scales.group(1).split(",") if v.strip()] if scales else []
+    tests = _DEQ_TEST.findall(main)
+    row.cases = len(re.findall(r"TEST_F\(", main))
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        dirs = generate(folder, st, Path(tmp))
+        for suite, case, targs in tests:
+            args = [int(a) for a in targs.split(",")]
+            case_dir = dirs.get(f"{suite}.{case}")
+            if case_dir is None or len(args) not in (5, 6) or not 0 < args[0] <= len(scale):
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: not the folder's form, or no data")
+                continue
+            cid, _, vr, cols, vc = args[:5]
+            eps = (args[5] if len(args) == 6 else 2) / 1000
+            tiles = [pto.Tile("vec", dt, vr, cols, valid=(vr, vc)) for dt in ("f16", "i32", "i32")]
+            for t, f in zip(tiles[1:], ("input0.bin", "input1.bin")):
+                t.bits[:, :vc] = np.fromfile(case_dir / f, np.uint32, vr * vc).reshape(vr, vc)
+            try:
+                pto.tadddeqrelu(*tiles, scale[cid - 1], target="cpu")
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{case}: refused: {e.rule}")
+                continue
+            want = np.fromfile(case_dir / "golden.bin", np.uint16, vr * vc).reshape(vr, vc)
+            res = pto.result_cmp(np.asarray(tiles[0].valid_values, np.float64),
+                                 want.view(np.float16).astype(np.float64), eps)
+            row.passed += res.passed
+            row.failed += not res.passed
+            row.exact += bool((tiles[0].valid_bits == want).all())
+            if verbose and not res.passed:
+                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+    row.not_mapped += row.cases - len(tests)
+    return row
+
+
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
-            "tsubview": run_subview, "tgatherb": run_gatherb, "timg2col": run_img2col}
+            "tsubview": run_subview, "tgatherb": run_gatherb, "timg2col": run_img2col,
+            "tadddeqrelu": run_adddeqrelu}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

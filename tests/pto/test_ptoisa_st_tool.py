@@ -204,3 +204,29 @@ def test_an_img2col_folder_runs_its_tests(tmp_path):
     src.values[0, 0] = 100 * np.arange(3)[:, None, None] + 10 * np.arange(4)[None, :, None] + np.arange(8)
     want = st._img2col_expected(src, 4, 16, 1, 8, (16, 16)).view(np.float32)
     assert (want[0, 0], want[3, 5], want[3, 8], want[4, 0]) == (-1.0, 5.0, -1.0, 0.0)
+
+
+GEN_DEQ = """
+import os
+import numpy as np
+os.makedirs("S.case1")
+os.makedirs("S.case2")
+a = np.array([[3, -9, 70000]], np.int32)
+a.tofile("S.case1/input0.bin"); a.tofile("S.case2/input0.bin")
+np.array([[4, 1, 0]], np.int32).tofile("S.case1/input1.bin")
+np.array([[4, 1, 0]], np.int32).tofile("S.case2/input1.bin")
+np.array([3.5, 0.0, 35000.0], np.float16).tofile("S.case1/golden.bin")
+np.array([9.0, 0.0, 35000.0], np.float16).tofile("S.case2/golden.bin")
+"""
+
+
+def test_an_adddeqrelu_folder_runs_from_files(tmp_path):
+    """The TADDDEQRELU adapter: the scale of each case from the kernel's deqScaleArr, i32 inputs, f16 golden."""
+    folder = tmp_path / "tadddeqrelu"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("TEST_F(S, case1)\n{\n    bool ret = runTAddDeqReluTest<1, 1, 1, 16, 3>();\n}\n"
+                                     "TEST_F(S, case2)\n{\n    bool ret = runTAddDeqReluTest<2, 1, 1, 16, 3, 5>();\n}\n")
+    (folder / "k_kernel.cpp").write_text("static const float deqScaleArr[] = {\n    0.5f, 0.5f,\n};\n")
+    (folder / "gen_data.py").write_text(GEN_DEQ)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)

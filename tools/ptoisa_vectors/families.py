@@ -4,6 +4,7 @@ import zlib
 
 import numpy as np
 
+from .addrelu import adddeqrelu_cases
 from .arith import (
     PART_ARG_PAIRS, arith_more_cases, carry_cases, fmod_cases, mul_add_cases, pair_sum_cases, part_arg_cases,
     relu_cases,
@@ -92,6 +93,7 @@ MORE_FAMILIES += (pair_sum_cases, bf16_family(pair_sum_cases, DTS=ONLY))
 MORE_FAMILIES += (reshape_cases, bf16_family(reshape_cases, RESHAPES=RESHAPES_BF16))
 MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF16))
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
+MORE_FAMILIES += (adddeqrelu_cases,)
 MORE_FAMILIES += (img2col_cases, bf16_family(img2col_cases, IMG2COLS=IMG2COLS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 

@@ -233,6 +233,9 @@ _ROWS = [
     _ew("tsubview", ALL, ALL, ALL),  # one dtype (dst's pointer is src's); PTO130
     # ---- TGATHERB (docs/isa/TGATHERB.md): (dst, offset); offsets read as uint32_t; PTO131
     _row("tgatherb", ("dst", "offset"), _pairs(PERMUTE, IDX), _pairs(PERMUTE, IDX), _pairs(ALL, INTS)),
+    # ---- TADDDEQRELU, TADDRELUCONV (docs/isa/TAddDeqRelu.md, TADDReluConv.md "Constraints"); PTO143, PTO144
+    _row("tadddeqrelu", ("src", "dst"), {("i32", "f16")}, {("i32", "f16")}, {("i32", "f16")}),
+    _row("taddreluconv", ("src", "dst"), *([{("f32", "f16"), ("f16", "i8"), ("i16", "i8")}] * 3)),
     # ---- TIMG2COL (docs/isa/TIMG2COL.md "Implementation checks"; cpu asserts none); PTO140
     _ew("timg2col", ("i8", "f16", "bf16", "f32"), ("i8", "u8", "i16", "u16", "i32", "u32", "f16", "bf16", "f32")),
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
@@ -433,7 +436,8 @@ _CPU_ANY_LAYOUT = frozenset({
     "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
     "tcmp", "tcmps", "tsel", "tsels", "taxpy",
     "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods",
-    "tsubc", "tsubrelu", "tprelu", "ttrans", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu"})
+    "tsubc", "tsubrelu", "tprelu", "ttrans", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu",
+    "tadddeqrelu"})
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}

@@ -1,7 +1,8 @@
 """PTO ops, one module per family; every op is re-exported by :mod:`tilesim.pto`."""
 
-from . import (arith, bitwise, config, convert, debug, elementwise, expand, gather, gatherb, generate, img2col,
-               layout, matmul, matmul_mx, memory, move, partarg, permute, quant, reduce, sort, views)
+from . import (addrelu, arith, bitwise, config, convert, debug, elementwise, expand, gather, gatherb, generate,
+               img2col, layout, matmul, matmul_mx, memory, move, partarg, permute, quant, reduce, sort, views)
+from .addrelu import *  # noqa: F401,F403
 from .arith import *  # noqa: F401,F403
 from .bitwise import *  # noqa: F401,F403
 from .config import *  # noqa: F401,F403
@@ -29,7 +30,8 @@ __all__ = [*reduce.__all__, *expand.__all__, *elementwise.__all__, *convert.__al
            *matmul.__all__, *move.__all__, *layout.__all__, *debug.__all__,
            *gather.__all__, *generate.__all__, *sort.__all__, *arith.__all__,
            *quant.__all__, *matmul_mx.__all__, *bitwise.__all__,
-           *permute.__all__, *partarg.__all__, *views.__all__, *gatherb.__all__, *img2col.__all__, *config.__all__]
+           *permute.__all__, *partarg.__all__, *views.__all__, *gatherb.__all__, *img2col.__all__, *config.__all__,
+           *addrelu.__all__]
 
 #: every instruction function by lower-case name (what the .pto interpreter dispatches on)
 OPS = {n: globals()[n] for n in __all__ if n.startswith("t") and callable(globals()[n])}
