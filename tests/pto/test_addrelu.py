@@ -112,3 +112,37 @@ def test_taddreluconv_refusals():
         pto.taddreluconv(Tile("vec", "f16", 1, 16, valid=(1, 2)), a, a.copy(), target="cpu")
     with pytest.raises(DtypeError, match="pto.op.dtype"):
         pto.taddreluconv(Tile("vec", "i8", 1, 32, valid=(1, 2)), a, a.copy(), target="a2a3")
+
+
+def test_pto_dps_forms():
+    """The pages' DPS forms: ``ins(%src0, %src1, %deqScale, %tmp) outs(%dst)`` and ``ins(%src0, %src1)``."""
+    import io
+    b = lambda dt, c: (f"!pto.tile_buf<loc=vec, dtype={dt}, rows=1, cols={c}, v_row=1, v_col={c}, "  # noqa: E731
+                       "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+    i, h, f = b("i32", 8), b("f16", 16), b("f32", 8)
+    text = f"""module {{
+  func.func @k() {{
+    %a = pto.alloc_tile : {i}
+    %t = pto.alloc_tile : {i}
+    %d = pto.alloc_tile : {h}
+    %x = pto.alloc_tile : {f}
+    %e = pto.alloc_tile : {h}
+    %c7 = arith.constant 7 : i32
+    %s = arith.constant 0.5 : f32
+    %m = arith.constant -0.25 : f32
+    pto.texpands ins(%c7 : i32) outs(%a : {i})
+    pto.texpands ins(%m : f32) outs(%x : {f})
+    pto.tadddeqrelu ins(%a, %a, %s, %t : {i}, {i}, f32, {i}) outs(%d : {h})
+    pto.taddreluconv ins(%x, %x : {f}, {f}) outs(%e : {h})
+    pto.tprint ins(%d : {h})
+    pto.tprint ins(%e : {h})
+    return
+  }}
+}}
+"""
+    for target in ("cpu", "a5"):
+        out = io.StringIO()
+        pto.run_text(text.replace("cols=16, v_row=1, v_col=16", "cols=16, v_row=1, v_col=8"), {}, target,
+                     stdout=out)
+        want = "[[7. 7. 7. 7. 7. 7. 7. 7.]]\ntprint vec f16 1x16 valid 1x8 ND @0x80:\n[[0. 0. 0. 0. 0. 0. 0. 0.]]"
+        assert want in out.getvalue()
