@@ -147,6 +147,10 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
         return _run_mrgsort(case, tiles, target)
     if case.op == "timg2col":
         return _run_img2col(case, tiles, target)
+    if case.op == "tquant_mx":                    # exp, max, scaling (and the ZZ exponents) are outputs too
+        pto.tquant_mx(tiles["dst"], tiles["src"], tiles["dst_exp"], tiles["dst_max"], tiles["dst_scaling"],
+                      exp_zz=tiles.get("dst_zz"), **case.args, target=target)
+        return tiles
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
     if case.op == "tdeinterleave" and "src" in tiles:  # its one-source form
         pos = ("dst0", "dst1", "src")

@@ -236,6 +236,10 @@ _ROWS = [
     # ---- TADDDEQRELU, TADDRELUCONV (docs/isa/TAddDeqRelu.md, TADDReluConv.md "Constraints"); PTO143, PTO144
     _row("tadddeqrelu", ("src", "dst"), {("i32", "f16")}, {("i32", "f16")}, {("i32", "f16")}),
     _row("taddreluconv", ("src", "dst"), *([{("f32", "f16"), ("f16", "i8"), ("i16", "i8")}] * 3)),
+    # ---- TQUANT's MX forms (docs/isa/TQUANT.md "Supported Input Dtypes"; A5 only; cpu's static_asserts); PTO145
+    _row("tquant_mx", ("src", "dst"), _pairs(("f32", "f16", "bf16"), ("i8",)) | _pairs(("f16", "bf16"), ("f4e2m1",)),
+         _pairs(("f32", "f16", "bf16"), ("i8",)) | _pairs(("f16", "bf16"), ("f4e2m1",)),
+         _pairs(("f32", "f16", "bf16"), ("i8", "f4e2m1"))),
     # ---- TIMG2COL (docs/isa/TIMG2COL.md "Implementation checks"; cpu asserts none); PTO140
     _ew("timg2col", ("i8", "f16", "bf16", "f32"), ("i8", "u8", "i16", "u16", "i32", "u32", "f16", "bf16", "f32")),
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
@@ -469,7 +473,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
         tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
-        absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave"})),
+        absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave", "tquant_mx"})),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
