@@ -21,7 +21,7 @@ import numpy as np
 
 from ... import formats
 from ...errors import DtypeError, TilesimError
-from ...pto import Tile
+from ...pto import BlockConfig, ConvTile, Tile
 from ...pto.dtypes import get_dtype
 from ...pto.ops import OPS as PTO_OPS
 from ...pto.targets import OP_TYPES, get_target
@@ -59,6 +59,11 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "treshape": ("reshape", ("i32", "i16"), ("src", "dst")),
     "tsubview": ("subview", ("f16",), ("dtype",)),
     "tgatherb": ("gatherb", ("f32", "u32"), ("dst", "offset")),
+    "tadddeqrelu": ("adddeqrelu", ("i32", "f16"), ("src", "dst")),
+    "taddreluconv": ("addreluconv", ("f32", "f16"), ("src", "dst")),
+    "timg2col": ("img2col", ("f16",), ("dtype",)),
+    "tquant_mx": ("quant_mx", ("f32", "i8"), ("src", "dst")),
+    "tprefetch_async": ("prefetch_async", ("f16",), ("dtype",)),
     **{o: ("matmul_mx", ("f32", "f8e4m3", "f8e4m3", "f8e8m0"), ("c", "a", "b", "scale"))
        for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias")},
 }
@@ -94,7 +99,8 @@ OPS = tuple(FAMILY)
 #: arithmetic results are NaNs the spec does not give a payload (tilesim writes a canonical one)
 _BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg",
                        "concat", "pack", "fillpad", "prefetch", "print", "move", "gather", "histogram", "sort32",
-                       "random", "ci", "tri", "mrgsort", "partarg", "reshape", "subview", "gatherb"})
+                       "random", "ci", "tri", "mrgsort", "partarg", "reshape", "subview", "gatherb", "img2col",
+                       "prefetch_async"})
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
@@ -286,6 +292,36 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         src = t(d, R, C, (R, C))
         dst = t(d, R // 2, C, (R // 2, vc))
         return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, R // 2, 0, target=target))
+    if fam in ("adddeqrelu", "addreluconv"):   # sums in f16's range (the NPUs refuse the rest; PTO143, PTO144)
+        cols = max(_cols(sig[0]), _cols(sig[1]))
+        src0, src1 = (t(sig[0], R, cols, (vr, vc)) for _ in range(2))
+        dst = t(sig[1], R, cols, (vr, vc))
+        small = (lambda rng, shape: rng.integers(-3000, 3000, shape).astype(np.int32).view(np.uint32)) \
+            if fam == "adddeqrelu" else (lambda rng, shape: (rng.standard_normal(shape) * 100).astype(np.float32)
+                                         .view(np.uint32))
+        extra = (0.5,) if fam == "adddeqrelu" else ()
+        return _Call({"src0": src0, "src1": src1, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst, src0, src1, *extra, target=target), fills={"src0": small, "src1": small})
+    if fam == "img2col":      # a 4 x 4 feature map (1 x 16 channels), 2 x 2 filter, pads 1: 25 rows of 64 (PTO140)
+        src = t(d, 16, 32 // get_dtype(d).size, (16, 32 // get_dtype(d).size), loc="mat")
+        dst = t(d, 16, C, (vr, vc), loc="left", blayout="col_major", slayout="row_major")
+        shape = (1, 1, 4, 4, src.cols)
+
+        def run(v=None):
+            conv = ConvTile(d, shape, fmap_h=4, fmap_w=4, filter_h=2, filter_w=2, pad_list=(1, 1, 1, 1))
+            conv.bits[...] = src.bits.reshape(shape)
+            return fn(dst, conv, 3, 0, mode="a_auto", config=BlockConfig(), target=target)
+        return _Call({"src": src, "dst": dst}, ("dst",), run)
+    if fam == "quant_mx":     # OCP MXFP8, groups along the rows of src's valid rows, finite sources (PTO145)
+        src, dst = t(sig[0], 16, 64, (vr, 64)), t(sig[1], 16, 64, (vr, 64))
+        exp, mx, sc = t("u8", 16, 32, (16, 32)), t("f32", 1, 32, (1, 32)), t("f32", 1, 32, (1, 32))
+        finite = lambda rng, shape: (rng.standard_normal(shape) * 2.0 ** rng.integers(-20, 20, (shape[0], 1))  # noqa
+                                     ).astype(np.float32).view(np.uint32)
+        return _Call({"src": src, "dst": dst, "exp": exp, "max": mx, "scaling": sc}, ("dst", "exp", "max", "scaling"),
+                     lambda v=None: fn(dst, src, exp, mx, sc, target=target), fills={"src": finite})
+    if fam == "prefetch_async":   # global memory carried as a tile, also the output: left as it was (PTO142)
+        src = t(d, R, C, (vr, vc))
+        return _Call({"src": src}, ("src",), lambda v=None: fn(src.bits.view(get_dtype(d).lane), target=target))
     if fam == "gatherb":      # dst's blocks from src's blocks in reverse order (PTO131)
         src, dst = t(d, R, C, (R, C)), t(d, R, C, (vr, C))
         off = t(sig[1], R, _pb(sig[1]), (R, _pb(sig[1])))
@@ -432,6 +468,10 @@ def _region(op: str, sig, target) -> tuple[int, int]:
         return R, max(_cols(sig[0]), _cols(sig[1]))
     if fam == "axpy":
         return R, max(_cols(sig[0]), _cols(sig[1]))
+    if fam in ("adddeqrelu", "addreluconv"):
+        return R, max(_cols(sig[0]), _cols(sig[1]))
+    if fam == "quant_mx":     # A5's rows are a multiple of 16; two groups of 32 a row
+        return 16, 64
     if fam == "partarg":      # values and indices share a region
         return R, min(_cols(sig[0]), _cols(sig[1]))
     if fam == "cvt":
