@@ -6,7 +6,9 @@ import importlib
 import pytest
 
 MODULES = ["tilesim.pto", "tilesim.pto.dtypes", "tilesim.pto.targets", "tilesim.pto.tile", "tilesim.pto.memory",
-           "tilesim.pto.ops.reduce", "tilesim.pto.ops.convert", "tilesim.pto.ops.memory", "tilesim.pto.text.parser", "tilesim.pto.conformance"]
+           "tilesim.pto.ops.reduce", "tilesim.pto.ops.convert", "tilesim.pto.ops.memory", "tilesim.pto.text.parser", "tilesim.pto.conformance",
+           "tilesim.pto.conv", "tilesim.pto.ops.img2col", "tilesim.pto.ops.config", "tilesim.pto.ops.addrelu",
+           "tilesim.pto.ops.quant_mx"]
 
 
 @pytest.mark.parametrize("name", MODULES)

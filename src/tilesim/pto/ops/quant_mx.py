@@ -101,12 +101,9 @@ def _e2m1(x: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(x), 0x7, out).astype(np.uint8)
 
 
-def _flat_store(op: Op, t: Tile, operand: str, idx: np.ndarray, values: np.ndarray) -> None:
+def _flat_store(t: Tile, idx: np.ndarray, values: np.ndarray) -> None:
     """Write f32 values into ``t``'s storage at flat element ``idx`` (the simulator's TRESHAPE view)."""
     flat = t.storage()
-    if idx.size and int(idx.max()) >= flat.size:
-        op.fail(f"holds {flat.size} elements, the groups need {int(idx.max()) + 1}", operand,
-                "pto.tquant_mx.scratch", t.describe())
     flat[idx] = convert_cpu.cast(_bits(values), _F32, t.dtype)[0] if t.dtype != _F32 else _bits(values)
     t.load_storage(flat)
 
@@ -170,6 +167,10 @@ def tquant_mx(dst: Tile, src: Tile, exp: Tile, max: Tile, scaling: Tile, *, alg=
     if not cpu and not np.isfinite(v).all():
         op.fail("a NaN or infinite source element: A5's conversions of them are target-defined", "src",
                 "pto.tquant_mx.special", int((~np.isfinite(v)).sum()), SpecGapError)
+    for t, n in ((max, "max"), (scaling, "scaling")):
+        if t.numel < n_line * n_grp:
+            op.fail(f"holds {t.numel} elements, the groups need {n_line * n_grp}", n, "pto.tquant_mx.scratch",
+                    t.describe())
     zz = None
     if exp_zz is not None:
         gcols = src.valid_cols // _GROUP
@@ -194,8 +195,8 @@ def tquant_mx(dst: Tile, src: Tile, exp: Tile, max: Tile, scaling: Tile, *, alg=
     line = np.arange(n_line)[:, None]
     grp = np.arange(n_grp)[None, :]
     flat = (line * n_grp + grp) if grp_axis else (grp * n_line + line)
-    _flat_store(op, max, "max", flat.ravel(), m.ravel())
-    _flat_store(op, scaling, "scaling", flat.ravel(), s.ravel())
+    _flat_store(max, flat.ravel(), m.ravel())
+    _flat_store(scaling, flat.ravel(), s.ravel())
     if kind == "fp4":
         dst.bits[...] = 0
     out = codes.reshape(rows, cols) if grp_axis else codes.reshape(cols, rows).T
