@@ -20,7 +20,7 @@ ARITY = {
     "tfillpad_expand": "t", "tprefetch": "t", "tmatmul": "tt", "tgather": "tt", "tsort32": "tt", "thistogram": "tt",
     "trem": "tt", "trems": "ts", "tpartadd": "tt", "tpartmul": "tt", "tpartmax": "tt", "tpartmin": "tt",
     "taxpy": "ts", "taddc": "ttt", "tquant": "tt", "trandom": "iiiiii", "tprint": "",
-    "tadddeqrelu": "tts", "taddreluconv": "tt", "tquant_mx": "tttt", "timg2col": "tii",
+    "tadddeqrelu": "tts", "taddreluconv": "tt", "tsubreluconv": "tt", "tquant_mx": "tttt", "timg2col": "tii",
 }
 LOCS = ("vec", "mat", "left", "right", "acc", "bias", "scaling")
 LAYOUTS = (("row_major", "none_box"), ("col_major", "none_box"), ("col_major", "row_major"),

@@ -33,6 +33,7 @@ NOT_IN_BANK = {
     "tpack": "pto-isa has no TPACK (no PTO_INST entry point, no include/pto/cpu implementation)",
     "tprint": "prints; no tile result",
     "taddreluconv": "the simulator has no TADDRELUCONV (PTO144)",
+    "tsubreluconv": "the simulator has no TSUBRELUCONV (PTO144)",
     "tprefetch_async": "writes nothing (the simulator returns an empty event, PTO142)",
 }
 

@@ -233,9 +233,10 @@ _ROWS = [
     _ew("tsubview", ALL, ALL, ALL),  # one dtype (dst's pointer is src's); PTO130
     # ---- TGATHERB (docs/isa/TGATHERB.md): (dst, offset); offsets read as uint32_t; PTO131
     _row("tgatherb", ("dst", "offset"), _pairs(PERMUTE, IDX), _pairs(PERMUTE, IDX), _pairs(ALL, INTS)),
-    # ---- TADDDEQRELU, TADDRELUCONV (docs/isa/TAddDeqRelu.md, TADDReluConv.md "Constraints"); PTO143, PTO144
+    # ---- TADDDEQRELU, TADDRELUCONV (docs/isa/TAddDeqRelu.md, TADDReluConv.md "Constraints"), TSUBRELUCONV; PTO143, PTO144
     _row("tadddeqrelu", ("src", "dst"), {("i32", "f16")}, {("i32", "f16")}, {("i32", "f16")}),
-    _row("taddreluconv", ("src", "dst"), *([{("f32", "f16"), ("f16", "i8"), ("i16", "i8")}] * 3)),
+    *(_row(o, ("src", "dst"), *([{("f32", "f16"), ("f16", "i8"), ("i16", "i8")}] * 3))
+      for o in ("taddreluconv", "tsubreluconv")),
     # ---- TQUANT's MX forms (docs/isa/TQUANT.md "Supported Input Dtypes"; A5 only; cpu's static_asserts); PTO145
     _row("tquant_mx", ("src", "dst"), _pairs(("f32", "f16", "bf16"), ("i8",)) | _pairs(("f16", "bf16"), ("f4e2m1",)),
          _pairs(("f32", "f16", "bf16"), ("i8",)) | _pairs(("f16", "bf16"), ("f4e2m1",)),

@@ -1,5 +1,5 @@
 """Fused adds that end in a ReLU and a narrowing: TADDDEQRELU (i32 + i32, dequantised by a float scale, to f16;
-decision PTO143) and TADDRELUCONV (add, ReLU, saturating down-cast; PTO144)."""
+decision PTO143), TADDRELUCONV and TSUBRELUCONV (add or subtract, ReLU, saturating down-cast; PTO144)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from . import convert_cpu
 from ._common import Op
 from .elementwise import _vec_tiles
 
-__all__ = ["tadddeqrelu", "taddreluconv"]
+__all__ = ["tadddeqrelu", "taddreluconv", "tsubreluconv"]
 
 _F16_MAX = 65504.0
 _I32, _F16, _F32 = (get_dtype(n) for n in ("i32", "f16", "f32"))
@@ -94,25 +94,36 @@ def tadddeqrelu(dst: Tile, src0: Tile, src1: Tile, deq_scale, tmp: Tile | None =
 def taddreluconv(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
     """TADDRELUCONV: ``dst = convert(max(0, src0 + src1))`` for the page's pairs f32 -> f16, f16 -> i8 and
     i16 -> i8 (PTO144): the sum in the source dtype (floats rounded once with the target's denormal flush,
-    i16 wrapping), ``max(0, .)``, then a saturating narrowing (floats RNE). The simulator has no TADDRELUCONV;
-    every target follows the page. A NaN sum is refused (``pto.taddreluconv.nan``: the page leaves it open).
+    i16 wrapping), ``max(0, .)`` (-0 gives +0), then a saturating narrowing (floats RNE). The simulator has no
+    TADDRELUCONV; every target follows the page. A NaN sum is refused (``pto.taddreluconv.nan``: the page
+    leaves it open).
     """
-    op = Op("taddreluconv", target)
+    return _reluconv(Op("taddreluconv", target), dst, src0, src1, "add")
+
+
+def tsubreluconv(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+    """TSUBRELUCONV: ``dst = convert(max(0, src0 - src1))``, TADDRELUCONV's sibling entry point (same pairs and
+    rules, ``pto.tsubreluconv.nan``; A2A3/A5 implement it, no ISA page yet; PTO144)."""
+    return _reluconv(Op("tsubreluconv", target), dst, src0, src1, "sub")
+
+
+def _reluconv(op: Op, dst: Tile, src0: Tile, src1: Tile, how: str) -> Tile:
     _checks(op, dst, src0, src1)
     R, C = dst.valid
     sd, dd = src0.dtype, dst.dtype
     a, b = src0.bits[:R, :C], src1.bits[:R, :C]
     flush = op.prof.flush_denormals
     if sd.is_int:
-        s = (a.view(sd.np).astype(np.int64) + b.view(sd.np).astype(np.int64)).astype(sd.np).astype(np.int64)
+        x, y = a.view(sd.np).astype(np.int64), b.view(sd.np).astype(np.int64)
+        s = (x + y if how == "add" else x - y).astype(sd.np).astype(np.int64)
         dst.bits[:R, :C] = np.clip(s, 0, 127).astype(np.int8).view(dd.lane)
         return dst
-    s = nx.as_f32(nx.binary("add", a, b, sd, flush=flush, nan_mode=op.prof.nan_mode, instruction=op.inst,
+    s = nx.as_f32(nx.binary(how, a, b, sd, flush=flush, nan_mode=op.prof.nan_mode, instruction=op.inst,
                             x86=op.prof.x86_nans), sd).astype(np.float64)
     if np.isnan(s).any():
         r, c = (int(v[0]) for v in np.nonzero(np.isnan(s)))
-        op.fail(f"the sum at ({r}, {c}) is NaN, whose ReLU and narrowing the page leaves open", "src0",
-                "pto.taddreluconv.nan", (r, c), SpecGapError)
+        op.fail(f"the result at ({r}, {c}) is NaN, whose ReLU and narrowing the page leaves open", "src0",
+                f"pto.{op.name}.nan", (r, c), SpecGapError)
     s = np.where(s > 0, s, 0.0)                     # -0 gives +0
     if dd.is_int:
         dst.bits[:R, :C] = np.clip(np.rint(s), 0, 127).astype(np.int8).view(dd.lane)

@@ -60,7 +60,7 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "tsubview": ("subview", ("f16",), ("dtype",)),
     "tgatherb": ("gatherb", ("f32", "u32"), ("dst", "offset")),
     "tadddeqrelu": ("adddeqrelu", ("i32", "f16"), ("src", "dst")),
-    "taddreluconv": ("addreluconv", ("f32", "f16"), ("src", "dst")),
+    **{o: ("addreluconv", ("f32", "f16"), ("src", "dst")) for o in ("taddreluconv", "tsubreluconv")},
     "timg2col": ("img2col", ("f16",), ("dtype",)),
     "tquant_mx": ("quant_mx", ("f32", "i8"), ("src", "dst")),
     "tprefetch_async": ("prefetch_async", ("f16",), ("dtype",)),
