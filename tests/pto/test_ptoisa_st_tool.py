@@ -224,8 +224,9 @@ def test_an_adddeqrelu_folder_runs_from_files(tmp_path):
     """The TADDDEQRELU adapter: the scale of each case from the kernel's deqScaleArr, i32 inputs, f16 golden."""
     folder = tmp_path / "tadddeqrelu"
     folder.mkdir()
-    (folder / "main.cpp").write_text("TEST_F(S, case1)\n{\n    bool ret = runTAddDeqReluTest<1, 1, 1, 16, 3>();\n}\n"
-                                     "TEST_F(S, case2)\n{\n    bool ret = runTAddDeqReluTest<2, 1, 1, 16, 3, 5>();\n}\n")
+    (folder / "main.cpp").write_text(
+        "TEST_F(S, case1)\n{\n    bool ret = runTAddDeqReluTest<1, 1, 1, 16, 3>();\n}\n"
+        "TEST_F(S, case2)\n{\n    bool ret = runTAddDeqReluTest<2, 1, 1, 16, 3, 5>();\n}\n")
     (folder / "k_kernel.cpp").write_text("static const float deqScaleArr[] = {\n    0.5f, 0.5f,\n};\n")
     (folder / "gen_data.py").write_text(GEN_DEQ)
     row = st.run_folder(folder, tmp_path, verbose=True)

@@ -23,5 +23,6 @@ from .targets import NAN_MODES, OP_TYPES, TARGETS, Profile, get_target
 from .text import parse, run_file, run_text
 from .tile import Tile
 
-__all__ = ["Tile", "ConvTile", "BlockConfig", "block_config", "DType", "DTYPES", "get_dtype", "Profile", "TARGETS", "OP_TYPES", "NAN_MODES", "get_target",
-           "tassign", "capacity", "overlaps", "result_cmp", "OPS", "parse", "run_file", "run_text", *_ops_all]
+__all__ = ["Tile", "DType", "DTYPES", "get_dtype", "Profile", "TARGETS", "OP_TYPES", "NAN_MODES", "get_target",
+           "tassign", "capacity", "overlaps", "result_cmp", "OPS", "parse", "run_file", "run_text",
+           "ConvTile", "BlockConfig", "block_config", *_ops_all]

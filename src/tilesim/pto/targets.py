@@ -233,7 +233,8 @@ _ROWS = [
     _ew("tsubview", ALL, ALL, ALL),  # one dtype (dst's pointer is src's); PTO130
     # ---- TGATHERB (docs/isa/TGATHERB.md): (dst, offset); offsets read as uint32_t; PTO131
     _row("tgatherb", ("dst", "offset"), _pairs(PERMUTE, IDX), _pairs(PERMUTE, IDX), _pairs(ALL, INTS)),
-    # ---- TADDDEQRELU, TADDRELUCONV (docs/isa/TAddDeqRelu.md, TADDReluConv.md "Constraints"), TSUBRELUCONV; PTO143, PTO144
+    # ---- TADDDEQRELU, TADDRELUCONV (docs/isa/TAddDeqRelu.md, TADDReluConv.md "Constraints"), TSUBRELUCONV
+    # (PTO143, PTO144)
     _row("tadddeqrelu", ("src", "dst"), {("i32", "f16")}, {("i32", "f16")}, {("i32", "f16")}),
     *(_row(o, ("src", "dst"), *([{("f32", "f16"), ("f16", "i8"), ("i16", "i8")}] * 3))
       for o in ("taddreluconv", "tsubreluconv")),
