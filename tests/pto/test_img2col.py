@@ -92,9 +92,9 @@ def test_timg2col_npu_reads_the_registers_and_writes_whole_blocks(target, dt, sh
     want = _oracle(dst, src, *pos, -(-dst.valid_cols // per) * per)
     pto.timg2col(dst, src, *pos, mode="b_manual", config=cfg, target=target)
     assert (dst.bits == want).all()
-    auto = _left(dt, *d)
-    pto.timg2col(auto, src, *pos, mode="a_auto", config=BlockConfig(), target=target)
-    assert (auto.bits == want).all()
+    auto, acfg = _left(dt, *d), BlockConfig()
+    pto.timg2col(auto, src, *pos, mode="a_auto", config=acfg, target=target)
+    assert (auto.bits == want).all() and acfg.banks["a"].fmatrix == src.fmatrix_word()   # auto writes them
 
 
 @settings(max_examples=40, deadline=None)
@@ -171,10 +171,10 @@ def _ok():
 ])
 def test_timg2col_refusals_leave_dst_alone(change, rule, cls, target):
     src, dst = change(*_ok())
-    before = dst.bits.copy()
+    before, cfg = dst.bits.copy(), BlockConfig()
     with pytest.raises(cls, match=rule):
-        pto.timg2col(dst, src, mode="a_auto", config=BlockConfig(), target=target)
-    assert (dst.bits == before).all()
+        pto.timg2col(dst, src, mode="a_auto", config=cfg, target=target)
+    assert (dst.bits == before).all() and cfg == BlockConfig()          # no register written either
 
 
 def test_other_refusals():

@@ -92,26 +92,28 @@ def _trunc_div(a: int, b: int) -> int:
 
 
 def _npu_settings(op: Op, src: ConvTile, mode: str, cfg: BlockConfig):
-    """(H, W, pads, pad lane code) from the bank's registers, after an auto mode has written them."""
-    if mode.endswith("auto"):
-        setfmatrix(src, mode=mode.replace("auto", "manual"), config=cfg, target=op.prof)
-        set_img2col_rpt(src, mode=mode.replace("auto", "manual"), config=cfg, target=op.prof)
-        set_img2col_padding(src, mode=mode.replace("auto", "manual"), config=cfg, target=op.prof)
+    """(H, W, pads, pad lane code, registers to commit) from the bank's registers, or in an auto mode from the
+    words TIMG2COL writes itself (committed only once every check has passed: a trap changes no register)."""
     fb, rb = cfg.banks[_bank(op, mode, "fmatrix")], cfg.banks[_bank(op, mode, "rpt")]
-    for word, setter in ((fb.fmatrix, "SETFMATRIX"), (rb.rpt, "SET_IMG2COL_RPT"), (rb.padding,
-                                                                                  "SET_IMG2COL_PADDING")):
+    words = (fb.fmatrix, rb.rpt, rb.padding)
+    commit = []
+    if mode.endswith("auto"):
+        words = (src.fmatrix_word(), src.rpt_word(with_dst=op.prof.img2col_banked_rpt), src.padding_word())
+        commit = [(fb, "fmatrix", words[0]), (rb, "rpt", words[1]), (rb, "padding", words[2])]
+    for word, setter in zip(words, ("SETFMATRIX", "SET_IMG2COL_RPT", "SET_IMG2COL_PADDING")):
         if word is None:
             op.fail(f"mode {mode} reads registers that {setter} has not written on this block (run it first, or "
                     "use an *_auto mode)", "config", "pto.timg2col.config", setter, StateError)
-    if (rb.rpt >> 16) & 0xFF != 1:
-        op.fail(f"repeat time {(rb.rpt >> 16) & 0xFF}: tilesim models one repeat (PTO140)", "config",
-                "pto.timg2col.repeat", (rb.rpt >> 16) & 0xFF, UnsupportedError)
-    h, w = fb.fmatrix >> 16 & 0xFFFF, fb.fmatrix & 0xFFFF
+    fmatrix, rpt, padding = words
+    if (rpt >> 16) & 0xFF != 1:
+        op.fail(f"repeat time {(rpt >> 16) & 0xFF}: tilesim models one repeat (PTO140)", "config",
+                "pto.timg2col.repeat", (rpt >> 16) & 0xFF, UnsupportedError)
+    h, w = fmatrix >> 16 & 0xFFFF, fmatrix & 0xFFFF
     if (h, w) != (src.dims["H"], src.dims["W"]):
         op.fail(f"the FMATRIX register's fmap H x W = {h} x {w} is not src's {src.dims['H']} x {src.dims['W']}",
                 "config", "pto.timg2col.fmatrix", (h, w))
-    pads = tuple(fb.fmatrix >> (32 + 8 * i) & 0xFF for i in range(4))
-    return h, w, pads, rb.padding & ((1 << 8 * src.dtype.size) - 1)
+    pads = tuple(fmatrix >> (32 + 8 * i) & 0xFF for i in range(4))
+    return h, w, pads, padding & ((1 << 8 * src.dtype.size) - 1), commit
 
 
 def timg2col(dst: Tile, src: ConvTile, pos_m: int = 0, pos_k: int = 0, *, mode: str = "a_manual",
@@ -151,10 +153,11 @@ def timg2col(dst: Tile, src: ConvTile, pos_m: int = 0, pos_k: int = 0, *, mode: 
     cpu = op.prof.img2col_from_tile
     if not cpu and C0 * src.dtype.size != 32:
         op.fail(f"C0 = {C0} {src.dtype} is not one 32-byte block", "src", "pto.timg2col.c0", C0)
+    commit = []
     if cpu:
         pads, pad = src.pad_list, src.pad_bits
     else:
-        H, W, pads, pad = _npu_settings(op, src, mode, cfg)
+        H, W, pads, pad, commit = _npu_settings(op, src, mode, cfg)
     pl, _, pt, _ = pads
     oh = _trunc_div(H + pads[2] + pads[3] - src.dilation_h * (src.filter_h - 1) - 1, src.stride_h) + 1
     ow = _trunc_div(W + pads[0] + pads[1] - src.dilation_w * (src.filter_w - 1) - 1, src.stride_w) + 1
@@ -177,4 +180,6 @@ def timg2col(dst: Tile, src: ConvTile, pos_m: int = 0, pos_k: int = 0, *, mode: 
     got = fmap[np.where(inside, n, 0), np.where(inside, d, 0), np.where(inside, c1, 0), np.where(inside, ih, 0),
                np.where(inside, iw, 0), c0]
     dst.bits[:R, :C] = np.where(inside, got, np.asarray(pad, dst.dtype.lane))
+    for bank, reg, word in commit:
+        setattr(bank, reg, word)
     return dst
