@@ -31,6 +31,7 @@ import numpy as np
 
 from tilesim import pto
 from tilesim.errors import TilesimError
+from tilesim.pto import comm
 
 #: C++ element types of the test templates -> tilesim dtypes
 CXX_DTYPES = {"float": "f32", "aclFloat16": "f16", "half": "f16", "bfloat16_t": "bf16", "int32_t": "i32",
@@ -231,6 +232,43 @@ def run_reshape(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+def templated_cases(folder: Path, st: Path, row: Row, n_args: int | None = None, *, eps_needed: bool = True,
+                    cxx_type: str | None = None):
+    """The common prelude of an adapter: upstream's data for each ``TEST_F(Suite, case) { fn<args>(); }`` of
+    main.cpp, as ``(case, args, case folder, eps)``; a case with another argument count than ``n_args``, an
+    element type tilesim lacks (``cxx_type`` names it where the template has none), no data or (with
+    ``eps_needed``) no eps is counted not mapped, as are TEST_F bodies that are not one templated call."""
+    main = (folder / "main.cpp").read_text()
+    tests = _TEST.findall(main)
+    row.cases = len(re.findall(r"TEST_F\(", main))
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        dirs = generate(folder, st, Path(tmp))
+        for suite, case, _fn, targs in tests:
+            args = [a.strip() for a in targs.split(",")]
+            t = cxx_type or args[0]
+            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, t)
+            if t not in CXX_DTYPES or case_dir is None or (eps_needed and eps is None) or (
+                    n_args is not None and len(args) != n_args):
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: not the folder's form, or no data")
+                continue
+            yield case, args, case_dir, eps
+    row.not_mapped += row.cases - len(tests)
+
+
+def score(row: Row, case: str, got: np.ndarray, want: np.ndarray, dt: str, eps: float, verbose: bool) -> None:
+    """Count one case: ``got`` and ``want`` are lane bits of dtype ``dt``, compared by ResultCmp at ``eps`` and
+    bit for bit."""
+    d = pto.get_dtype(dt)
+    res = pto.result_cmp(np.asarray(got.view(d.np), np.float64).ravel(),
+                         np.asarray(want.view(d.np), np.float64).ravel(), eps)
+    row.passed += res.passed
+    row.failed += not res.passed
+    row.exact += bool(got.tobytes() == want.tobytes())
+    if verbose and not res.passed:
+        row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+
+
 _SUBVIEW_AT = re.compile(r"runTSubView<[^>]*>\([^;]*?,\s*(\d+)\s*,\s*(\d+)\s*\)\s*;")
 
 
@@ -239,45 +277,26 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
     ``input.bin``, dst a tile of src's type with valid SUBROWS x SUBCOLS viewed at the kernel's (rowIdx, colIdx)
     (one pair for every case, read from the kernel), compared with ``golden.bin`` by ResultCmp."""
     row = Row(folder.name)
-    main = (folder / "main.cpp").read_text()
     kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
     at = set(_SUBVIEW_AT.findall(kernel))
-    tests = _TEST.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
     if len(at) != 1:
+        row.cases = len(re.findall(r"TEST_F\(", (folder / "main.cpp").read_text()))
         row.not_mapped, row.reasons = row.cases, ["the kernel's (rowIdx, colIdx) is not one literal pair"]
         return row
     r, c = (int(v) for v in at.pop())
-    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs in tests:
-            args = [a.strip() for a in targs.split(",")]
-            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
-            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
-                row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
-                continue
-            d = pto.get_dtype(CXX_DTYPES[args[0]])
-            gr, gc, tr, tc, sr, sc = (_int(a) for a in args[1:])
-            src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
-            src.bits[:gr, :gc] = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
-            try:
-                dst = pto.tsubview(pto.Tile("vec", d.name, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
-            except TilesimError as e:
-                row.refused += 1
-                row.reasons.append(f"{case}: refused: {e.rule}")
-                continue
-            want = np.fromfile(case_dir / "golden.bin", d.lane, sr * sc).reshape(sr, sc)
-            gold = pto.Tile("vec", d.name, sr, max(sc, 32 // d.size), valid=(sr, sc))
-            gold.bits[:, :sc] = want
-            got = np.asarray(dst.valid_values, np.float64)
-            res = pto.result_cmp(got, np.asarray(gold.valid_values, np.float64), eps)
-            row.passed += res.passed
-            row.failed += not res.passed
-            row.exact += bool((dst.valid_bits == want).all())
-            if verbose and not res.passed:
-                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
-    row.not_mapped += row.cases - len(tests)
+    for case, args, case_dir, eps in templated_cases(folder, st, row, 7):
+        d = pto.get_dtype(CXX_DTYPES[args[0]])
+        gr, gc, tr, tc, sr, sc = (_int(a) for a in args[1:])
+        src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
+        src.bits[:gr, :gc] = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
+        try:
+            dst = pto.tsubview(pto.Tile("vec", d.name, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        want = np.fromfile(case_dir / "golden.bin", d.lane, sr * sc).reshape(sr, sc)
+        score(row, case, np.ascontiguousarray(dst.valid_bits), want, d.name, eps, verbose)
     return row
 
 
@@ -285,45 +304,144 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
     """TGATHERB folders: ``<T, DSTROWS, DSTCOLS, OFFROWS, OFFCOLS, SRCROWS, SRCCOLS>``; src from ``x.bin``,
     a u32 offset tile from ``offset.bin``, dst compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
     row = Row(folder.name)
-    main = (folder / "main.cpp").read_text()
-    tests = _TEST.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
-    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs in tests:
-            args = [a.strip() for a in targs.split(",")]
-            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
-            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
-                row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
-                continue
-            d = pto.get_dtype(CXX_DTYPES[args[0]])
-            dr, dc, orows, ocols, sr, sc = (_int(a) for a in args[1:])
-            src, off, dst = (pto.Tile("vec", dt, r, c) for dt, r, c in ((d.name, sr, sc), ("u32", orows, ocols),
-                                                                           (d.name, dr, dc)))
-            src.bits[...] = np.fromfile(case_dir / "x.bin", d.lane, sr * sc).reshape(sr, sc)
-            off.bits[...] = np.fromfile(case_dir / "offset.bin", np.uint32, orows * ocols).reshape(orows, ocols)
-            try:
-                pto.tgatherb(dst, src, off, target="cpu")
-            except TilesimError as e:
-                row.refused += 1
-                row.reasons.append(f"{case}: refused: {e.rule}")
-                continue
-            want = np.fromfile(case_dir / "golden.bin", d.lane, dr * dc).reshape(dr, dc)
-            res = pto.result_cmp(np.asarray(dst.values, np.float64),
-                                 np.asarray(want.view(d.np), np.float64), eps)
-            row.passed += res.passed
-            row.failed += not res.passed
-            row.exact += bool((dst.bits == want).all())
-            if verbose and not res.passed:
-                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
-    row.not_mapped += row.cases - len(tests)
+    for case, args, case_dir, eps in templated_cases(folder, st, row, 7):
+        d = pto.get_dtype(CXX_DTYPES[args[0]])
+        dr, dc, orows, ocols, sr, sc = (_int(a) for a in args[1:])
+        src, off, dst = (pto.Tile("vec", dt, r, c) for dt, r, c in ((d.name, sr, sc), ("u32", orows, ocols),
+                                                                       (d.name, dr, dc)))
+        src.bits[...] = np.fromfile(case_dir / "x.bin", d.lane, sr * sc).reshape(sr, sc)
+        off.bits[...] = np.fromfile(case_dir / "offset.bin", np.uint32, orows * ocols).reshape(orows, ocols)
+        try:
+            pto.tgatherb(dst, src, off, target="cpu")
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        want = np.fromfile(case_dir / "golden.bin", d.lane, dr * dc).reshape(dr, dc)
+        score(row, case, dst.bits, want, d.name, eps, verbose)
+    return row
+
+
+def _comm_refused(row: Row, case: str, e: TilesimError) -> None:
+    row.refused += 1
+    row.reasons.append(f"{case}: refused: {e.rule}")
+
+
+def run_copy(folder: Path, st: Path, verbose: bool) -> Row:
+    """TPUT/TGET (``<T, GROWS, GCOLS, TROWS, TCOLS>``, a TROWS x TCOLS staging tile) and their async forms
+    (``<T, GROWS, GCOLS, Peer>``, no tile): ``input.bin`` copied into a fresh array, compared with
+    ``golden.bin``. The kernels pass two buffers of one process, so one block runs them."""
+    op = folder.name
+    row = Row(op)
+    is_async = op.endswith("_async")
+    for case, args, case_dir, eps in templated_cases(folder, st, row, 4 if is_async else 5):
+        d = pto.get_dtype(CXX_DTYPES[args[0]])
+        gr, gc = _int(args[1]), _int(args[2])
+        src = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
+        dst = np.zeros_like(src)
+        try:
+            if is_async:
+                getattr(comm, op)(dst, src, target="cpu")
+            else:
+                getattr(comm, op)(dst, src, pto.Tile("vec", d.name, _int(args[3]), _int(args[4])), target="cpu")
+        except TilesimError as e:
+            _comm_refused(row, case, e)
+            continue
+        score(row, case, dst, np.fromfile(case_dir / "golden.bin", d.lane, gr * gc).reshape(gr, gc), d.name, eps,
+              verbose)
+    return row
+
+
+def run_tnotify(folder: Path, st: Path, verbose: bool) -> Row:
+    """TNOTIFY (``<op_type>``: 1 AtomicAdd, else Set): the signal ``sharedMemory.bin`` notified with the first
+    element of ``signal.bin``; the kernel's ``out[0]`` (the signal after) compared with ``golden.bin``."""
+    row = Row(folder.name)
+    for case, args, case_dir, eps in templated_cases(folder, st, row, 1, cxx_type="int32_t"):
+        sig = np.fromfile(case_dir / "sharedMemory.bin", np.int32, 1)
+        value = int(np.fromfile(case_dir / "signal.bin", np.int32, 1)[0])
+        try:
+            comm.tnotify(sig, value, op="atomic_add" if _int(args[0]) == 1 else "set", target="cpu")
+        except TilesimError as e:
+            _comm_refused(row, case, e)
+            continue
+        score(row, case, sig.view(np.uint32), np.fromfile(case_dir / "golden.bin", np.uint32, 1), "i32", eps,
+              verbose)
+    return row
+
+
+def _cmp_word(arg: str) -> str:
+    """``pto::comm::WaitCmp::LE`` -> ``le`` (also ReduceOp's words)."""
+    return arg.rsplit("::", 1)[-1].lower()
+
+
+def run_ttest(folder: Path, st: Path, verbose: bool) -> Row:
+    """TTEST (``<int32_t, GROWS, GCOLS, TROWS, TCOLS, WaitCmp>``): the kernel's ``Signal`` over ``input.bin`` is
+    its first element; tested against both values of ``cmp_file.bin``, the two results compared with the two
+    bools of ``golden.bin`` (main.cpp's EXPECT_TRUE, no eps)."""
+    row = Row(folder.name)
+    for case, args, case_dir, _eps in templated_cases(folder, st, row, 6, eps_needed=False):
+        sig = np.fromfile(case_dir / "input.bin", np.int32, 1)
+        values = np.fromfile(case_dir / "cmp_file.bin", np.int32, 2)
+        try:
+            got = [comm.ttest(sig, int(v), cmp=_cmp_word(args[5]), target="cpu") for v in values]
+        except TilesimError as e:
+            _comm_refused(row, case, e)
+            continue
+        ok = got == np.fromfile(case_dir / "golden.bin", np.bool_, 2).tolist()
+        row.passed += ok
+        row.failed += not ok
+        row.exact += ok
+        if verbose and not ok:
+            row.reasons.append(f"{case}: fails")
+    return row
+
+
+def run_tbroadcast(folder: Path, st: Path, verbose: bool) -> Row:
+    """TBROADCAST (``<T, D0, D1, D2, D3, D4, KN>``): ``input.bin`` (D0..D4) broadcast to KN consecutive copies
+    of one output buffer (the kernel's group), with a D3 x D4 staging tile; compared with ``golden.bin``."""
+    row = Row(folder.name)
+    for case, args, case_dir, eps in templated_cases(folder, st, row, 7):
+        d = pto.get_dtype(CXX_DTYPES[args[0]])
+        shape, kn = tuple(_int(a) for a in args[1:6]), _int(args[6])
+        n = int(np.prod(shape))
+        src = np.fromfile(case_dir / "input.bin", d.lane, n).reshape(shape)
+        out = np.zeros(kn * n, d.lane)
+        try:
+            comm.tbroadcast([out[k * n:(k + 1) * n].reshape(shape) for k in range(kn)], src,
+                            pto.Tile("vec", d.name, shape[3], shape[4]), target="cpu")
+        except TilesimError as e:
+            _comm_refused(row, case, e)
+            continue
+        score(row, case, out, np.fromfile(case_dir / "golden.bin", d.lane, kn * n), d.name, eps, verbose)
+    return row
+
+
+def run_treduce(folder: Path, st: Path, verbose: bool) -> Row:
+    """TREDUCE (``<T, GROWS, GCOLS, TROWS, TCOLS, ReduceOp>``): the root (rank 0) reduces ``input0.bin`` and
+    ``input1.bin`` through two TROWS x GCOLS tiles (the kernel's accTile, recvTile); compared with ``golden.bin``."""
+    row = Row(folder.name)
+    for case, args, case_dir, eps in templated_cases(folder, st, row, 6):
+        d = pto.get_dtype(CXX_DTYPES[args[0]])
+        gr, gc, tr = _int(args[1]), _int(args[2]), _int(args[3])
+        group = [np.fromfile(case_dir / f"input{k}.bin", d.lane, gr * gc).reshape(gr, gc).view(d.np)
+                 for k in (0, 1)]
+        dst = np.zeros((gr, gc), d.np)
+        try:
+            comm.treduce(group, dst, pto.Tile("vec", d.name, tr, gc), pto.Tile("vec", d.name, tr, gc),
+                         op=_cmp_word(args[5]), root=0, target="cpu")
+        except TilesimError as e:
+            _comm_refused(row, case, e)
+            continue
+        score(row, case, dst.view(d.lane), np.fromfile(case_dir / "golden.bin", d.lane, gr * gc).reshape(gr, gc),
+              d.name, eps, verbose)
     return row
 
 
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
-            "tsubview": run_subview, "tgatherb": run_gatherb}
+            "tsubview": run_subview, "tgatherb": run_gatherb,
+            **{op: run_copy for op in ("tput", "tget", "tput_async", "tget_async")}, "tnotify": run_tnotify,
+            "ttest": run_ttest, "tbroadcast": run_tbroadcast, "treduce": run_treduce}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

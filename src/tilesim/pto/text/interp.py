@@ -49,6 +49,7 @@ from ..ops.convert_cpu import UndefinedCastWarning
 from ..targets import DEFAULT_TARGET, Profile, get_target
 from ..tile import Tile, to_bits
 from . import scalars as sc
+from .comm import COMM_SPECIAL, WAITING_OPS, comm_fed
 from .dispatch import call_op, enum_word
 from .forms import op_key
 from .parser import Func, Operand, Program, Stmt, TypeRef, parse
@@ -175,6 +176,9 @@ class Interpreter:
         self._constants = _constant_names(program)
         self._planning: set = set()
         self._peers: Peers | None = None
+        #: the blocks run as coroutines when the program waits on signals (TWAIT/TTEST, PTO155)
+        self._ranks: Peers | None = None
+        self._spins = 0
 
     # ----------------------------------------------------------------- errors
     def _err(self, node, detail: str, rule: str, operand: str | None = None, value=None,
@@ -193,24 +197,42 @@ class Interpreter:
         verify(self.program, self.prof, self.level)
         fn = self._entry(entry) if self.program.funcs else None
         args = self._bind_inputs(fn)
-        for b in range(self.blocks):
-            self.block = b
-            self.mem = Memory(self.prof)
-            self.sync = SyncState()
-            self.pipes = Pipes()
+        done: dict = {}
+
+        def block(b: int) -> None:
+            self._set_block_state((b, Memory(self.prof), SyncState(), Pipes(), [], None))
             if fn is not None:
                 self._run_entry(fn, args)
             if self.program.stmts:
                 self._loose(args)
             self.sync.finish()
-            self.sync_traces.append(self.sync.trace)
             tag = f"block {b}: " if self.blocks > 1 else ""
-            self.issues += [tag + i for i in self.sync.issues + self.pipes.leftovers()]
+            done[b] = (self.sync.trace, [tag + i for i in self.sync.issues + self.pipes.leftovers()])
+
+        if self.blocks > 1 and any(st.op in WAITING_OPS for body in [self.program.stmts] + [
+                f.body or [] for f in self.program.funcs] for st in _walk(body)):
+            self._ranks = Peers()         # each block runs until it waits on a signal (PTO155)
+            for b in range(self.blocks):
+                self._ranks.queue(lambda b=b: block(b))
+            self._ranks.run_all()
+        else:
+            for b in range(self.blocks):
+                block(b)
+        for b in sorted(done):
+            self.sync_traces.append(done[b][0])
+            self.issues += done[b][1]
         for message in self.undefined_summary():
             warnings.warn(message, UndefinedCastWarning, stacklevel=2)
         for message in self.input_summary():
             warnings.warn(message, InputSizeWarning, stacklevel=2)
         return self._outputs()
+
+    def _block_state(self) -> tuple:
+        """What belongs to the running block (saved while another block runs)."""
+        return self.block, self.mem, self.sync, self.pipes, self.iters, self._peers
+
+    def _set_block_state(self, state: tuple) -> None:
+        self.block, self.mem, self.sync, self.pipes, self.iters, self._peers = state
 
     def input_summary(self) -> list[str]:
         """One line per pointer input with elements past the last one the program's views reach (PTO103)."""
@@ -350,7 +372,7 @@ class Interpreter:
                 lanes = self._exact(arr, dt, name, fn).reshape(-1)
                 g = Global(name, dt, lanes.copy(), True, arr.shape)
             else:
-                if pl.is_read(name):
+                if pl.is_read(name) and not comm_fed(fn, pl, name):
                     raise self._missing(fn, name, ty, f"an array of {dt} (numpy {dt.np})")
                 g = Global(name, dt, np.zeros(0, dt.lane), False)
             self.globals[name] = g
@@ -1474,6 +1496,7 @@ _SPECIAL = {
     "pto.tget_async": Interpreter._async_copy, "pto.wait_async_event": Interpreter._async_wait,
     "pto.test_async_event": Interpreter._async_wait, "memref.dealloc": Interpreter._noop,
     "pto.auto_sync_tail_hint": Interpreter._noop, "pto.tget_scale_addr": Interpreter._scale_addr,
+    **COMM_SPECIAL,
 }
 
 
