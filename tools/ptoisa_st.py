@@ -13,7 +13,9 @@ a folder or case is not mapped. Nothing of pto-isa is copied into tilesim; the t
 
 A folder is mapped when its kernel is the plain one: TLOAD of each input into a row-major vec tile of
 ``TROWS x TCOLS`` (valid the whole tile), the op, TSTORE of dst (``tadd_kernel.cpp`` and its kin). Folders with
-other kernels are listed with the reason they are not mapped yet.
+other kernels are listed with the reason they are not mapped yet, or run by an adapter of their own (one per
+kernel shape, sharing :func:`templated_cases`): the communication folders through :mod:`tilesim.pto.comm`,
+twait's thread scenarios as blocks of a generated ``.pto`` kernel.
 """
 
 from __future__ import annotations
@@ -437,11 +439,121 @@ def run_treduce(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+_TWAIT_TEST = re.compile(r"TEST\(\s*TWait\s*,\s*(\w+)\s*\)\s*\{\s*ASSERT_TRUE\(\(?\s*(\w+)(?:<([^>]*)>)?\(([^)]*)\)")
+
+
+@dataclass
+class WaitRun:
+    """One TWAIT scenario as blocks: block 0 waits on a ``sub`` region at ``at`` of a ``full`` int32 signal array
+    (all ``init``) for each ``(value, cmp)`` of ``waits`` in turn; each of ``notifiers`` blocks applies ``steps``
+    (``(value, op, times)``, TNOTIFY on every element of the region)."""
+
+    waits: list
+    steps: list
+    notifiers: int = 1
+    init: int = 0
+    full: tuple = (1, 1)
+    at: tuple = (0, 0)
+    sub: tuple = (1, 1)
+
+
+#: twait_kernel.cpp's scenarios (threads and sleeps there), by the function main.cpp's TEST calls
+TWAIT_RUNS = {
+    "RunTWaitBasic": lambda t, a: [WaitRun([(42, "EQ")], [(42, "Set", 1)])],
+    "RunTWaitCompare": lambda t, a: [WaitRun([(th, cmp)], [(v, "Set", 1)], init=i) for i, v, th, cmp in (
+        (0, 150, 100, "GE"), (0, 1, 0, "NE"), (0, 51, 50, "GT"), (100, 10, 20, "LE"), (100, 5, 10, "LT"))],
+    "RunTWaitAtomic": lambda t, a: [WaitRun([(25 * a[0], "GE")], [(1, "AtomicAdd", 25)], notifiers=a[0])],
+    "RunTWaitMatrix": lambda t, a: [WaitRun([(1, "EQ")], [(1, "Set", 1)], full=(t[0], t[1]), sub=(t[0], t[1]))],
+    "RunTWaitMultiPhase": lambda t, a: [WaitRun([(1, "EQ"), (3, "GE"), (5, "EQ")],
+                                                [(1, "Set", 1), (3, "Set", 1), (5, "Set", 1)])],
+    "RunTWaitSubRegion": lambda t, a: [WaitRun([(1, "EQ")], [(1, "Set", 1)], full=(8, t[0]), at=(2, 5),
+                                               sub=(t[1], t[2]))],
+}
+
+
+def twait_program(w: WaitRun) -> str:
+    """The ``.pto`` kernel of one scenario: block 0 waits and copies the region into ``seen`` after each wait
+    (TGET), every other block notifies each element of the region with scf.for loops."""
+    (fr, fc), (r0, c0), (sr, sc) = w.full, w.at, w.sub
+    full, sub = f"!pto.tensor_view<{fr}x{fc}xi32>", f"!pto.partition_tensor_view<{sr}x{sc}xi32>"
+    seen_t = f"!pto.tensor_view<{len(w.waits) * sr}x{sc}xi32>"
+    tile = "!pto.tile_buf<vec, 1x8xi32>"
+    lines = [f"func.func @twait_case(%sig: !pto.ptr<i32>, %seen: !pto.ptr<i32>) {{",
+             *[f"  %k{v} = arith.constant {v} : index" for v in sorted({0, 1, fr, fc, sr, sc, r0, c0,
+                                                                      len(w.waits) * sr})],
+             "  %bi = pto.get_block_idx", "  %b = arith.index_cast %bi : i64 to index",
+             f"  %sv = pto.make_tensor_view %sig, shape = [%k{fr}, %k{fc}], strides = [%k{fc}, %k1] : {full}",
+             f"  %region = pto.partition_view %sv, offsets = [%k{r0}, %k{c0}], sizes = [%k{sr}, %k{sc}] : {full} "
+             f"-> {sub}",
+             f"  %seenv = pto.make_tensor_view %seen, shape = [%k{len(w.waits) * sr}, %k{sc}], strides = [%k{sc}, "
+             f"%k1] : {seen_t}",
+             f"  %t = pto.alloc_tile : {tile}",
+             "  %waiter = arith.cmpi eq, %b, %k0 : index", "  scf.if %waiter {"]
+    for k, (value, cmp) in enumerate(w.waits):
+        lines += [f"    %v{k} = arith.constant {value} : i32", f"    %r{k} = arith.constant {k * sr} : index",
+                  f"    pto.twait ins(%region, %v{k} : {sub}, i32) {{cmp = #pto.cmp<{cmp}>}}",
+                  f"    %s{k} = pto.partition_view %seenv, offsets = [%r{k}, %k0], sizes = [%k{sr}, %k{sc}] : "
+                  f"{seen_t} -> {sub}",
+                  f"    pto.tget ins(%region, %t : {sub}, {tile}) outs(%s{k} : {sub})"]
+    lines.append("  } else {")
+    for k, (value, op, times) in enumerate(w.steps):
+        lines += [f"    %n{k} = arith.constant {value} : i32", f"    %m{k} = arith.constant {times} : index",
+                  f"    scf.for %q{k} = %k0 to %m{k} step %k1 {{",
+                  f"      scf.for %i{k} = %k0 to %k{sr} step %k1 {{",
+                  f"        scf.for %j{k} = %k0 to %k{sc} step %k1 {{",
+                  f"          %row{k} = arith.addi %i{k}, %k{r0} : index",
+                  f"          %col{k} = arith.addi %j{k}, %k{c0} : index",
+                  f"          %e{k} = pto.partition_view %sv, offsets = [%row{k}, %col{k}], sizes = [%k1, %k1] : "
+                  f"{full} -> !pto.partition_tensor_view<1x1xi32>",
+                  f"          pto.tnotify ins(%n{k} : i32) outs(%e{k} : !pto.partition_tensor_view<1x1xi32>) "
+                  f"{{op = #pto.notify_op<{op}>}}",
+                  "        }", "      }", "    }"]
+    lines += ["  }", "  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def run_twait(folder: Path, st: Path, verbose: bool) -> Row:
+    """TWAIT: main.cpp's TESTs call twait_kernel.cpp's thread scenarios (a notifier thread stores after a sleep,
+    the main thread waits). Each runs here as blocks of a ``.pto`` kernel (:func:`twait_program`, PTO155): block
+    0 waits and records the signal after each wait, the notifier threads are blocks 1..N. A case passes when
+    every recorded value satisfies its wait's condition (the scenario's own check) and the elements outside
+    the waited region are untouched."""
+    row = Row(folder.name)
+    tests = _TWAIT_TEST.findall((folder / "main.cpp").read_text())
+    row.cases = len(re.findall(r"\bTEST\(", (folder / "main.cpp").read_text()))
+    row.not_mapped = row.cases - len(tests)
+    for name, fn, targs, cargs in tests:
+        if fn not in TWAIT_RUNS:
+            row.not_mapped += 1
+            row.reasons.append(f"{name}: no scenario for {fn}")
+            continue
+        ints = lambda text: [_int(v) for v in text.split(",") if v.strip()]          # noqa: E731
+        ok = True
+        try:
+            for w in TWAIT_RUNS[fn](ints(targs or ""), ints(cargs)):
+                sig = np.full(w.full, w.init, np.int32)
+                out = pto.run_text(twait_program(w), {"sig": sig}, "cpu", blocks=1 + w.notifiers)
+                seen = out["seen"].reshape(len(w.waits), *w.sub)
+                ok &= all(pto.comm.compare(seen[k], v, cmp.lower()) for k, (v, cmp) in enumerate(w.waits))
+                outside = np.ones(w.full, bool)
+                outside[w.at[0]:w.at[0] + w.sub[0], w.at[1]:w.at[1] + w.sub[1]] = False
+                ok &= bool((out["sig"].reshape(w.full)[outside] == w.init).all())
+        except TilesimError as e:
+            _comm_refused(row, name, e)
+            continue
+        row.passed += ok
+        row.failed += not ok
+        row.exact += ok
+        if verbose and not ok:
+            row.reasons.append(f"{name}: fails")
+    return row
+
+
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
             "tsubview": run_subview, "tgatherb": run_gatherb,
             **{op: run_copy for op in ("tput", "tget", "tput_async", "tget_async")}, "tnotify": run_tnotify,
-            "ttest": run_ttest, "tbroadcast": run_tbroadcast, "treduce": run_treduce}
+            "ttest": run_ttest, "tbroadcast": run_tbroadcast, "treduce": run_treduce, "twait": run_twait}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
