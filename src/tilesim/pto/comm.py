@@ -105,7 +105,7 @@ def _copy(inst: str, dst, src, *, atomic: str = "none", dt=None, target=None) ->
     from . import numerics as nx
     p = get_target(target)
     _bits(dst)[...] = nx.binary("add", _bits(dst), _bits(src), dt, flush=p.flush_denormals, nan_mode=p.nan_mode,
-                                instruction=inst).view(_bits(dst).dtype)
+                                instruction=inst, x86=p.x86_nans).view(_bits(dst).dtype)    # cpu: dst += src
     return dst
 
 

@@ -31,6 +31,7 @@ functions, every tile result.
 from __future__ import annotations
 
 import math
+import re
 import sys
 import warnings
 from collections import ChainMap
@@ -1290,6 +1291,43 @@ class Interpreter:
         t.addr = src.addr
         self._bind(env, st, [t])
 
+    def _bind_tile(self, st, env, frame) -> None:
+        """``pto.bind_tile %m, %vr, %vc {config}``: the memref's bytes as a tile of the config's layout, fractal
+        and pad, valid (vr, vc) (PTO158)."""
+        src = self._get(env, st.ins[0], st) if st.ins else None
+        if not isinstance(src, Tile) or not st.out_types:
+            raise self._err(st, "pto.bind_tile takes a local memref and names its result type", "pto.interp.operand")
+        cfg = dict(re.findall(r"(\w+)\s*=\s*(-?\d+)", str(st.attrs.get("config", ""))))
+        blayout = {"0": "row_major", "1": "col_major"}.get(cfg.get("blayout", "0"))
+        slayout = {"0": "none_box", "1": "row_major", "2": "col_major"}.get(cfg.get("slayout", "0"))
+        pad = {"0": "null", "1": "zero", "2": "max", "3": "min"}.get(cfg.get("pad", "0"))
+        if None in (blayout, slayout, pad):
+            raise self._err(st, "config needs blayout 0/1, slayout 0/1/2 and pad 0..3", "pto.interp.attr",
+                            "config", st.attrs.get("config"))
+        spec = tile_spec(st.out_types[0], self.prof)
+        if spec is None:
+            raise self._err(st, f"{st.op} needs a local memref result type", "pto.interp.type")
+        valid = (spec.rows, spec.cols)
+        if len(st.ins) >= 3:
+            vr, vc = (self._index(env, o, st) for o in st.ins[1:3])
+            dims = memref_shape(st.out_types[0]).dims
+            if len(dims) > 2 and (vr, vc) != tuple(dims[:2]):
+                # PTOAS's tile is dims 0 x 1; tilesim's folds every leading dim into rows: only "all" maps
+                raise self._err(st, f"valid {vr}x{vc} of a rank-{len(dims)} memref: PTOAS's tile is dims 0 x 1 "
+                                    f"({dims[0]}x{dims[1]}), tilesim's {spec.rows}x{spec.cols}; only the whole "
+                                    "memref maps between them", "pto.bind_tile.valid", "valid", (vr, vc))
+            if len(dims) <= 2:
+                valid = (vr, vc)
+        t = Tile(spec.loc, spec.dtype, spec.rows, spec.cols, valid, blayout, slayout,
+                 int(cfg.get("s_fractal_size", spec.fractal)), pad)
+        if t.span != src.span:
+            raise self._err(st, f"{st.op} must keep the byte size: {src.describe()} is {src.span} bytes, "
+                                f"{t.describe()} {t.span}", "pto.op.reshape_size")
+        src.push()
+        t.bind(src._mem, src._off)
+        t.addr = src.addr
+        self._bind(env, st, [t])
+
     def _declare_tile(self, st, env, frame) -> None:
         self._bind(env, st, [self._tile_from(st, st.out_types[0])] if st.out_types else [])
 
@@ -1482,7 +1520,7 @@ _SPECIAL = {
     **{op: Interpreter._block_idx for op in ("pto.get_block_idx", "pto.get_block_num", "pto.get_subblock_idx",
                                              "pto.get_subblock_num")},
     "pto.treshape": Interpreter._view_result, "pto.bitcast": Interpreter._view_result,
-    "pto.declare_tile": Interpreter._declare_tile, "pto.tprint": Interpreter._tprint,
+    "pto.declare_tile": Interpreter._declare_tile, "pto.bind_tile": Interpreter._bind_tile, "pto.tprint": Interpreter._tprint,
     "pto.declare_eventid_array": Interpreter._eventid_array, "pto.eventid_array_get": Interpreter._eventid_access,
     "pto.eventid_array_set": Interpreter._eventid_access, "pto.addptr": Interpreter._addptr,
     "pto.pointer_cast": Interpreter._pointer_cast,
