@@ -14,7 +14,7 @@ a folder or case is not mapped. Nothing of pto-isa is copied into tilesim; the t
 A folder is mapped when its kernel is the plain one: TLOAD of each input into a row-major vec tile of
 ``TROWS x TCOLS`` (valid the whole tile), the op, TSTORE of dst (``tadd_kernel.cpp`` and its kin). Folders with
 other kernels are listed with the reason they are not mapped yet, or run by an adapter of their own (one per
-kernel shape, sharing :func:`templated_cases`): the communication folders through :mod:`tilesim.pto.comm`,
+kernel shape, sharing :func:`_cases`): the communication folders through :mod:`tilesim.pto.comm`,
 twait's thread scenarios as blocks of a generated ``.pto`` kernel.
 """
 
@@ -234,39 +234,45 @@ def run_reshape(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
-def templated_cases(folder: Path, st: Path, row: Row, n_args: int | None = None, *, eps_needed: bool = True,
-                    cxx_type: str | None = None):
-    """The common prelude of an adapter: upstream's data for each ``TEST_F(Suite, case) { fn<args>(); }`` of
-    main.cpp, as ``(case, args, case folder, eps)``; a case with another argument count than ``n_args``, an
-    element type tilesim lacks (``cxx_type`` names it where the template has none), no data or (with
-    ``eps_needed``) no eps is counted not mapped, as are TEST_F bodies that are not one templated call."""
+_TEST_CALL = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<(?:\w+<)?([^<>]*)>+\(([^)]*)\)\s*;\s*\}")
+
+
+def _cases(folder: Path, st: Path, row: Row, fits, eps_type=lambda args: args[0], eps_needed: bool = True):
+    """The prelude every adapter shares: count main.cpp's TEST_F bodies, run gen_data.py, and yield
+    ``(case, template args, call args, case folder, eps)`` for each body that is one templated call whose
+    template arguments ``fits(args)``, whose data gen_data.py wrote and whose ResultCmp eps (for the C++ type
+    ``eps_type(args)``) main.cpp gives; the rest count as not mapped."""
     main = (folder / "main.cpp").read_text()
-    tests = _TEST.findall(main)
+    tests = _TEST_CALL.findall(main)
     row.cases = len(re.findall(r"TEST_F\(", main))
+    row.not_mapped += row.cases - len(tests)
     with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
         dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs in tests:
+        for suite, case, _fn, targs, call in tests:
             args = [a.strip() for a in targs.split(",")]
-            t = cxx_type or args[0]
-            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, t)
-            if t not in CXX_DTYPES or case_dir is None or (eps_needed and eps is None) or (
-                    n_args is not None and len(args) != n_args):
+            case_dir = dirs.get(f"{suite}.{case}")
+            ok = fits(args)
+            eps = eps_of(main, eps_type(args)) if ok else None
+            if case_dir is None or not ok or (eps is None and eps_needed):
                 row.not_mapped += 1
                 row.reasons.append(f"{case}: not the folder's form, or no data")
                 continue
-            yield case, args, case_dir, eps
-    row.not_mapped += row.cases - len(tests)
+            yield case, args, [a.strip() for a in call.split(",") if a.strip()], case_dir, eps
 
 
-def score(row: Row, case: str, got: np.ndarray, want: np.ndarray, dt: str, eps: float, verbose: bool) -> None:
-    """Count one case: ``got`` and ``want`` are lane bits of dtype ``dt``, compared by ResultCmp at ``eps`` and
-    bit for bit."""
+def _typed(n: int):
+    """``fits`` for template arguments ``<T, n - 1 more>`` with T a known element type."""
+    return lambda args: len(args) == n and args[0] in CXX_DTYPES
+
+
+def _score(row: Row, case: str, got: np.ndarray, want: np.ndarray, dt: str, eps: float, verbose: bool) -> None:
+    """Count one case: ``got`` and ``want`` are lanes of ``dt``, compared as its values by ResultCmp and bit
+    for bit."""
     d = pto.get_dtype(dt)
-    res = pto.result_cmp(np.asarray(got.view(d.np), np.float64).ravel(),
-                         np.asarray(want.view(d.np), np.float64).ravel(), eps)
+    res = pto.result_cmp(np.asarray(got.view(d.np), np.float64), np.asarray(want.view(d.np), np.float64), eps)
     row.passed += res.passed
     row.failed += not res.passed
-    row.exact += bool(got.tobytes() == want.tobytes())
+    row.exact += bool((got == want).all())
     if verbose and not res.passed:
         row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
 
@@ -282,11 +288,12 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
     kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
     at = set(_SUBVIEW_AT.findall(kernel))
     if len(at) != 1:
-        row.cases = len(re.findall(r"TEST_F\(", (folder / "main.cpp").read_text()))
-        row.not_mapped, row.reasons = row.cases, ["the kernel's (rowIdx, colIdx) is not one literal pair"]
+        main = (folder / "main.cpp").read_text()
+        row.cases = row.not_mapped = len(re.findall(r"TEST_F\(", main))
+        row.reasons = ["the kernel's (rowIdx, colIdx) is not one literal pair"]
         return row
     r, c = (int(v) for v in at.pop())
-    for case, args, case_dir, eps in templated_cases(folder, st, row, 7):
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(7)):
         d = pto.get_dtype(CXX_DTYPES[args[0]])
         gr, gc, tr, tc, sr, sc = (_int(a) for a in args[1:])
         src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
@@ -298,7 +305,7 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
             row.reasons.append(f"{case}: refused: {e.rule}")
             continue
         want = np.fromfile(case_dir / "golden.bin", d.lane, sr * sc).reshape(sr, sc)
-        score(row, case, np.ascontiguousarray(dst.valid_bits), want, d.name, eps, verbose)
+        _score(row, case, dst.valid_bits, want, d.name, eps, verbose)
     return row
 
 
@@ -306,7 +313,7 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
     """TGATHERB folders: ``<T, DSTROWS, DSTCOLS, OFFROWS, OFFCOLS, SRCROWS, SRCCOLS>``; src from ``x.bin``,
     a u32 offset tile from ``offset.bin``, dst compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
     row = Row(folder.name)
-    for case, args, case_dir, eps in templated_cases(folder, st, row, 7):
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(7)):
         d = pto.get_dtype(CXX_DTYPES[args[0]])
         dr, dc, orows, ocols, sr, sc = (_int(a) for a in args[1:])
         src, off, dst = (pto.Tile("vec", dt, r, c) for dt, r, c in ((d.name, sr, sc), ("u32", orows, ocols),
@@ -320,7 +327,7 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
             row.reasons.append(f"{case}: refused: {e.rule}")
             continue
         want = np.fromfile(case_dir / "golden.bin", d.lane, dr * dc).reshape(dr, dc)
-        score(row, case, dst.bits, want, d.name, eps, verbose)
+        _score(row, case, dst.bits, want, d.name, eps, verbose)
     return row
 
 
@@ -336,7 +343,7 @@ def run_copy(folder: Path, st: Path, verbose: bool) -> Row:
     op = folder.name
     row = Row(op)
     is_async = op.endswith("_async")
-    for case, args, case_dir, eps in templated_cases(folder, st, row, 4 if is_async else 5):
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(4 if is_async else 5)):
         d = pto.get_dtype(CXX_DTYPES[args[0]])
         gr, gc = _int(args[1]), _int(args[2])
         src = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
@@ -349,7 +356,7 @@ def run_copy(folder: Path, st: Path, verbose: bool) -> Row:
         except TilesimError as e:
             _comm_refused(row, case, e)
             continue
-        score(row, case, dst, np.fromfile(case_dir / "golden.bin", d.lane, gr * gc).reshape(gr, gc), d.name, eps,
+        _score(row, case, dst, np.fromfile(case_dir / "golden.bin", d.lane, gr * gc).reshape(gr, gc), d.name, eps,
               verbose)
     return row
 
@@ -358,7 +365,7 @@ def run_tnotify(folder: Path, st: Path, verbose: bool) -> Row:
     """TNOTIFY (``<op_type>``: 1 AtomicAdd, else Set): the signal ``sharedMemory.bin`` notified with the first
     element of ``signal.bin``; the kernel's ``out[0]`` (the signal after) compared with ``golden.bin``."""
     row = Row(folder.name)
-    for case, args, case_dir, eps in templated_cases(folder, st, row, 1, cxx_type="int32_t"):
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, lambda a: len(a) == 1, lambda a: "int32_t"):
         sig = np.fromfile(case_dir / "sharedMemory.bin", np.int32, 1)
         value = int(np.fromfile(case_dir / "signal.bin", np.int32, 1)[0])
         try:
@@ -366,7 +373,7 @@ def run_tnotify(folder: Path, st: Path, verbose: bool) -> Row:
         except TilesimError as e:
             _comm_refused(row, case, e)
             continue
-        score(row, case, sig.view(np.uint32), np.fromfile(case_dir / "golden.bin", np.uint32, 1), "i32", eps,
+        _score(row, case, sig.view(np.uint32), np.fromfile(case_dir / "golden.bin", np.uint32, 1), "i32", eps,
               verbose)
     return row
 
@@ -381,7 +388,7 @@ def run_ttest(folder: Path, st: Path, verbose: bool) -> Row:
     its first element; tested against both values of ``cmp_file.bin``, the two results compared with the two
     bools of ``golden.bin`` (main.cpp's EXPECT_TRUE, no eps)."""
     row = Row(folder.name)
-    for case, args, case_dir, _eps in templated_cases(folder, st, row, 6, eps_needed=False):
+    for case, args, _call, case_dir, _eps in _cases(folder, st, row, _typed(6), eps_needed=False):
         sig = np.fromfile(case_dir / "input.bin", np.int32, 1)
         values = np.fromfile(case_dir / "cmp_file.bin", np.int32, 2)
         try:
@@ -402,7 +409,7 @@ def run_tbroadcast(folder: Path, st: Path, verbose: bool) -> Row:
     """TBROADCAST (``<T, D0, D1, D2, D3, D4, KN>``): ``input.bin`` (D0..D4) broadcast to KN consecutive copies
     of one output buffer (the kernel's group), with a D3 x D4 staging tile; compared with ``golden.bin``."""
     row = Row(folder.name)
-    for case, args, case_dir, eps in templated_cases(folder, st, row, 7):
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(7)):
         d = pto.get_dtype(CXX_DTYPES[args[0]])
         shape, kn = tuple(_int(a) for a in args[1:6]), _int(args[6])
         n = int(np.prod(shape))
@@ -414,7 +421,7 @@ def run_tbroadcast(folder: Path, st: Path, verbose: bool) -> Row:
         except TilesimError as e:
             _comm_refused(row, case, e)
             continue
-        score(row, case, out, np.fromfile(case_dir / "golden.bin", d.lane, kn * n), d.name, eps, verbose)
+        _score(row, case, out, np.fromfile(case_dir / "golden.bin", d.lane, kn * n), d.name, eps, verbose)
     return row
 
 
@@ -422,7 +429,7 @@ def run_treduce(folder: Path, st: Path, verbose: bool) -> Row:
     """TREDUCE (``<T, GROWS, GCOLS, TROWS, TCOLS, ReduceOp>``): the root (rank 0) reduces ``input0.bin`` and
     ``input1.bin`` through two TROWS x GCOLS tiles (the kernel's accTile, recvTile); compared with ``golden.bin``."""
     row = Row(folder.name)
-    for case, args, case_dir, eps in templated_cases(folder, st, row, 6):
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(6)):
         d = pto.get_dtype(CXX_DTYPES[args[0]])
         gr, gc, tr = _int(args[1]), _int(args[2]), _int(args[3])
         group = [np.fromfile(case_dir / f"input{k}.bin", d.lane, gr * gc).reshape(gr, gc).view(d.np)
@@ -434,7 +441,7 @@ def run_treduce(folder: Path, st: Path, verbose: bool) -> Row:
         except TilesimError as e:
             _comm_refused(row, case, e)
             continue
-        score(row, case, dst.view(d.lane), np.fromfile(case_dir / "golden.bin", d.lane, gr * gc).reshape(gr, gc),
+        _score(row, case, dst.view(d.lane), np.fromfile(case_dir / "golden.bin", d.lane, gr * gc).reshape(gr, gc),
               d.name, eps, verbose)
     return row
 
