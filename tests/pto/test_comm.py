@@ -1,4 +1,4 @@
-"""Communication instructions (PTO155-PTO158): the Python entry points against numpy oracles, and the .pto
+"""Communication instructions (PTO155, PTO156): the Python entry points against numpy oracles, and the .pto
 forms between the blocks of a run, where the order of the blocks' steps decides the answer."""
 
 from __future__ import annotations

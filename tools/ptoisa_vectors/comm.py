@@ -1,4 +1,4 @@
-"""The communication instructions on global memory (``pto::comm``; decisions PTO155-PTO157): TPUT (plain and
+"""The communication instructions on global memory (``pto::comm``; decisions PTO155, PTO156): TPUT (plain and
 AtomicAdd), TGET, their async forms, TNOTIFY, TTEST, TWAIT (a condition that holds), TBROADCAST and TREDUCE.
 The simulator runs them in one process, so "remote" buffers are the driver's other arrays."""
 

@@ -93,7 +93,7 @@ MORE_FAMILIES += (reshape_cases, bf16_family(reshape_cases, RESHAPES=RESHAPES_BF
 MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF16))
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
-MORE_FAMILIES += (comm_cases, bf16_family(comm_cases, COMM_DTS=ONLY, REDUCE_DTS=ONLY))  # PTO155-PTO157
+MORE_FAMILIES += (comm_cases, bf16_family(comm_cases, COMM_DTS=ONLY, REDUCE_DTS=ONLY))  # PTO155, PTO156
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -26,7 +26,7 @@ shape; a view of a bigger array writes through):
   ``group``; ``treduce(group, dst, acc, recv, op=, root=)``: ``dst`` = the
   root's array combined with each other rank's in rank order (``sum``,
   ``max``, ``min``), through the two tiles by TLOAD, TADD/TMAX/TMIN and
-  TSTORE, chunked to the tiles' valid shape as pto-isa does (PTO157).
+  TSTORE, chunked to the tiles' valid shape as pto-isa does (PTO156).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The ``.pto`` forms of the communication instructions (:mod:`tilesim.pto.comm`, decisions PTO155-PTO158).
+"""The ``.pto`` forms of the communication instructions (:mod:`tilesim.pto.comm`, decisions PTO155, PTO156).
 
 Each takes its operands in the ISA page's order, as a DPS statement (outs
 first) or in the pages' assembly form::

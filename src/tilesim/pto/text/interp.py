@@ -180,6 +180,8 @@ class Interpreter:
         #: the blocks run as coroutines when the program waits on signals (TWAIT/TTEST, PTO155)
         self._ranks: Peers | None = None
         self._spins = 0
+        #: the vector subblock running (0, or 1 where two run, PTO157)
+        self.subblock = 0
 
     # ----------------------------------------------------------------- errors
     def _err(self, node, detail: str, rule: str, operand: str | None = None, value=None,
@@ -262,9 +264,27 @@ class Interpreter:
             self._call(fn, args, None, depth=0)
             return
         peers = Peers()
+        two = any(self._vector_split_push(f) for f in [fn, *group])
+        self.pipes.two_subblocks = two
         for f in [fn, *group]:
-            peers.queue(lambda f=f: self._call(f, {n: args[n] for n, _ in f.args}, None, depth=0))
+            vector = enum_word(str(f.attrs.get("pto.kernel_kind", "vector"))) != "cube"
+            for sub in ((0, 1) if two and vector else (0,)):
+                peers.queue(lambda f=f, sub=sub: self._as_subblock(sub, f, {n: args[n] for n, _ in f.args}))
         self._run_peers(peers)
+
+    def _vector_split_push(self, fn: Func) -> bool:
+        """Whether ``fn`` is a vector function that pushes one subblock's half (split 1 or 2) to the cube: then
+        two vector subblocks run (PTO157)."""
+        if enum_word(str(fn.attrs.get("pto.kernel_kind", "vector"))) == "cube":
+            return False
+        return any(st.op in ("pto.tpush_to_aic", "pto.tpush") and self._split(st) in (1, 2) for st in _walk(fn.body))
+
+    def _as_subblock(self, sub: int, fn: Func, args: dict) -> None:
+        """Run ``fn`` as vector subblock ``sub`` (subblock 1 has its own buffers)."""
+        if sub:
+            self.mem = Memory(self.prof)
+        self.subblock = sub
+        self._call(fn, args, None, depth=0)
 
     def _peer_group(self, fn: Func) -> list:
         names = {n for n, _ in fn.args}
@@ -1260,8 +1280,8 @@ class Interpreter:
 
     # ----------------------------------------------------- misc pto ops (table _SPECIAL)
     def _block_idx(self, st, env, frame) -> None:
-        vals = {"pto.get_block_idx": self.block, "pto.get_block_num": self.blocks, "pto.get_subblock_idx": 0,
-                "pto.get_subblock_num": 1}
+        vals = {"pto.get_block_idx": self.block, "pto.get_block_num": self.blocks,
+                "pto.get_subblock_idx": self.subblock, "pto.get_subblock_num": 2 if self.pipes.two_subblocks else 1}
         ty = st.out_types[0].name if st.out_types else "i64"          # PTOAS PTOOps.td: I64 results
         self._bind(env, st, [sc.make_int(ty if sc.int_width(ty) else "i64", vals[st.op])])
 
@@ -1430,7 +1450,7 @@ class Interpreter:
         if tile is None:
             raise self._err(st, f"{st.op} pushes a tile", "pto.interp.operand")
         tile.pull()
-        self.pipes.push(self._pipe_dir(st, frame, True, pipe), tile, self._split(st), st.op)
+        self.pipes.push(self._pipe_dir(st, frame, True, pipe), tile, self._split(st), st.op, self.subblock)
 
     def _tpop(self, st, env, frame) -> None:
         vals = [self._get(env, o, st) for o in st.ins]
@@ -1449,9 +1469,12 @@ class Interpreter:
                 valid = tuple(int(v.value) for v in ints[:2])
             tile = self._tile_from(st, st.out_types[0], valid)
         direction = self._pipe_dir(st, frame, False, pipe)
-        if self._peers is not None and not self.pipes.fifos[direction][0]:
-            self._peers.wait_for(lambda: bool(self.pipes.fifos[direction][0]), direction, st.op)
-        self.pipes.pop(direction, tile, self._split(st), 0, st.op)
+        sub = self.subblock if frame.kind != "cube" else 0
+        if self._peers is not None and not self.pipes.ready(direction, sub):
+            mine = self.mem, self.subblock           # another subblock runs meanwhile with its own buffers
+            self._peers.wait_for(lambda: self.pipes.ready(direction, sub), direction, st.op)
+            self.mem, self.subblock = mine
+        self.pipes.pop(direction, tile, self._split(st), sub, st.op)
         if st.results:
             self._bind(env, st, [tile])
 
