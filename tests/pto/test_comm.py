@@ -210,3 +210,27 @@ def test_the_pages_assembly_form_of_tput_and_an_unknown_cmp():
     bad = COUNTER.replace("#pto.cmp<GE>", "#pto.cmp<ABOUT>")
     with pytest.raises(TilesimError, match=r":\d+:\d+: TWAIT: operand cmp: rule pto.comm.cmp"):
         pto.run_text(bad, {"c": np.ones(1, np.int32), "seen": np.zeros(1, np.int32)}, "cpu", blocks=2)
+
+
+def test_tilesim_vectors_names_a_comm_op_and_where_it_runs():
+    from typer.testing import CliRunner
+
+    from tilesim.cli import app
+    r = CliRunner().invoke(app, ["vectors", "pto", "tput"])
+    assert r.exit_code != 0 and "communication instruction" in r.output and "--blocks" in r.output
+
+
+def test_tilesim_run_blocks_runs_the_handoff(tmp_path):
+    from typer.testing import CliRunner
+
+    from tilesim.cli import app
+    np.save(tmp_path / "x.npy", np.arange(8, dtype=np.float32))
+    np.save(tmp_path / "flag.npy", np.zeros(1, np.int32))
+    out = tmp_path / "out.npz"
+    args = ["run", str(EXAMPLES / "comm_handoff.pto"), "--target", "cpu", "--input", f"x={tmp_path / 'x.npy'}",
+            "--input", f"flag={tmp_path / 'flag.npy'}", "-o", str(out)]
+    r = CliRunner().invoke(app, [*args, "--blocks", "2"])
+    assert r.exit_code == 0, r.output
+    assert np.load(out)["z"].ravel().tolist() == list(range(8))
+    r = CliRunner().invoke(app, args)                       # one block: the wait can never hold
+    assert r.exit_code != 0 and "pto.comm.wait" in r.output and "Traceback" not in r.output
