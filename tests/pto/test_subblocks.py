@@ -9,7 +9,8 @@ import pytest
 from tilesim import pto
 from tilesim.errors import TilesimError
 
-VEC = "!pto.tile_buf<loc=vec, dtype=f32, rows={r}, cols={c}, v_row={r}, v_col={c}, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
+VEC = ("!pto.tile_buf<loc=vec, dtype=f32, rows={r}, cols={c}, v_row={r}, v_col={c}, blayout=row_major, "
+       "slayout=none_box, fractal=512, pad=0>")
 MAT = ("!pto.tile_buf<loc=mat, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, slayout=row_major, "
        "fractal=512, pad=0>")
 

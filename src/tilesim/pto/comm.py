@@ -272,7 +272,8 @@ def treduce(group, dst: np.ndarray, acc: Tile, recv: Tile, *, op: str = "sum", r
     if o not in REDUCE_OPS:
         _comm_error("TREDUCE", "op must be sum, max or min (ReduceOp)", "op", "pto.comm.reduce_op", op)
     if isinstance(root, bool) or not isinstance(root, (int, np.integer)) or not 0 <= root < len(members):
-        _comm_error("TREDUCE", f"root must be a rank of the group, 0..{len(members) - 1}", "root", "pto.comm.root", root)
+        _comm_error("TREDUCE", f"root must be a rank of the group, 0..{len(members) - 1}", "root", "pto.comm.root",
+                    root)
     for m in members:
         _pair("TREDUCE", dst, m)
     shape = dst.shape
