@@ -234,3 +234,32 @@ def test_tilesim_run_blocks_runs_the_handoff(tmp_path):
     assert np.load(out)["z"].ravel().tolist() == list(range(8))
     r = CliRunner().invoke(app, args)                       # one block: the wait can never hold
     assert r.exit_code != 0 and "pto.comm.wait" in r.output and "Traceback" not in r.output
+
+
+SPIN = """
+func.func @spin(%s: !pto.ptr<i32>) {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  %true = arith.constant 1 : i1
+  %sv = pto.make_tensor_view %s, shape = [%k1, %k1], strides = [%k1, %k1] : !pto.tensor_view<1x1xi32>
+  %n = scf.while (%i = %k0) : (index) -> (index) {
+    %ok = pto.ttest ins(%sv, %one : !pto.tensor_view<1x1xi32>, i32) {cmp = #pto.cmp<EQ>} -> i1
+    %go = arith.xori %ok, %true : i1
+    scf.condition(%go) %i : index
+  } do {
+  ^bb0(%j: index):
+    %j1 = arith.addi %j, %k1 : index
+    scf.yield %j1 : index
+  }
+  return
+}
+"""
+
+
+def test_a_ttest_loop_no_block_can_end_is_stopped(monkeypatch):
+    import tilesim.pto.text.comm as text_comm
+    monkeypatch.setattr(text_comm, "_SPIN_LIMIT", 40)
+    with pytest.raises(StateError, match=r"TTEST: operand signal: rule pto.comm.spin: block 0: %s .* 40 times"):
+        pto.run_text(SPIN, {"s": np.zeros(1, np.int32)}, "cpu")
+    pto.run_text(SPIN, {"s": np.ones(1, np.int32)}, "cpu")          # true at once: the loop ends
