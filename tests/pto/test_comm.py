@@ -150,6 +150,12 @@ def test_a_waiting_block_lets_the_producer_run_first(target):
     assert (out["z"][0] == x).all() and out["flag"].tolist() == [1]
 
 
+def test_a_notified_signal_needs_no_input_and_starts_at_zero():
+    x = np.arange(8, dtype=np.float32)
+    out = pto.run_file(EXAMPLES / "comm_handoff.pto", {"x": x}, "cpu", blocks=2)
+    assert (out["z"][0] == x).all() and out["flag"].ravel().tolist() == [1]
+
+
 def test_a_wait_no_block_can_satisfy_names_block_op_and_signal():
     with pytest.raises(StateError, match=r"comm_handoff.pto:\d+:\d+: TWAIT: operand signal: rule pto.comm.wait"
                                          r".*%flag at \[0, 0\] holds 0 .* eq 1; no other block runs"):

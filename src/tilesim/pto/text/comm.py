@@ -119,8 +119,9 @@ def _test(it, st, env):
     if len(a) != 2 or not isinstance(a[0], (TensorView, PartView)):
         raise it._err(st, f"{st.op} takes a signal view and an i32 value", "pto.interp.operand")
     kw = _attrs(st)
-    read = _signal_reader(it, st, a[0])
-    value = _call(it, st, lambda x, **k: x[1], a, set())
+    read = _signal_reader(it, st, a[0])     # a signal no input gave starts as zeros, like any written pointer
+    value = a[1].value if isinstance(a[1], sc.Scalar) else a[1]
+    value = int(value) if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else value
     cmp = comm._cmp(st.op[4:].upper(), kw.get("cmp", "eq"))
     comm._i32(st.op[4:].upper(), value, "cmp_value")
     comm._signal(st.op[4:].upper(), read(), one=False)
