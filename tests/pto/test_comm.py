@@ -269,3 +269,37 @@ def test_a_ttest_loop_no_block_can_end_is_stopped(monkeypatch):
     with pytest.raises(StateError, match=r"TTEST: operand signal: rule pto.comm.spin: block 0: %s .* 40 times"):
         pto.run_text(SPIN, {"s": np.zeros(1, np.int32)}, "cpu")
     pto.run_text(SPIN, {"s": np.ones(1, np.int32)}, "cpu")          # true at once: the loop ends
+
+
+COLLECTIVES = """
+func.func @k(%x: !pto.ptr<i32>, %r: !pto.ptr<i32>, %y: !pto.ptr<i32>) {
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k2 = arith.constant 2 : index
+  %k8 = arith.constant 8 : index
+  %k24 = arith.constant 24 : index
+  %xv = pto.make_tensor_view %x, shape = [%k1, %k8], strides = [%k8, %k1] : !pto.tensor_view<1x8xi32>
+  %rv = pto.make_tensor_view %r, shape = [%k24, %k8], strides = [%k8, %k1] : !pto.tensor_view<24x8xi32>
+  %yv = pto.make_tensor_view %y, shape = [%k1, %k8], strides = [%k8, %k1] : !pto.tensor_view<1x8xi32>
+  %r0 = pto.partition_view %rv, offsets = [%k0, %k0], sizes = [%k1, %k8] : !pto.tensor_view<24x8xi32> -> !pto.partition_tensor_view<1x8xi32>
+  %r1 = pto.partition_view %rv, offsets = [%k8, %k0], sizes = [%k1, %k8] : !pto.tensor_view<24x8xi32> -> !pto.partition_tensor_view<1x8xi32>
+  %r2 = pto.partition_view %rv, offsets = [%k2, %k0], sizes = [%k1, %k8] : !pto.tensor_view<24x8xi32> -> !pto.partition_tensor_view<1x8xi32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xi32>
+  %u = pto.alloc_tile : !pto.tile_buf<vec, 1x8xi32>
+  pto.tbroadcast ins(%xv, %t : !pto.tensor_view<1x8xi32>, !pto.tile_buf<vec, 1x8xi32>) outs(%r0, %r1 : !pto.partition_tensor_view<1x8xi32>, !pto.partition_tensor_view<1x8xi32>)
+  pto.treduce ins(%r0, %r1, %r2, %t, %u : !pto.partition_tensor_view<1x8xi32>, !pto.partition_tensor_view<1x8xi32>, !pto.partition_tensor_view<1x8xi32>, !pto.tile_buf<vec, 1x8xi32>, !pto.tile_buf<vec, 1x8xi32>) outs(%yv : !pto.tensor_view<1x8xi32>) {op = #pto.reduce_op<Max>, root = 2}
+  return
+}
+"""
+
+
+def test_the_collectives_pto_forms():
+    x = np.array([[5, -3, 7, 0, 1, 2, 3, 4]], np.int32)
+    r = np.zeros((24, 8), np.int32)
+    r[2] = [9, -9, 0, 0, 9, -9, 0, 9]
+    out = pto.run_text(COLLECTIVES, {"x": x, "r": r}, "a2a3")
+    assert (out["r"][0] == x[0]).all() and (out["r"][8] == x[0]).all() and (out["r"][2] == r[2]).all()
+    assert out["y"][0].tolist() == np.maximum(x[0], r[2]).tolist()
+    bad = COLLECTIVES.replace("root = 2", "root = 3")
+    with pytest.raises(TilesimError, match=r":\d+:\d+: TREDUCE: operand root: rule pto.comm.root"):
+        pto.run_text(bad, {"x": x, "r": r}, "a2a3")
