@@ -231,3 +231,65 @@ def test_an_adddeqrelu_folder_runs_from_files(tmp_path):
     (folder / "gen_data.py").write_text(GEN_DEQ)
     row = st.run_folder(folder, tmp_path, verbose=True)
     assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
+
+
+GEN_TREDUCE = """
+import os
+import numpy as np
+a = np.arange(16 * 8, dtype=np.int32).reshape(16, 8) - 60
+b = a[::-1].copy()
+for case, bad in (("S.case_ok", 0), ("S.case_bad", 1)):
+    os.makedirs(case, exist_ok=True)
+    a.tofile(os.path.join(case, "input0.bin"))
+    b.tofile(os.path.join(case, "input1.bin"))
+    (np.maximum(a, b) + bad).tofile(os.path.join(case, "golden.bin"))
+"""
+
+
+def test_a_treduce_folder_runs_from_files(tmp_path):
+    """The TREDUCE adapter: rank 0 reduces input0 and input1 through TROWS x GCOLS tiles (chunks of 4 rows)."""
+    folder = tmp_path / "treduce"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n"
+                                     "TEST_F(S, case_ok) { t<int32_t, 16, 8, 4, 8, pto::comm::ReduceOp::Max>(); }\n"
+                                     "TEST_F(S, case_bad) { t<int32_t, 16, 8, 4, 8, pto::comm::ReduceOp::Max>(); }\n")
+    (folder / "gen_data.py").write_text(GEN_TREDUCE)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
+
+
+GEN_TTEST = """
+import os, struct
+import numpy as np
+for case, gold in (("S.case_ok", (True, False)), ("S.case_bad", (True, True))):
+    os.makedirs(case, exist_ok=True)
+    np.array([5, 99, 99, 99], np.int32).tofile(os.path.join(case, "input.bin"))
+    open(os.path.join(case, "cmp_file.bin"), "wb").write(struct.pack("ii", 5, 4))
+    open(os.path.join(case, "golden.bin"), "wb").write(struct.pack("??", *gold))
+"""
+
+
+def test_a_ttest_folder_tests_the_signals_first_element(tmp_path):
+    """TTEST's kernel wraps the input in a one-element Signal: 5 <= 5 holds, 5 <= 4 does not."""
+    folder = tmp_path / "ttest"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("TEST_F(S, case_ok) { t<int32_t, 2, 2, 2, 2, pto::comm::WaitCmp::LE>(); }\n"
+                                     "TEST_F(S, case_bad) { t<int32_t, 2, 2, 2, 2, pto::comm::WaitCmp::LE>(); }\n")
+    (folder / "gen_data.py").write_text(GEN_TTEST)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed) == (2, 1, 1)
+
+
+def test_twait_scenarios_run_as_blocks_and_each_wait_sees_its_phase(tmp_path):
+    """twait's thread tests become blocks: the waiter records the signal after each wait; a notifier's TNOTIFY
+    that satisfies the waiter hands it the turn (PTO155), so the three phases are seen as 1, 3, 5."""
+    w = st.TWAIT_RUNS["RunTWaitMultiPhase"]([], [])[0]
+    out = st.pto.run_text(st.twait_program(w), {"sig": np.zeros((1, 1), np.int32)}, "cpu", blocks=2)
+    assert out["seen"].ravel().tolist() == [1, 3, 5]
+    folder = tmp_path / "twait"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("TEST(TWait, Atomic_3Threads) { ASSERT_TRUE(RunTWaitAtomic(3)); }\n"
+                                     "TEST(TWait, Sub) { ASSERT_TRUE((RunTWaitSubRegion<16, 4, 8>())); }\n"
+                                     "TEST(TWait, Other) { ASSERT_TRUE(RunSomethingElse()); }\n")
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.not_mapped) == (3, 2, 0, 1)

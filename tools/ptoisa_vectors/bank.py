@@ -44,7 +44,9 @@ def check(out_dir: Path, verbose: int) -> bool:
     bank and the bf16 one (g++, PTO88) side by side; ops without vectors are listed with the reason."""
     from tilesim.pto import OPS
     from tilesim.pto import __all__ as pto_all
+    from tilesim.pto.comm import COMM_OPS
     from tests.pto import ptoisa_golden as g
+    OPS = {**OPS, **COMM_OPS}
     total = Counter()
     stored = defaultdict(dict)  # op -> {"": clang's file, "bf16": g++'s}
     for p in sorted(out_dir.glob("*.npz")):

@@ -15,6 +15,7 @@ from .bf16 import (
 )
 from .bitwise import bitwise_cases
 from .common import BF16, DTS, ONLY, Case
+from .comm import comm_cases
 from .compare import cmp_layout_cases, compare_select_cases, compare_select_layout_cases, tcmps_u8_cases
 from .convert import tcvt_cases
 from .elementwise import (
@@ -97,6 +98,7 @@ MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF
 MORE_FAMILIES += (adddeqrelu_cases, quant_mx_cases, bf16_family(quant_mx_cases, MX_QUANTS=MX_QUANTS_BF16))
 MORE_FAMILIES += (img2col_cases, bf16_family(img2col_cases, IMG2COLS=IMG2COLS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
+MORE_FAMILIES += (comm_cases, bf16_family(comm_cases, COMM_DTS=ONLY, REDUCE_DTS=ONLY))  # PTO155, PTO156
 
 
 def all_cases(seed: int) -> list[Case]:
