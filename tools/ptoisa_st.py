@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 import shutil
 import subprocess
 import sys
@@ -29,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tilesim import pto
+from tilesim import formats, pto
 from tilesim.errors import TilesimError
 
 #: C++ element types of the test templates -> tilesim dtypes
@@ -138,6 +140,80 @@ def generate(folder: Path, st: Path, work: Path) -> dict[str, Path]:
     return {p.name: p for p in (*work.glob("*.*"), *work.glob("testcases/*.*")) if p.is_dir()}
 
 
+_TEST_AT = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+_CALL = re.compile(r"(\w+)<([^<>;]*)>\s*\(")
+
+
+@dataclass
+class Case:
+    """One TEST_F of a folder: its name, each templated call in its body with the call's template arguments,
+    its gen_data.py folder, its ResultCmp eps and the tilesim dtype of the first C++ element type named."""
+    name: str
+    calls: list[tuple[str, list[str]]]
+    dir: Path
+    eps: float
+    dtype: str
+
+    @property
+    def args(self) -> list[str]:
+        """The first call's template arguments."""
+        return self.calls[0][1]
+
+    def read(self, file: str, dt: str, rows: int, cols: int) -> np.ndarray:
+        """The first ``rows x cols`` lanes of ``file`` (a gen_data.py output) as a bit array of dtype ``dt``."""
+        return np.fromfile(self.dir / file, pto.get_dtype(dt).lane, rows * cols).reshape(rows, cols)
+
+
+def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | None] = lambda c: None) -> Iterator[Case]:
+    """The folder's cases, with gen_data.py run once; counts ``row.cases`` and, with why, each case not mapped:
+    a TEST_F with no templated call, no data, no known element type or eps, or ``form(case)`` giving a reason."""
+    main = (folder / "main.cpp").read_text()
+    marks = list(_TEST_AT.finditer(main))
+    row.cases = len(marks)
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        dirs = generate(folder, st, Path(tmp))
+        for m, nxt in zip(marks, [*marks[1:], None]):
+            body = main[m.end(): nxt.start() if nxt else len(main)]
+            calls = [(f, [a.strip() for a in args.split(",")]) for f, args in _CALL.findall(body)]
+            types = [a for a in (calls[0][1] if calls else ()) if a in CXX_DTYPES]
+            case = Case(m.group(2), calls, dirs.get(f"{m.group(1)}.{m.group(2)}"),
+                        eps_of(main, types[0]) if types else None, CXX_DTYPES[types[0]] if types else None)
+            why = ("no templated call" if not calls else "gen_data.py made no data" if case.dir is None else
+                   "no known element type" if not types else "no eps" if case.eps is None else form(case))
+            if why:
+                row.not_mapped += 1
+                row.reasons.append(f"{case.name}: {why}")
+                continue
+            yield case
+
+
+@contextmanager
+def refusals(row: Row, case: Case):
+    """Count a TilesimError raised in the block as the case refused, with its rule."""
+    try:
+        yield
+    except TilesimError as e:
+        row.refused += 1
+        row.reasons.append(f"{case.name}: refused: {e.rule}")
+
+
+def numbers(bits: np.ndarray, dt: str) -> np.ndarray:
+    """Lane bits of dtype ``dt`` as float64 numbers."""
+    d = pto.get_dtype(dt)
+    return formats.decode(bits, d.format) if not d.has_view else np.asarray(bits).view(d.np).astype(np.float64)
+
+
+def score(row: Row, case: Case, got: np.ndarray, want: np.ndarray, dt: str, verbose: bool, eps: float | None = None):
+    """Count one output: tilesim's bits ``got`` against upstream's ``want`` by ResultCmp (at the case's eps
+    unless given), and whether they are equal bit for bit."""
+    res = pto.result_cmp(numbers(got, dt), numbers(want, dt), case.eps if eps is None else eps)
+    row.passed += res.passed
+    row.failed += not res.passed
+    row.exact += bool(np.array_equal(got, want))
+    if verbose and not res.passed:
+        row.reasons.append(f"{case.name}: fails ({res.failures} > {res.allowed})")
+
+
 def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path], dst_dt: str | None = None,
              **kwargs):
     """tilesim's dst for one plain-kernel case: ``shapes`` = (src tile, dst tile, valid region); each role but
@@ -234,50 +310,31 @@ def run_reshape(folder: Path, st: Path, verbose: bool) -> Row:
 _SUBVIEW_AT = re.compile(r"runTSubView<[^>]*>\([^;]*?,\s*(\d+)\s*,\s*(\d+)\s*\)\s*;")
 
 
+def _seven(case: Case) -> str | None:
+    """The form of the TSUBVIEW and TGATHERB tests: ``<T, six shape arguments>``."""
+    return None if len(case.args) == 7 else "not the folder's form"
+
+
 def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
     """TSUBVIEW folders: ``<T, GROWS, GCOLS, TROWS, TCOLS, SUBROWS, SUBCOLS>``; src a TROWS x TCOLS tile holding
     ``input.bin``, dst a tile of src's type with valid SUBROWS x SUBCOLS viewed at the kernel's (rowIdx, colIdx)
     (one pair for every case, read from the kernel), compared with ``golden.bin`` by ResultCmp."""
     row = Row(folder.name)
-    main = (folder / "main.cpp").read_text()
     kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
     at = set(_SUBVIEW_AT.findall(kernel))
-    tests = _TEST.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
     if len(at) != 1:
-        row.not_mapped, row.reasons = row.cases, ["the kernel's (rowIdx, colIdx) is not one literal pair"]
+        row.cases = row.not_mapped = len(_TEST_AT.findall((folder / "main.cpp").read_text()))
+        row.reasons = ["the kernel's (rowIdx, colIdx) is not one literal pair"]
         return row
     r, c = (int(v) for v in at.pop())
-    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs in tests:
-            args = [a.strip() for a in targs.split(",")]
-            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
-            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
-                row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
-                continue
-            d = pto.get_dtype(CXX_DTYPES[args[0]])
-            gr, gc, tr, tc, sr, sc = (_int(a) for a in args[1:])
-            src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
-            src.bits[:gr, :gc] = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
-            try:
-                dst = pto.tsubview(pto.Tile("vec", d.name, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
-            except TilesimError as e:
-                row.refused += 1
-                row.reasons.append(f"{case}: refused: {e.rule}")
-                continue
-            want = np.fromfile(case_dir / "golden.bin", d.lane, sr * sc).reshape(sr, sc)
-            gold = pto.Tile("vec", d.name, sr, max(sc, 32 // d.size), valid=(sr, sc))
-            gold.bits[:, :sc] = want
-            got = np.asarray(dst.valid_values, np.float64)
-            res = pto.result_cmp(got, np.asarray(gold.valid_values, np.float64), eps)
-            row.passed += res.passed
-            row.failed += not res.passed
-            row.exact += bool((dst.valid_bits == want).all())
-            if verbose and not res.passed:
-                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
-    row.not_mapped += row.cases - len(tests)
+    for case in each_case(folder, st, row, _seven):
+        dt = case.dtype
+        gr, gc, tr, tc, sr, sc = (_int(a) for a in case.args[1:])
+        src = pto.Tile("vec", dt, tr, tc, valid=(gr, gc))
+        src.bits[:gr, :gc] = case.read("input.bin", dt, gr, gc)
+        with refusals(row, case):
+            dst = pto.tsubview(pto.Tile("vec", dt, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
+            score(row, case, dst.valid_bits, case.read("golden.bin", dt, sr, sc), dt, verbose)
     return row
 
 
@@ -285,39 +342,15 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
     """TGATHERB folders: ``<T, DSTROWS, DSTCOLS, OFFROWS, OFFCOLS, SRCROWS, SRCCOLS>``; src from ``x.bin``,
     a u32 offset tile from ``offset.bin``, dst compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
     row = Row(folder.name)
-    main = (folder / "main.cpp").read_text()
-    tests = _TEST.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
-    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs in tests:
-            args = [a.strip() for a in targs.split(",")]
-            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
-            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
-                row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
-                continue
-            d = pto.get_dtype(CXX_DTYPES[args[0]])
-            dr, dc, orows, ocols, sr, sc = (_int(a) for a in args[1:])
-            src, off, dst = (pto.Tile("vec", dt, r, c) for dt, r, c in ((d.name, sr, sc), ("u32", orows, ocols),
-                                                                           (d.name, dr, dc)))
-            src.bits[...] = np.fromfile(case_dir / "x.bin", d.lane, sr * sc).reshape(sr, sc)
-            off.bits[...] = np.fromfile(case_dir / "offset.bin", np.uint32, orows * ocols).reshape(orows, ocols)
-            try:
-                pto.tgatherb(dst, src, off, target="cpu")
-            except TilesimError as e:
-                row.refused += 1
-                row.reasons.append(f"{case}: refused: {e.rule}")
-                continue
-            want = np.fromfile(case_dir / "golden.bin", d.lane, dr * dc).reshape(dr, dc)
-            res = pto.result_cmp(np.asarray(dst.values, np.float64),
-                                 np.asarray(want.view(d.np), np.float64), eps)
-            row.passed += res.passed
-            row.failed += not res.passed
-            row.exact += bool((dst.bits == want).all())
-            if verbose and not res.passed:
-                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
-    row.not_mapped += row.cases - len(tests)
+    for case in each_case(folder, st, row, _seven):
+        dt = case.dtype
+        dr, dc, orows, ocols, sr, sc = (_int(a) for a in case.args[1:])
+        src, off, dst = (pto.Tile("vec", t, r, c) for t, r, c in ((dt, sr, sc), ("u32", orows, ocols), (dt, dr, dc)))
+        src.bits[...] = case.read("x.bin", dt, sr, sc)
+        off.bits[...] = case.read("offset.bin", "u32", orows, ocols)
+        with refusals(row, case):
+            pto.tgatherb(dst, src, off, target="cpu")
+            score(row, case, dst.bits, case.read("golden.bin", dt, dr, dc), dt, verbose)
     return row
 
 
