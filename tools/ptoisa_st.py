@@ -357,6 +357,11 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
             "tsubview": run_subview, "tgatherb": run_gatherb}
+sys.modules.setdefault("ptoisa_st", sys.modules[__name__])  # the adapters package imports these helpers
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ptoisa_st_folders import ADAPTERS as _FOLDER_ADAPTERS  # noqa: E402
+
+ADAPTERS.update(_FOLDER_ADAPTERS)
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

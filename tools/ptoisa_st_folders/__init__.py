@@ -1,0 +1,8 @@
+"""Adapters of tools/ptoisa_st.py for testcase folders whose kernel is not the plain one, one module per family
+of kernel shapes; each module's ``ADAPTERS`` maps a folder to its runner ``(folder, st, verbose) -> Row``."""
+
+from __future__ import annotations
+
+from . import expand, scalar
+
+ADAPTERS = {**scalar.ADAPTERS, **expand.ADAPTERS}

@@ -1,0 +1,38 @@
+"""What the adapters share: tiles filled from gen_data.py files, TSTORE into a zeroed global tensor, the scalar
+a main.cpp reads, and template arguments as integers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tilesim import pto
+
+from ptoisa_st import _int  # noqa: F401  (re-exported for the adapters)
+
+
+def tile(dt: str, shape, valid=None, data: np.ndarray | None = None, **kw) -> pto.Tile:
+    """A vec tile of ``shape`` with ``valid`` (the whole tile by default) holding the top-left of ``data``."""
+    t = pto.Tile(kw.pop("loc", "vec"), dt, *shape, valid=valid or shape, **kw)
+    if data is not None:
+        vr, vc = t.valid_rows, t.valid_cols
+        t.bits[:vr, :vc] = data[:vr, :vc]
+    return t
+
+
+def stored(t: pto.Tile, shape) -> np.ndarray:
+    """TSTORE of ``t``'s valid region into the top-left of a global tensor of ``shape`` that held zeros."""
+    out = np.zeros(shape, t.dtype.lane)
+    out[: t.valid_rows, : t.valid_cols] = t.valid_bits
+    return out
+
+
+def f32_scalar(case, file: str, dt: str):
+    """The float main.cpp reads from the first 4 bytes of ``file``, cast to ``dt`` as C++'s static_cast does
+    (to nearest even for floats, toward zero for integers)."""
+    v = np.fromfile(case.dir / file, np.float32, 1)
+    return v.astype(pto.get_dtype(dt).np)[0]
+
+
+def ints(args: list[str]) -> list[int]:
+    """Template arguments as integers (``64``, ``NUM_64``)."""
+    return [_int(a) for a in args]
