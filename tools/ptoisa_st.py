@@ -203,15 +203,17 @@ def numbers(bits: np.ndarray, dt: str) -> np.ndarray:
     return formats.decode(bits, d.format) if not d.has_view else np.asarray(bits).view(d.np).astype(np.float64)
 
 
-def score(row: Row, case: Case, got: np.ndarray, want: np.ndarray, dt: str, verbose: bool, eps: float | None = None):
-    """Count one output: tilesim's bits ``got`` against upstream's ``want`` by ResultCmp (at the case's eps
-    unless given), and whether they are equal bit for bit."""
-    res = pto.result_cmp(numbers(got, dt), numbers(want, dt), case.eps if eps is None else eps)
-    row.passed += res.passed
-    row.failed += not res.passed
-    row.exact += bool(np.array_equal(got, want))
-    if verbose and not res.passed:
-        row.reasons.append(f"{case.name}: fails ({res.failures} > {res.allowed})")
+def score(row: Row, case: Case, verbose: bool, *outputs: tuple[np.ndarray, np.ndarray, str]):
+    """Count the case: it passes when each output ``(got, want, dt)`` (tilesim's bits, upstream's bits, their
+    dtype) passes ResultCmp at the case's eps, and is exact when each is equal bit for bit."""
+    results = [pto.result_cmp(numbers(got, dt), numbers(want, dt), case.eps) for got, want, dt in outputs]
+    passed = all(r.passed for r in results)
+    row.passed += passed
+    row.failed += not passed
+    row.exact += all(np.array_equal(got, want) for got, want, _ in outputs)
+    if verbose and not passed:
+        row.reasons.append(f"{case.name}: fails (" + ", ".join(f"{r.failures} > {r.allowed}" for r in results
+                                                             if not r.passed) + ")")
 
 
 def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path], dst_dt: str | None = None,
@@ -334,7 +336,7 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
         src.bits[:gr, :gc] = case.read("input.bin", dt, gr, gc)
         with refusals(row, case):
             dst = pto.tsubview(pto.Tile("vec", dt, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
-            score(row, case, dst.valid_bits, case.read("golden.bin", dt, sr, sc), dt, verbose)
+            score(row, case, verbose, (dst.valid_bits, case.read("golden.bin", dt, sr, sc), dt))
     return row
 
 
@@ -350,7 +352,7 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
         off.bits[...] = case.read("offset.bin", "u32", orows, ocols)
         with refusals(row, case):
             pto.tgatherb(dst, src, off, target="cpu")
-            score(row, case, dst.bits, case.read("golden.bin", dt, dr, dc), dt, verbose)
+            score(row, case, verbose, (dst.bits, case.read("golden.bin", dt, dr, dc), dt))
     return row
 
 

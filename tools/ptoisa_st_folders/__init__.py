@@ -3,6 +3,6 @@ of kernel shapes; each module's ``ADAPTERS`` maps a folder to its runner ``(fold
 
 from __future__ import annotations
 
-from . import expand, scalar
+from . import expand, reduce, scalar
 
-ADAPTERS = {**scalar.ADAPTERS, **expand.ADAPTERS}
+ADAPTERS = {**scalar.ADAPTERS, **expand.ADAPTERS, **reduce.ADAPTERS}

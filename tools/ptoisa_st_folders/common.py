@@ -36,3 +36,9 @@ def f32_scalar(case, file: str, dt: str):
 def ints(args: list[str]) -> list[int]:
     """Template arguments as integers (``64``, ``NUM_64``)."""
     return [_int(a) for a in args]
+
+
+def shapes(a: list[int], n: int) -> list[int]:
+    """``n`` shape arguments from the ones given, the missing ones defaulting (as the templates do) to the first
+    two, the valid rows and columns: ``[8, 16, 32, 32]`` -> ``[8, 16, 32, 32, 8, 16]`` for ``n = 6``."""
+    return [*a, *a[:2] * n][:n]

@@ -9,7 +9,7 @@ from tilesim import pto
 
 from ptoisa_st import Row, each_case, refusals, score
 
-from .common import ints, stored, tile
+from .common import ints, shapes, stored, tile
 
 
 def run_expand_op(folder: Path, st: Path, verbose: bool) -> Row:
@@ -24,7 +24,7 @@ def run_expand_op(folder: Path, st: Path, verbose: bool) -> Row:
 
     for case in each_case(folder, st, row, form):
         dt, op = case.dtype, case.calls[1][0].removeprefix("Launch").lower()
-        vr, vc, ir, ic, orows, ocols = (a := ints(case.args[1:])) + (a[:2] * 2 if len(a) == 2 else [])
+        vr, vc, ir, ic, orows, ocols = shapes(ints(case.args[1:]), 6)
         src0 = tile(dt, (ir, ic), (vr, vc), case.read("input1.bin", dt, ir, ic))
         if by_col:
             src1 = tile(dt, (1, ic), (1, vc), case.read("input2.bin", dt, 1, ic))
@@ -33,7 +33,7 @@ def run_expand_op(folder: Path, st: Path, verbose: bool) -> Row:
         dst = tile(dt, (orows, ocols), (vr, vc))
         with refusals(row, case):
             getattr(pto, op)(dst, src0, src1, target="cpu")
-            score(row, case, stored(dst, (orows, ocols)), case.read("golden.bin", dt, orows, ocols), dt, verbose)
+            score(row, case, verbose, (stored(dst, (orows, ocols)), case.read("golden.bin", dt, orows, ocols), dt))
     return row
 
 

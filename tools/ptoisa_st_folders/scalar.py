@@ -10,14 +10,14 @@ from tilesim import pto
 
 from ptoisa_st import Row, each_case, refusals, score
 
-from .common import f32_scalar, ints, stored, tile
+from .common import f32_scalar, ints, shapes, stored, tile
 
 
 def _shapes(op: str, a: list[int]):
     """(src tile, dst tile, valid) from the arguments after ``<caseId, T``: TADDS ``validRow, validCol[, iRow,
     iCol, oRow, oCol]``; TMULS and TDIVS ``row, validRow, col, validCol`` (both tiles row x col)."""
     if op == "tadds":
-        vr, vc, ir, ic, orows, ocols = (a + a[:2] * 2)[:6] if len(a) == 2 else a
+        vr, vc, ir, ic, orows, ocols = shapes(a, 6)
         return (ir, ic), (orows, ocols), (vr, vc)
     r, vr, c, vc = a
     return (r, c), (r, c), (vr, vc)
@@ -43,7 +43,7 @@ def run_scalar_op(folder: Path, st: Path, verbose: bool) -> Row:
         with refusals(row, case):
             operands = (s, src) if int(case.args[0]) in scalar_first else (src, s)
             getattr(pto, op)(dst, *operands, target="cpu")
-            score(row, case, stored(dst, dst_shape), case.read("golden.bin", dt, *dst_shape), dt, verbose)
+            score(row, case, verbose, (stored(dst, dst_shape), case.read("golden.bin", dt, *dst_shape), dt))
     return row
 
 
@@ -58,7 +58,7 @@ def run_texpands(folder: Path, st: Path, verbose: bool) -> Row:
         dst = tile(dt, (tr, tc), (vr, vc), pad=pads[case.args[7]])
         with refusals(row, case):
             pto.texpands(dst, f32_scalar(case, "scalar.bin", dt), target="cpu")
-            score(row, case, stored(dst, (gr, gc)), case.read("golden.bin", dt, gr, gc), dt, verbose)
+            score(row, case, verbose, (stored(dst, (gr, gc)), case.read("golden.bin", dt, gr, gc), dt))
     return row
 
 
