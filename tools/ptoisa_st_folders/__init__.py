@@ -3,6 +3,6 @@ of kernel shapes; each module's ``ADAPTERS`` maps a folder to its runner ``(fold
 
 from __future__ import annotations
 
-from . import expand, reduce, scalar
+from . import expand, generate, reduce, scalar
 
-ADAPTERS = {**scalar.ADAPTERS, **expand.ADAPTERS, **reduce.ADAPTERS}
+ADAPTERS = {**scalar.ADAPTERS, **expand.ADAPTERS, **reduce.ADAPTERS, **generate.ADAPTERS}

@@ -7,7 +7,7 @@ import numpy as np
 
 from tilesim import pto
 
-from ptoisa_st import _int  # noqa: F401  (re-exported for the adapters)
+from ptoisa_st import _int
 
 
 def tile(dt: str, shape, valid=None, data: np.ndarray | None = None, **kw) -> pto.Tile:
@@ -34,8 +34,8 @@ def f32_scalar(case, file: str, dt: str):
 
 
 def ints(args: list[str]) -> list[int]:
-    """Template arguments as integers (``64``, ``NUM_64``)."""
-    return [_int(a) for a in args]
+    """Template arguments as integers (``64``, ``NUM_64``, ``-2``)."""
+    return [-_int(a[1:]) if a.startswith("-") else _int(a) for a in args]
 
 
 def shapes(a: list[int], n: int) -> list[int]:
