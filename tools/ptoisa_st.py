@@ -142,6 +142,7 @@ def generate(folder: Path, st: Path, work: Path) -> dict[str, Path]:
 
 _TEST_AT = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)")
 _CALL = re.compile(r"(\w+)<([^<>;]*)>\s*\(")
+_ARG_SEP = re.compile(r",(?![^{]*\})")       # a comma outside braces (``TilesSize{64, 128}`` is one argument)
 
 
 @dataclass
@@ -174,7 +175,7 @@ def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | Non
         dirs = generate(folder, st, Path(tmp))
         for m, nxt in zip(marks, [*marks[1:], None]):
             body = main[m.end(): nxt.start() if nxt else len(main)]
-            calls = [(f, [a.strip() for a in args.split(",")]) for f, args in _CALL.findall(body)]
+            calls = [(f, [a.strip() for a in _ARG_SEP.split(args)]) for f, args in _CALL.findall(body)]
             types = [a for a in (calls[0][1] if calls else ()) if a in CXX_DTYPES]
             case = Case(m.group(2), calls, dirs.get(f"{m.group(1)}.{m.group(2)}"),
                         eps_of(main, types[0]) if types else None, CXX_DTYPES[types[0]] if types else None)
@@ -434,6 +435,16 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+def summary(reasons: list[str]) -> str:
+    """The reasons of a row, those of the form ``case: why`` that share their why given once with a count."""
+    by_why: dict[str, list[str]] = {}
+    for r in reasons:
+        name, sep, why = r.partition(": ")
+        by_why.setdefault(why if sep else r, []).append(name)
+    return "; ".join(f"{why} ({len(names)} cases)" if len(names) > 1 else
+                     (f"{names[0]}: {why}" if names[0] != why else why) for why, names in by_why.items())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(prog="ptoisa_st", description=__doc__.split("\n\n")[0])
     ap.add_argument("checkout", type=Path, help="a pto-isa checkout (hw-native-sys/pto-isa)")
@@ -456,7 +467,7 @@ def main() -> None:
         r = run_folder(folder, st, a.verbose)
         for k in ("cases", "passed", "failed", "refused", "not_mapped", "exact"):
             setattr(total, k, getattr(total, k) + getattr(r, k))
-        why = "; ".join(dict.fromkeys(r.reasons))
+        why = summary(r.reasons)
         print(f"{r.folder:22} {r.cases:5} {r.passed:5} {r.failed:5} {r.refused:7} {r.not_mapped:10} {r.exact:5}  "
               f"{why}")
     print(f"{'total':22} {total.cases:5} {total.passed:5} {total.failed:5} {total.refused:7} {total.not_mapped:10} "
