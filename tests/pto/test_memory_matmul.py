@@ -204,3 +204,17 @@ def test_left_block_layout_is_checked_on_a5_only():
         else:
             pto.tmatmul(c, a, b, target="a5")
     assert (out["row_major"] == out["col_major"]).all()
+
+
+@pytest.mark.parametrize("blayout, slayout", [("row_major", "col_major"), ("row_major", "row_major"),
+                                              ("col_major", "col_major")])
+def test_cpu_tload_takes_every_vec_layout(blayout, slayout):
+    """The simulator's TLOAD sets each element of the valid region whatever the tile's layout (PTO160): on `cpu`
+    a Zn, Zz or Nn vec tile loads the window's bits and pads the rest; a2a3 and a5 refuse those layouts."""
+    gm = np.arange(8 * 20, dtype=np.float32).reshape(8, 20)
+    tile = Tile("vec", "f32", 16, 32, valid=(5, 17), blayout=blayout, slayout=slayout)
+    pto.tload(tile, gm, offset=(2, 3), target="cpu")
+    assert (tile.valid_values == gm[2:7, 3:20]).all()
+    assert (tile.values[5:] == 0).all() and (tile.values[:, 17:] == 0).all()
+    for target in ("a2a3", "a5"):
+        assert _err(pto.tload, tile, gm, target=target).rule == "pto.op.layout"

@@ -1,13 +1,15 @@
-"""Folders whose kernel moves data between tiles: TCONCAT."""
+"""Folders whose kernel moves data between tiles: TCONCAT, TEXTRACT, TINSERT."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import numpy as np
+
 from tilesim import pto
 
-from ptoisa_st import Row, each_case, refusals, score
+from ptoisa_st import CXX_DTYPES, Row, each_case, refusals, score
 
 from .common import ints, stored, tile
 
@@ -38,3 +40,54 @@ def run_tconcat(folder: Path, st: Path, verbose: bool) -> Row:
 
 
 ADAPTERS = {"tconcat": run_tconcat}
+
+#: pto-isa's layout codes in these tests (0 ND, 1 DN, 2 NZ, 3 ZN, 4 ZZ, 5 NN) -> (blayout, slayout)
+LAYOUTS = (("row_major", "none_box"), ("col_major", "none_box"), ("col_major", "row_major"),
+           ("row_major", "col_major"), ("row_major", "row_major"), ("col_major", "col_major"))
+LOCS = {"TileType::Mat": "mat", "TileType::Vec": "vec"}
+
+
+def _moved(case, op: str, src_loc: str, dst_loc: str, rows: int, cols: int, src_valid, dst_valid, at, layouts):
+    """TLOAD of ``input.bin`` (src's valid region) into src, ``op`` between two rows x cols tiles (dst zeroed)
+    at ``at``, TSTORE of dst's valid region; returns (stored bits, golden bits, dst dtype)."""
+    st, dt = CXX_DTYPES[case.args[0]], CXX_DTYPES[case.args[1]]
+    (sbl, ssl), (dbl, dsl) = (LAYOUTS[i] for i in layouts)
+    src = tile(st, (rows, cols), src_valid, loc=src_loc, blayout=sbl, slayout=ssl)
+    dst = tile(dt, (rows, cols), dst_valid, loc=dst_loc, blayout=dbl, slayout=dsl)
+    pto.tload(src, case.read("input.bin", st, *src_valid).view(src.dtype.np), target="cpu")
+    getattr(pto, op)(dst, src, *at, target="cpu")
+    out = pto.tstore(np.zeros(dst_valid, dst.dtype.np), dst, target="cpu")
+    return out.view(dst.dtype.lane), case.read("golden.bin", dt, *dst_valid), dt
+
+
+def run_textract(folder: Path, st: Path, verbose: bool) -> Row:
+    """``<ST, DT, rows, cols, validRows, validCols, idxRow, idxCol, srcLayout, dstLayout>``: mat tiles; dst of
+    valid (validRows - idxRow) x (validCols - idxCol) stored whole and compared with ``golden.bin``."""
+    row = Row(folder.name)
+    for case in each_case(folder, st, row, lambda c: None if len(c.args) == 10 and c.args[1] in CXX_DTYPES
+                          else "not the form"):
+        rows, cols, vr, vc, ir, ic, sl, dl = ints(case.args[2:])
+        with refusals(row, case):
+            score(row, case, verbose, _moved(case, "textract", "mat", "mat", rows, cols, (vr, vc),
+                                             (vr - ir, vc - ic), (ir, ic), (sl, dl)))
+    return row
+
+
+def run_tinsert(folder: Path, st: Path, verbose: bool) -> Row:
+    """``<ST, DT, locSrc, locDst, rows, cols, srcValidRows, srcValidCols, dstValidRows, dstValidCols, srcLayout,
+    dstLayout>``: src inserted into a zeroed dst at (dstValidRows - srcValidRows, dstValidCols - srcValidCols),
+    dst's valid region stored and compared with ``golden.bin``."""
+    row = Row(folder.name)
+
+    def form(c):
+        return None if len(c.args) == 12 and c.args[1] in CXX_DTYPES and {*c.args[2:4]} <= set(LOCS) else "form"
+
+    for case in each_case(folder, st, row, form):
+        rows, cols, sr, sc, dr, dc, sl, dl = ints(case.args[4:])
+        with refusals(row, case):
+            score(row, case, verbose, _moved(case, "tinsert", LOCS[case.args[2]], LOCS[case.args[3]], rows, cols,
+                                             (sr, sc), (dr, dc), (dr - sr, dc - sc), (sl, dl)))
+    return row
+
+
+ADAPTERS.update({"textract": run_textract, "tinsert": run_tinsert})

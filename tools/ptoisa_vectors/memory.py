@@ -35,4 +35,11 @@ def memory_cases(rng) -> list[Case]:
                 "TPREFETCH(dst, g);")
         cases.append(Case("tprefetch", call, (Spec("dst", dt, 16, 32), Spec("gm", dt, 16, gc, loc="gm")),
                           {"dst": (13, 29), "gm": (16, gc)}, {"dst": sentinel(dt, (16, 32)), "gm": g}))
+    g = conversion_pool(rng, "f32", GR * GC).reshape(GR, GC)
+    for bl, sl in (("row_major", "col_major"), ("row_major", "row_major"), ("col_major", "col_major")):
+        tile = Spec("dst", "f32", 32, 32, bl, sl)    # Zn, Zz, Nn: cpu loads every vec layout (PTO160)
+        glob = f"GlobalTensor<float, Shape<1, 1, 1, 21, 19>, Stride<1, 1, 1, {GC}, 1>> g(gm.data() + {2 * GC + 7});"
+        cases.append(Case("tload", glob + " TLOAD(dst, g);", (tile, Spec("gm", "f32", GR, GC, loc="gm")),
+                          {"dst": (21, 19), "gm": (21, 19)}, {"dst": sentinel("f32", (32, 32)), "gm": g}, (),
+                          {"offset": [2, 7]}))
     return cases
