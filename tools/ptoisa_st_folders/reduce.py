@@ -1,4 +1,5 @@
-"""Reduction folders: TROWARGMAX/TROWARGMIN/TCOLARGMAX/TCOLARGMIN (``targreduceop``)."""
+"""Reduction folders: the row and column reductions (one folder each) and TROWARGMAX/TROWARGMIN/TCOLARGMAX/
+TCOLARGMIN (``targreduceop``)."""
 
 from __future__ import annotations
 
@@ -40,4 +41,36 @@ def run_arg_reduce(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
-ADAPTERS = {"targreduceop": run_arg_reduce}
+#: folder -> (input file, dst tile, dst valid, global dst shape) from (GROWS, GCOLS, TROWS, TCOLS), as each
+#: kernel declares them; the src tile is TROWS x TCOLS, valid whole, read from the first TROWS x TCOLS of the file
+REDUCTIONS = {
+    **{op: ("input1.bin", lambda g, t: (t[0], 32), lambda t: (t[0], 1), lambda g, t: (t[0], 1))
+       for op in ("trowmax", "trowmin")},
+    "tcolmin": ("input1.bin", lambda g, t: (16, t[1]), lambda t: (1, t[1]), lambda g, t: (1, t[1])),
+    "tcolmax": ("input.bin", lambda g, t: (1, t[1]), lambda t: (1, t[1]), lambda g, t: (1, g[1])),
+    "tcolsum": ("input.bin", lambda g, t: (1, t[1]), lambda t: (1, t[1]), lambda g, t: (1, t[1])),
+    **{op: ("input.bin", lambda g, t: t, lambda t: t, lambda g, t: g) for op in ("trowsum", "trowprod")},
+}
+KWARGS = {"tcolsum": {"is_binary": True}}          # TCOLSUM(dst, src, tmp, true)
+
+
+def run_reduce(folder: Path, st: Path, verbose: bool) -> Row:
+    """``test_trowmax<T, GROWS, GCOLS, TROWS, TCOLS>`` and kin: the op over src into dst (a zeroed tile of the
+    kernel's shape and valid region, tmp a fresh src-shaped tile), dst stored into a zeroed global and compared
+    with ``golden.bin``."""
+    op = folder.name
+    file, dst_shape, dst_valid, out_shape = REDUCTIONS[op]
+    row = Row(op)
+    for case in each_case(folder, st, row, lambda c: None if len(c.args) == 5 else "not the form"):
+        dt = case.dtype
+        g, t = tuple(ints(case.args[1:3])), tuple(ints(case.args[3:5]))
+        src = tile(dt, t, None, case.read(file, dt, *t))
+        dst = tile(dt, dst_shape(g, t), dst_valid(t))
+        out = out_shape(g, t)
+        with refusals(row, case):
+            getattr(pto, op)(dst, src, tile(dt, t), **KWARGS.get(op, {}), target="cpu")
+            score(row, case, verbose, (stored(dst, out), case.read("golden.bin", dt, *out), dt))
+    return row
+
+
+ADAPTERS = {"targreduceop": run_arg_reduce, **{op: run_reduce for op in REDUCTIONS}}
