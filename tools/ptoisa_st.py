@@ -135,7 +135,8 @@ def generate(folder: Path, st: Path, work: Path, row: Row | None = None) -> dict
     write them beside themselves, some under ``testcases/``). A script that fails with bf16 on is run again
     with it off (its bf16 cases then have no data), saying why in ``row``."""
     shutil.copy(folder / "gen_data.py", work / "gen_data.py")
-    env = {"PYTHONPATH": str(st), "PATH": "/usr/bin:/bin", "PTO_CPU_SIM_ENABLE_BF16": "1"}
+    env = {"PYTHONPATH": f"{st}:{st.parents[2]}", "PATH": "/usr/bin:/bin",  # some import tests.cpu.st.utils
+           "PTO_CPU_SIM_ENABLE_BF16": "1"}
     run = subprocess.run([sys.executable, "gen_data.py"], cwd=work, env=env, capture_output=True, timeout=600)
     if run.returncode and row is not None:
         last = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["?"]

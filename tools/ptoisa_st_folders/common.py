@@ -42,3 +42,10 @@ def shapes(a: list[int], n: int) -> list[int]:
     """``n`` shape arguments from the ones given, the missing ones defaulting (as the templates do) to the first
     two, the valid rows and columns: ``[8, 16, 32, 32]`` -> ``[8, 16, 32, 32, 8, 16]`` for ``n = 6``."""
     return [*a, *a[:2] * n][:n]
+
+
+def read_short(case, file: str, dt: str, rows: int, cols: int) -> np.ndarray:
+    """``case.read`` of a file that may hold fewer than ``rows x cols`` lanes (main.cpp reads it into a larger
+    host buffer): the lanes past its end are zeros here, their contents undefined there."""
+    lanes = np.fromfile(case.dir / file, pto.get_dtype(dt).lane, rows * cols)
+    return np.pad(lanes, (0, rows * cols - lanes.size)).reshape(rows, cols)
