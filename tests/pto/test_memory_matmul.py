@@ -218,3 +218,18 @@ def test_cpu_tload_takes_every_vec_layout(blayout, slayout):
     assert (tile.values[5:] == 0).all() and (tile.values[:, 17:] == 0).all()
     for target in ("a2a3", "a5"):
         assert _err(pto.tload, tile, gm, target=target).rule == "pto.op.layout"
+
+
+def test_cpu_tload_writes_every_location():
+    """The simulator's TLOAD has no location check (PTO161): on `cpu` a bias row and a left tile load their
+    window's bits (TMATMUL_BIAS's bias straight from global memory, as pto-isa's tmatmul tests do); a2a3 and
+    a5 load vec and mat tiles only."""
+    gm = np.arange(4 * 64, dtype=np.float32).reshape(4, 64)
+    bias = Tile("bias", "f32", 1, 64, valid=(1, 50))
+    pto.tload(bias, gm, offset=(2, 0), target="cpu")
+    assert (bias.valid_values == gm[2, :50]).all()
+    left = Tile("left", "f32", 16, 16, valid=(3, 5), blayout="row_major", slayout="row_major")
+    pto.tload(left, gm, offset=(1, 7), target="cpu")
+    assert (left.valid_values == gm[1:4, 7:12]).all()
+    for target in ("a2a3", "a5"):
+        assert _err(pto.tload, bias, gm, target=target).rule == "pto.op.loc"

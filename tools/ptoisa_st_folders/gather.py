@@ -47,7 +47,7 @@ def run_tgather(folder: Path, st: Path, verbose: bool) -> Row:
     row = Row(folder.name)
     defs = macros(folder)
     main = (folder / "main.cpp").read_text()
-    for case in each_case(folder, st, row, own_data=lambda c: c.calls[0][0] == "test_gather_xtype"):
+    for case in each_case(folder, st, row, exempt=lambda c: c.calls[0][0] == "test_gather_xtype"):
         fn, args = case.calls[0]
         with refusals(row, case):
             if fn in ("test_gather", "test_gather_col"):

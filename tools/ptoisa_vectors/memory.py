@@ -42,4 +42,10 @@ def memory_cases(rng) -> list[Case]:
         cases.append(Case("tload", glob + " TLOAD(dst, g);", (tile, Spec("gm", "f32", GR, GC, loc="gm")),
                           {"dst": (21, 19), "gm": (21, 19)}, {"dst": sentinel("f32", (32, 32)), "gm": g}, (),
                           {"offset": [2, 7]}))
+    for tile, (wr, wc) in ((Spec("dst", "f32", 1, 64, loc="bias"), (1, 40)),     # cpu loads every loc (PTO161)
+                           (Spec("dst", "f32", 16, 16, "row_major", "row_major", loc="left"), (9, 13))):
+        glob = f"GlobalTensor<float, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {GC}, 1>> g(gm.data() + {3 * GC + 1});"
+        cases.append(Case("tload", glob + " TLOAD(dst, g);", (tile, Spec("gm", "f32", GR, GC, loc="gm")),
+                          {"dst": (wr, wc), "gm": (wr, wc)}, {"dst": sentinel("f32", (tile.rows, tile.cols)),
+                                                               "gm": g}, (), {"offset": [3, 1]}))
     return cases

@@ -304,6 +304,8 @@ class Profile:
             flat position ``r * dst.cols + c`` of the array (the CPU simulator's loop; PTO68).
         tload_fills_pad: TLOAD first fills the whole tile with its pad value (``null`` and custom: zero), then
             copies the window, as the CPU simulator does (PTO98).
+        tload_any_loc: TLOAD writes a tile of any location (bias, left, acc ...), as the CPU simulator's
+            element loop does; otherwise vec and mat only (PTO161).
         f16_pad_limits_zero: TFILLPAD's ``max``/``min`` pad of an f16 tile is +0: the CPU
             simulator takes it from ``std::numeric_limits<_Float16>``, unspecialised (all zero) in
             the C++20 build (PTO96).
@@ -371,6 +373,7 @@ class Profile:
     cpu_masks: bool = False
     f16_pad_limits_zero: bool = False
     tload_fills_pad: bool = False
+    tload_any_loc: bool = False
     prefetch_copies: bool = False
     empty_reduce_cpu: bool = False
     fp_modeless_casts: bool = False
@@ -442,7 +445,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
         cvt_cpu_model=True, any_layout=_CPU_ANY_LAYOUT, colsum_pairwise=False,
         expand_casts=True, x86_nans=True, cpu_masks=True, f16_pad_limits_zero=True, tload_fills_pad=True,
-        prefetch_copies=True,
+        prefetch_copies=True, tload_any_loc=True,
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
         fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True,
         pairsum_zeroes_tile=True, partarg_any_valid=True),
