@@ -103,9 +103,11 @@ class Row:
 
 _TEST = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<([^>]*)>\(\s*\)\s*;\s*\}")
 _READ = re.compile(r'ReadFile\(\s*GetGoldenDir\(\)\s*\+\s*"/([\w.]+)"')
-_EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*(?:\(\w+\s*\*\)\s*)?\w+\s*,\s*([0-9.eE+-]+)f?\s*[,)]")
+_EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*(?:\(\w+\s*\*\)\s*)?\w+(?:\.data\(\))?\s*,\s*([0-9.eE+-]+|k\w+)f?"
+                  r"\s*[,)]")
 
 
+_EPS_CONST = re.compile(r"constexpr\s+float\s+(k\w+)\s*=\s*([0-9.eE+-]+)f?\s*;")
 _EPS_VAR = re.compile(r"float\s+eps\s*=\s*([0-9.eE+-]+)f?\s*;")
 _EPS_TYPE = re.compile(r"is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\)\s*\{\s*eps\s*=\s*([0-9.eE+-]+)f?\s*;")
 
@@ -113,7 +115,8 @@ _EPS_TYPE = re.compile(r"is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\)\s*\{\s*eps\s*=\s*([
 def eps_of(main: str, cxx_type: str) -> float | None:
     """The eps main.cpp passes to ResultCmp for element type ``cxx_type``: one literal, or a variable
     ``float eps = D;`` set per type by ``if constexpr (std::is_same_v<T, X>) { eps = E; }``; None if unclear."""
-    literals = {float(e) for e in _EPS.findall(main)}
+    named = dict(_EPS_CONST.findall(main))                             # ResultCmp(g, out.data(), kEpsilon)
+    literals = {float(named.get(e, e)) for e in _EPS.findall(main) if e in named or not e.startswith("k")}
     if len(literals) == 1:
         return literals.pop()
     default = _EPS_VAR.findall(main)

@@ -3,6 +3,9 @@ a main.cpp reads, and template arguments as integers."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 
 from tilesim import pto
@@ -49,3 +52,11 @@ def read_short(case, file: str, dt: str, rows: int, cols: int) -> np.ndarray:
     host buffer): the lanes past its end are zeros here, their contents undefined there."""
     lanes = np.fromfile(case.dir / file, pto.get_dtype(dt).lane, rows * cols)
     return np.pad(lanes, (0, rows * cols - lanes.size)).reshape(rows, cols)
+
+
+_CONSTEXPR = re.compile(r"constexpr\s+[\w:]+\s+(k\w+)\s*=\s*(-?\d+)\s*;")
+
+
+def constants(folder: Path) -> dict[str, int]:
+    """The integer ``constexpr kName = N;`` of main.cpp (the sizes of tests that declare them there)."""
+    return {k: int(v) for k, v in _CONSTEXPR.findall((folder / "main.cpp").read_text())}

@@ -1,0 +1,142 @@
+"""Single-instruction folders of one kernel each: TSORT32, TPARTMAX/TPARTMIN/TPARTADD, TCOLEXPAND, TROWEXPAND,
+TDEQUANT, TCI, TTRANS."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tilesim import pto
+
+from ptoisa_st import CXX_DTYPES, Row, each_case, refusals, score
+
+from .common import constants, ints, stored, tile
+
+
+_START = re.compile(r"run_case<\d>\((k\w+)\)")
+
+
+def _has_data(case) -> str | None:
+    return None if case.dir is not None and case.eps is not None else "gen_data.py made no data, or no eps"
+
+
+def run_tsort32(folder: Path, st: Path, verbose: bool) -> Row:
+    """``TSort32Test<T0, T1, GROWS, GCOLS, TROWS, TCOLS, VROWS, VCOLS>``: src ``input0.bin`` and the T1 indices
+    ``input1.bin`` (GROWS x GCOLS), dst TROWS x (TCOLS * 8 / sizeof(T0)) of (value, index) pairs, valid
+    VROWS x (VCOLS * 8 / sizeof(T0)), stored into the GROWS x (GCOLS * 8 / sizeof(T0)) global."""
+    row = Row(folder.name)
+    for case in each_case(folder, st, row, lambda c: None if len(c.args) == 8 else "not the form"):
+        dt, it = case.dtype, CXX_DTYPES[case.args[1]]
+        gr, gc, tr, tc, vr, vc = ints(case.args[2:])
+        k = 8 // pto.get_dtype(dt).size
+        src = tile(dt, (tr, tc), (vr, vc), case.read("input0.bin", dt, gr, gc))
+        idx = tile(it, (tr, tc), (vr, vc), case.read("input1.bin", it, gr, gc))
+        dst = tile(dt, (tr, tc * k), (vr, vc * k))
+        with refusals(row, case):
+            pto.tsort32(dst, src, idx, tile(dt, (1, 32)), target="cpu")
+            score(row, case, verbose, (stored(dst, (gr, gc * k)), case.read("golden.bin", dt, gr, gc * k), dt))
+    return row
+
+
+def run_tpart(folder: Path, st: Path, verbose: bool) -> Row:
+    """``test_tpartmax<T>`` (TPARTADD: f32) with main.cpp's ``kRows, kCols, kValidRows1, kValidCols1``: src0
+    and dst kRows x kCols, src1 the kValidRows1 x kValidCols1 top-left of ``input2.bin``."""
+    op = folder.name
+    row = Row(op)
+    k = constants(folder)
+    R, C, r1, c1 = (k[n] for n in ("kRows", "kCols", "kValidRows1", "kValidCols1"))
+    for case in each_case(folder, st, row, _has_data, exempt=lambda c: True):
+        dt = case.dtype or "f32"
+        src0 = tile(dt, (R, C), None, case.read("input1.bin", dt, R, C))
+        src1 = tile(dt, (R, C), (r1, c1), case.read("input2.bin", dt, R, C))
+        dst = tile(dt, (R, C))
+        with refusals(row, case):
+            getattr(pto, op)(dst, src0, src1, target="cpu")
+            score(row, case, verbose, (dst.bits, case.read("golden.bin", dt, R, C), dt))
+    return row
+
+
+def run_tcolexpand(folder: Path, st: Path, verbose: bool) -> Row:
+    """``test_tcolexpand<T, GROWS, GCOLS, TROWS, TCOLS>``: TCOLEXPAND of a TROWS x TCOLS tile of ``input1.bin``
+    (its first row) into a tile of that shape."""
+    row = Row(folder.name)
+    for case in each_case(folder, st, row, lambda c: None if len(c.args) == 5 else "not the form"):
+        dt = case.dtype
+        tr, tc = ints(case.args[3:])
+        src, dst = tile(dt, (tr, tc), None, case.read("input1.bin", dt, tr, tc)), tile(dt, (tr, tc))
+        with refusals(row, case):
+            pto.tcolexpand(dst, src, target="cpu")
+            score(row, case, verbose, (dst.bits, case.read("golden.bin", dt, tr, tc), dt))
+    return row
+
+
+def run_trowexpand(folder: Path, st: Path, verbose: bool) -> Row:
+    """The f32 kRows x kCols TROWEXPAND of ``input.bin`` (its first column), main.cpp's sizes."""
+    row = Row(folder.name)
+    k = constants(folder)
+    r, c = k["kRows"], k["kCols"]
+    for case in each_case(folder, st, row, _has_data, exempt=lambda c: True):
+        src, dst = tile("f32", (r, c), None, case.read("input.bin", "f32", r, c)), tile("f32", (r, c))
+        with refusals(row, case):
+            pto.trowexpand(dst, src, target="cpu")
+            score(row, case, verbose, (dst.bits, case.read("golden.bin", "f32", r, c), "f32"))
+    return row
+
+
+def run_tdequant(folder: Path, st: Path, verbose: bool) -> Row:
+    """``test_tdequant<dstType, srcType, TROWS, TCOLS, VROWS, VCOLS>``: src ``input.bin``, scale and offset
+    TROWS x 1 col-major tiles of ``scale.bin`` and ``offset.bin``; dst stored into the TROWS x TCOLS global."""
+    row = Row(folder.name)
+
+    def form(c):
+        return None if len(c.args) == 6 and c.args[1] in CXX_DTYPES else "not the form"
+
+    for case in each_case(folder, st, row, form):
+        dt, st_ = case.dtype, CXX_DTYPES[case.args[1]]
+        tr, tc, vr, vc = ints(case.args[2:])
+        src = tile(st_, (tr, tc), (vr, vc), case.read("input.bin", st_, tr, tc))
+        scale, offset = (tile(dt, (tr, 1), (vr, 1), case.read(f, dt, tr, 1), blayout="col_major")
+                         for f in ("scale.bin", "offset.bin"))
+        dst = tile(dt, (tr, tc), (vr, vc))
+        with refusals(row, case):
+            pto.tdequant(dst, src, scale, offset, target="cpu")
+            score(row, case, verbose, (stored(dst, (tr, tc)), case.read("golden.bin", dt, tr, tc), dt))
+    return row
+
+
+def run_tci(folder: Path, st: Path, verbose: bool) -> Row:
+    """``run_case<descending>(kStart..)``: TCI into a 1 x kCols i32 tile from main.cpp's start constant."""
+    row = Row(folder.name)
+    k = constants(folder)
+    main = (folder / "main.cpp").read_text()
+    for case in each_case(folder, st, row, _has_data, exempt=lambda c: True):
+        start = k[_START.search(main, main.index(f", {case.name})")).group(1)]
+        dst = tile("i32", (1, k["kCols"]))
+        with refusals(row, case):
+            pto.tci(dst, start, descending=case.args[0] == "1", target="cpu")
+            score(row, case, verbose, (dst.bits, case.read("golden.bin", "i32", 1, k["kCols"]), "i32"))
+    return row
+
+
+def run_ttrans(folder: Path, st: Path, verbose: bool) -> Row:
+    """``LaunchTest<DType>``: TTRANS of main.cpp's M x N ``x1_gm.bin`` (a tile with 32-byte rows) into an
+    N x M tile, stored and compared with ``golden.bin``."""
+    row = Row(folder.name)
+    main = (folder / "main.cpp").read_text()
+    m = int(main.split("constexpr uint32_t M = ", 1)[1].split(";", 1)[0])
+    n = int(main.split("constexpr uint32_t N = ", 1)[1].split(";", 1)[0])
+    for case in each_case(folder, st, row):
+        dt = case.dtype
+        size = pto.get_dtype(dt).size
+        up = (lambda v: -(-v * size // 32) * 32 // size)
+        src = tile(dt, (m, up(n)), (m, n), case.read("x1_gm.bin", dt, m, n))
+        dst, tmp = tile(dt, (n, up(m)), (n, m)), tile(dt, (n, up(m)), (n, m))
+        with refusals(row, case):
+            pto.ttrans(dst, src, tmp, target="cpu")
+            score(row, case, verbose, (stored(dst, (n, m)), case.read("golden.bin", dt, n, m), dt))
+    return row
+
+
+ADAPTERS = {"tsort32": run_tsort32, **{f: run_tpart for f in ("tpartmax", "tpartmin", "tpartadd")},
+            "tcolexpand": run_tcolexpand, "trowexpand": run_trowexpand, "tdequant": run_tdequant, "tci": run_tci,
+            "ttrans": run_ttrans}
