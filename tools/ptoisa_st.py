@@ -225,7 +225,7 @@ def score(row: Row, case: Case, verbose: bool, *outputs: tuple[np.ndarray, np.nd
     passed = all(r.passed for r in results)
     row.passed += passed
     row.failed += not passed
-    row.exact += all(np.array_equal(got, want) for got, want, _ in outputs)
+    row.exact += all(np.array_equal(np.ravel(got), np.ravel(want)) for got, want, _ in outputs)
     if verbose and not passed:
         row.reasons.append(f"{case.name}: fails (" + ", ".join(f"{r.failures} > {r.allowed}" for r in results
                                                              if not r.passed) + ")")
