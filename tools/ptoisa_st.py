@@ -185,7 +185,12 @@ def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | Non
     marks = list(_TEST_AT.finditer(main))
     row.cases = len(marks)
     with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp), row)
+        try:
+            dirs = generate(folder, st, Path(tmp), row)
+        except subprocess.CalledProcessError as e:
+            last = (e.stderr or b"").decode(errors="replace").strip().splitlines()[-1:] or ["?"]
+            row.not_mapped, row.reasons = row.cases, [f"gen_data.py fails ({last[0]})"]
+            return
         for m, nxt in zip(marks, [*marks[1:], None]):
             body = main[m.end(): nxt.start() if nxt else len(main)]
             calls = [(f, [a.strip() for a in _ARG_SEP.split(args)]) for f, args in _CALL.findall(body)]
@@ -193,13 +198,19 @@ def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | Non
             case = Case(m.group(2), calls, dirs.get(f"{m.group(1)}.{m.group(2)}"),
                         eps_of(main, types[0] if types else ""), CXX_DTYPES[types[0]] if types else None)
             why = ("no templated call" if not calls else form(case) if exempt(case) else
-                   "gen_data.py made no data" if case.dir is None else "no known element type" if not types else
+                   "gen_data.py made no data" if case.dir is None else
+                   f"no tilesim dtype for {_first_type(calls)}" if not types else
                    "no eps" if case.eps is None else form(case))
             if why:
                 row.not_mapped += 1
                 row.reasons.append(f"{case.name}: {why}")
                 continue
             yield case
+
+
+def _first_type(calls) -> str:
+    """The first template argument of a case's first call that is not a number (its element type, mostly)."""
+    return next((a for a in calls[0][1] if not re.fullmatch(r"-?(?:NUM_)?\d+", a)), "?")
 
 
 @contextmanager
