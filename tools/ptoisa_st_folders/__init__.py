@@ -3,6 +3,6 @@ of kernel shapes; each module's ``ADAPTERS`` maps a folder to its runner ``(fold
 
 from __future__ import annotations
 
-from . import expand, gather, generate, matmul, memory, misc, move, reduce, scalar, select, sort, ternary
+from . import expand, fillpad, gather, generate, matmul, memory, misc, move, reduce, scalar, select, sort, ternary
 
-ADAPTERS = {**scalar.ADAPTERS, **expand.ADAPTERS, **reduce.ADAPTERS, **generate.ADAPTERS, **move.ADAPTERS, **gather.ADAPTERS, **select.ADAPTERS, **matmul.ADAPTERS, **ternary.ADAPTERS, **misc.ADAPTERS, **sort.ADAPTERS, **memory.ADAPTERS}
+ADAPTERS = {**scalar.ADAPTERS, **expand.ADAPTERS, **reduce.ADAPTERS, **generate.ADAPTERS, **move.ADAPTERS, **gather.ADAPTERS, **select.ADAPTERS, **matmul.ADAPTERS, **ternary.ADAPTERS, **misc.ADAPTERS, **sort.ADAPTERS, **memory.ADAPTERS, **fillpad.ADAPTERS}
