@@ -1,19 +1,24 @@
-"""TSTORE's folder: a 5-D global tensor (shape ``g0..g4`` inside a whole ``W0..W4`` array) loaded into a vec tile
+"""TLOAD's and TSTORE's folders. TLOAD: main.cpp builds the data (each element its flat index) and the golden
+(the tile's storage, pad values past the valid columns); the ND kernels are mapped. TSTORE: a 5-D global tensor (shape ``g0..g4`` inside a whole ``W0..W4`` array) loaded into a vec tile
 and stored back. tilesim's global memory is a 2-D array, so the adapter gathers the tensor's elements in the
 tile's order (the address arithmetic of the GlobalTensor's strides), loads and stores that window with
 tilesim's TLOAD/TSTORE, and scatters the result back into the whole array."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 
 from tilesim import pto
 
-from ptoisa_st import Row, each_case, refusals, score
+from ptoisa_st import CXX_DTYPES, Row, each_case, refusals, score
 
 from .common import ints, tile
+from .fillpad import linear, pad_bits, PADS
+
+_RUN_ND = re.compile(r"void launchTLOAD_(\d+)\([^)]*\)\s*\{\s*(runTLOAD\w+)<([^>]*)>")
 
 FORMATS = {"0": "ND", "1": "DN", "2": "NZ"}
 
@@ -62,4 +67,44 @@ def run_tstore(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
-ADAPTERS = {"tstore": run_tstore}
+def run_tload(folder: Path, st: Path, verbose: bool) -> Row:
+    """``tload_test<key, T, blocks>``: the kernel's ``runTLOADND/DN<T, s0, s1, s2, ROWS, COLS, TROWS, TCOLS,
+    dyn, Pad>`` over the tensor of flat indices main.cpp builds. ND: the (TROWS x COLS) rows into a row-major
+    TROWS x TCOLS tile (valid TROWS x COLS); DN: s0 * s1 * s2 blocks of ROWS x COLS / (s0 * s1 * s2), each
+    block's columns side by side, into a col-major tile (valid ROWS x TCOLS). The tile's storage (row by row,
+    or column by column) is compared with the golden exactly; pad values fill what is not valid. Nz tiles and
+    packed fp4 types are not mapped."""
+    row = Row(folder.name)
+    kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
+    runs = {int(k): (fn, [a.strip() for a in args.split(",")]) for k, fn, args in _RUN_ND.findall(kernel)}
+
+    def form(c):
+        fn, a = runs.get(int(c.args[0]), (None, [])) if c.args[0].isdigit() else (None, [])
+        if fn not in ("runTLOADND", "runTLOADDN"):
+            return f"{fn or 'no run function'}: the storage order of an Nz tile is not modelled"
+        return None if a[0] in CXX_DTYPES and a[9] in PADS else f"no tilesim dtype or pad for {a[0]}, {a[9]}"
+
+    for case in each_case(folder, st, row, form, exempt=lambda c: True):
+        fn, a = runs[int(case.args[0])]
+        dt = CXX_DTYPES[a[0]]
+        blocks = int(a[1]) * int(a[2]) * int(a[3])
+        rows, cols, tr, tc = (int(v) for v in a[4:8])
+        pad = PADS[a[9]]
+        if fn == "runTLOADND":
+            dst = tile(dt, (tr, tc), (tr, cols), pad=pad)
+            data = linear(dt, tr, cols)
+        else:                                   # block b's (ROWS x COLS / blocks) side by side: ROWS x COLS
+            dst = tile(dt, (tr, tc), (rows, tc), pad=pad, blayout="col_major")
+            per = tc // blocks
+            data = linear(dt, blocks * rows, per).reshape(blocks, rows, per).transpose(1, 0, 2).reshape(rows, tc)
+        want = np.full((tr, tc), pad_bits(pad, dt), dst.dtype.lane)
+        want[: dst.valid_rows, : dst.valid_cols] = data
+        case.eps = 0.0                                               # ResultCmp(golden, devFinal, 0)
+        with refusals(row, case):
+            pto.tload(dst, data.view(dst.dtype.np), target="cpu")
+            storage = dst.bits if fn == "runTLOADND" else dst.bits.T
+            score(row, case, verbose, (storage, want if fn == "runTLOADND" else want.T, dt))
+    return row
+
+
+ADAPTERS = {"tstore": run_tstore, "tload": run_tload}
