@@ -1,14 +1,16 @@
 """Single-instruction folders of one kernel each: TSORT32, TPARTMAX/TPARTMIN/TPARTADD, TCOLEXPAND, TROWEXPAND,
-TDEQUANT, TCI, TTRANS."""
+TDEQUANT, TCI, TTRANS, TMOV, TRANDOM."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import numpy as np
+
 from tilesim import pto
 
-from ptoisa_st import CXX_DTYPES, Row, each_case, refusals, score
+from ptoisa_st import CXX_DTYPES, Case, Row, each_case, refusals, score
 
 from .common import constants, ints, stored, tile
 
@@ -140,3 +142,64 @@ def run_ttrans(folder: Path, st: Path, verbose: bool) -> Row:
 ADAPTERS = {"tsort32": run_tsort32, **{f: run_tpart for f in ("tpartmax", "tpartmin", "tpartadd")},
             "tcolexpand": run_tcolexpand, "trowexpand": run_trowexpand, "tdequant": run_tdequant, "tci": run_tci,
             "ttrans": run_ttrans}
+
+
+_TMOV_TEST = re.compile(r"^TMOV_TEST\(([^)]*)\)", re.M)
+_LAYOUTS = {("RowMajor", "NoneBox"): ("row_major", "none_box"), ("ColMajor", "NoneBox"): ("col_major", "none_box"),
+            ("ColMajor", "RowMajor"): ("col_major", "row_major"), ("RowMajor", "ColMajor"): ("row_major", "col_major"),
+            ("RowMajor", "RowMajor"): ("row_major", "row_major"), ("ColMajor", "ColMajor"): ("col_major", "col_major")}
+
+
+def run_tmov(folder: Path, st: Path, verbose: bool) -> Row:
+    """``TMOV_TEST(T, rows, cols, validRow, validCol, srcLoc, srcBL, srcSL, dstLoc, dstBL, dstSL)``: main.cpp
+    fills a validRow x validCol global with its own data (``std::rand() / 1000.0``), TLOADs it into src, TMOVs
+    to dst and TSTOREs dst; the stored values must equal the data exactly. Here the data are seeded random
+    values of the same kind (whole thousands and their fractions)."""
+    main = (folder / "main.cpp").read_text()
+    tests = [[a.strip() for a in m.split(",")] for m in _TMOV_TEST.findall(main)]
+    row = Row(folder.name, cases=len(tests))
+    rng = np.random.default_rng(2026)
+    for a in tests:
+        name = "_".join(a)
+        dt = CXX_DTYPES.get(a[0])
+        r, c, vr, vc = (int(v) for v in a[1:5])
+        src_lay, dst_lay = _LAYOUTS.get((a[6], a[7])), _LAYOUTS.get((a[9], a[10]))
+        if dt is None or src_lay is None or dst_lay is None:
+            row.not_mapped += 1
+            row.reasons.append(f"{name}: no tilesim dtype or layout")
+            continue
+        with np.errstate(over="ignore"):                           # past f16's range: inf, as a C++ cast
+            data = (rng.integers(0, 2**31, (vr, vc)) / 1000.0).astype(pto.get_dtype(dt).np)
+        src = tile(dt, (r, c), (vr, vc), loc=a[5].lower(), blayout=src_lay[0], slayout=src_lay[1])
+        dst = tile(dt, (r, c), (vr, vc), loc=a[8].lower(), blayout=dst_lay[0], slayout=dst_lay[1])
+        case = Case(name, [], folder, 0.0, dt)
+        with refusals(row, case):
+            pto.tload(src, data, target="cpu")
+            pto.tmov(dst, src, target="cpu")
+            out = pto.tstore(np.zeros_like(data), dst, target="cpu")
+            score(row, case, verbose, (out.view(dst.dtype.lane), data.view(dst.dtype.lane), dt))
+    return row
+
+
+def run_trandom(folder: Path, st: Path, verbose: bool) -> Row:
+    """``test_trandom<T, ROWS, COLS>``: TRANDOM with the key (2 words) and counter (4 words) of ``key.bin`` and
+    ``counter.bin`` into a ROWS x COLS tile; main.cpp's check: the output is neither all zeros nor constant
+    (the values themselves are checked bit for bit by the pto-isa bank)."""
+    row = Row(folder.name)
+
+    def form(c):
+        return None if c.dir is not None and len(c.args) == 3 and c.dtype else "not the form, or no data"
+
+    for case in each_case(folder, st, row, form, exempt=lambda c: True):      # no ResultCmp: no eps
+        dt = case.dtype
+        r, c = ints(case.args[1:])
+        key, counter = case.read("key.bin", "u32", 1, 2).ravel(), case.read("counter.bin", "u32", 1, 4).ravel()
+        dst = tile(dt, (r, c))
+        with refusals(row, case):
+            pto.trandom(dst, *(int(k) for k in key), *(int(k) for k in counter), target="cpu")
+            ok = bool((dst.bits != 0).any() and (dst.bits != dst.bits.flat[0]).any())
+            row.passed, row.failed = row.passed + ok, row.failed + (not ok)
+    return row
+
+
+ADAPTERS.update({"tmov": run_tmov, "trandom": run_trandom})
