@@ -388,8 +388,22 @@ ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape"
 sys.modules.setdefault("ptoisa_st", sys.modules[__name__])  # the adapters package imports these helpers
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ptoisa_st_folders import ADAPTERS as _FOLDER_ADAPTERS  # noqa: E402
+from ptoisa_st_folders.notes import NOT_MAPPED as _FOLDER_NOT_MAPPED  # noqa: E402
 
 ADAPTERS.update(_FOLDER_ADAPTERS)
+NOT_MAPPED.update(_FOLDER_NOT_MAPPED)
+
+
+_TEST_LINE = re.compile(r"^\s*TEST(?:_F)?\(", re.M)
+_TEST_MACRO = re.compile(r"^#define\s+(\w+)\((?:[^\n]*\\\n)*?[^\n]*\bTEST(?:_F)?\(", re.M)
+
+
+def count_tests(main: str) -> int:
+    """The gtest cases of a main.cpp: its ``TEST_F(`` and ``TEST(`` lines, a macro that defines one counted
+    once per use (``TMOV_TEST(...)``) instead of once."""
+    macros = _TEST_MACRO.findall(main)
+    uses = sum(len(re.findall(rf"^{m}\(", main, re.M)) for m in macros)
+    return len(_TEST_LINE.findall(main)) - len(macros) + uses
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
@@ -400,7 +414,7 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
     main = (folder / "main.cpp").read_text()
     tests = _TEST.findall(main)
     if op in NOT_MAPPED or op not in PLAIN:
-        row.cases = len(re.findall(r"TEST_F\(", main))
+        row.cases = count_tests(main)
         row.not_mapped = row.cases
         reason = NOT_MAPPED.get(op) or (f"no tilesim op named {op}" if OP_OF.get(op, op) not in pto.OPS
                                         else "kernel not the plain one (no adapter yet)")
