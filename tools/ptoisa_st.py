@@ -356,11 +356,11 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
         return row
     r, c = (int(v) for v in at.pop())
     for case in each_case(folder, st, row, _seven):
-        dt = case.dtype
-        gr, gc, tr, tc, sr, sc = (_int(a) for a in case.args[1:])
-        src = pto.Tile("vec", dt, tr, tc, valid=(gr, gc))
-        src.bits[:gr, :gc] = case.read("input.bin", dt, gr, gc)
         with refusals(row, case):
+            dt = case.dtype
+            gr, gc, tr, tc, sr, sc = (_int(a) for a in case.args[1:])
+            src = pto.Tile("vec", dt, tr, tc, valid=(gr, gc))
+            src.bits[:gr, :gc] = case.read("input.bin", dt, gr, gc)
             dst = pto.tsubview(pto.Tile("vec", dt, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
             score(row, case, verbose, (dst.valid_bits, case.read("golden.bin", dt, sr, sc), dt))
     return row
@@ -371,12 +371,13 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
     a u32 offset tile from ``offset.bin``, dst compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
     row = Row(folder.name)
     for case in each_case(folder, st, row, _seven):
-        dt = case.dtype
-        dr, dc, orows, ocols, sr, sc = (_int(a) for a in case.args[1:])
-        src, off, dst = (pto.Tile("vec", t, r, c) for t, r, c in ((dt, sr, sc), ("u32", orows, ocols), (dt, dr, dc)))
-        src.bits[...] = case.read("x.bin", dt, sr, sc)
-        off.bits[...] = case.read("offset.bin", "u32", orows, ocols)
         with refusals(row, case):
+            dt = case.dtype
+            dr, dc, orows, ocols, sr, sc = (_int(a) for a in case.args[1:])
+            src, off, dst = (pto.Tile("vec", t, r, c) for t, r, c in ((dt, sr, sc), ("u32", orows, ocols),
+                                                                     (dt, dr, dc)))
+            src.bits[...] = case.read("x.bin", dt, sr, sc)
+            off.bits[...] = case.read("offset.bin", "u32", orows, ocols)
             pto.tgatherb(dst, src, off, target="cpu")
             score(row, case, verbose, (dst.bits, case.read("golden.bin", dt, dr, dc), dt))
     return row

@@ -23,15 +23,15 @@ def run_expand_op(folder: Path, st: Path, verbose: bool) -> Row:
         return None if len(case.calls) > 1 and case.calls[1][0].startswith("Launch") else "no launcher call"
 
     for case in each_case(folder, st, row, form):
-        dt, op = case.dtype, case.calls[1][0].removeprefix("Launch").lower()
-        vr, vc, ir, ic, orows, ocols = shapes(ints(case.args[1:]), 6)
-        src0 = tile(dt, (ir, ic), (vr, vc), case.read("input1.bin", dt, ir, ic))
-        if by_col:
-            src1 = tile(dt, (1, ic), (1, vc), case.read("input2.bin", dt, 1, ic))
-        else:
-            src1 = tile(dt, (ir, 1), (vr, 1), case.read("input2.bin", dt, ir, 1), blayout="col_major")
-        dst = tile(dt, (orows, ocols), (vr, vc))
         with refusals(row, case):
+            dt, op = case.dtype, case.calls[1][0].removeprefix("Launch").lower()
+            vr, vc, ir, ic, orows, ocols = shapes(ints(case.args[1:]), 6)
+            src0 = tile(dt, (ir, ic), (vr, vc), case.read("input1.bin", dt, ir, ic))
+            if by_col:
+                src1 = tile(dt, (1, ic), (1, vc), case.read("input2.bin", dt, 1, ic))
+            else:
+                src1 = tile(dt, (ir, 1), (vr, 1), case.read("input2.bin", dt, ir, 1), blayout="col_major")
+            dst = tile(dt, (orows, ocols), (vr, vc))
             getattr(pto, op)(dst, src0, src1, target="cpu")
             score(row, case, verbose, (stored(dst, (orows, ocols)), case.read("golden.bin", dt, orows, ocols), dt))
     return row

@@ -74,18 +74,18 @@ def run_tfillpad(folder: Path, st: Path, verbose: bool) -> Row:
         return None if a[1:4] == ["1", "1", "1"] else "more than one block of rows"
 
     for case in each_case(folder, st, row, form, exempt=lambda c: True):
-        a = runs[int(case.args[0])]
-        dt = CXX_DTYPES[a[0]]
-        r, c, tr, tc = (int(v) for v in a[4:8])
-        load_pad, fill_pad = (pads[p] for p in (a[9:11] + ["PadValue::Null"] * 2)[:2])
-        inplace, expand = (a[11:12] == ["true"]), (a[12:13] == ["true"])
-        per = 32 // pto.get_dtype(dt).size
-        src = tile(dt, (tr, -(-c // per) * per if expand else tc), (r, c), pad=load_pad)
-        dst = tile(dt, (tr, tc), pad=fill_pad)
-        want = np.full((tr, tc), pad_bits(fill_pad, dt), dst.dtype.lane)
-        want[:r, :c] = linear(dt, r, c)
-        case.eps = 0.0                                               # ResultCmp(golden, devFinal, 0)
         with refusals(row, case):
+            a = runs[int(case.args[0])]
+            dt = CXX_DTYPES[a[0]]
+            r, c, tr, tc = (int(v) for v in a[4:8])
+            load_pad, fill_pad = (pads[p] for p in (a[9:11] + ["PadValue::Null"] * 2)[:2])
+            inplace, expand = (a[11:12] == ["true"]), (a[12:13] == ["true"])
+            per = 32 // pto.get_dtype(dt).size
+            src = tile(dt, (tr, -(-c // per) * per if expand else tc), (r, c), pad=load_pad)
+            dst = tile(dt, (tr, tc), pad=fill_pad)
+            want = np.full((tr, tc), pad_bits(fill_pad, dt), dst.dtype.lane)
+            want[:r, :c] = linear(dt, r, c)
+            case.eps = 0.0                                               # ResultCmp(golden, devFinal, 0)
             pto.tload(src, linear(dt, r, c).view(src.dtype.np), target="cpu")
             if inplace:
                 dst.bits[...] = src.bits                             # one storage

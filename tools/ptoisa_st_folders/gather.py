@@ -28,6 +28,9 @@ def macros(folder: Path) -> dict[str, int]:
 
 def value(arg: str, defs: dict[str, int]) -> int:
     """A template argument of integers, macros and ``+ - * /`` (``COL_HALF_P0101_ROW / 2``)."""
+    names = re.findall(r"[A-Za-z_]\w*", arg)
+    if not set(names) <= set(defs):
+        raise ValueError(arg)
     expr = re.sub(r"[A-Za-z_]\w*", lambda m: str(defs[m.group(0)]), arg)
     if not re.fullmatch(r"[\d\s+*/()-]+", expr):
         raise ValueError(arg)
@@ -48,8 +51,8 @@ def run_tgather(folder: Path, st: Path, verbose: bool) -> Row:
     defs = macros(folder)
     main = (folder / "main.cpp").read_text()
     for case in each_case(folder, st, row, exempt=lambda c: c.calls[0][0] == "test_gather_xtype"):
-        fn, args = case.calls[0]
         with refusals(row, case):
+            fn, args = case.calls[0]
             if fn in ("test_gather", "test_gather_col"):
                 _mask(row, case, fn, args, defs, verbose)
             elif fn == "test_gather_xtype":

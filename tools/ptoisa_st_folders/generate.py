@@ -16,10 +16,10 @@ def run_ttri(folder: Path, st: Path, verbose: bool) -> Row:
     VROWS x VCOLS, stored into the VROWS x VCOLS global and compared with ``golden.bin``."""
     row = Row(folder.name)
     for case in each_case(folder, st, row, lambda c: None if len(c.args) == 7 else "not the form"):
-        dt = case.dtype
-        upper, diagonal, tr, tc, vr, vc = ints(case.args[1:])
-        dst = tile(dt, (tr, tc), (vr, vc))
         with refusals(row, case):
+            dt = case.dtype
+            upper, diagonal, tr, tc, vr, vc = ints(case.args[1:])
+            dst = tile(dt, (tr, tc), (vr, vc))
             pto.ttri(dst, diagonal, upper_or_lower=upper, target="cpu")
             score(row, case, verbose, (stored(dst, (vr, vc)), case.read("golden.bin", dt, vr, vc), dt))
     return row

@@ -98,9 +98,9 @@ def run_tmatmul(folder: Path, st: Path, verbose: bool) -> Row:
         return "its M == 1 kernel calls TGEMV/TGEMV_BIAS (no tilesim op)" if run[1][4:5] == ["1"] else None
 
     for case in each_case(folder, st, row, form, exempt=lambda c: c.calls[0][0] == "LaunchTMATMUL"):
-        fn, args, last = run_of(case)
-        types = [CXX_DTYPES[t] for t in args[:4] if t in CXX_DTYPES]
         with refusals(row, case):
+            fn, args, last = run_of(case)
+            types = [CXX_DTYPES[t] for t in args[:4] if t in CXX_DTYPES]
             if fn == "RunTMATMUL_SPLIT_K":
                 score(row, case, verbose, split_k(case, *types[:3], *(int(v) for v in args[3:]), int(last)))
             else:

@@ -48,17 +48,17 @@ def run_tstore(folder: Path, st: Path, verbose: bool) -> Row:
         return None if FORMATS.get(c.args[0]) != "NZ" else "NZ global tensors: tilesim's global memory is logical"
 
     for case in each_case(folder, st, row, form):
-        fmt, dt = FORMATS[case.args[0]], case.dtype
-        vals = ints(case.args[2:])
-        g, w = vals[:5], vals[5:]
-        flat_in = case.read("input.bin", dt, 1, int(np.prod(w))).ravel()
-        where = offsets(fmt, g, w)
-        vr, vc = where.shape
-        per = 32 // pto.get_dtype(dt).size
-        up = (lambda n: -(-n // per) * per)
-        src = tile(dt, (vr, up(vc)) if fmt == "ND" else (up(vr), vc), (vr, vc),
-                   blayout="row_major" if fmt == "ND" else "col_major")
         with refusals(row, case):
+            fmt, dt = FORMATS[case.args[0]], case.dtype
+            vals = ints(case.args[2:])
+            g, w = vals[:5], vals[5:]
+            flat_in = case.read("input.bin", dt, 1, int(np.prod(w))).ravel()
+            where = offsets(fmt, g, w)
+            vr, vc = where.shape
+            per = 32 // pto.get_dtype(dt).size
+            up = (lambda n: -(-n // per) * per)
+            src = tile(dt, (vr, up(vc)) if fmt == "ND" else (up(vr), vc), (vr, vc),
+                       blayout="row_major" if fmt == "ND" else "col_major")
             pto.tload(src, flat_in[where].view(src.dtype.np), target="cpu")
             window = pto.tstore(np.zeros((vr, vc), src.dtype.np), src, target="cpu")
             out = np.zeros_like(flat_in)
@@ -85,22 +85,22 @@ def run_tload(folder: Path, st: Path, verbose: bool) -> Row:
         return None if a[0] in CXX_DTYPES and a[9] in PADS else f"no tilesim dtype or pad for {a[0]}, {a[9]}"
 
     for case in each_case(folder, st, row, form, exempt=lambda c: True):
-        fn, a = runs[int(case.args[0])]
-        dt = CXX_DTYPES[a[0]]
-        blocks = int(a[1]) * int(a[2]) * int(a[3])
-        rows, cols, tr, tc = (int(v) for v in a[4:8])
-        pad = PADS[a[9]]
-        if fn == "runTLOADND":
-            dst = tile(dt, (tr, tc), (tr, cols), pad=pad)
-            data = linear(dt, tr, cols)
-        else:                                   # block b's (ROWS x COLS / blocks) side by side: ROWS x COLS
-            dst = tile(dt, (tr, tc), (rows, tc), pad=pad, blayout="col_major")
-            per = tc // blocks
-            data = linear(dt, blocks * rows, per).reshape(blocks, rows, per).transpose(1, 0, 2).reshape(rows, tc)
-        want = np.full((tr, tc), pad_bits(pad, dt), dst.dtype.lane)
-        want[: dst.valid_rows, : dst.valid_cols] = data
-        case.eps = 0.0                                               # ResultCmp(golden, devFinal, 0)
         with refusals(row, case):
+            fn, a = runs[int(case.args[0])]
+            dt = CXX_DTYPES[a[0]]
+            blocks = int(a[1]) * int(a[2]) * int(a[3])
+            rows, cols, tr, tc = (int(v) for v in a[4:8])
+            pad = PADS[a[9]]
+            if fn == "runTLOADND":
+                dst = tile(dt, (tr, tc), (tr, cols), pad=pad)
+                data = linear(dt, tr, cols)
+            else:                                   # block b's (ROWS x COLS / blocks) side by side: ROWS x COLS
+                dst = tile(dt, (tr, tc), (rows, tc), pad=pad, blayout="col_major")
+                per = tc // blocks
+                data = linear(dt, blocks * rows, per).reshape(blocks, rows, per).transpose(1, 0, 2).reshape(rows, tc)
+            want = np.full((tr, tc), pad_bits(pad, dt), dst.dtype.lane)
+            want[: dst.valid_rows, : dst.valid_cols] = data
+            case.eps = 0.0                                               # ResultCmp(golden, devFinal, 0)
             pto.tload(dst, data.view(dst.dtype.np), target="cpu")
             storage = dst.bits if fn == "runTLOADND" else dst.bits.T
             score(row, case, verbose, (storage, want if fn == "runTLOADND" else want.T, dt))

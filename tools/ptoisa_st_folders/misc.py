@@ -28,13 +28,13 @@ def run_tsort32(folder: Path, st: Path, verbose: bool) -> Row:
     VROWS x (VCOLS * 8 / sizeof(T0)), stored into the GROWS x (GCOLS * 8 / sizeof(T0)) global."""
     row = Row(folder.name)
     for case in each_case(folder, st, row, lambda c: None if len(c.args) == 8 else "not the form"):
-        dt, it = case.dtype, CXX_DTYPES[case.args[1]]
-        gr, gc, tr, tc, vr, vc = ints(case.args[2:])
-        k = 8 // pto.get_dtype(dt).size
-        src = tile(dt, (tr, tc), (vr, vc), case.read("input0.bin", dt, gr, gc))
-        idx = tile(it, (tr, tc), (vr, vc), case.read("input1.bin", it, gr, gc))
-        dst = tile(dt, (tr, tc * k), (vr, vc * k))
         with refusals(row, case):
+            dt, it = case.dtype, CXX_DTYPES[case.args[1]]
+            gr, gc, tr, tc, vr, vc = ints(case.args[2:])
+            k = 8 // pto.get_dtype(dt).size
+            src = tile(dt, (tr, tc), (vr, vc), case.read("input0.bin", dt, gr, gc))
+            idx = tile(it, (tr, tc), (vr, vc), case.read("input1.bin", it, gr, gc))
+            dst = tile(dt, (tr, tc * k), (vr, vc * k))
             pto.tsort32(dst, src, idx, tile(dt, (1, 32)), target="cpu")
             score(row, case, verbose, (stored(dst, (gr, gc * k)), case.read("golden.bin", dt, gr, gc * k), dt))
     return row
@@ -48,11 +48,11 @@ def run_tpart(folder: Path, st: Path, verbose: bool) -> Row:
     k = constants(folder)
     R, C, r1, c1 = (k[n] for n in ("kRows", "kCols", "kValidRows1", "kValidCols1"))
     for case in each_case(folder, st, row, _has_data, exempt=lambda c: True):
-        dt = case.dtype or "f32"
-        src0 = tile(dt, (R, C), None, case.read("input1.bin", dt, R, C))
-        src1 = tile(dt, (R, C), (r1, c1), case.read("input2.bin", dt, R, C))
-        dst = tile(dt, (R, C))
         with refusals(row, case):
+            dt = case.dtype or "f32"
+            src0 = tile(dt, (R, C), None, case.read("input1.bin", dt, R, C))
+            src1 = tile(dt, (R, C), (r1, c1), case.read("input2.bin", dt, R, C))
+            dst = tile(dt, (R, C))
             getattr(pto, op)(dst, src0, src1, target="cpu")
             score(row, case, verbose, (dst.bits, case.read("golden.bin", dt, R, C), dt))
     return row
@@ -63,10 +63,10 @@ def run_tcolexpand(folder: Path, st: Path, verbose: bool) -> Row:
     (its first row) into a tile of that shape."""
     row = Row(folder.name)
     for case in each_case(folder, st, row, lambda c: None if len(c.args) == 5 else "not the form"):
-        dt = case.dtype
-        tr, tc = ints(case.args[3:])
-        src, dst = tile(dt, (tr, tc), None, case.read("input1.bin", dt, tr, tc)), tile(dt, (tr, tc))
         with refusals(row, case):
+            dt = case.dtype
+            tr, tc = ints(case.args[3:])
+            src, dst = tile(dt, (tr, tc), None, case.read("input1.bin", dt, tr, tc)), tile(dt, (tr, tc))
             pto.tcolexpand(dst, src, target="cpu")
             score(row, case, verbose, (dst.bits, case.read("golden.bin", dt, tr, tc), dt))
     return row
@@ -78,8 +78,8 @@ def run_trowexpand(folder: Path, st: Path, verbose: bool) -> Row:
     k = constants(folder)
     r, c = k["kRows"], k["kCols"]
     for case in each_case(folder, st, row, _has_data, exempt=lambda c: True):
-        src, dst = tile("f32", (r, c), None, case.read("input.bin", "f32", r, c)), tile("f32", (r, c))
         with refusals(row, case):
+            src, dst = tile("f32", (r, c), None, case.read("input.bin", "f32", r, c)), tile("f32", (r, c))
             pto.trowexpand(dst, src, target="cpu")
             score(row, case, verbose, (dst.bits, case.read("golden.bin", "f32", r, c), "f32"))
     return row
@@ -94,13 +94,13 @@ def run_tdequant(folder: Path, st: Path, verbose: bool) -> Row:
         return None if len(c.args) == 6 and c.args[1] in CXX_DTYPES else "not the form"
 
     for case in each_case(folder, st, row, form):
-        dt, st_ = case.dtype, CXX_DTYPES[case.args[1]]
-        tr, tc, vr, vc = ints(case.args[2:])
-        src = tile(st_, (tr, tc), (vr, vc), case.read("input.bin", st_, tr, tc))
-        scale, offset = (tile(dt, (tr, 1), (vr, 1), case.read(f, dt, tr, 1), blayout="col_major")
-                         for f in ("scale.bin", "offset.bin"))
-        dst = tile(dt, (tr, tc), (vr, vc))
         with refusals(row, case):
+            dt, st_ = case.dtype, CXX_DTYPES[case.args[1]]
+            tr, tc, vr, vc = ints(case.args[2:])
+            src = tile(st_, (tr, tc), (vr, vc), case.read("input.bin", st_, tr, tc))
+            scale, offset = (tile(dt, (tr, 1), (vr, 1), case.read(f, dt, tr, 1), blayout="col_major")
+                             for f in ("scale.bin", "offset.bin"))
+            dst = tile(dt, (tr, tc), (vr, vc))
             pto.tdequant(dst, src, scale, offset, target="cpu")
             score(row, case, verbose, (stored(dst, (tr, tc)), case.read("golden.bin", dt, tr, tc), dt))
     return row
@@ -112,9 +112,9 @@ def run_tci(folder: Path, st: Path, verbose: bool) -> Row:
     k = constants(folder)
     main = (folder / "main.cpp").read_text()
     for case in each_case(folder, st, row, _has_data, exempt=lambda c: True):
-        start = k[_START.search(main, main.index(f", {case.name})")).group(1)]
-        dst = tile("i32", (1, k["kCols"]))
         with refusals(row, case):
+            start = k[_START.search(main, main.index(f", {case.name})")).group(1)]
+            dst = tile("i32", (1, k["kCols"]))
             pto.tci(dst, start, descending=case.args[0] == "1", target="cpu")
             score(row, case, verbose, (dst.bits, case.read("golden.bin", "i32", 1, k["kCols"]), "i32"))
     return row
@@ -128,12 +128,12 @@ def run_ttrans(folder: Path, st: Path, verbose: bool) -> Row:
     m = int(main.split("constexpr uint32_t M = ", 1)[1].split(";", 1)[0])
     n = int(main.split("constexpr uint32_t N = ", 1)[1].split(";", 1)[0])
     for case in each_case(folder, st, row):
-        dt = case.dtype
-        size = pto.get_dtype(dt).size
-        up = (lambda v: -(-v * size // 32) * 32 // size)
-        src = tile(dt, (m, up(n)), (m, n), case.read("x1_gm.bin", dt, m, n))
-        dst, tmp = tile(dt, (n, up(m)), (n, m)), tile(dt, (n, up(m)), (n, m))
         with refusals(row, case):
+            dt = case.dtype
+            size = pto.get_dtype(dt).size
+            up = (lambda v: -(-v * size // 32) * 32 // size)
+            src = tile(dt, (m, up(n)), (m, n), case.read("x1_gm.bin", dt, m, n))
+            dst, tmp = tile(dt, (n, up(m)), (n, m)), tile(dt, (n, up(m)), (n, m))
             pto.ttrans(dst, src, tmp, target="cpu")
             score(row, case, verbose, (stored(dst, (n, m)), case.read("golden.bin", dt, n, m), dt))
     return row
@@ -170,10 +170,10 @@ def run_tmov(folder: Path, st: Path, verbose: bool) -> Row:
             continue
         with np.errstate(over="ignore"):                           # past f16's range: inf, as a C++ cast
             data = (rng.integers(0, 2**31, (vr, vc)) / 1000.0).astype(pto.get_dtype(dt).np)
-        src = tile(dt, (r, c), (vr, vc), loc=a[5].lower(), blayout=src_lay[0], slayout=src_lay[1])
-        dst = tile(dt, (r, c), (vr, vc), loc=a[8].lower(), blayout=dst_lay[0], slayout=dst_lay[1])
         case = Case(name, [], folder, 0.0, dt)
         with refusals(row, case):
+            src = tile(dt, (r, c), (vr, vc), loc=a[5].lower(), blayout=src_lay[0], slayout=src_lay[1])
+            dst = tile(dt, (r, c), (vr, vc), loc=a[8].lower(), blayout=dst_lay[0], slayout=dst_lay[1])
             pto.tload(src, data, target="cpu")
             pto.tmov(dst, src, target="cpu")
             out = pto.tstore(np.zeros_like(data), dst, target="cpu")
@@ -191,11 +191,11 @@ def run_trandom(folder: Path, st: Path, verbose: bool) -> Row:
         return None if c.dir is not None and len(c.args) == 3 and c.dtype else "not the form, or no data"
 
     for case in each_case(folder, st, row, form, exempt=lambda c: True):      # no ResultCmp: no eps
-        dt = case.dtype
-        r, c = ints(case.args[1:])
-        key, counter = case.read("key.bin", "u32", 1, 2).ravel(), case.read("counter.bin", "u32", 1, 4).ravel()
-        dst = tile(dt, (r, c))
         with refusals(row, case):
+            dt = case.dtype
+            r, c = ints(case.args[1:])
+            key, counter = case.read("key.bin", "u32", 1, 2).ravel(), case.read("counter.bin", "u32", 1, 4).ravel()
+            dst = tile(dt, (r, c))
             pto.trandom(dst, *(int(k) for k in key), *(int(k) for k in counter), target="cpu")
             ok = bool((dst.bits != 0).any() and (dst.bits != dst.bits.flat[0]).any())
             row.passed, row.failed = row.passed + ok, row.failed + (not ok)

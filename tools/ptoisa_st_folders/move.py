@@ -28,12 +28,12 @@ def run_tconcat(folder: Path, st: Path, verbose: bool) -> Row:
     stored into a zeroed dstH x dstW global and compared with ``golden.bin``."""
     row = Row(folder.name)
     for case in each_case(folder, st, row, _concat_form):
-        dt = case.dtype
-        dh, dw, h0, w0, h1, w1, vr, vc0, vc1 = ints(_SIZES.fullmatch(case.args[1]).group(1).split(","))
-        src0 = tile(dt, (h0, w0), (vr, vc0), case.read("input1.bin", dt, h0, w0))
-        src1 = tile(dt, (h1, w1), (vr, vc1), case.read("input2.bin", dt, h1, w1))
-        dst = tile(dt, (dh, dw), (vr, vc0 + vc1))
         with refusals(row, case):
+            dt = case.dtype
+            dh, dw, h0, w0, h1, w1, vr, vc0, vc1 = ints(_SIZES.fullmatch(case.args[1]).group(1).split(","))
+            src0 = tile(dt, (h0, w0), (vr, vc0), case.read("input1.bin", dt, h0, w0))
+            src1 = tile(dt, (h1, w1), (vr, vc1), case.read("input2.bin", dt, h1, w1))
+            dst = tile(dt, (dh, dw), (vr, vc0 + vc1))
             pto.tconcat(dst, src0, src1, target="cpu")
             score(row, case, verbose, (stored(dst, (dh, dw)), case.read("golden.bin", dt, dh, dw), dt))
     return row
@@ -66,8 +66,8 @@ def run_textract(folder: Path, st: Path, verbose: bool) -> Row:
     row = Row(folder.name)
     for case in each_case(folder, st, row, lambda c: None if len(c.args) == 10 and c.args[1] in CXX_DTYPES
                           else "not the form"):
-        rows, cols, vr, vc, ir, ic, sl, dl = ints(case.args[2:])
         with refusals(row, case):
+            rows, cols, vr, vc, ir, ic, sl, dl = ints(case.args[2:])
             score(row, case, verbose, _moved(case, "textract", "mat", "mat", rows, cols, (vr, vc),
                                              (vr - ir, vc - ic), (ir, ic), (sl, dl)))
     return row
@@ -83,8 +83,8 @@ def run_tinsert(folder: Path, st: Path, verbose: bool) -> Row:
         return None if len(c.args) == 12 and c.args[1] in CXX_DTYPES and {*c.args[2:4]} <= set(LOCS) else "form"
 
     for case in each_case(folder, st, row, form):
-        rows, cols, sr, sc, dr, dc, sl, dl = ints(case.args[4:])
         with refusals(row, case):
+            rows, cols, sr, sc, dr, dc, sl, dl = ints(case.args[4:])
             score(row, case, verbose, _moved(case, "tinsert", LOCS[case.args[2]], LOCS[case.args[3]], rows, cols,
                                              (sr, sc), (dr, dc), (dr - sr, dc - sc), (sl, dl)))
     return row

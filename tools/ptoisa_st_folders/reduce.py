@@ -23,15 +23,15 @@ def run_arg_reduce(folder: Path, st: Path, verbose: bool) -> Row:
         return None if len(case.calls) > 1 and case.calls[1][0].startswith("Launch") else "no launcher call"
 
     for case in each_case(folder, st, row, form):
-        launcher, a = case.calls[1]
-        op = launcher.removeprefix("Launch").lower()
-        it, dt = CXX_DTYPES[a[0]], CXX_DTYPES[a[1]]
-        vr, vc, ir, ic, oir, oic, ovr, ovc = shapes(ints(a[2:]), 8)
-        with_val = case.args[4:5] == ["true"]
-        valid = (vr, 1) if op.startswith("trow") else (1, vc)
-        src = tile(dt, (ir, ic), (vr, vc), case.read("input.bin", dt, ir, ic))
-        idx, val = tile(it, (oir, oic), valid), tile(dt, (ovr, ovc), valid)
         with refusals(row, case):
+            launcher, a = case.calls[1]
+            op = launcher.removeprefix("Launch").lower()
+            it, dt = CXX_DTYPES[a[0]], CXX_DTYPES[a[1]]
+            vr, vc, ir, ic, oir, oic, ovr, ovc = shapes(ints(a[2:]), 8)
+            with_val = case.args[4:5] == ["true"]
+            valid = (vr, 1) if op.startswith("trow") else (1, vc)
+            src = tile(dt, (ir, ic), (vr, vc), case.read("input.bin", dt, ir, ic))
+            idx, val = tile(it, (oir, oic), valid), tile(dt, (ovr, ovc), valid)
             getattr(pto, op)(idx, src, tile(dt, (ir, ic), (vr, vc)), dst_val=val if with_val else None,
                              target="cpu")
             outputs = [(stored(idx, (oir, oic)), case.read("golden.bin", it, oir, oic), it)]
@@ -62,12 +62,12 @@ def run_reduce(folder: Path, st: Path, verbose: bool) -> Row:
     file, dst_shape, dst_valid, out_shape = REDUCTIONS[op]
     row = Row(op)
     for case in each_case(folder, st, row, lambda c: None if len(c.args) == 5 else "not the form"):
-        dt = case.dtype
-        g, t = tuple(ints(case.args[1:3])), tuple(ints(case.args[3:5]))
-        src = tile(dt, t, None, case.read(file, dt, *t))
-        dst = tile(dt, dst_shape(g, t), dst_valid(t))
-        out = out_shape(g, t)
         with refusals(row, case):
+            dt = case.dtype
+            g, t = tuple(ints(case.args[1:3])), tuple(ints(case.args[3:5]))
+            src = tile(dt, t, None, case.read(file, dt, *t))
+            dst = tile(dt, dst_shape(g, t), dst_valid(t))
+            out = out_shape(g, t)
             getattr(pto, op)(dst, src, tile(dt, t), **KWARGS.get(op, {}), target="cpu")
             score(row, case, verbose, (stored(dst, out), case.read("golden.bin", dt, *out), dt))
     return row

@@ -35,12 +35,12 @@ def run_scalar_op(folder: Path, st: Path, verbose: bool) -> Row:
     kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
     scalar_first = {int(n) for n in _SCALAR_FIRST.findall(kernel)}
     for case in each_case(folder, st, row, lambda c: None if len(c.args) in (4, 6, 8) else "not the form"):
-        dt = case.dtype
-        src_shape, dst_shape, valid = _shapes(op, ints(case.args[2:]))
-        src = tile(dt, src_shape, valid, case.read("input.bin", dt, *src_shape))
-        dst = tile(dt, dst_shape, valid)
-        s = f32_scalar(case, "divider.bin", dt)
         with refusals(row, case):
+            dt = case.dtype
+            src_shape, dst_shape, valid = _shapes(op, ints(case.args[2:]))
+            src = tile(dt, src_shape, valid, case.read("input.bin", dt, *src_shape))
+            dst = tile(dt, dst_shape, valid)
+            s = f32_scalar(case, "divider.bin", dt)
             operands = (s, src) if int(case.args[0]) in scalar_first else (src, s)
             getattr(pto, op)(dst, *operands, target="cpu")
             score(row, case, verbose, (stored(dst, dst_shape), case.read("golden.bin", dt, *dst_shape), dt))
@@ -53,10 +53,10 @@ def run_texpands(folder: Path, st: Path, verbose: bool) -> Row:
     row = Row(folder.name)
     pads = {"PAD_VALUE_NULL": "null", "PAD_VALUE_MAX": "max", "PAD_VALUE_MIN": "min"}
     for case in each_case(folder, st, row, lambda c: None if c.args[-1] in pads else "pad value"):
-        dt = case.dtype
-        gr, gc, tr, tc, vr, vc = ints(case.args[1:7])
-        dst = tile(dt, (tr, tc), (vr, vc), pad=pads[case.args[7]])
         with refusals(row, case):
+            dt = case.dtype
+            gr, gc, tr, tc, vr, vc = ints(case.args[1:7])
+            dst = tile(dt, (tr, tc), (vr, vc), pad=pads[case.args[7]])
             pto.texpands(dst, f32_scalar(case, "scalar.bin", dt), target="cpu")
             score(row, case, verbose, (stored(dst, (gr, gc)), case.read("golden.bin", dt, gr, gc), dt))
     return row

@@ -34,24 +34,23 @@ def run_tmrgsort(folder: Path, st: Path, verbose: bool) -> Row:
             c.calls[0][0], "TMrgsortTopk: a program of TMRGSORTs joined by copies of tile storage (not mapped)")
 
     for case in each_case(folder, st, row, form):
-        half = case.args[0] == "uint16_t"
-        dt, coef = ("f16", 2) if half else ("f32", 1)
-        if case.calls[0][0] == "TMrgsortSingle":
-            gr, gc, tr, tc, block = ints(case.args[1:])
-            n = gr * gc * 4
-            src = tile(dt, (tr, tc * coef), (1, tc * coef), _lanes(case, "input0.bin", n, dt, tc * coef))
-            dst = tile(dt, (tr, tc * coef), (1, tc * coef))
-            with refusals(row, case):
+        with refusals(row, case):
+            half = case.args[0] == "uint16_t"
+            dt, coef = ("f16", 2) if half else ("f32", 1)
+            if case.calls[0][0] == "TMrgsortSingle":
+                gr, gc, tr, tc, block = ints(case.args[1:])
+                n = gr * gc * 4
+                src = tile(dt, (tr, tc * coef), (1, tc * coef), _lanes(case, "input0.bin", n, dt, tc * coef))
+                dst = tile(dt, (tr, tc * coef), (1, tc * coef))
                 pto.tmrgsort(dst, src, block * coef, target="cpu")
                 got = stored(dst, (1, n // dst.dtype.size)).view(np.uint32)
                 score(row, case, verbose, (got, np.fromfile(case.dir / "golden.bin", np.uint32, n // 4), "f32"))
-            continue
-        gr, gc, tr, tc, c1, c2, c3, topk, lists = ints(case.args[1:10])
-        n_in, n_out = gr * gc * 4, lists * gr * gc * 4
-        srcs = [tile(dt, (1, tc * coef), (1, w * coef), _lanes(case, f"input{i}.bin", n_in, dt, w * coef))
-                for i, w in enumerate((tc, c1, c2, c3)[:lists])]
-        dst = tile(dt, (1, topk * coef))
-        with refusals(row, case):
+                continue
+            gr, gc, tr, tc, c1, c2, c3, topk, lists = ints(case.args[1:10])
+            n_in, n_out = gr * gc * 4, lists * gr * gc * 4
+            srcs = [tile(dt, (1, tc * coef), (1, w * coef), _lanes(case, f"input{i}.bin", n_in, dt, w * coef))
+                    for i, w in enumerate((tc, c1, c2, c3)[:lists])]
+            dst = tile(dt, (1, topk * coef))
             pto.tmrgsort(dst, None, *srcs, tile(dt, (1, tc * coef * lists)), exhausted=case.args[10] == "true",
                          target="cpu")
             got = stored(dst, (1, n_out // dst.dtype.size)).view(np.uint32).ravel()

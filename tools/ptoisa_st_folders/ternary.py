@@ -32,13 +32,13 @@ def run_dst_op(folder: Path, st: Path, verbose: bool) -> Row:
     op = OPS[folder.name]
     row = Row(folder.name)
     for case in each_case(folder, st, row, lambda c: None if len(c.args) == 9 else "not the form"):
-        dt = case.dtype
-        dh, dw, h0, w0, h1, w1, vr, vc = ints(case.args[1:])
-        base = case.read("input_dst.bin", dt, dh, dw)
-        dst = tile(dt, (dh, dw), (vr, vc), base)
-        src0 = tile(dt, (h0, w0), (vr, vc), case.read("input0.bin", dt, h0, w0))
-        src1 = tile(dt, (h1, w1), (vr, vc), case.read("input1.bin", dt, h1, w1))
         with refusals(row, case):
+            dt = case.dtype
+            dh, dw, h0, w0, h1, w1, vr, vc = ints(case.args[1:])
+            base = case.read("input_dst.bin", dt, dh, dw)
+            dst = tile(dt, (dh, dw), (vr, vc), base)
+            src0 = tile(dt, (h0, w0), (vr, vc), case.read("input0.bin", dt, h0, w0))
+            src1 = tile(dt, (h1, w1), (vr, vc), case.read("input1.bin", dt, h1, w1))
             getattr(pto, op)(dst, src0, src1, target="cpu")
             score(row, case, verbose, (_over(base, dst), case.read("golden.bin", dt, dh, dw), dt))
     return row
@@ -50,12 +50,12 @@ def run_taxpy(folder: Path, st: Path, verbose: bool) -> Row:
     stored over ``input_dst.bin`` and compared with ``golden.bin``."""
     row = Row(folder.name)
     for case in each_case(folder, st, row, lambda c: None if len(c.args) in (4, 8) else "not the form"):
-        dt = case.dtype
-        vr, vc, ir, ic, orows, ocols = shapes(ints(case.args[2:]), 6)
-        base = case.read("input_dst.bin", dt, orows, ocols)
-        dst = tile(dt, (orows, ocols), (vr, vc), base)
-        src = tile(dt, (ir, ic), (vr, vc), case.read("input_src.bin", dt, ir, ic))
         with refusals(row, case):
+            dt = case.dtype
+            vr, vc, ir, ic, orows, ocols = shapes(ints(case.args[2:]), 6)
+            base = case.read("input_dst.bin", dt, orows, ocols)
+            dst = tile(dt, (orows, ocols), (vr, vc), base)
+            src = tile(dt, (ir, ic), (vr, vc), case.read("input_src.bin", dt, ir, ic))
             pto.taxpy(dst, src, f32_scalar(case, "scalar.bin", dt), target="cpu")
             score(row, case, verbose, (_over(base, dst), case.read("golden.bin", dt, orows, ocols), dt))
     return row
@@ -69,14 +69,14 @@ def run_interleave(folder: Path, st: Path, verbose: bool) -> Row:
     op = folder.name
     row = Row(op)
     for case in each_case(folder, st, row, lambda c: None if len(c.args) == 3 else "not the form"):
-        dt = case.dtype
-        r, c = ints(case.args[1:])
-        dst0, dst1 = tile(dt, (r, c)), tile(dt, (r, c))
-        if case.calls[0][0].endswith("_MODE_1"):
-            srcs = (tile(dt, (r, 2 * c), None, case.read("src.bin", dt, r, 2 * c)),)
-        else:
-            srcs = tuple(tile(dt, (r, c), None, case.read(f, dt, r, c)) for f in ("input0.bin", "input1.bin"))
         with refusals(row, case):
+            dt = case.dtype
+            r, c = ints(case.args[1:])
+            dst0, dst1 = tile(dt, (r, c)), tile(dt, (r, c))
+            if case.calls[0][0].endswith("_MODE_1"):
+                srcs = (tile(dt, (r, 2 * c), None, case.read("src.bin", dt, r, 2 * c)),)
+            else:
+                srcs = tuple(tile(dt, (r, c), None, case.read(f, dt, r, c)) for f in ("input0.bin", "input1.bin"))
             getattr(pto, op)(dst0, dst1, *srcs, target="cpu")
             score(row, case, verbose, (dst0.bits, case.read("dst0.bin", dt, r, c), dt),
                   (dst1.bits, case.read("dst1.bin", dt, r, c), dt))
