@@ -103,8 +103,8 @@ class Row:
 
 _TEST = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<([^>]*)>\(\s*\)\s*;\s*\}")
 _READ = re.compile(r'ReadFile\(\s*GetGoldenDir\(\)\s*\+\s*"/([\w.]+)"')
-_EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*(?:\(\w+\s*\*\)\s*)?\w+(?:\.data\(\))?\s*,\s*([0-9.eE+-]+|k\w+)f?"
-                  r"\s*[,)]")
+_EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*(?:\(\w+\s*\*\)\s*)?\w+(?:\.data\(\))?\s*,"
+                  r"\s*([0-9.eE+-]+|k\w+)f?\s*[,)]")           # (golden, out | (T*)out | out.data(), eps[, ...])
 
 
 _EPS_CONST = re.compile(r"constexpr\s+float\s+(k\w+)\s*=\s*([0-9.eE+-]+)f?\s*;")

@@ -156,7 +156,8 @@ void launchTFILLPAD_3(uint8_t* out) { runTFILLPAD<float, 1, 1, 1, 2, 8, 2, 16, 1
     (float*)out); }
 """
     main = ("TEST_F(F, case_a) { tfillpad_test<1, float, 1>(); }\nTEST_F(F, case_b) { tfillpad_test<2, int8_t, 1>(); }"
-            "\nTEST_F(F, case_c) { tfillpad_test<3, float, 1>(); }\nTEST_F(F, case_d) { tfillpad_test<9, float, 1>(); }\n"
+            "\nTEST_F(F, case_c) { tfillpad_test<3, float, 1>(); }"
+            "\nTEST_F(F, case_d) { tfillpad_test<9, float, 1>(); }\n"
             "bool ret = ResultCmp(golden, devFinal, 0);\n")
     row = st.run_folder(_folder(tmp_path, "tfillpad", main, "x = 1\n", kernel), tmp_path, verbose=True)
     assert (row.cases, row.passed, row.not_mapped, row.exact) == (4, 3, 1, 3)

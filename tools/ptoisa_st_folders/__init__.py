@@ -1,8 +1,11 @@
 """Adapters of tools/ptoisa_st.py for testcase folders whose kernel is not the plain one, one module per family
-of kernel shapes; each module's ``ADAPTERS`` maps a folder to its runner ``(folder, st, verbose) -> Row``."""
+of kernel shapes; each module's ``ADAPTERS`` maps a folder to its runner ``(folder, st, verbose) -> Row``, and
+``notes.NOT_MAPPED`` says why the folders no adapter can serve are not mapped."""
 
 from __future__ import annotations
 
 from . import expand, fillpad, gather, generate, matmul, memory, misc, move, reduce, scalar, select, sort, ternary
 
-ADAPTERS = {**scalar.ADAPTERS, **expand.ADAPTERS, **reduce.ADAPTERS, **generate.ADAPTERS, **move.ADAPTERS, **gather.ADAPTERS, **select.ADAPTERS, **matmul.ADAPTERS, **ternary.ADAPTERS, **misc.ADAPTERS, **sort.ADAPTERS, **memory.ADAPTERS, **fillpad.ADAPTERS}
+ADAPTERS = {folder: run for module in (expand, fillpad, gather, generate, matmul, memory, misc, move, reduce, scalar,
+                                       select, sort, ternary)
+            for folder, run in module.ADAPTERS.items()}

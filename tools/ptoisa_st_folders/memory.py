@@ -1,8 +1,9 @@
 """TLOAD's and TSTORE's folders. TLOAD: main.cpp builds the data (each element its flat index) and the golden
-(the tile's storage, pad values past the valid columns); the ND kernels are mapped. TSTORE: a 5-D global tensor (shape ``g0..g4`` inside a whole ``W0..W4`` array) loaded into a vec tile
-and stored back. tilesim's global memory is a 2-D array, so the adapter gathers the tensor's elements in the
-tile's order (the address arithmetic of the GlobalTensor's strides), loads and stores that window with
-tilesim's TLOAD/TSTORE, and scatters the result back into the whole array."""
+(the tile's storage, pad values where it is not valid); the ND and DN kernels are mapped. TSTORE: a 5-D global
+tensor (shape ``g0..g4`` inside a whole ``W0..W4`` array) loaded into a vec tile and stored back. tilesim's
+global memory is a 2-D array, so the adapters gather the tensor's elements in the tile's order (the address
+arithmetic of the GlobalTensor's strides), load and store that window with tilesim's TLOAD/TSTORE, and scatter
+the result back into the whole array."""
 
 from __future__ import annotations
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import numpy as np
-
 from tilesim import pto
 
 from ptoisa_st import CXX_DTYPES, Row, each_case, refusals, score
