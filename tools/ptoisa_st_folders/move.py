@@ -17,15 +17,19 @@ _SIZES = re.compile(r"TilesSize\{([^}]*)\}")
 
 
 def _concat_form(case) -> str | None:
-    if len(case.args) > 2:
-        return "TCONCAT's index-tile forms (src0Idx/src1Idx[, dstIdx]: per-row byte counts) have no tilesim form"
-    return None if len(case.args) == 2 and _SIZES.fullmatch(case.args[1]) else "not the form"
+    a = case.args
+    if not (2 <= len(a) <= 5 and _SIZES.fullmatch(a[1]) and (len(a) == 2 or a[2] in CXX_DTYPES)):
+        return "not the form"
+    return None if len(a) < 4 or a[3] in ("USE_SRC_IDX", "USE_DST_IDX") else f"index use {a[3]}"
 
 
 def run_tconcat(folder: Path, st: Path, verbose: bool) -> Row:
-    """``<T, TilesSize{dstH, dstW, src0H, src0W, src1H, src1W, vRows, vCols0, vCols1}>``: src0 ``input1.bin``
-    and src1 ``input2.bin`` (valid vRows x vCols0 and vRows x vCols1), dst of valid vRows x (vCols0 + vCols1)
-    stored into a zeroed dstH x dstW global and compared with ``golden.bin``."""
+    """``<T, TilesSize{dstH, dstW, src0H, src0W, src1H, src1W, vRows, vCols0, vCols1}[, TIdx, USE_SRC_IDX |
+    USE_DST_IDX[, idxSizes]]>``: src0 ``input1.bin`` and src1 ``input2.bin`` (valid vRows x vCols0 and vRows x
+    vCols1), dst of valid vRows x (vCols0 + vCols1) stored into a zeroed dstH x dstW global and compared with
+    ``golden.bin``. The indexed forms take each row's byte counts from the first column of TIdx tiles shaped
+    like the idxSizes of each tile (``input1_idx.bin``, ``input2_idx.bin``); USE_DST_IDX also stores the dst
+    index tile, compared with ``golden_idx.bin``."""
     row = Row(folder.name)
     for case in each_case(folder, st, row, _concat_form):
         with refusals(row, case):
@@ -34,8 +38,21 @@ def run_tconcat(folder: Path, st: Path, verbose: bool) -> Row:
             src0 = tile(dt, (h0, w0), (vr, vc0), case.read("input1.bin", dt, h0, w0))
             src1 = tile(dt, (h1, w1), (vr, vc1), case.read("input2.bin", dt, h1, w1))
             dst = tile(dt, (dh, dw), (vr, vc0 + vc1))
-            pto.tconcat(dst, src0, src1, target="cpu")
-            score(row, case, verbose, (stored(dst, (dh, dw)), case.read("golden.bin", dt, dh, dw), dt))
+            if len(case.args) < 4:
+                pto.tconcat(dst, src0, src1, target="cpu")
+                score(row, case, verbose, (stored(dst, (dh, dw)), case.read("golden.bin", dt, dh, dw), dt))
+                continue
+            it = CXX_DTYPES[case.args[2]]
+            idx = ints(_SIZES.fullmatch(case.args[4]).group(1).split(",")) if len(case.args) > 4 else \
+                [dh, dw, h0, w0, h1, w1]
+            i0 = tile(it, tuple(idx[2:4]), (vr, 1), case.read("input1_idx.bin", it, *idx[2:4]))
+            i1 = tile(it, tuple(idx[4:6]), (vr, 1), case.read("input2_idx.bin", it, *idx[4:6]))
+            di = tile(it, tuple(idx[0:2]), (vr, 1)) if case.args[3] == "USE_DST_IDX" else None
+            pto.tconcat(dst, src0, src1, i0, i1, dst_idx=di, target="cpu")
+            outputs = [(stored(dst, (dh, dw)), case.read("golden.bin", dt, dh, dw), dt)]
+            if di is not None:
+                outputs.append((stored(di, tuple(idx[0:2])), case.read("golden_idx.bin", it, *idx[0:2]), it))
+            score(row, case, verbose, *outputs)
     return row
 
 
