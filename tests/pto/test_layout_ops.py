@@ -171,6 +171,28 @@ def test_tprefetch_checks_and_writes_nothing():
     assert e.value.rule == "pto.op.operand"
 
 
+@pytest.mark.parametrize("blayout", ["row_major", "col_major"])
+def test_cpu_tprefetch_copies_from_a_tile(blayout):
+    """PTO163: on cpu a tile src is read as the simulator reads src.data(): element (r, c) of dst from flat
+    position r * dst.cols + c of src's storage (row-major storage: the same element; col-major: its storage
+    order); lanes past dst's valid region stay; a2a3 and a5 take global memory only."""
+    rng = np.random.default_rng(seed("prefetch-tile", blayout))
+    src = Tile("vec", "i16", 16, 16, blayout=blayout)
+    src.bits[...] = rand_bits(rng, "i16", (16, 16))
+    dst = Tile("vec", "i16", 16, 16, valid=(13, 9))
+    keep = sentinel(dst)
+    pto.tprefetch(dst, src, target="cpu")
+    flat = (src.bits if blayout == "row_major" else src.bits.T).ravel()
+    assert (dst.bits[:13, :9] == flat[np.arange(13)[:, None] * 16 + np.arange(9)]).all()
+    assert (dst.bits[13:] == keep[13:]).all() and (dst.bits[:, 9:] == keep[:, 9:]).all()
+    with pytest.raises(DtypeError) as e:
+        pto.tprefetch(dst, Tile("vec", "f32", 16, 16), target="cpu")
+    assert e.value.rule == "pto.mem.elem_size"
+    with pytest.raises(TilesimError) as e:
+        pto.tprefetch(dst, src, target="a2a3")
+    assert e.value.rule == "pto.op.operand"
+
+
 @pytest.mark.parametrize("dt", ["f32", "f16", "bf16", "i8", "u8", "i32", "u32", "i16"])
 def test_tprint_format(dt):
     rng = np.random.default_rng(seed("print", dt))

@@ -1,5 +1,5 @@
 """Single-instruction folders of one kernel each: TSORT32, TPARTMAX/TPARTMIN/TPARTADD, TCOLEXPAND, TROWEXPAND,
-TDEQUANT, TCI, TTRANS, TMOV, TRANDOM."""
+TDEQUANT, TCI, TTRANS, TMOV, TRANDOM, TPREFETCH."""
 
 from __future__ import annotations
 
@@ -202,4 +202,18 @@ def run_trandom(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
-ADAPTERS.update({"tmov": run_tmov, "trandom": run_trandom})
+def run_tprefetch(folder: Path, st: Path, verbose: bool) -> Row:
+    """``test_tprefetch<T, GROWS, GCOLS, TROWS, TCOLS>``: TLOAD of ``input.bin`` into a TROWS x TCOLS tile,
+    TPREFETCH from that tile into another (the tile form, PTO163), TSTORE; compared with ``golden.bin``."""
+    row = Row(folder.name)
+    for case in each_case(folder, st, row, lambda c: None if len(c.args) == 5 else "not the form"):
+        with refusals(row, case):
+            dt = case.dtype
+            gr, gc, tr, tc = ints(case.args[1:])
+            src, dst = tile(dt, (tr, tc), None, case.read("input.bin", dt, gr, gc)), tile(dt, (tr, tc))
+            pto.tprefetch(dst, src, target="cpu")
+            score(row, case, verbose, (stored(dst, (gr, gc)), case.read("golden.bin", dt, gr, gc), dt))
+    return row
+
+
+ADAPTERS.update({"tmov": run_tmov, "trandom": run_trandom, "tprefetch": run_tprefetch})

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from tilesim.pto import get_dtype
+
 from .common import CXX_TYPE, Case, Spec, conversion_pool, sentinel
 
 
@@ -42,6 +44,11 @@ def memory_cases(rng) -> list[Case]:
         cases.append(Case("tload", glob + " TLOAD(dst, g);", (tile, Spec("gm", "f32", GR, GC, loc="gm")),
                           {"dst": (21, 19), "gm": (21, 19)}, {"dst": sentinel("f32", (32, 32)), "gm": g}, (),
                           {"offset": [2, 7]}))
+    for dt, bl in (("f32", "row_major"), ("i16", "col_major")):        # TPREFETCH from a tile (PTO163)
+        per = 32 // get_dtype(dt).size
+        src = conversion_pool(rng, dt, 16 * per).reshape(16, per)
+        cases.append(Case("tprefetch", "TPREFETCH(dst, gm);", (Spec("dst", dt, 16, per), Spec("gm", dt, 16, per, bl)),
+                          {"dst": (13, per - 3), "gm": (16, per)}, {"dst": sentinel(dt, (16, per)), "gm": src}))
     for tile, (wr, wc) in ((Spec("dst", "f32", 1, 64, loc="bias"), (1, 40)),     # cpu loads every loc (PTO161)
                            (Spec("dst", "f32", 16, 16, "row_major", "row_major", loc="left"), (9, 13))):
         glob = f"GlobalTensor<float, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {GC}, 1>> g(gm.data() + {3 * GC + 1});"

@@ -13,7 +13,7 @@
   normal, as C++ defines it; decision PTO55). A dst with an empty valid
   region is left alone.
 * ``tprefetch(dst, src)``: a cache hint; checks its operands and writes
-  nothing (decision PTO57).
+  nothing (decision PTO57); on ``cpu`` it copies as the simulator does (PTO68), from a tile too (PTO163).
 """
 
 from __future__ import annotations
@@ -196,12 +196,18 @@ def tprefetch(dst: Tile, src, *, target=None) -> Tile:
     (on ``cpu``, copies as the simulator does: ``Profile.prefetch_copies``).
 
     src: a 2-D numpy array whose elements are dst's size (rules ``pto.op.operand``, ``pto.mem.elem_size``),
-    or the interpreter's global-memory view.
+    or the interpreter's global-memory view; on ``cpu`` also a tile, whose storage the simulator reads the
+    same way (PTO163).
     """
     op = Op("tprefetch", target)
     op.tile(dst, "dst", ("vec", "mat"))
     if isinstance(src, Tile):
-        op.fail("src must be global memory, not a tile", "src", "pto.op.operand", src.describe(), TilesimError)
+        if not op.prof.prefetch_copies:
+            op.fail("src must be global memory, not a tile", "src", "pto.op.operand", src.describe(), TilesimError)
+        if src.dtype.size != dst.dtype.size:
+            op.fail(f"src's elements are {src.dtype.size} bytes, dst's {dst.dtype.size}", "src", "pto.mem.elem_size",
+                    str(src.dtype), DtypeError)
+        src = src.storage().reshape(1, -1)                              # its storage, read as flat memory
     if isinstance(src, np.ndarray):
         if src.ndim != 2:
             op.fail("global memory must be a 2-D array", "src", "pto.op.operand", src.shape, TilesimError)
