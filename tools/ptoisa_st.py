@@ -242,6 +242,18 @@ def score(row: Row, case: Case, verbose: bool, *outputs: tuple[np.ndarray, np.nd
                                                              if not r.passed) + ")")
 
 
+_TEST_LINE = re.compile(r"^\s*TEST(?:_F)?\(", re.M)
+_TEST_MACRO = re.compile(r"^#define\s+(\w+)\((?:[^\n]*\\\n)*?[^\n]*\bTEST(?:_F)?\(", re.M)
+
+
+def count_tests(main: str) -> int:
+    """The gtest cases of a main.cpp: its ``TEST_F(`` and ``TEST(`` lines, a macro that defines one counted
+    once per use (``TMOV_TEST(...)``) instead of once."""
+    macros = _TEST_MACRO.findall(main)
+    uses = sum(len(re.findall(rf"^{m}\(", main, re.M)) for m in macros)
+    return len(_TEST_LINE.findall(main)) - len(macros) + uses
+
+
 def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path], dst_dt: str | None = None,
              **kwargs):
     """tilesim's dst for one plain-kernel case: ``shapes`` = (src tile, dst tile, valid region); each role but
@@ -393,18 +405,6 @@ from ptoisa_st_folders.notes import NOT_MAPPED as _FOLDER_NOT_MAPPED  # noqa: E4
 
 ADAPTERS.update(_FOLDER_ADAPTERS)
 NOT_MAPPED.update(_FOLDER_NOT_MAPPED)
-
-
-_TEST_LINE = re.compile(r"^\s*TEST(?:_F)?\(", re.M)
-_TEST_MACRO = re.compile(r"^#define\s+(\w+)\((?:[^\n]*\\\n)*?[^\n]*\bTEST(?:_F)?\(", re.M)
-
-
-def count_tests(main: str) -> int:
-    """The gtest cases of a main.cpp: its ``TEST_F(`` and ``TEST(`` lines, a macro that defines one counted
-    once per use (``TMOV_TEST(...)``) instead of once."""
-    macros = _TEST_MACRO.findall(main)
-    uses = sum(len(re.findall(rf"^{m}\(", main, re.M)) for m in macros)
-    return len(_TEST_LINE.findall(main)) - len(macros) + uses
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

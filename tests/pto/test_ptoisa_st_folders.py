@@ -179,3 +179,28 @@ def test_every_registered_folder_has_an_adapter_or_a_reason():
 
     assert not set(ADAPTERS) & set(NOT_MAPPED)
     assert all(callable(f) for f in ADAPTERS.values()) and all(st.ADAPTERS[k] is v for k, v in ADAPTERS.items())
+
+
+def test_a_tprint_folder_checks_the_substrings(tmp_path):
+    """TPRINT's self-checking tests: tiles filled in main.cpp, captured output searched for substrings."""
+    main = """TEST_F(P, Floats)
+{
+    using TileT = Tile<TileType::Vec, float, 1, 8>;
+    TileT tile;
+    tile.data()[1] = -3.456789f;
+    const std::string two = CaptureStdout([&]() { TPRINT<PrintFormat::Width8_Precision2>(tile); });
+    EXPECT_NE(two.find("-3.46"), std::string::npos);
+}
+
+TEST_F(P, Wrong)
+{
+    using TileT = Tile<TileType::Vec, int8_t, 1, 32>;
+    TileT t8;
+    t8.data()[0] = static_cast<int8_t>(-12);
+    const std::string out = CaptureStdout([&]() { TPRINT(t8); });
+    EXPECT_NE(out.find("-13"), std::string::npos);
+}
+"""
+    row = st.run_folder(_folder(tmp_path, "tprint", main, "x = 1\n"), tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed) == (2, 1, 1)
+    assert row.reasons == ["Wrong: '-13' not in out"]
