@@ -233,3 +233,16 @@ def test_cpu_tload_writes_every_location():
     assert (left.valid_values == gm[1:4, 7:12]).all()
     for target in ("a2a3", "a5"):
         assert _err(pto.tload, bias, gm, target=target).rule == "pto.op.loc"
+
+
+def test_cpu_tload_copies_fp8_codes():
+    """PTO164: the simulator's TLOAD copies any element type, and pto-isa's MX matmul tests load fp8 codes into
+    mat tiles; on `cpu` TLOAD takes f8e4m3/f8e5m2/f8e8m0 tiles (their bytes), a2a3 and a5 keep their tables."""
+    rng = np.random.default_rng(seed("tload-fp8"))
+    for dt in ("f8e4m3", "f8e5m2", "f8e8m0"):
+        codes = rng.integers(0, 256, (6, 40)).astype(np.uint8)
+        mat = Tile("mat", dt, 32, 64, valid=(5, 37), blayout="col_major", slayout="row_major")
+        pto.tload(mat, codes.view(pto.get_dtype(dt).np), offset=(1, 2), target="cpu")
+        assert (mat.valid_bits == codes[1:6, 2:39]).all()
+        assert _err(pto.tload, Tile("vec", dt, 8, 64), codes.view(pto.get_dtype(dt).np), target="a2a3"
+                    ).rule == "pto.op.dtype"

@@ -109,4 +109,75 @@ def run_tmatmul(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
-ADAPTERS = {"tmatmul": run_tmatmul}
+#: the MX element and scale types by their C++ names
+MX_TYPES = {pto.get_dtype(n).cxx: n for n in ("f8e4m3", "f8e5m2", "f8e8m0")}
+
+
+def mx_scales(case, m: int, groups: int, n: int):
+    """The logical scale matrices (m x groups for A, groups x n for B, n rounded to 16) from gen_data.py's
+    files: A's in 16 x 2 blocks row by row (its ``zz`` format), B's in 2 x 16 blocks transposed (``nn``)."""
+    n16 = -(-n // 16) * 16
+    a = np.fromfile(case.dir / "x1_mx_gm.bin", np.uint8, m * groups)
+    b = np.fromfile(case.dir / "x2_mx_gm.bin", np.uint8, groups * n16)
+    a = a.reshape(m // 16, groups // 2, 16, 2).transpose(0, 2, 1, 3).reshape(m, groups)
+    b = b.reshape(n16 // 16, groups // 2, 16, 2).transpose(1, 3, 0, 2).reshape(groups, n16)
+    return a, b
+
+
+def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool):
+    """``RunTMATMULMX``'s chain on tilesim: A and B through Nz mat tiles to Left and Right, the E8M0 scales
+    to ScaleLeft (Zz) and ScaleRight (Nn) tiles, TMATMUL_MX (with a bias row), TSTORE; (stored, golden, f32)."""
+    M, K, N = _up(vm, 16), _up(vk, 64), _up(vn, 32)
+    G = K // 32
+    a_mat = tile(a_t, (M, K), (vm, vk), loc="mat", blayout="col_major", slayout="row_major")
+    b_mat = tile(b_t, (K, N), (vk, vn), loc="mat", blayout="col_major", slayout="row_major")
+    pto.tload(a_mat, case.read("x1_gm.bin", "u8", vm, vk).view(a_mat.dtype.np), target="cpu")
+    pto.tload(b_mat, case.read("x2_gm.bin", "u8", vk, vn).view(b_mat.dtype.np), target="cpu")
+    left = tile(a_t, (M, K), (vm, vk), loc="left", blayout="col_major", slayout="row_major")      # TileLeft
+    right = tile(b_t, (K, N), (vk, vn), loc="right", blayout="row_major", slayout="col_major")
+    pto.tmov(left, a_mat, target="cpu")
+    pto.tmov(right, b_mat, target="cpu")
+    sa, sb = mx_scales(case, M, G, vn)
+    a_scale = tile("f8e8m0", (M, G), (vm, G), sa, loc="scaling", blayout="row_major", slayout="row_major",
+                   fractal=32)
+    b_scale = tile("f8e8m0", (G, N), (G, vn), sb, loc="scaling", blayout="col_major", slayout="col_major",
+                   fractal=32)
+    acc = tile("f32", (M, N), (vm, vn), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
+    if bias:
+        row = tile("f32", (1, N), (1, vn), case.read("bias_gm.bin", "f32", 1, vn), loc="bias")
+        pto.tmatmul_mx_bias(acc, left, a_scale, right, b_scale, row, target="cpu")
+    else:
+        pto.tmatmul_mx(acc, left, a_scale, right, b_scale, target="cpu")
+    out = pto.tstore(np.zeros((vm, vn), np.float32), acc, target="cpu")
+    return out.view(np.uint32), case.read("golden.bin", "f32", vm, vn), "f32"
+
+
+def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
+    """``TmatmulMXTest<T, U, S, isBias, isFp4, key>(...)``: the kernel's ``RunTMATMULMX<f32, A, B, E8M0, bias,
+    M, K, N, isBias, false>`` for the key of ``LaunchTMATMUL_MX[_BIAS]``. Packed fp4 kernels, the GEMV kernels
+    (TGEMV_MX) and the split-K ones are not mapped."""
+    row = Row(folder.name)
+    keys = kernel_keys(folder)
+
+    def run_of(case):
+        a = case.args
+        launcher = "LaunchTMATMUL_MX_BIAS" if a[3:4] == ["true"] else "LaunchTMATMUL_MX"
+        return keys.get((launcher, int(a[-1]))) if len(a) == 6 and a[-1].isdigit() else None
+
+    def form(case):
+        run = run_of(case)
+        if run is None or run[0] != "RunTMATMULMX":
+            return f"{run[0] if run else 'no run function'}: not mapped (GEMV_MX or split-K kernels)"
+        if run[1][-1] == "true" or run[1][1] not in MX_TYPES or run[1][2] not in MX_TYPES:
+            return "packed fp4 elements (two codes a byte) have no tilesim dtype"
+        return None
+
+    for case in each_case(folder, st, row, form):
+        with refusals(row, case):
+            _, a, _ = run_of(case)
+            score(row, case, verbose, matmul_mx(case, MX_TYPES[a[1]], MX_TYPES[a[2]],
+                                                *(int(v) for v in a[5:8]), a[8] == "true"))
+    return row
+
+
+ADAPTERS = {"tmatmul": run_tmatmul, "tmatmul_mx": run_tmatmul_mx}

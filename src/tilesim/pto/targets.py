@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from ..errors import DtypeError, TilesimError
-from .dtypes import ALL, DTYPES, INTS, get_dtype
+from .dtypes import ALL, DTYPES, FP8, INTS, get_dtype
 from .window_paths import QUANT_PATHS_A2A3, QUANT_PATHS_A5, WINDOW_PATHS_A2A3, WINDOW_PATHS_A5
 
 __all__ = ["Profile", "OpTypes", "OP_TYPES", "TARGETS", "get_target", "NAN_MODES", "LOCATIONS", "DEFAULT_TARGET"]
@@ -209,7 +209,7 @@ _ROWS = [
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
     _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL)),  # CPU_SIM asserts no pair
-    _ew("tload", ALL, ALL), _ew("tstore", ALL, ALL),
+    _ew("tload", ALL, ALL, ALL + FP8), _ew("tstore", ALL, ALL),              # cpu: fp8 codes too (PTO164)
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
