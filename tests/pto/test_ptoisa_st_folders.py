@@ -133,6 +133,8 @@ def test_tstore_offsets_follow_the_global_strides():
     assert nd.tolist() == [[0, 1, 2], [5, 6, 7], [15, 16, 17], [20, 21, 22]]
     dn = memory.offsets("DN", [1, 1, 1, 2, 2], [1, 1, 1, 3, 4])       # the array is (..., W4=4, W3=3)
     assert dn.tolist() == [[0, 3], [1, 4]]
+    nz = memory.offsets("NZ", [1, 2, 1, 2, 2], [1, 2, 1, 2, 2])       # two 2 x 2 boxes side by side
+    assert nz.tolist() == [[0, 1, 4, 5], [2, 3, 6, 7]]
 
 
 def test_tfillpad_golden_pieces():
