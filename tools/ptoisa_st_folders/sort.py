@@ -25,18 +25,26 @@ def run_tmrgsort(folder: Path, st: Path, verbose: bool) -> Row:
     of TCOLS, TCOLS1 ... valid columns from ``input0.bin`` ...; dst 1 x TOPK stored into a LISTNUM * GCOLS
     global (an exhausted merge's trailing zeros of the golden are not compared, as main.cpp's
     HandleOutputData does). ``TMrgsortSingle<T, GROWS, GCOLS, TROWS, TCOLS, blockLen>``: the block merge of
-    ``input0.bin``. ``TMrgsortTopk`` (a program of merges joined by copies of tile storage) is not mapped."""
+    ``input0.bin``. ``TMrgsortTopk<T, GROWS, GCOLS, TROWS, TCOLS, TOPK>``: the kernel's program of merges
+    (:func:`topk_program`)."""
     row = Row(folder.name)
 
     def form(c):
         return {"TMrgsortMulti": None if len(c.args) == 11 else "not the form",
-                "TMrgsortSingle": None if len(c.args) == 6 else "not the form"}.get(
-            c.calls[0][0], "TMrgsortTopk: a program of TMRGSORTs joined by copies of tile storage (not mapped)")
+                "TMrgsortSingle": None if len(c.args) == 6 else "not the form",
+                "TMrgsortTopk": None if len(c.args) == 6 else "not the form"}.get(c.calls[0][0], "not the form")
 
     for case in each_case(folder, st, row, form):
         with refusals(row, case):
             half = case.args[0] == "uint16_t"
             dt, coef = ("f16", 2) if half else ("f32", 1)
+            if case.calls[0][0] == "TMrgsortTopk":
+                gr, gc, tr, tc, topk = ints(case.args[1:])
+                n = gr * gc * 4
+                got = topk_program(_lanes(case, "input0.bin", n, dt, tc * coef), dt, topk * coef)
+                want = np.fromfile(case.dir / "golden.bin", np.uint32, n // 4)
+                score(row, case, verbose, (stored(got, (1, n // got.dtype.size)).view(np.uint32), want, "f32"))
+                continue
             if case.calls[0][0] == "TMrgsortSingle":
                 gr, gc, tr, tc, block = ints(case.args[1:])
                 n = gr * gc * 4
@@ -61,6 +69,36 @@ def run_tmrgsort(folder: Path, st: Path, verbose: bool) -> Row:
                 got[len(got) - tail:] = 0
             score(row, case, verbose, (got, want, "f32"))
     return row
+
+
+def topk_program(data, dt: str, topk: int) -> pto.Tile:
+    """``RunTMrgsortTopk``: block merges of 64, 256 ... elements while four blocks fit (each result copied back
+    over src's storage), then the tail blocks (``FillMrgArray``: the largest block sizes down to 64 that fit)
+    merged two lists at a time into a 1 x topk dst, each result copied back over src; returns dst."""
+    cols = data.shape[1]
+    src, tmp, dst = tile(dt, (1, cols), None, data), tile(dt, (1, cols)), tile(dt, (1, topk))
+    block = 64
+    while block * 4 <= cols:
+        pto.tmrgsort(tmp, src, block, target="cpu")
+        done = cols // (block * 4) * (block * 4)
+        src.bits[0, :done] = tmp.bits[0, :done]
+        block *= 4
+    if block >= cols:
+        dst.bits[0, :topk] = tmp.bits[0, :topk]
+        return dst
+    sizes, left, i = [], cols, block
+    while i >= 64:
+        sizes += [i] * (left // i)
+        left -= left // i * i
+        i //= 4
+    merged = 0
+    for k in range(len(sizes) - 1):
+        merged += sizes[k]
+        n0, n1 = min(merged, topk), min(sizes[k + 1], topk)
+        s0, s1 = (tile(dt, (1, topk), (1, n), src.bits[:, at:at + n]) for n, at in ((n0, 0), (n1, merged)))
+        pto.tmrgsort(dst, None, s0, s1, tile(dt, (1, cols)), target="cpu")
+        src.bits[0, :topk] = dst.bits[0, :topk]
+    return dst
 
 
 ADAPTERS = {"tmrgsort": run_tmrgsort}
