@@ -206,3 +206,34 @@ TEST_F(P, Wrong)
     row = st.run_folder(_folder(tmp_path, "tprint", main, "x = 1\n"), tmp_path, verbose=True)
     assert (row.cases, row.passed, row.failed) == (2, 1, 1)
     assert row.reasons == ["Wrong: '-13' not in out"]
+
+
+def test_self_checking_tests_are_read_from_main_cpp(tmp_path):
+    """TCOLPROD's gtest: values and expected products are arrays in main.cpp; a wrong expectation fails."""
+    main = """TEST(C, Good)
+{
+    using SrcTile = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    using DstTile = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 3>;
+    SrcTile src;
+    DstTile dst;
+    const int values[2][3] = {{2, -3, 4}, {5, 6, 0}};
+    TCOLPROD(dst, src);
+    const int expected[3] = {10, -18, 0};
+}
+
+TEST(C, Bad)
+{
+    using SrcTile = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    using DstTile = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 3>;
+    SrcTile src;
+    DstTile dst;
+    const int values[2][3] = {{2, -3, 4}, {5, 6, 0}};
+    TCOLPROD(dst, src);
+    const int expected[3] = {10, -18, 1};
+}
+"""
+    folder = tmp_path / "tcolprod"
+    folder.mkdir()
+    (folder / "main.cpp").write_text(main)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.reasons) == (2, 1, 1, ["Bad: fails"])
