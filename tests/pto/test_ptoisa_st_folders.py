@@ -237,3 +237,37 @@ TEST(C, Bad)
     (folder / "main.cpp").write_text(main)
     row = st.run_folder(folder, tmp_path, verbose=True)
     assert (row.cases, row.passed, row.failed, row.reasons) == (2, 1, 1, ["Bad: fails"])
+
+
+def test_mx_scale_files_are_read_back_into_logical_matrices(tmp_path):
+    """gen_data.py writes A's E8M0 scales in 16 x 2 blocks, block rows first (zZ), and B's in 2 x 16 blocks
+    stored transposed, column blocks first (nN); element loops here lay them out, the adapter reads them back."""
+    from ptoisa_st_folders import matmul
+
+    rng = np.random.default_rng(3)
+    m, g, n = 32, 4, 48
+    a, b = rng.integers(0, 256, (m, g)).astype(np.uint8), rng.integers(0, 256, (g, n)).astype(np.uint8)
+    za = [a[r0 + i, c0 + j] for r0 in range(0, m, 16) for c0 in range(0, g, 2) for i in range(16) for j in range(2)]
+    nb = [b[k0 + j, n0 + i] for n0 in range(0, n, 16) for k0 in range(0, g, 2) for i in range(16) for j in range(2)]
+    np.array(za, np.uint8).tofile(tmp_path / "x1_mx_gm.bin")
+    np.array(nb, np.uint8).tofile(tmp_path / "x2_mx_gm.bin")
+    case = st.Case("c", [], tmp_path, 0.0, None)
+    got_a, got_b = matmul.mx_scales(case, m, g, n)
+    assert (got_a == a).all() and (got_b == b).all()
+
+
+def test_the_top_k_program_sorts_a_row():
+    """TMRGSORT's top-k program on 1024 f32 lanes of (value, index) records: block merges of 64 then 256 lanes
+    leave one sorted 1024-lane block, copied to dst: the records by value, descending."""
+    from ptoisa_st_folders import sort
+
+    rng = np.random.default_rng(4)
+    vals = rng.permutation(512).astype(np.float32)
+    rec = np.empty(1024, np.float32)
+    rec[0::2], rec[1::2] = vals, np.arange(512, dtype=np.uint32).view(np.float32)
+    for b in range(0, 1024, 64):                              # blocks of 32 records, each sorted descending
+        blk = rec[b:b + 64].reshape(-1, 2)
+        rec[b:b + 64] = blk[np.argsort(-blk[:, 0], kind="stable")].ravel()
+    got = sort.topk_program(rec.view(np.uint32).reshape(1, -1), "f32", 1024).bits.view(np.float32)[0]
+    assert (got[0::2] == np.sort(vals)[::-1]).all()
+    assert (vals[got[1::2].view(np.uint32)] == got[0::2]).all()
