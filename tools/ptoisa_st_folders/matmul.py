@@ -124,38 +124,46 @@ def mx_scales(case, m: int, groups: int, n: int):
     return a, b
 
 
-def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool):
+def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, base_k: int | None = None):
     """``RunTMATMULMX``'s chain on tilesim: A and B through Nz mat tiles to Left and Right, the E8M0 scales
-    to ScaleLeft (Zz) and ScaleRight (Nn) tiles, TMATMUL_MX (with a bias row), TSTORE; (stored, golden, f32)."""
+    to ScaleLeft (Zz) and ScaleRight (Nn) tiles, TMATMUL_MX (with a bias row), TSTORE; (stored, golden, f32).
+    ``RunTMATMULMX_SPLIT_K`` (``base_k``): the same over each base_k slice of K, TMATMUL_MX for the first
+    (with the bias) and its accumulating form for the others."""
     M, K, N = _up(vm, 16), _up(vk, 64), _up(vn, 32)
     G = K // 32
-    a_mat = tile(a_t, (M, K), (vm, vk), loc="mat", blayout="col_major", slayout="row_major")
-    b_mat = tile(b_t, (K, N), (vk, vn), loc="mat", blayout="col_major", slayout="row_major")
-    pto.tload(a_mat, case.read("x1_gm.bin", "u8", vm, vk).view(a_mat.dtype.np), target="cpu")
-    pto.tload(b_mat, case.read("x2_gm.bin", "u8", vk, vn).view(b_mat.dtype.np), target="cpu")
-    left = tile(a_t, (M, K), (vm, vk), loc="left", blayout="col_major", slayout="row_major")      # TileLeft
-    right = tile(b_t, (K, N), (vk, vn), loc="right", blayout="row_major", slayout="col_major")
-    pto.tmov(left, a_mat, target="cpu")
-    pto.tmov(right, b_mat, target="cpu")
+    a_all, b_all = case.read("x1_gm.bin", "u8", vm, vk), case.read("x2_gm.bin", "u8", vk, vn)
     sa, sb = mx_scales(case, M, G, vn)
-    a_scale = tile("f8e8m0", (M, G), (vm, G), sa, loc="scaling", blayout="row_major", slayout="row_major",
-                   fractal=32)
-    b_scale = tile("f8e8m0", (G, N), (G, vn), sb, loc="scaling", blayout="col_major", slayout="col_major",
-                   fractal=32)
     acc = tile("f32", (M, N), (vm, vn), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
-    if bias:
-        row = tile("f32", (1, N), (1, vn), case.read("bias_gm.bin", "f32", 1, vn), loc="bias")
-        pto.tmatmul_mx_bias(acc, left, a_scale, right, b_scale, row, target="cpu")
-    else:
-        pto.tmatmul_mx(acc, left, a_scale, right, b_scale, target="cpu")
+    step = base_k or K
+    for i, k0 in enumerate(range(0, K, step)):
+        kv, g0, gs = min(step, vk - k0), k0 // 32, step // 32
+        a_mat = tile(a_t, (M, step), (vm, kv), loc="mat", blayout="col_major", slayout="row_major")
+        b_mat = tile(b_t, (step, N), (kv, vn), loc="mat", blayout="col_major", slayout="row_major")
+        pto.tload(a_mat, a_all[:, k0:k0 + kv].view(a_mat.dtype.np), target="cpu")
+        pto.tload(b_mat, b_all[k0:k0 + kv].view(b_mat.dtype.np), target="cpu")
+        left = tile(a_t, (M, step), (vm, kv), loc="left", blayout="col_major", slayout="row_major")   # TileLeft
+        right = tile(b_t, (step, N), (kv, vn), loc="right", blayout="row_major", slayout="col_major")
+        pto.tmov(left, a_mat, target="cpu")
+        pto.tmov(right, b_mat, target="cpu")
+        a_scale = tile("f8e8m0", (M, gs), (vm, gs), sa[:, g0:g0 + gs], loc="scaling", blayout="row_major",
+                       slayout="row_major", fractal=32)
+        b_scale = tile("f8e8m0", (gs, N), (gs, vn), sb[g0:g0 + gs], loc="scaling", blayout="col_major",
+                       slayout="col_major", fractal=32)
+        if i:
+            pto.tmatmul_mx_acc(acc, acc, left, a_scale, right, b_scale, target="cpu")
+        elif bias:
+            row = tile("f32", (1, N), (1, vn), case.read("bias_gm.bin", "f32", 1, vn), loc="bias")
+            pto.tmatmul_mx_bias(acc, left, a_scale, right, b_scale, row, target="cpu")
+        else:
+            pto.tmatmul_mx(acc, left, a_scale, right, b_scale, target="cpu")
     out = pto.tstore(np.zeros((vm, vn), np.float32), acc, target="cpu")
     return out.view(np.uint32), case.read("golden.bin", "f32", vm, vn), "f32"
 
 
 def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
     """``TmatmulMXTest<T, U, S, isBias, isFp4, key>(...)``: the kernel's ``RunTMATMULMX<f32, A, B, E8M0, bias,
-    M, K, N, isBias, false>`` for the key of ``LaunchTMATMUL_MX[_BIAS]``. Packed fp4 kernels, the GEMV kernels
-    (TGEMV_MX) and the split-K ones are not mapped."""
+    M, K, N, isBias, false>`` (or its split-K form, BASEK = 64) for the key of ``LaunchTMATMUL_MX[_BIAS]``.
+    Packed fp4 kernels and the GEMV kernels (TGEMV_MX) are not mapped."""
     row = Row(folder.name)
     keys = kernel_keys(folder)
 
@@ -166,17 +174,17 @@ def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
 
     def form(case):
         run = run_of(case)
-        if run is None or run[0] != "RunTMATMULMX":
-            return f"{run[0] if run else 'no run function'}: not mapped (GEMV_MX or split-K kernels)"
+        if run is None or run[0] not in ("RunTMATMULMX", "RunTMATMULMX_SPLIT_K"):
+            return f"{run[0] if run else 'no run function'}: TGEMV_MX has no tilesim op"
         if run[1][-1] == "true" or run[1][1] not in MX_TYPES or run[1][2] not in MX_TYPES:
             return "packed fp4 elements (two codes a byte) have no tilesim dtype"
         return None
 
     for case in each_case(folder, st, row, form):
         with refusals(row, case):
-            _, a, _ = run_of(case)
-            score(row, case, verbose, matmul_mx(case, MX_TYPES[a[1]], MX_TYPES[a[2]],
-                                                *(int(v) for v in a[5:8]), a[8] == "true"))
+            fn, a, _ = run_of(case)
+            score(row, case, verbose, matmul_mx(case, MX_TYPES[a[1]], MX_TYPES[a[2]], *(int(v) for v in a[5:8]),
+                                                a[8] == "true", 64 if fn.endswith("SPLIT_K") else None))
     return row
 
 
