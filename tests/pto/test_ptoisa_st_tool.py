@@ -212,8 +212,9 @@ def test_a_ttest_folder_tests_the_signals_first_element(tmp_path):
 def test_twait_scenarios_run_as_blocks_and_each_wait_sees_its_phase(tmp_path):
     """twait's thread tests become blocks: the waiter records the signal after each wait; a notifier's TNOTIFY
     that satisfies the waiter hands it the turn (PTO155), so the three phases are seen as 1, 3, 5."""
-    w = st.TWAIT_RUNS["RunTWaitMultiPhase"]([], [])[0]
-    out = st.pto.run_text(st.twait_program(w), {"sig": np.zeros((1, 1), np.int32)}, "cpu", blocks=2)
+    from ptoisa_st_folders import comm as comm_folders  # importable once the tool is loaded
+    w = comm_folders.TWAIT_RUNS["RunTWaitMultiPhase"]([], [])[0]
+    out = st.pto.run_text(comm_folders.twait_program(w), {"sig": np.zeros((1, 1), np.int32)}, "cpu", blocks=2)
     assert out["seen"].ravel().tolist() == [1, 3, 5]
     folder = tmp_path / "twait"
     folder.mkdir()
