@@ -43,24 +43,23 @@ def _fp16_bad(src, bank, row, rows, cols):
 
 
 @njit(cache=True, inline="always")
+def _src_counter(c, cr, clear, to_cr, incr):
+    """A Src counter and its CR after ``ApplyAddrMod``: cleared, CR + increment into both, or incremented."""
+    if clear:
+        return 0, 0
+    if to_cr:
+        return cr + incr, cr + incr
+    return c + incr, cr
+
+
+@njit(cache=True, inline="always")
 def _apply_addr_mod(state, sections, addr_mod, set_base):
     """``ApplyAddrMod`` (as :func:`.common.apply_addr_mod`): ``sections`` (8, 14) of the thread's ADDR_MOD
     fields in that function's order."""
     sec = sections[addr_mod + 4 if state[7] or set_base else addr_mod]
-    srca, srca_cr, srcb, srcb_cr, dst, dst_cr = state[0], state[1], state[2], state[3], state[4], state[5]
-    fidelity, bias = state[6], state[7]
-    if sec[0]:
-        srca = srca_cr = 0
-    elif sec[1]:
-        srca = srca_cr = srca_cr + sec[2]
-    else:
-        srca += sec[2]
-    if sec[3]:
-        srcb = srcb_cr = 0
-    elif sec[4]:
-        srcb = srcb_cr = srcb_cr + sec[5]
-    else:
-        srcb += sec[5]
+    srca, srca_cr = _src_counter(state[0], state[1], sec[0], sec[1], sec[2])
+    srcb, srcb_cr = _src_counter(state[2], state[3], sec[3], sec[4], sec[5])
+    dst, dst_cr, fidelity, bias = state[4], state[5], state[6], state[7]
     if sec[6]:
         dst = dst_cr = 0
     elif sec[7]:
