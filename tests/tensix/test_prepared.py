@@ -72,7 +72,7 @@ def test_prepared_run_equals_one_word_at_a_time(seed, combo, rounding, jit, calm
     if calmer:
         calm(fast, t)
     ref = fast.copy()
-    words = random_program(rng, 16)
+    words = random_program(rng, 12)
     while words:
         before = state(fast)
         try:
