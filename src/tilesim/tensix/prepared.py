@@ -45,10 +45,12 @@ def _elw(op: str):
 
 
 def _matmul(rows: int | None):
-    """MVMUL (``rows`` None: 7 or 8 by BroadcastSrcBRow), DOTPV (8) and GAPOOL (4), as :func:`.fpu.matmul.run_matmul`."""
+    """MVMUL (``rows`` None: 7 or 8 by BroadcastSrcBRow), DOTPV (8) and GAPOOL (4), as
+    :func:`.fpu.matmul.run_matmul` runs them."""
     def row(m: Machine, thread: int, insn) -> tuple:
         mode = fpu_mode(m, thread, insn.mnemonic)
-        if not m.jit or m.rounding != "hardware" or mode.style == "INT8" or m.cfg(thread)["ALU_ROUNDING_MODE_Fpu_srnd_en"]:
+        srnd = m.cfg(thread)["ALU_ROUNDING_MODE_Fpu_srnd_en"]
+        if not m.jit or m.rounding != "hardware" or mode.style == "INT8" or srnd:
             return ()
         bcast = rows is None and bool(insn["BroadcastSrcBRow"])
         n = rows or (7 if bcast else 8)
@@ -83,8 +85,7 @@ def _step_row(m: Machine, thread: int, insn) -> np.ndarray:
     except TilesimError:   # a plan that raises (a format code that names no format): the handler raises it
         return row
     if kind != GENERAL:
-        fields = insn.fields
-        row[:5] = (kind, fields.get("DstRow", 0), fields["AddrMod"], fields.get("FlipSrcA", 0), fields.get("FlipSrcB", 0))
+        row[:5] = (kind, insn["DstRow"], insn["AddrMod"], insn["FlipSrcA"], insn["FlipSrcB"])
         row[5:5 + len(params)] = params
     return row
 
