@@ -13,15 +13,15 @@ a folder or case is not mapped. Nothing of pto-isa is copied into tilesim; the t
 
 A folder is mapped when its kernel is the plain one: TLOAD of each input into a row-major vec tile of
 ``TROWS x TCOLS`` (valid the whole tile), the op, TSTORE of dst (``tadd_kernel.cpp`` and its kin). Folders with
-other kernels are listed with the reason they are not mapped yet, or run by an adapter of their own (one per
-kernel shape, sharing :func:`_cases`): the communication folders through :mod:`tilesim.pto.comm`,
-twait's thread scenarios as blocks of a generated ``.pto`` kernel.
+other kernels are listed with the reason they are not mapped yet.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 import shutil
 import subprocess
 import sys
@@ -31,9 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tilesim import pto
+from tilesim import formats, pto
 from tilesim.errors import TilesimError
-from tilesim.pto import comm
 
 #: C++ element types of the test templates -> tilesim dtypes
 CXX_DTYPES = {"float": "f32", "aclFloat16": "f16", "half": "f16", "bfloat16_t": "bf16", "int32_t": "i32",
@@ -52,7 +51,6 @@ PLAIN = {
     **{op: ("src0", "@scalar", "src1") for op in ("taddsc", "tsubsc")},
     "tlrelu": ("src", "@scalar"), "tprelu": ("src0", "src1", "tmp"),
     **{op: ("src", "@scalar") for op in ("tshls", "tshrs", "tcmps")}, "tpairreducesum": ("src",),
-    "tprefetch": ("src",),                                        # TPREFETCH(dstTile, srcTile): cpu copies
 }
 #: folders whose dst has another dtype than the sources, and the op's keyword arguments from the template's
 #: arguments after the shapes (TCMPS: ``<T, R, C, R, C, CmpMode>``, a u8 mask)
@@ -88,11 +86,6 @@ OP_OF = {"tfusemuladd": "tfusedmuladd", "tfusemuladdrelu": "tfusedmuladdrelu"}
 NOT_MAPPED = {
     "tisa_coverage": "not an instruction test (a list of entry points)",
     "tflashattn": "not an instruction test (a kernel of many instructions)",
-    **{f: "main.cpp builds its data and reference in C++ (no gen_data.py); the bank covers TQUANT's MX forms "
-          "bit for bit (PTO145)" for f in ("tquant", "tquant_dn")},
-    **{f: f"{op} of a ConvTile (NC1HWC0/FRACTAL_Z layouts): tilesim's ConvTile feeds TIMG2COL only (PTO140)"
-       for f, op in (("textract_conv", "TEXTRACT"), ("tloadconv", "TLOAD"), ("tstore_conv", "TSTORE"),
-                     ("ttrans_conv", "TTRANS"))},
 }
 
 
@@ -110,9 +103,11 @@ class Row:
 
 _TEST = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<([^>]*)>\(\s*\)\s*;\s*\}")
 _READ = re.compile(r'ReadFile\(\s*GetGoldenDir\(\)\s*\+\s*"/([\w.]+)"')
-_EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*\w+\s*,\s*([0-9.eE+-]+)f?\s*\)")
+_EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*(?:\(\w+\s*\*\)\s*)?\w+(?:\.data\(\))?\s*,"
+                  r"\s*([0-9.eE+-]+|k\w+)f?\s*[,)]")           # (golden, out | (T*)out | out.data(), eps[, ...])
 
 
+_EPS_CONST = re.compile(r"constexpr\s+float\s+(k\w+)\s*=\s*([0-9.eE+-]+)f?\s*;")
 _EPS_VAR = re.compile(r"float\s+eps\s*=\s*([0-9.eE+-]+)f?\s*;")
 _EPS_TYPE = re.compile(r"is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\)\s*\{\s*eps\s*=\s*([0-9.eE+-]+)f?\s*;")
 
@@ -120,7 +115,8 @@ _EPS_TYPE = re.compile(r"is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\)\s*\{\s*eps\s*=\s*([
 def eps_of(main: str, cxx_type: str) -> float | None:
     """The eps main.cpp passes to ResultCmp for element type ``cxx_type``: one literal, or a variable
     ``float eps = D;`` set per type by ``if constexpr (std::is_same_v<T, X>) { eps = E; }``; None if unclear."""
-    literals = {float(e) for e in _EPS.findall(main)}
+    named = dict(_EPS_CONST.findall(main))                             # ResultCmp(g, out.data(), kEpsilon)
+    literals = {float(named.get(e, e)) for e in _EPS.findall(main) if e in named or not e.startswith("k")}
     if len(literals) == 1:
         return literals.pop()
     default = _EPS_VAR.findall(main)
@@ -137,14 +133,125 @@ def _int(word: str) -> int:
     return int(m.group(1))
 
 
-def generate(folder: Path, st: Path, work: Path) -> dict[str, Path]:
+def generate(folder: Path, st: Path, work: Path, row: Row | None = None) -> dict[str, Path]:
     """Run upstream's gen_data.py in ``work``; returns each case's folder (``Suite.case``) by name (some scripts
-    write them beside themselves, some under ``testcases/``)."""
+    write them beside themselves, some under ``testcases/``). A script that fails with bf16 on is run again
+    with it off (its bf16 cases then have no data), saying why in ``row``."""
     shutil.copy(folder / "gen_data.py", work / "gen_data.py")
-    env = {"PYTHONPATH": str(st), "PATH": "/usr/bin:/bin", "PTO_CPU_SIM_ENABLE_BF16": "1"}
-    subprocess.run([sys.executable, "gen_data.py"], cwd=work, env=env, check=True, capture_output=True,
-                   timeout=600)
+    env = {"PYTHONPATH": f"{st}:{st.parents[2]}", "PATH": "/usr/bin:/bin",  # some import tests.cpu.st.utils
+           "PTO_CPU_SIM_ENABLE_BF16": "1"}
+    run = subprocess.run([sys.executable, "gen_data.py"], cwd=work, env=env, capture_output=True, timeout=600)
+    if run.returncode and row is not None:
+        last = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
+        row.reasons.append(f"gen_data.py fails with bf16 on ({last[0]}), so it runs with bf16 off")
+        env.pop("PTO_CPU_SIM_ENABLE_BF16")
+        run = subprocess.run([sys.executable, "gen_data.py"], cwd=work, env=env, capture_output=True, timeout=600)
+    run.check_returncode()
     return {p.name: p for p in (*work.glob("*.*"), *work.glob("testcases/*.*")) if p.is_dir()}
+
+
+_TEST_AT = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)")
+_CALL = re.compile(r"(\w+)<([^<>;]*)>\s*\(")
+_ARG_SEP = re.compile(r",(?![^{]*\})")       # a comma outside braces (``TilesSize{64, 128}`` is one argument)
+
+
+@dataclass
+class Case:
+    """One TEST_F of a folder: its name, each templated call in its body with the call's template arguments,
+    its gen_data.py folder, its ResultCmp eps and the tilesim dtype of the first C++ element type named."""
+    name: str
+    calls: list[tuple[str, list[str]]]
+    dir: Path
+    eps: float
+    dtype: str
+
+    @property
+    def args(self) -> list[str]:
+        """The first call's template arguments."""
+        return self.calls[0][1]
+
+    def read(self, file: str, dt: str, rows: int, cols: int) -> np.ndarray:
+        """The first ``rows x cols`` lanes of ``file`` (a gen_data.py output) as a bit array of dtype ``dt``."""
+        return np.fromfile(self.dir / file, pto.get_dtype(dt).lane, rows * cols).reshape(rows, cols)
+
+
+def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | None] = lambda c: None,
+              exempt: Callable[[Case], bool] = lambda c: False) -> Iterator[Case]:
+    """The folder's cases, with gen_data.py run once; counts ``row.cases`` and, with why, each case not mapped:
+    a TEST_F with no templated call, no data, no known element type or eps, or ``form(case)`` giving a reason.
+    ``form`` alone judges a case for which ``exempt(case)`` holds (main.cpp builds its data, or only the
+    kernel names its types)."""
+    main = (folder / "main.cpp").read_text()
+    marks = list(_TEST_AT.finditer(main))
+    row.cases = len(marks)
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        try:
+            dirs = generate(folder, st, Path(tmp), row)
+        except subprocess.CalledProcessError as e:
+            last = (e.stderr or b"").decode(errors="replace").strip().splitlines()[-1:] or ["?"]
+            row.not_mapped, row.reasons = row.cases, [f"gen_data.py fails ({last[0]})"]
+            return
+        for m, nxt in zip(marks, [*marks[1:], None]):
+            body = main[m.end(): nxt.start() if nxt else len(main)]
+            calls = [(f, [a.strip() for a in _ARG_SEP.split(args)]) for f, args in _CALL.findall(body)]
+            types = [a for a in (calls[0][1] if calls else ()) if a in CXX_DTYPES]
+            case = Case(m.group(2), calls, dirs.get(f"{m.group(1)}.{m.group(2)}"),
+                        eps_of(main, types[0] if types else ""), CXX_DTYPES[types[0]] if types else None)
+            why = ("no templated call" if not calls else form(case) if exempt(case) else
+                   "gen_data.py made no data" if case.dir is None else
+                   f"no tilesim dtype for {_first_type(calls)}" if not types else
+                   "no eps" if case.eps is None else form(case))
+            if why:
+                row.not_mapped += 1
+                row.reasons.append(f"{case.name}: {why}")
+                continue
+            yield case
+
+
+def _first_type(calls) -> str:
+    """The first template argument of a case's first call that is not a number (its element type, mostly)."""
+    return next((a for a in calls[0][1] if not re.fullmatch(r"-?(?:NUM_)?\d+", a)), "?")
+
+
+@contextmanager
+def refusals(row: Row, case: Case):
+    """Count a TilesimError raised in the block as the case refused, with its rule."""
+    try:
+        yield
+    except TilesimError as e:
+        row.refused += 1
+        row.reasons.append(f"{case.name}: refused: {e.rule}")
+
+
+def numbers(bits: np.ndarray, dt: str) -> np.ndarray:
+    """Lane bits of dtype ``dt`` as float64 numbers."""
+    d = pto.get_dtype(dt)
+    return formats.decode(bits, d.format) if not d.has_view else np.asarray(bits).view(d.np).astype(np.float64)
+
+
+def score(row: Row, case: Case, verbose: bool, *outputs: tuple[np.ndarray, np.ndarray, str]):
+    """Count the case: it passes when each output ``(got, want, dt)`` (tilesim's bits, upstream's bits, their
+    dtype) passes ResultCmp at the case's eps, and is exact when each is equal bit for bit."""
+    results = [pto.result_cmp(numbers(got, dt), numbers(want, dt), case.eps) for got, want, dt in outputs]
+    passed = all(r.passed for r in results)
+    row.passed += passed
+    row.failed += not passed
+    row.exact += all(np.array_equal(np.ravel(got), np.ravel(want)) for got, want, _ in outputs)
+    if verbose and not passed:
+        row.reasons.append(f"{case.name}: fails (" + ", ".join(f"{r.failures} > {r.allowed}" for r in results
+                                                             if not r.passed) + ")")
+
+
+_TEST_LINE = re.compile(r"^\s*TEST(?:_F)?\(", re.M)
+_TEST_MACRO = re.compile(r"^#define\s+(\w+)\((?:[^\n]*\\\n)*?[^\n]*\bTEST(?:_F)?\(", re.M)
+
+
+def count_tests(main: str) -> int:
+    """The gtest cases of a main.cpp: its ``TEST_F(`` and ``TEST(`` lines, a macro that defines one counted
+    once per use (``TMOV_TEST(...)``) instead of once."""
+    macros = _TEST_MACRO.findall(main)
+    uses = sum(len(re.findall(rf"^{m}\(", main, re.M)) for m in macros)
+    return len(_TEST_LINE.findall(main)) - len(macros) + uses
 
 
 def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path], dst_dt: str | None = None,
@@ -240,50 +347,12 @@ def run_reshape(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
-_TEST_CALL = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<(?:\w+<)?([^<>]*)>+\(([^)]*)\)\s*;\s*\}")
-
-
-def _cases(folder: Path, st: Path, row: Row, fits, eps_type=lambda args: args[0], eps_needed: bool = True):
-    """The prelude every adapter shares: count main.cpp's TEST_F bodies, run gen_data.py, and yield
-    ``(case, template args, call args, case folder, eps)`` for each body that is one templated call whose
-    template arguments ``fits(args)``, whose data gen_data.py wrote and whose ResultCmp eps (for the C++ type
-    ``eps_type(args)``) main.cpp gives; the rest count as not mapped."""
-    main = (folder / "main.cpp").read_text()
-    tests = _TEST_CALL.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
-    row.not_mapped += row.cases - len(tests)
-    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs, call in tests:
-            args = [a.strip() for a in targs.split(",")]
-            case_dir = dirs.get(f"{suite}.{case}")
-            ok = fits(args)
-            eps = eps_of(main, eps_type(args)) if ok else None
-            if case_dir is None or not ok or (eps is None and eps_needed):
-                row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
-                continue
-            yield case, args, [a.strip() for a in call.split(",") if a.strip()], case_dir, eps
-
-
-def _typed(n: int):
-    """``fits`` for template arguments ``<T, n - 1 more>`` with T a known element type."""
-    return lambda args: len(args) == n and args[0] in CXX_DTYPES
-
-
-def _score(row: Row, case: str, got: np.ndarray, want: np.ndarray, dt: str, eps: float, verbose: bool) -> None:
-    """Count one case: ``got`` and ``want`` are lanes of ``dt``, compared as its values by ResultCmp and bit
-    for bit."""
-    d = pto.get_dtype(dt)
-    res = pto.result_cmp(np.asarray(got.view(d.np), np.float64), np.asarray(want.view(d.np), np.float64), eps)
-    row.passed += res.passed
-    row.failed += not res.passed
-    row.exact += bool((got == want).all())
-    if verbose and not res.passed:
-        row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
-
-
 _SUBVIEW_AT = re.compile(r"runTSubView<[^>]*>\([^;]*?,\s*(\d+)\s*,\s*(\d+)\s*\)\s*;")
+
+
+def _seven(case: Case) -> str | None:
+    """The form of the TSUBVIEW and TGATHERB tests: ``<T, six shape arguments>``."""
+    return None if len(case.args) == 7 else "not the folder's form"
 
 
 def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
@@ -294,24 +363,18 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
     kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
     at = set(_SUBVIEW_AT.findall(kernel))
     if len(at) != 1:
-        main = (folder / "main.cpp").read_text()
-        row.cases = row.not_mapped = len(re.findall(r"TEST_F\(", main))
+        row.cases = row.not_mapped = len(_TEST_AT.findall((folder / "main.cpp").read_text()))
         row.reasons = ["the kernel's (rowIdx, colIdx) is not one literal pair"]
         return row
     r, c = (int(v) for v in at.pop())
-    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(7)):
-        d = pto.get_dtype(CXX_DTYPES[args[0]])
-        gr, gc, tr, tc, sr, sc = (_int(a) for a in args[1:])
-        src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
-        src.bits[:gr, :gc] = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
-        try:
-            dst = pto.tsubview(pto.Tile("vec", d.name, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
-        except TilesimError as e:
-            row.refused += 1
-            row.reasons.append(f"{case}: refused: {e.rule}")
-            continue
-        want = np.fromfile(case_dir / "golden.bin", d.lane, sr * sc).reshape(sr, sc)
-        _score(row, case, dst.valid_bits, want, d.name, eps, verbose)
+    for case in each_case(folder, st, row, _seven):
+        with refusals(row, case):
+            dt = case.dtype
+            gr, gc, tr, tc, sr, sc = (_int(a) for a in case.args[1:])
+            src = pto.Tile("vec", dt, tr, tc, valid=(gr, gc))
+            src.bits[:gr, :gc] = case.read("input.bin", dt, gr, gc)
+            dst = pto.tsubview(pto.Tile("vec", dt, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
+            score(row, case, verbose, (dst.valid_bits, case.read("golden.bin", dt, sr, sc), dt))
     return row
 
 
@@ -319,382 +382,30 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
     """TGATHERB folders: ``<T, DSTROWS, DSTCOLS, OFFROWS, OFFCOLS, SRCROWS, SRCCOLS>``; src from ``x.bin``,
     a u32 offset tile from ``offset.bin``, dst compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
     row = Row(folder.name)
-    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(7)):
-        d = pto.get_dtype(CXX_DTYPES[args[0]])
-        dr, dc, orows, ocols, sr, sc = (_int(a) for a in args[1:])
-        src, off, dst = (pto.Tile("vec", dt, r, c) for dt, r, c in ((d.name, sr, sc), ("u32", orows, ocols),
-                                                                       (d.name, dr, dc)))
-        src.bits[...] = np.fromfile(case_dir / "x.bin", d.lane, sr * sc).reshape(sr, sc)
-        off.bits[...] = np.fromfile(case_dir / "offset.bin", np.uint32, orows * ocols).reshape(orows, ocols)
-        try:
+    for case in each_case(folder, st, row, _seven):
+        with refusals(row, case):
+            dt = case.dtype
+            dr, dc, orows, ocols, sr, sc = (_int(a) for a in case.args[1:])
+            src, off, dst = (pto.Tile("vec", t, r, c) for t, r, c in ((dt, sr, sc), ("u32", orows, ocols),
+                                                                     (dt, dr, dc)))
+            src.bits[...] = case.read("x.bin", dt, sr, sc)
+            off.bits[...] = case.read("offset.bin", "u32", orows, ocols)
             pto.tgatherb(dst, src, off, target="cpu")
-        except TilesimError as e:
-            row.refused += 1
-            row.reasons.append(f"{case}: refused: {e.rule}")
-            continue
-        want = np.fromfile(case_dir / "golden.bin", d.lane, dr * dc).reshape(dr, dc)
-        _score(row, case, dst.bits, want, d.name, eps, verbose)
+            score(row, case, verbose, (dst.bits, case.read("golden.bin", dt, dr, dc), dt))
     return row
 
-
-def _comm_refused(row: Row, case: str, e: TilesimError) -> None:
-    row.refused += 1
-    row.reasons.append(f"{case}: refused: {e.rule}")
-
-
-def run_copy(folder: Path, st: Path, verbose: bool) -> Row:
-    """TPUT/TGET (``<T, GROWS, GCOLS, TROWS, TCOLS>``, a TROWS x TCOLS staging tile) and their async forms
-    (``<T, GROWS, GCOLS, Peer>``, no tile): ``input.bin`` copied into a fresh array, compared with
-    ``golden.bin``. The kernels pass two buffers of one process, so one block runs them."""
-    op = folder.name
-    row = Row(op)
-    is_async = op.endswith("_async")
-    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(4 if is_async else 5)):
-        d = pto.get_dtype(CXX_DTYPES[args[0]])
-        gr, gc = _int(args[1]), _int(args[2])
-        src = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
-        dst = np.zeros_like(src)
-        try:
-            if is_async:
-                getattr(comm, op)(dst, src, target="cpu")
-            else:
-                getattr(comm, op)(dst, src, pto.Tile("vec", d.name, _int(args[3]), _int(args[4])), target="cpu")
-        except TilesimError as e:
-            _comm_refused(row, case, e)
-            continue
-        _score(row, case, dst, np.fromfile(case_dir / "golden.bin", d.lane, gr * gc).reshape(gr, gc), d.name, eps,
-              verbose)
-    return row
-
-
-def run_tnotify(folder: Path, st: Path, verbose: bool) -> Row:
-    """TNOTIFY (``<op_type>``: 1 AtomicAdd, else Set): the signal ``sharedMemory.bin`` notified with the first
-    element of ``signal.bin``; the kernel's ``out[0]`` (the signal after) compared with ``golden.bin``."""
-    row = Row(folder.name)
-    for case, args, _call, case_dir, eps in _cases(folder, st, row, lambda a: len(a) == 1, lambda a: "int32_t"):
-        sig = np.fromfile(case_dir / "sharedMemory.bin", np.int32, 1)
-        value = int(np.fromfile(case_dir / "signal.bin", np.int32, 1)[0])
-        try:
-            comm.tnotify(sig, value, op="atomic_add" if _int(args[0]) == 1 else "set", target="cpu")
-        except TilesimError as e:
-            _comm_refused(row, case, e)
-            continue
-        _score(row, case, sig.view(np.uint32), np.fromfile(case_dir / "golden.bin", np.uint32, 1), "i32", eps,
-              verbose)
-    return row
-
-
-def _cmp_word(arg: str) -> str:
-    """``pto::comm::WaitCmp::LE`` -> ``le`` (also ReduceOp's words)."""
-    return arg.rsplit("::", 1)[-1].lower()
-
-
-def run_ttest(folder: Path, st: Path, verbose: bool) -> Row:
-    """TTEST (``<int32_t, GROWS, GCOLS, TROWS, TCOLS, WaitCmp>``): the kernel's ``Signal`` over ``input.bin`` is
-    its first element; tested against both values of ``cmp_file.bin``, the two results compared with the two
-    bools of ``golden.bin`` (main.cpp's EXPECT_TRUE, no eps)."""
-    row = Row(folder.name)
-    for case, args, _call, case_dir, _eps in _cases(folder, st, row, _typed(6), eps_needed=False):
-        sig = np.fromfile(case_dir / "input.bin", np.int32, 1)
-        values = np.fromfile(case_dir / "cmp_file.bin", np.int32, 2)
-        try:
-            got = [comm.ttest(sig, int(v), cmp=_cmp_word(args[5]), target="cpu") for v in values]
-        except TilesimError as e:
-            _comm_refused(row, case, e)
-            continue
-        ok = got == np.fromfile(case_dir / "golden.bin", np.bool_, 2).tolist()
-        row.passed += ok
-        row.failed += not ok
-        row.exact += ok
-        if verbose and not ok:
-            row.reasons.append(f"{case}: fails")
-    return row
-
-
-def run_tbroadcast(folder: Path, st: Path, verbose: bool) -> Row:
-    """TBROADCAST (``<T, D0, D1, D2, D3, D4, KN>``): ``input.bin`` (D0..D4) broadcast to KN consecutive copies
-    of one output buffer (the kernel's group), with a D3 x D4 staging tile; compared with ``golden.bin``."""
-    row = Row(folder.name)
-    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(7)):
-        d = pto.get_dtype(CXX_DTYPES[args[0]])
-        shape, kn = tuple(_int(a) for a in args[1:6]), _int(args[6])
-        n = int(np.prod(shape))
-        src = np.fromfile(case_dir / "input.bin", d.lane, n).reshape(shape)
-        out = np.zeros(kn * n, d.lane)
-        try:
-            comm.tbroadcast([out[k * n:(k + 1) * n].reshape(shape) for k in range(kn)], src,
-                            pto.Tile("vec", d.name, shape[3], shape[4]), target="cpu")
-        except TilesimError as e:
-            _comm_refused(row, case, e)
-            continue
-        _score(row, case, out, np.fromfile(case_dir / "golden.bin", d.lane, kn * n), d.name, eps, verbose)
-    return row
-
-
-def run_treduce(folder: Path, st: Path, verbose: bool) -> Row:
-    """TREDUCE (``<T, GROWS, GCOLS, TROWS, TCOLS, ReduceOp>``): the root (rank 0) reduces ``input0.bin`` and
-    ``input1.bin`` through two TROWS x GCOLS tiles (the kernel's accTile, recvTile); compared with ``golden.bin``."""
-    row = Row(folder.name)
-    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(6)):
-        d = pto.get_dtype(CXX_DTYPES[args[0]])
-        gr, gc, tr = _int(args[1]), _int(args[2]), _int(args[3])
-        group = [np.fromfile(case_dir / f"input{k}.bin", d.lane, gr * gc).reshape(gr, gc).view(d.np)
-                 for k in (0, 1)]
-        dst = np.zeros((gr, gc), d.np)
-        try:
-            comm.treduce(group, dst, pto.Tile("vec", d.name, tr, gc), pto.Tile("vec", d.name, tr, gc),
-                         op=_cmp_word(args[5]), root=0, target="cpu")
-        except TilesimError as e:
-            _comm_refused(row, case, e)
-            continue
-        _score(row, case, dst.view(d.lane), np.fromfile(case_dir / "golden.bin", d.lane, gr * gc).reshape(gr, gc),
-              d.name, eps, verbose)
-    return row
-
-
-_TWAIT_TEST = re.compile(r"TEST\(\s*TWait\s*,\s*(\w+)\s*\)\s*\{\s*ASSERT_TRUE\(\(?\s*(\w+)(?:<([^>]*)>)?\(([^)]*)\)")
-
-
-@dataclass
-class WaitRun:
-    """One TWAIT scenario as blocks: block 0 waits on a ``sub`` region at ``at`` of a ``full`` int32 signal array
-    (all ``init``) for each ``(value, cmp)`` of ``waits`` in turn; each of ``notifiers`` blocks applies ``steps``
-    (``(value, op, times)``, TNOTIFY on every element of the region)."""
-
-    waits: list
-    steps: list
-    notifiers: int = 1
-    init: int = 0
-    full: tuple = (1, 1)
-    at: tuple = (0, 0)
-    sub: tuple = (1, 1)
-
-
-#: twait_kernel.cpp's scenarios (threads and sleeps there), by the function main.cpp's TEST calls
-TWAIT_RUNS = {
-    "RunTWaitBasic": lambda t, a: [WaitRun([(42, "EQ")], [(42, "Set", 1)])],
-    "RunTWaitCompare": lambda t, a: [WaitRun([(th, cmp)], [(v, "Set", 1)], init=i) for i, v, th, cmp in (
-        (0, 150, 100, "GE"), (0, 1, 0, "NE"), (0, 51, 50, "GT"), (100, 10, 20, "LE"), (100, 5, 10, "LT"))],
-    "RunTWaitAtomic": lambda t, a: [WaitRun([(25 * a[0], "GE")], [(1, "AtomicAdd", 25)], notifiers=a[0])],
-    "RunTWaitMatrix": lambda t, a: [WaitRun([(1, "EQ")], [(1, "Set", 1)], full=(t[0], t[1]), sub=(t[0], t[1]))],
-    "RunTWaitMultiPhase": lambda t, a: [WaitRun([(1, "EQ"), (3, "GE"), (5, "EQ")],
-                                                [(1, "Set", 1), (3, "Set", 1), (5, "Set", 1)])],
-    "RunTWaitSubRegion": lambda t, a: [WaitRun([(1, "EQ")], [(1, "Set", 1)], full=(8, t[0]), at=(2, 5),
-                                               sub=(t[1], t[2]))],
-}
-
-
-def twait_program(w: WaitRun) -> str:
-    """The ``.pto`` kernel of one scenario: block 0 waits and copies the region into ``seen`` after each wait
-    (TGET), every other block notifies each element of the region with scf.for loops."""
-    (fr, fc), (r0, c0), (sr, sc) = w.full, w.at, w.sub
-    full, sub = f"!pto.tensor_view<{fr}x{fc}xi32>", f"!pto.partition_tensor_view<{sr}x{sc}xi32>"
-    seen_t = f"!pto.tensor_view<{len(w.waits) * sr}x{sc}xi32>"
-    tile = "!pto.tile_buf<vec, 1x8xi32>"
-    lines = [f"func.func @twait_case(%sig: !pto.ptr<i32>, %seen: !pto.ptr<i32>) {{",
-             *[f"  %k{v} = arith.constant {v} : index" for v in sorted({0, 1, fr, fc, sr, sc, r0, c0,
-                                                                      len(w.waits) * sr})],
-             "  %bi = pto.get_block_idx", "  %b = arith.index_cast %bi : i64 to index",
-             f"  %sv = pto.make_tensor_view %sig, shape = [%k{fr}, %k{fc}], strides = [%k{fc}, %k1] : {full}",
-             f"  %region = pto.partition_view %sv, offsets = [%k{r0}, %k{c0}], sizes = [%k{sr}, %k{sc}] : {full} "
-             f"-> {sub}",
-             f"  %seenv = pto.make_tensor_view %seen, shape = [%k{len(w.waits) * sr}, %k{sc}], strides = [%k{sc}, "
-             f"%k1] : {seen_t}",
-             f"  %t = pto.alloc_tile : {tile}",
-             "  %waiter = arith.cmpi eq, %b, %k0 : index", "  scf.if %waiter {"]
-    for k, (value, cmp) in enumerate(w.waits):
-        lines += [f"    %v{k} = arith.constant {value} : i32", f"    %r{k} = arith.constant {k * sr} : index",
-                  f"    pto.twait ins(%region, %v{k} : {sub}, i32) {{cmp = #pto.cmp<{cmp}>}}",
-                  f"    %s{k} = pto.partition_view %seenv, offsets = [%r{k}, %k0], sizes = [%k{sr}, %k{sc}] : "
-                  f"{seen_t} -> {sub}",
-                  f"    pto.tget ins(%region, %t : {sub}, {tile}) outs(%s{k} : {sub})"]
-    lines.append("  } else {")
-    for k, (value, op, times) in enumerate(w.steps):
-        lines += [f"    %n{k} = arith.constant {value} : i32", f"    %m{k} = arith.constant {times} : index",
-                  f"    scf.for %q{k} = %k0 to %m{k} step %k1 {{",
-                  f"      scf.for %i{k} = %k0 to %k{sr} step %k1 {{",
-                  f"        scf.for %j{k} = %k0 to %k{sc} step %k1 {{",
-                  f"          %row{k} = arith.addi %i{k}, %k{r0} : index",
-                  f"          %col{k} = arith.addi %j{k}, %k{c0} : index",
-                  f"          %e{k} = pto.partition_view %sv, offsets = [%row{k}, %col{k}], sizes = [%k1, %k1] : "
-                  f"{full} -> !pto.partition_tensor_view<1x1xi32>",
-                  f"          pto.tnotify ins(%n{k} : i32) outs(%e{k} : !pto.partition_tensor_view<1x1xi32>) "
-                  f"{{op = #pto.notify_op<{op}>}}",
-                  "        }", "      }", "    }"]
-    lines += ["  }", "  return", "}"]
-    return "\n".join(lines) + "\n"
-
-
-def run_twait(folder: Path, st: Path, verbose: bool) -> Row:
-    """TWAIT: main.cpp's TESTs call twait_kernel.cpp's thread scenarios (a notifier thread stores after a sleep,
-    the main thread waits). Each runs here as blocks of a ``.pto`` kernel (:func:`twait_program`, PTO155): block
-    0 waits and records the signal after each wait, the notifier threads are blocks 1..N. A case passes when
-    every recorded value satisfies its wait's condition (the scenario's own check) and the elements outside
-    the waited region are untouched."""
-    row = Row(folder.name)
-    tests = _TWAIT_TEST.findall((folder / "main.cpp").read_text())
-    row.cases = len(re.findall(r"\bTEST\(", (folder / "main.cpp").read_text()))
-    row.not_mapped = row.cases - len(tests)
-    for name, fn, targs, cargs in tests:
-        if fn not in TWAIT_RUNS:
-            row.not_mapped += 1
-            row.reasons.append(f"{name}: no scenario for {fn}")
-            continue
-        ints = lambda text: [_int(v) for v in text.split(",") if v.strip()]          # noqa: E731
-        ok = True
-        try:
-            for w in TWAIT_RUNS[fn](ints(targs or ""), ints(cargs)):
-                sig = np.full(w.full, w.init, np.int32)
-                out = pto.run_text(twait_program(w), {"sig": sig}, "cpu", blocks=1 + w.notifiers)
-                seen = out["seen"].reshape(len(w.waits), *w.sub)
-                ok &= all(pto.comm.compare(seen[k], v, cmp.lower()) for k, (v, cmp) in enumerate(w.waits))
-                outside = np.ones(w.full, bool)
-                outside[w.at[0]:w.at[0] + w.sub[0], w.at[1]:w.at[1] + w.sub[1]] = False
-                ok &= bool((out["sig"].reshape(w.full)[outside] == w.init).all())
-        except TilesimError as e:
-            _comm_refused(row, name, e)
-            continue
-        row.passed += ok
-        row.failed += not ok
-        row.exact += ok
-        if verbose and not ok:
-            row.reasons.append(f"{name}: fails")
-    return row
-
-
-_TEST_BODY = re.compile(r"\bTEST\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{(.*?)\n\}", re.S)
-_CONV = re.compile(r"using\s+SrcTile\s*=\s*ConvTile<\s*TileType::Mat\s*,\s*(\w+)\s*,[^,]+,\s*Layout::(\w+)\s*,"
-                   r"\s*ConvTileShape<([\d,\s]+)>\s*>")
-_LEFT = re.compile(r"using\s+DstTile\s*=\s*TileLeft<\s*(\w+)\s*,([\d,\s]+)>")
-_FILL = re.compile(r"src\.data\(\)\[Nc1hwc0Offset<SrcTile>\(([^)]*)\)\]\s*=\s*static_cast<\w+>\((.*)\);")
-_LOOP = re.compile(r"for\s*\(\s*int\s+(\w+)\s*=\s*0\s*;\s*\1\s*<\s*(\d+)\s*;")
-_LOOP_NAMES = re.compile(r"for\s*\(\s*int\s+(\w+)")
-_SET = re.compile(r"src\.Set(\w+)\(([^;]*)\);")
-_CALL = re.compile(r"TIMG2COL<DstTile,\s*SrcTile,\s*SetFmatrixMode::FMATRIX_(\w+)>\(dst,\s*src,\s*(\d+),\s*(\d+)\)")
-_CONV_SETTINGS = {"FmapH": "fmap_h", "FmapW": "fmap_w", "FilterH": "filter_h", "FilterW": "filter_w",
-                  "StrideH": "stride_h", "StrideW": "stride_w", "DilationH": "dilation_h", "DilationW": "dilation_w",
-                  "ChannelSize": "channel_size", "RepeatStride": "repeat_stride", "RepeatTime": "repeat_time",
-                  "RepeatMode": "repeat_mode", "DstStride": "dst_stride"}
-
-
-def _img2col_expected(conv, rows: int, cols: int, pm: int, pk: int, dst_shape) -> np.ndarray:
-    """The gtest's own reference (its ``BuildExpected``): the im2col element of each valid (row, col), the pad
-    value elsewhere in the valid region and 0 outside it (NC1HWC0)."""
-    N, _, C1, H, W, C0 = conv.fmap_shape
-    pl, pr, pt, pb = conv.pad_list
-    oh = int((H + pt + pb - conv.dilation_h * (conv.filter_h - 1) - 1) / conv.stride_h) + 1
-    ow = int((W + pl + pr - conv.dilation_w * (conv.filter_w - 1) - 1) / conv.stride_w) + 1
-    want = np.zeros(dst_shape, conv.dtype.lane)
-    fmap = conv.bits.reshape(N, C1, H, W, C0)
-    for r in range(rows):
-        n, rem = divmod(pm + r, oh * ow)
-        y, x = divmod(rem, ow)
-        for c in range(cols):
-            k = pk + c
-            c1, kh, kw = k // (C0 * conv.filter_h * conv.filter_w), *divmod(k % (C0 * conv.filter_h * conv.filter_w)
-                                                                             // C0, conv.filter_w)
-            ih, iw = y * conv.stride_h + kh * conv.dilation_h - pt, x * conv.stride_w + kw * conv.dilation_w - pl
-            ok = n < N and 0 <= ih < H and 0 <= iw < W and c1 < C1
-            want[r, c] = fmap[n, c1, ih, iw, k % C0] if ok else conv.pad_bits
-    return want
-
-
-def run_img2col(folder: Path, st: Path, verbose: bool) -> Row:
-    """The TIMG2COL folder has no data: each TEST declares a ConvTile and a TileLeft, fills the feature map by
-    an expression of its loop indices, sets the fields, runs SETFMATRIX / SET_IMG2COL_PADDING / SET_IMG2COL_RPT
-    and TIMG2COL and compares every element of dst with its own reference; the same is done here."""
-    row = Row(folder.name)
-    for case, body in _TEST_BODY.findall((folder / "main.cpp").read_text()):
-        row.cases += 1
-        conv, left, fill, call = (rx.search(body) for rx in (_CONV, _LEFT, _FILL, _CALL))
-        sets = {k: v.strip() for k, v in _SET.findall(body)}
-        pads = re.search(r"padList\[\]\s*=\s*\{([\d,\s]+)\}", body)
-        if not (conv and left and fill and call and pads) or conv.group(2) != "NC1HWC0" \
-                or conv.group(1) not in CXX_DTYPES or not re.fullmatch(r"[\w\s+*%()-]+", fill.group(2)) \
-                or not set(re.findall(r"[A-Za-z_]\w*", fill.group(2))) <= set(_LOOP_NAMES.findall(body)):
-            row.not_mapped += 1
-            row.reasons.append(f"{case}: not the folder's form")
-            continue
-        dt = CXX_DTYPES[conv.group(1)]
-        shape = tuple(int(v) for v in conv.group(3).split(","))
-        r, c, vr, vc = (int(v) for v in left.group(2).split(","))
-        kw = {_CONV_SETTINGS[k]: int(v) for k, v in sets.items() if k in _CONV_SETTINGS}
-        pad = np.array([float(sets["PadValue"].rstrip("f"))]).astype(pto.get_dtype(dt).np)[0]
-        src = pto.ConvTile(dt, shape, pad_list=tuple(int(v) for v in pads.group(1).split(",")), pad_value=pad, **kw)
-        loops = dict(_LOOP.findall(body))
-        grid = np.meshgrid(*(np.arange(int(n)) for n in loops.values()), indexing="ij")
-        env = dict(zip(loops, grid))
-        index = [env.get(a.strip(), int(a) if a.strip().isdigit() else None) for a in fill.group(1).split(",")]
-        values = eval(fill.group(2), {"__builtins__": {}}, env)   # the test's arithmetic over its loop indices
-        src.values[tuple(np.broadcast_to(i, grid[0].shape) for i in index)] = np.asarray(values).astype(
-            src.dtype.np)
-        mode = call.group(1).lower()
-        cfg = pto.BlockConfig()
-        dst = pto.Tile("left", dt, r, c, valid=(vr, vc), blayout="col_major", slayout="row_major")
-        try:
-            for op in (pto.setfmatrix, pto.set_img2col_padding, pto.set_img2col_rpt):
-                op(src, mode=mode, config=cfg, target="cpu")
-            pto.timg2col(dst, src, int(call.group(2)), int(call.group(3)), mode=mode, config=cfg, target="cpu")
-        except TilesimError as e:
-            row.refused += 1
-            row.reasons.append(f"{case}: refused: {e.rule}")
-            continue
-        want = _img2col_expected(src, vr, vc, int(call.group(2)), int(call.group(3)), (r, c))
-        ok = bool((dst.bits == want).all())
-        row.passed += ok
-        row.failed += not ok
-        row.exact += ok
-        if verbose and not ok:
-            row.reasons.append(f"{case}: fails")
-    return row
-
-
-_DEQ_TEST = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{[^}]*?runTAddDeqReluTest<([\d,\s]+)>\(\)")
-_DEQ_SCALES = re.compile(r"deqScaleArr\[\]\s*=\s*\{([^}]*)\}")
-
-
-def run_adddeqrelu(folder: Path, st: Path, verbose: bool) -> Row:
-    """TADDDEQRELU: ``runTAddDeqReluTest<caseId, ROW, VALIDROW, COL, VALIDCOL[, toleranceX1000 = 2]>``; i32
-    src0/src1 from ``input0.bin``/``input1.bin``, the scale ``deqScaleArr[caseId - 1]`` of the kernel file, an
-    f16 dst of VALIDROW x COL compared with ``golden.bin`` by ResultCmp at toleranceX1000 / 1000."""
-    row = Row(folder.name)
-    main = (folder / "main.cpp").read_text()
-    scales = _DEQ_SCALES.search("".join(p.read_text() for p in folder.glob("*_kernel.cpp")))
-    scale = [float(v.strip().rstrip("f")) for v in scales.group(1).split(",") if v.strip()] if scales else []
-    tests = _DEQ_TEST.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
-    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, targs in tests:
-            args = [int(a) for a in targs.split(",")]
-            case_dir = dirs.get(f"{suite}.{case}")
-            if case_dir is None or len(args) not in (5, 6) or not 0 < args[0] <= len(scale):
-                row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
-                continue
-            cid, _, vr, cols, vc = args[:5]
-            eps = (args[5] if len(args) == 6 else 2) / 1000
-            tiles = [pto.Tile("vec", dt, vr, cols, valid=(vr, vc)) for dt in ("f16", "i32", "i32")]
-            for t, f in zip(tiles[1:], ("input0.bin", "input1.bin")):
-                t.bits[:, :vc] = np.fromfile(case_dir / f, np.uint32, vr * vc).reshape(vr, vc)
-            try:
-                pto.tadddeqrelu(*tiles, scale[cid - 1], target="cpu")
-            except TilesimError as e:
-                row.refused += 1
-                row.reasons.append(f"{case}: refused: {e.rule}")
-                continue
-            want = np.fromfile(case_dir / "golden.bin", np.uint16, vr * vc).reshape(vr, vc)
-            _score(row, case, tiles[0].valid_bits, want, "f16", eps, verbose)
-    row.not_mapped += row.cases - len(tests)
-    return row
 
 
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
-            "tsubview": run_subview, "tgatherb": run_gatherb,
-            **{op: run_copy for op in ("tput", "tget", "tput_async", "tget_async")}, "tnotify": run_tnotify,
-            "ttest": run_ttest, "tbroadcast": run_tbroadcast, "treduce": run_treduce, "twait": run_twait,
-            "timg2col": run_img2col, "tadddeqrelu": run_adddeqrelu}
+            "tsubview": run_subview, "tgatherb": run_gatherb}
+sys.modules.setdefault("ptoisa_st", sys.modules[__name__])  # the adapters package imports these helpers
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ptoisa_st_folders import ADAPTERS as _FOLDER_ADAPTERS  # noqa: E402
+from ptoisa_st_folders.notes import NOT_MAPPED as _FOLDER_NOT_MAPPED  # noqa: E402
+
+ADAPTERS.update(_FOLDER_ADAPTERS)
+NOT_MAPPED.update(_FOLDER_NOT_MAPPED)
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
@@ -705,7 +416,7 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
     main = (folder / "main.cpp").read_text()
     tests = _TEST.findall(main)
     if op in NOT_MAPPED or op not in PLAIN:
-        row.cases = len(re.findall(r"\bTEST(?:_F)?\(", main))      # gtest's TEST_F and plain TEST bodies
+        row.cases = count_tests(main)
         row.not_mapped = row.cases
         reason = NOT_MAPPED.get(op) or (f"no tilesim op named {op}" if OP_OF.get(op, op) not in pto.OPS
                                         else "kernel not the plain one (no adapter yet)")
@@ -765,6 +476,16 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+def summary(reasons: list[str]) -> str:
+    """The reasons of a row, those of the form ``case: why`` that share their why given once with a count."""
+    by_why: dict[str, list[str]] = {}
+    for r in reasons:
+        name, sep, why = r.partition(": ")
+        by_why.setdefault(why if sep else r, []).append(name)
+    return "; ".join(f"{why} ({len(names)} cases)" if len(names) > 1 else
+                     (f"{names[0]}: {why}" if names[0] != why else why) for why, names in by_why.items())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(prog="ptoisa_st", description=__doc__.split("\n\n")[0])
     ap.add_argument("checkout", type=Path, help="a pto-isa checkout (hw-native-sys/pto-isa)")
@@ -787,7 +508,7 @@ def main() -> None:
         r = run_folder(folder, st, a.verbose)
         for k in ("cases", "passed", "failed", "refused", "not_mapped", "exact"):
             setattr(total, k, getattr(total, k) + getattr(r, k))
-        why = "; ".join(dict.fromkeys(r.reasons))
+        why = summary(r.reasons)
         print(f"{r.folder:22} {r.cases:5} {r.passed:5} {r.failed:5} {r.refused:7} {r.not_mapped:10} {r.exact:5}  "
               f"{why}")
     print(f"{'total':22} {total.cases:5} {total.passed:5} {total.failed:5} {total.refused:7} {total.not_mapped:10} "

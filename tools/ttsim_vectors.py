@@ -446,19 +446,8 @@ def run(exe: Path, bases: np.ndarray, batch: list[Case], work: Path, timed: bool
         recs[i]["insn_start"] = len(insns)
         recs[i]["insn_count"] = len(c.insns)
         insns += c.insns
-    inp, out = work / "in.bin", work / "out.bin"
-    with open(inp, "wb") as f:
-        f.write(np.array([MAGIC, len(bases), len(batch), len(insns)], "<u4").tobytes())
-        f.write(bases.tobytes())
-        f.write(recs.tobytes())
-        f.write(np.array(insns, "<u4").reshape(-1, 2).tobytes())
-    env = dict(os.environ, TTSIM_DRIVER_TIMING="1") if timed else None
-    done = subprocess.run([str(exe), str(inp), str(out)], check=True, env=env, stderr=subprocess.PIPE, text=True)
-    results = np.fromfile(out, RESULT)
-    if not timed:
-        return results
-    ns, count = (int(x) for x in done.stderr.split("timing ")[-1].split()[:2])
-    return results, ns / max(count, 1)
+    return _drive(exe, work, "", (MAGIC, len(bases), len(batch), len(insns)),
+                  (bases, recs, np.array(insns, "<u4").reshape(-1, 2)), RESULT, timed)
 
 
 def run_sfpu(exe: Path, batch, work: Path, timed: bool = False):
@@ -471,14 +460,21 @@ def run_sfpu(exe: Path, batch, work: Path, timed: bool = False):
             recs[i][k] = getattr(c, k)
         recs[i]["insn_start"], recs[i]["insn_count"] = len(words), len(c.words)
         words += c.words
-    inp, out = work / "sfpu_in.bin", work / "sfpu_out.bin"
+    return _drive(exe, work, "sfpu_", (SFPU_MAGIC, 0, len(batch), len(words)),
+                  (recs, np.array([(0, w) for w in words], "<u4")), SFPU_RESULT, timed)
+
+
+def _drive(exe: Path, work: Path, prefix: str, header, arrays, result, timed: bool):
+    """Write the driver's input file (``header`` words, then each array's bytes), run the driver, and read
+    its ``result`` records; with ``timed``, also the nanoseconds per instruction it reports."""
+    inp, out = work / f"{prefix}in.bin", work / f"{prefix}out.bin"
     with open(inp, "wb") as f:
-        f.write(np.array([SFPU_MAGIC, 0, len(batch), len(words)], "<u4").tobytes())
-        f.write(recs.tobytes())
-        f.write(np.array([(0, w) for w in words], "<u4").tobytes())
+        f.write(np.array(header, "<u4").tobytes())
+        for a in arrays:
+            f.write(a.tobytes())
     env = dict(os.environ, TTSIM_DRIVER_TIMING="1") if timed else None
     done = subprocess.run([str(exe), str(inp), str(out)], check=True, env=env, stderr=subprocess.PIPE, text=True)
-    results = np.fromfile(out, SFPU_RESULT)
+    results = np.fromfile(out, result)
     if not timed:
         return results
     ns, count = (int(x) for x in done.stderr.split("timing ")[-1].split()[:2])

@@ -16,6 +16,7 @@ from tilesim import formats, pto, tensix
 from tilesim.ame.gemm import gemm
 from tilesim.cli import app
 from tilesim.compare import COLUMNS, evaluate, exact, run
+from tilesim.compare import tensix as tensix_compare
 from tilesim.errors import TilesimError
 from tilesim.tensix.fpu.pool import argmax_rows
 
@@ -86,6 +87,23 @@ def test_tensix_elwmul_and_mvmul(dtype):
         _tensix_text(m, ["TT_ZEROACC(3, 0, 0)"] + [m_ for m_ in ["TT_MVMUL(0, 0, 1, 0)"] * 3] +
                      ["TT_MVMUL(3, 0, 1, 0)"])
         assert np.array_equal(got.values, m.pack("FP32", rows=8).values), rec["config"]
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16", "fp32"])
+@pytest.mark.parametrize("rounding", ["hardware", "doc"])
+@pytest.mark.parametrize("fidelity", ["LoFi", "HiFi3"])
+def test_tensix_batched_mvmul_equals_the_instruction_program(dtype, rounding, fidelity):
+    """compare's batched MVMUL against the MVMUL program it stands for, run instruction by instruction on a
+    Machine: two strips, three K-slices, and M = 72 (a second SrcB chunk of 8 rows); zeros and wide exponents."""
+    rng = np.random.default_rng(7)
+    a, b = (rng.standard_normal(s) * np.exp2(rng.integers(-12, 12, s)) for s in ((72, 48), (48, 32)))
+    a[rng.random(a.shape) < 0.1] = 0
+    if dtype == "fp16":
+        a, b = np.clip(a, -6e4, 6e4), np.clip(b, -6e4, 6e4)
+    got = tensix_compare.mvmul(a, b, dtype, fidelity, rounding)
+    want = tensix_compare.mvmul_program(a, b, dtype, fidelity, rounding)
+    assert got[1].dtype == want[1].dtype and np.array_equal(got[1], want[1])
+    assert np.array_equal(got[0], want[0], equal_nan=True) and got[2] == want[2]
 
 
 @pytest.mark.parametrize("op, shape", [("colmax", "40x24"), ("colargmax", "40x24"), ("elwmul", "24x40"),

@@ -49,6 +49,7 @@ _CALLS = {
     "tprelu": (("dst", "src0", "src1", "tmp"), ()), "ttrans": (("dst", "src", "tmp"), ()),
     "tpairreducesum": (("dst", "src"), ()), "tinterleave": (("dst0", "dst1", "src0", "src1"), ()), "tdeinterleave": (("dst0", "dst1", "src0", "src1"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
+    "tconcat": (("dst", "src0", "src1"), ("src0_idx", "src1_idx", "dst_idx")),
     "tsort32": (("dst", "src", "idx"), ()),
     "tmov": (("dst", "src"), ()), "textract": (("dst", "src"), ()), "tinsert": (("dst", "src"), ()),
     "trandom": (("dst",), ()), "thistogram": (("dst", "src", "idx"), ()),

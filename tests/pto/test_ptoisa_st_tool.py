@@ -162,77 +162,6 @@ def test_a_gatherb_folder_runs_from_files(tmp_path):
     assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
 
 
-IMG2COL_MAIN = """
-TEST(TImg2colCpuSimTest, Padded)
-{
-    using SrcTile = ConvTile<TileType::Mat, float, 1 * 1 * 3 * 4 * 8, Layout::NC1HWC0, ConvTileShape<1, 1, 3, 4, 8>>;
-    using DstTile = TileLeft<float, 16, 16, 4, 16>;
-    for (int h = 0; h < 3; ++h) {
-        for (int w = 0; w < 4; ++w) {
-            for (int c0 = 0; c0 < 8; ++c0) {
-                src.data()[Nc1hwc0Offset<SrcTile>(0, 0, h, w, c0)] = static_cast<float>(100 * h + 10 * w + c0);
-            }
-        }
-    }
-    uint8_t padList[] = {1, 0, 1, 0};
-    src.SetPadListArray(padList);
-    src.SetFmapH(3);
-    src.SetFmapW(4);
-    src.SetFilterH(2);
-    src.SetFilterW(2);
-    src.SetPadValue(-1.0f);
-    TIMG2COL<DstTile, SrcTile, SetFmatrixMode::FMATRIX_B_MANUAL>(dst, src, 1, 8);
-}
-TEST(TImg2colCpuSimTest, Other)
-{
-    using SrcTile = ConvTile<TileType::Mat, float, 64, Layout::NDC1HWC0, ConvTileShape<1, 1, 1, 2, 4, 8>>;
-}
-"""
-
-
-def test_an_img2col_folder_runs_its_tests(tmp_path):
-    """The TIMG2COL adapter reads each TEST's tiles, fill expression, settings and call; a form it does not
-    know is not mapped. Spot values of the reference (posM 1, posK 8; output 3 x 4 pixels): row 0 is pixel
-    (0, 1), column 0 kernel (0, 1) c0 0, so input (-1, 1): pad; row 3 is pixel (1, 0): column 5 (kernel (0, 1),
-    c0 5) reads input (0, 0, c0 5) = 5, column 8 (kernel (1, 0)) input (1, -1): pad."""
-    folder = tmp_path / "timg2col"
-    folder.mkdir()
-    (folder / "main.cpp").write_text(IMG2COL_MAIN)
-    row = st.run_folder(folder, tmp_path, verbose=True)
-    assert (row.cases, row.passed, row.failed, row.not_mapped) == (2, 1, 0, 1)
-    src = st.pto.ConvTile("f32", (1, 1, 3, 4, 8), pad_list=(1, 0, 1, 0), filter_h=2, filter_w=2, pad_value=-1.0)
-    src.values[0, 0] = 100 * np.arange(3)[:, None, None] + 10 * np.arange(4)[None, :, None] + np.arange(8)
-    want = st._img2col_expected(src, 4, 16, 1, 8, (16, 16)).view(np.float32)
-    assert (want[0, 0], want[3, 5], want[3, 8], want[4, 0]) == (-1.0, 5.0, -1.0, 0.0)
-
-
-GEN_DEQ = """
-import os
-import numpy as np
-os.makedirs("S.case1")
-os.makedirs("S.case2")
-a = np.array([[3, -9, 70000]], np.int32)
-a.tofile("S.case1/input0.bin"); a.tofile("S.case2/input0.bin")
-np.array([[4, 1, 0]], np.int32).tofile("S.case1/input1.bin")
-np.array([[4, 1, 0]], np.int32).tofile("S.case2/input1.bin")
-np.array([3.5, 0.0, 35000.0], np.float16).tofile("S.case1/golden.bin")
-np.array([9.0, 0.0, 35000.0], np.float16).tofile("S.case2/golden.bin")
-"""
-
-
-def test_an_adddeqrelu_folder_runs_from_files(tmp_path):
-    """The TADDDEQRELU adapter: the scale of each case from the kernel's deqScaleArr, i32 inputs, f16 golden."""
-    folder = tmp_path / "tadddeqrelu"
-    folder.mkdir()
-    (folder / "main.cpp").write_text(
-        "TEST_F(S, case1)\n{\n    bool ret = runTAddDeqReluTest<1, 1, 1, 16, 3>();\n}\n"
-        "TEST_F(S, case2)\n{\n    bool ret = runTAddDeqReluTest<2, 1, 1, 16, 3, 5>();\n}\n")
-    (folder / "k_kernel.cpp").write_text("static const float deqScaleArr[] = {\n    0.5f, 0.5f,\n};\n")
-    (folder / "gen_data.py").write_text(GEN_DEQ)
-    row = st.run_folder(folder, tmp_path, verbose=True)
-    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
-
-
 GEN_TREDUCE = """
 import os
 import numpy as np
@@ -283,8 +212,9 @@ def test_a_ttest_folder_tests_the_signals_first_element(tmp_path):
 def test_twait_scenarios_run_as_blocks_and_each_wait_sees_its_phase(tmp_path):
     """twait's thread tests become blocks: the waiter records the signal after each wait; a notifier's TNOTIFY
     that satisfies the waiter hands it the turn (PTO155), so the three phases are seen as 1, 3, 5."""
-    w = st.TWAIT_RUNS["RunTWaitMultiPhase"]([], [])[0]
-    out = st.pto.run_text(st.twait_program(w), {"sig": np.zeros((1, 1), np.int32)}, "cpu", blocks=2)
+    from ptoisa_st_folders import comm as comm_folders  # importable once the tool is loaded
+    w = comm_folders.TWAIT_RUNS["RunTWaitMultiPhase"]([], [])[0]
+    out = st.pto.run_text(comm_folders.twait_program(w), {"sig": np.zeros((1, 1), np.int32)}, "cpu", blocks=2)
     assert out["seen"].ravel().tolist() == [1, 3, 5]
     folder = tmp_path / "twait"
     folder.mkdir()

@@ -8,11 +8,16 @@
 - :func:`elwmul`: ELWMUL over 8x16 blocks at a fidelity (LoFi = phase 0 ..
   HiFi4 = phases 0..3), FP32 Dst; the phases step by AddrMod 1
   (FidelityIncr) and the last one clears the fidelity by AddrMod 2.
-- :func:`mvmul`: ``C = A @ B`` as MVMUL over 16x16 tiles accumulating in FP32
-  Dst: for each strip of 16 columns of C and each K-slice of 16, SrcA holds
-  the 16x16 tile of B and SrcB 64 rows of A at a time; each 8-row MVMUL
+- :func:`mvmul_program`: ``C = A @ B`` as MVMUL over 16x16 tiles accumulating in
+  FP32 Dst: for each strip of 16 columns of C and each K-slice of 16, SrcA
+  holds the 16x16 tile of B and SrcB 64 rows of A at a time; each 8-row MVMUL
   (times the fidelity phases) adds into Dst, SrcB's row pointer stepping by
   AddrMod 2.
+- :func:`mvmul`: the same instructions' results, computed as the batched MVMUL
+  kernel (:func:`tilesim.tensix.fpu.matmul.matmul_kernel`) does: per K-slice and
+  fidelity phase, every 8-row block of every strip at once. Each MVMUL reads
+  only its own Dst rows, so the order across blocks does not change a bit;
+  ``tests/compare/test_compare.py`` holds it equal to :func:`mvmul_program`.
 
 - :func:`recip`, :func:`exp`: ``1 / x`` and ``exp(x)`` by tt-llk's SFPU kernels
   (:mod:`tilesim.tensix.sfpu.kernels`) on FP32 Dst: up to 512 rows of 16 at a time are unpacked as
@@ -32,10 +37,13 @@ import numpy as np
 from .. import formats
 from ..errors import GeometryError, UnsupportedError
 from ..tensix import Machine, make
+from ..tensix.fpu.common import fpu_mode
+from ..tensix.fpu.matmul import matmul_kernel
 from ..tensix.fpu.pool import argmax_rows
-from ..tensix.layouts import adj32
+from ..tensix.layouts import adj32, dst32_to_fp32
+from ..tensix.unpack import convert, l1_encode
 
-__all__ = ["FIDELITIES", "SRC_FORMATS", "gmpool", "elwmul", "mvmul", "recip", "exp", "check_shape"]
+__all__ = ["FIDELITIES", "SRC_FORMATS", "gmpool", "elwmul", "mvmul", "mvmul_program", "recip", "exp", "check_shape"]
 
 #: fidelity name -> phases run per multiply
 FIDELITIES = {"LoFi": 1, "HiFi2": 2, "HiFi3": 3, "HiFi4": 4}
@@ -146,6 +154,33 @@ def elwmul(a: np.ndarray, b: np.ndarray, dtype: str, fidelity: str, rounding: st
 
 
 def mvmul(a: np.ndarray, b: np.ndarray, dtype: str, fidelity: str = "HiFi4", rounding: str = "hardware"):
+    """``a @ b`` (M x K times K x N): :func:`mvmul_program`'s values, codes and counts, by the batched kernel."""
+    (mm, k), n = a.shape, b.shape[1]
+    phases = FIDELITIES[fidelity]
+    m = _machine(dtype, rounding)
+    mode = fpu_mode(m, 0, "MVMUL")
+    _, fmt, out = SRC_FORMATS[dtype]
+    srca = _datums(b, fmt, out).reshape(k // 16, 16, n // 16, 16).transpose(0, 2, 1, 3)  # (K-slice, strip, 16, 16)
+    srcb = _datums(a, fmt, out).reshape(mm // 8, 8, k // 16, 16).transpose(2, 0, 1, 3)   # (K-slice, block, 8, 16)
+    raw = np.zeros((n // 16, mm // 8, 8, 16), np.uint32)   # Dst after ZEROACC: every row undefined, read as 0
+    valid = np.zeros(raw.shape[:-1], bool)
+    for kk in range(k // 16):
+        for phase in range(phases):
+            raw = matmul_kernel(srca[kk][:, None], srcb[kk][None, :], raw, valid, mode, phase, rounding)
+            valid[:] = True
+    codes = dst32_to_fp32(raw).transpose(1, 2, 0, 3).reshape(mm, n).astype(np.uint64)
+    count = Counter({"ZEROACC": n // 16, "MVMUL": (n // 16) * (k // 16) * (mm // 8) * phases})
+    return formats.decode(codes, "fp32"), codes, count
+
+
+def _datums(values: np.ndarray, fmt: str, out: str | None) -> np.ndarray:
+    """Src datums of ``values`` as :func:`tilesim.tensix.unpack.unpack` makes them (L1 bits, then the unpacker's
+    conversion)."""
+    codes, _ = l1_encode(values, fmt)
+    return convert(codes, fmt, to_dst=False, out=out)[0]
+
+
+def mvmul_program(a: np.ndarray, b: np.ndarray, dtype: str, fidelity: str = "HiFi4", rounding: str = "hardware"):
     """``a @ b`` (M x K times K x N) by MVMUL over 16x16 tiles into FP32 Dst; returns (values, codes, counts)."""
     (mm, k), n = a.shape, b.shape[1]
     phases = FIDELITIES[fidelity]

@@ -31,6 +31,7 @@ from ..errors import DtypeError, GeometryError, ParseError, TilesimError
 from .dataformat import data_format
 from .fpu.pool import argmax_rows
 from .layouts import adj32
+from .prepared import Prepared
 from .program import TraceEntry, execute, instruction_of
 from .state import ROUNDING_MODELS, Machine
 
@@ -220,9 +221,12 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
     outputs: dict[str, np.ndarray] = {}
     thread = 0
     count = 0
-    for s in statements:
+    where: list[Statement] = []   # the statement that trapped inside a prepared run
+    for s in statements if on_trace is not None or observe is not None else _prepared_runs(statements):
         try:
-            if s.kind == "insn":
+            if s.kind == "prepared":
+                s.args[0].run(m, thread, lambda i, e, run=s.args[1]: where.append(run[i]))
+            elif s.kind == "insn":
                 e = execute(m, s.args[0], thread, count, trace=on_trace is not None)
                 count += 1
                 if on_trace is not None:
@@ -265,12 +269,28 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
         except ParseError:
             raise
         except (TilesimError, ValueError) as e:
+            s = where[0] if where else s
             if isinstance(e, TilesimError):
                 raise e.at(source=source, line=s.line, column=1) from None
             raise _err(str(e), source, s.line, s.text, "tt.prog.value") from None
         if observe is not None:
             observe(s, m, thread, outputs)
     return m, outputs
+
+
+def _prepared_runs(statements: list[Statement]):
+    """The statements, each run of consecutive instructions as one ``prepared`` statement (its
+    :class:`~.prepared.Prepared` program and the instruction statements)."""
+    run: list[Statement] = []
+    for s in [*statements, None]:
+        if s is not None and s.kind == "insn":
+            run.append(s)
+            continue
+        if run:
+            yield Statement(run[0].line, "prepared", (Prepared([r.args[0] for r in run]), run), run[0].text)
+            run = []
+        if s is not None:
+            yield s
 
 
 def face_of(tile, face: int, name: str) -> np.ndarray:

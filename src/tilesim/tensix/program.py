@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import TilesimError, UnsupportedError
 from .fpu import HANDLERS as FPU_HANDLERS
 from .isa import BY_MNEMONIC, Instruction, decode, encode, parse
+from .prepared import Prepared, prepare_words
 from .sfpu import HANDLERS as SFPU_HANDLERS
 from .state import Machine, check_thread
 
@@ -114,9 +115,18 @@ def run(m: Machine, program: "str | Iterable", thread: int = 0, trace: bool = Fa
     """Run instructions in order. ``program`` is a text block (one instruction per line) or an
     iterable of words, Instructions or text lines. Returns the trace when ``trace`` is set.
 
+    Without a trace the program is prepared (:mod:`.prepared`): decoded once (a list of words is kept
+    decoded for the next run) and run as steps, the arithmetic ones in one numba call; with one, each
+    instruction runs through :func:`execute`. Both give the same results, state and errors.
+
     Raises:
         ParseError: a line of text is not an instruction (with its line number).
     """
+    if not trace and not isinstance(program, str):
+        program = list(program)
+        if all(isinstance(p, (int, np.integer)) for p in program):
+            prepare_words(tuple(int(p) for p in program)).run(m, thread)
+            return None
     if isinstance(program, str):
         items = [instruction_of(t, line=n) for n, t in program_lines(program)]
     else:
@@ -126,10 +136,7 @@ def run(m: Machine, program: "str | Iterable", thread: int = 0, trace: bool = Fa
                 items += [instruction_of(t, line=n) for _, t in program_lines(p)]
             else:
                 items.append(instruction_of(p))
-    entries = []
-    for i, ins in enumerate(items):
-        e = execute(m, ins, thread, i, trace)
-        if trace:
-            entries.append(e)
-    return entries if trace else None
-
+    if not trace:
+        Prepared(items).run(m, thread)
+        return None
+    return [execute(m, ins, thread, i, trace) for i, ins in enumerate(items)]

@@ -26,6 +26,7 @@ import numpy as np
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import get_dtype
+from ..targets import LOCATIONS
 from ..tile import Tile
 from ._common import Op
 from .layout import pad_lane
@@ -55,7 +56,7 @@ def _window(op: Op, gm: np.ndarray, offset, shape, operand: str) -> tuple[slice,
 def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
     """TLOAD: global memory -> tile, over dst's valid region (bits copied).
 
-    dst: vec or mat. Vec tiles load ND, DN or Nz (A2A3: at most 4095 rows).
+    dst: vec or mat (on ``cpu`` any location, PTO161). Vec tiles load ND, DN or Nz (A2A3: at most 4095 rows).
     Raises: ``pto.op.loc``, ``pto.op.layout``, ``pto.op.dtype``, ``pto.mem.elem_size``,
     ``pto.op.valid_nonzero``, ``pto.mem.window``, ``pto.tload.rows``.
 
@@ -64,7 +65,7 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
     [8.0, 9.0, 10.0]
     """
     op = Op("tload", target)
-    op.tile(dst, "dst", ("vec", "mat"))
+    op.tile(dst, "dst", tuple(LOCATIONS) if op.prof.tload_any_loc else ("vec", "mat"))
     gm = _gm(op, src, "src")
     if dst.loc == "vec":
         op.layout(dst, "dst", ("ND", "DN", "Nz"), "ND, DN or Nz for a vec load")

@@ -23,6 +23,15 @@ def _dest(name: str, insn) -> int:
     return d
 
 
+def _mod1_imm_dest(name: str, insn, top: int, reserved: bool) -> tuple[int, int, int]:
+    """``instr_mod1`` (refused above ``top``: undefined behaviour when the bits above are ``reserved``, else
+    unmodelled), ``imm12_math`` and the destination LReg of the field-setting instructions."""
+    mod = insn["instr_mod1"]
+    need(mod <= top, name, "instr_mod1", mod, "a reserved bit set in instr_mod1" if reserved else f"instr_mod1 = {mod}",
+         undefined=reserved)
+    return mod, insn["imm12_math"], _dest(name, insn)
+
+
 def _i32(v) -> np.ndarray:
     return np.asarray(v, np.uint32).view(np.int32).astype(np.int64)
 
@@ -196,9 +205,7 @@ def sfpexman(m, s, insn, thread) -> None:
 @handler
 def sfpsetexp(m, s, insn, thread) -> None:
     """LReg[d] = LReg[c] with exponent imm (mod1 1), LReg[d]'s exponent field (2) or LReg[d]'s low 8 bits (0)."""
-    mod, imm = insn["instr_mod1"], insn["imm12_math"]
-    need(mod <= 2, "SFPSETEXP", "instr_mod1", mod, f"instr_mod1 = {mod}")
-    d = _dest("SFPSETEXP", insn)
+    mod, imm, d = _mod1_imm_dest("SFPSETEXP", insn, 2, reserved=False)
     need(imm <= 255 and (mod == 1 or imm == 0), "SFPSETEXP", "imm12_math", imm,
          "imm12_math above 255, or non-zero without mod1 = 1")
     dv = s.lregs[d]
@@ -210,9 +217,7 @@ def sfpsetexp(m, s, insn, thread) -> None:
 def sfpsetman(m, s, insn, thread) -> None:
     """LReg[d] = LReg[c] with LReg[d]'s mantissa (mod1 0); the immediate form (1) needs imm12_math = 0
     in ttsim, so it sets a zero mantissa."""
-    mod, imm = insn["instr_mod1"], insn["imm12_math"]
-    need(mod <= 1, "SFPSETMAN", "instr_mod1", mod, f"instr_mod1 = {mod}")
-    d = _dest("SFPSETMAN", insn)
+    mod, imm, d = _mod1_imm_dest("SFPSETMAN", insn, 1, reserved=False)
     need(imm == 0, "SFPSETMAN", "imm12_math", imm, "a non-zero imm12_math")
     man = np.uint32(imm << 11) if mod & 1 else s.lregs[d] & 0x7FFFFF
     write(s, d, (s.lregs[insn["lreg_c"]] & 0xFF800000) | man, s.enabled())
@@ -221,9 +226,7 @@ def sfpsetman(m, s, insn, thread) -> None:
 @handler
 def sfpsetsgn(m, s, insn, thread) -> None:
     """LReg[d] = LReg[c] with sign imm12_math (mod1 1) or LReg[d]'s sign (0)."""
-    mod, imm = insn["instr_mod1"], insn["imm12_math"]
-    need(mod <= 1, "SFPSETSGN", "instr_mod1", mod, "a reserved bit set in instr_mod1", undefined=True)
-    d = _dest("SFPSETSGN", insn)
+    mod, imm, d = _mod1_imm_dest("SFPSETSGN", insn, 1, reserved=True)
     need(mod == 1 or imm == 0, "SFPSETSGN", "imm12_math", imm, "a non-zero imm12_math without mod1 = 1")
     sign = np.uint32(imm << 31) if mod & 1 else s.lregs[d] & 0x80000000
     write(s, d, (s.lregs[insn["lreg_c"]] & 0x7FFFFFFF) | sign, s.enabled())
@@ -232,9 +235,7 @@ def sfpsetsgn(m, s, insn, thread) -> None:
 @handler
 def sfpdivp2(m, s, insn, thread) -> None:
     """LReg[d] = LReg[c] with exponent imm (mod1 0), or exponent + imm mod 256 (1; exponent 255 kept)."""
-    mod, imm = insn["instr_mod1"], insn["imm12_math"]
-    need(mod <= 1, "SFPDIVP2", "instr_mod1", mod, "a reserved bit set in instr_mod1", undefined=True)
-    d = _dest("SFPDIVP2", insn)
+    mod, imm, d = _mod1_imm_dest("SFPDIVP2", insn, 1, reserved=True)
     need(imm <= 0x7F or imm >= 0xF80, "SFPDIVP2", "imm12_math", imm, "imm12_math outside -128..127", undefined=True)
     imm &= 0xFF
     v = s.lregs[insn["lreg_c"]]

@@ -44,6 +44,16 @@ def _default_mod(m, thread: int, insn: str, store: bool) -> int:
     return _FP16
 
 
+def _access(m, thread: int, insn, name: str, mods, store: bool):
+    """``instr_mod0`` (checked against ``mods``; 0 takes the configured format's), ``lreg_ind`` and the 32
+    Dst cells of an SFPLOAD or SFPSTORE."""
+    mod = insn["instr_mod0"]
+    need(mod in mods, name, "instr_mod0", mod, f"instr_mod0 = {mod}")
+    if mod == 0:
+        mod = _default_mod(m, thread, name, store)
+    return mod, insn["lreg_ind"], dst_lane_cells(m, thread, name, insn["dest_reg_addr"])
+
+
 def _table(f) -> np.ndarray:
     t = f(np.arange(1 << 16)).astype(np.uint32)
     t.setflags(write=False)
@@ -71,11 +81,7 @@ def _flush(v: np.ndarray) -> np.ndarray:
 @handler
 def sfpload(m, s, insn, thread) -> None:
     """LReg[lreg_ind] <- 32 Dst cells (4 rows x 8 even or odd columns), converted by instr_mod0."""
-    mod, reg, addr = insn["instr_mod0"], insn["lreg_ind"], insn["dest_reg_addr"]
-    need(mod in _LOAD_MODS, "SFPLOAD", "instr_mod0", mod, f"instr_mod0 = {mod}")
-    if mod == 0:
-        mod = _default_mod(m, thread, "SFPLOAD", False)
-    cells = dst_lane_cells(m, thread, "SFPLOAD", addr)
+    mod, reg, cells = _access(m, thread, insn, "SFPLOAD", _LOAD_MODS, False)
     old = s.lregs[reg] if reg < 8 else np.zeros(32, np.uint32)
     if mod == _FP16:
         h = read_dst16(m, cells)
@@ -132,11 +138,7 @@ def _to_fp16(v: np.ndarray) -> np.ndarray:
 @handler
 def sfpstore(m, s, insn, thread) -> None:
     """32 Dst cells <- LReg[lreg_ind], converted by instr_mod0 (LRegs 0-11 can be stored)."""
-    mod, reg, addr = insn["instr_mod0"], insn["lreg_ind"], insn["dest_reg_addr"]
-    need(mod in _STORE_MODS, "SFPSTORE", "instr_mod0", mod, f"instr_mod0 = {mod}")
-    if mod == 0:
-        mod = _default_mod(m, thread, "SFPSTORE", True)
-    cells = dst_lane_cells(m, thread, "SFPSTORE", addr)
+    mod, reg, cells = _access(m, thread, insn, "SFPSTORE", _STORE_MODS, True)
     v = s.lregs[reg]
     mask = s.enabled()
     if mod == _FP16:
