@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DtypeError
+from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType, get_dtype
 from ..tile import Tile
@@ -123,3 +123,19 @@ def quant_words(op: Op, fp: Tile, need: int) -> np.ndarray:
         op.fail("a float quant word must be a finite number in 0..2**64 (C++ float->uint64 is undefined "
                 "otherwise)", "fp", "pto.op.range", float(v[bad][0]))
     return np.array([int(x) for x in np.trunc(v)], np.uint64)
+
+
+def scalar_word(op: Op, value) -> np.uint64:
+    """A pre-quant scalar operand as its 64-bit quant word (negative integers wrap, as C++ does)."""
+    if isinstance(value, Tile) or np.ndim(value) != 0 or isinstance(value, (bool, np.bool_)):
+        op.fail("the pre-quant scalar must be one integer", "pre_quant_scalar", "pto.op.operand", value,
+                TilesimError)
+    try:
+        v = int(value)
+        ok = v == value
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok or not -(1 << 63) <= v < 1 << 64:
+        op.fail("the pre-quant scalar must be a 64-bit integer", "pre_quant_scalar", "pto.op.range", value,
+                TilesimError)
+    return np.uint64(v & ((1 << 64) - 1))

@@ -17,6 +17,16 @@ fixpipe's unit-flag control for an accumulation in progress (pto-isa
 include/pto/common/type.hpp ``STPhase``; npu/a2a3/TStore.hpp passes it as
 ``unitFlagCtrl``). It orders the store against TMATMUL and changes no
 data, so under the sequential model it is checked and has no effect.
+
+Fixpipe forms (TSTORE with ``relu_pre_mode``, a pre-quant scalar, or an ``fp``
+scaling tile as TSTORE_FP; pto-isa include/pto/cpu/TStore.hpp): the global
+array's dtype is the destination type; each element is quantised by
+:func:`~tilesim.pto.ops.fixpipe.quantize` (the scalar form's word serves every
+element; TSTORE_FP reads one word per column, or per row for a tile that is
+not row-major on ``cpu``), or, where the pair has no quant mode, ReLU'd on the
+source value (``v > 0 ? v : 0``) and converted as C++ does. On a2a3 and a5
+these are acc stores only, with the dtypes of npu/*/TStore.hpp's
+``CheckAcc2gm`` (decision PTO150).
 """
 
 from __future__ import annotations
@@ -27,13 +37,20 @@ from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import get_dtype
 from ..tile import Tile
+from . import convert_cpu, fixpipe
+from ._cast import RELU, relu_before, word
 from ._common import Op
 from .layout import pad_lane
 
-__all__ = ["tload", "tstore", "ATOMICS"]
+__all__ = ["tload", "tstore", "tstore_fp", "ATOMICS"]
 
 ATOMICS = ("none", "add", "max", "min")
 ST_PHASES = ("unspecified", "partial", "final")
+#: a2a3/a5 acc -> global stores without quantisation: source dtypes -> destination dtypes (CheckAcc2gm)
+ACC_STORE_DTYPES = {"f32": ("f32", "i32", "f16", "bf16"), "i32": ("f32", "i32", "f16", "bf16")}
+#: ... with a quant word, by target family (the quant modes tilesim has, within CheckAcc2gm's lists)
+QUANT_STORE_DTYPES = {"a2a3": {"f32": ("i8", "u8"), "i32": ("i8", "u8", "f16")},
+                      "a5": {"f32": ("i8", "u8", "f16", "bf16"), "i32": ("i8", "u8", "f16")}}
 
 
 def _gm(op: Op, gm, operand: str) -> np.ndarray:
@@ -83,16 +100,22 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
     return dst
 
 
-def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", st_phase: str = "unspecified",
-           target=None) -> np.ndarray:
+def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset=(0, 0), atomic: str = "none",
+           st_phase: str = "unspecified", relu_pre_mode=False, target=None) -> np.ndarray:
     """TSTORE: tile -> global memory, over src's valid region, in place; returns ``dst``.
 
     src: vec, mat (not on A5) or acc. An acc tile of f32 may store to an
-    f16/bf16 array (rounded to nearest even). Raises: ``pto.op.loc``,
-    ``pto.op.dtype``, ``pto.mem.elem_size``, ``pto.op.valid_nonzero``,
-    ``pto.mem.window``, ``pto.tstore.atomic``, ``pto.tstore.st_phase``.
+    f16/bf16 array (rounded to nearest even). ``relu_pre_mode`` (``NormalRelu``
+    or True), a pre-quant scalar (a 64-bit quant word) or ``fp`` (a scaling tile,
+    as TSTORE_FP; a number in its place is the scalar, the .pto operand order)
+    select the fixpipe forms, which convert to the global array's dtype.
+    Raises: ``pto.op.loc``, ``pto.op.dtype``, ``pto.mem.elem_size``,
+    ``pto.op.valid_nonzero``, ``pto.mem.window``, ``pto.tstore.atomic``,
+    ``pto.tstore.st_phase``, ``pto.op.fp_cols``.
     """
     op = Op("tstore", target)
+    if fp is not None and not isinstance(fp, Tile) and pre_quant_scalar is None:
+        fp, pre_quant_scalar = None, fp
     locs = ("vec", "acc") if op.prof.name.startswith("a5") else ("vec", "mat", "acc")
     op.tile(src, "src", locs)
     gm = _gm(op, dst, "dst")
@@ -103,8 +126,12 @@ def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", s
     if str(st_phase).lower() not in ST_PHASES:
         op.fail("st_phase must be one of " + ", ".join(ST_PHASES), "st_phase", "pto.tstore.st_phase", st_phase,
                 TilesimError)
+    relu = word(op, relu_pre_mode, "relu_pre_mode", RELU)
+    fixpipe_form = relu or fp is not None or pre_quant_scalar is not None
     out_dt = src.dtype
-    if gm.dtype.itemsize != src.dtype.size:
+    if fixpipe_form:
+        out_dt = _fixpipe_out(op, src, gm, fp is not None or pre_quant_scalar is not None)
+    elif gm.dtype.itemsize != src.dtype.size:
         ok = src.loc == "acc" and src.dtype.name == "f32" and gm.dtype in (get_dtype("f16").np, get_dtype("bf16").np)
         if not ok:
             op.fail(f"global elements are {gm.dtype.itemsize} bytes, the tile's {src.dtype} {src.dtype.size}", "dst",
@@ -113,7 +140,10 @@ def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", s
     op.nonzero(src, "src")
     rs, cs = _window(op, gm, offset, src.valid, "dst")
     lanes = src.valid_bits
-    if out_dt != src.dtype:
+    if fixpipe_form:
+        words = _store_words(op, src, fp, pre_quant_scalar)
+        lanes = _fixpipe_lanes(op, lanes, src.dtype, out_dt, words, fp is not None, relu)
+    elif out_dt != src.dtype:
         lanes = nx.from_f32(nx.as_f32(lanes, src.dtype), out_dt, flush=False)
     view = gm.view(out_dt.lane)
     if atomic != "none":
@@ -123,3 +153,52 @@ def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", s
     view[rs, cs] = lanes
     return dst
 
+
+def tstore_fp(dst: np.ndarray, src: Tile, fp: Tile, *, offset=(0, 0), atomic: str = "none",
+              relu_pre_mode=False, target=None) -> np.ndarray:
+    """TSTORE_FP: TSTORE with vector quantisation; fp row 0 holds one quant word per src column (per row for
+    a tile that is not row-major on ``cpu``, as the simulator reads it)."""
+    op = Op("tstore_fp", target)
+    op.tile(fp, "fp", None)
+    return tstore(dst, src, fp, offset=offset, atomic=atomic, relu_pre_mode=relu_pre_mode, target=op.prof)
+
+
+def _fixpipe_out(op: Op, src: Tile, gm: np.ndarray, quant: bool):
+    """The destination dtype of a fixpipe store (the global array's), checked against the target's rules."""
+    try:
+        out = get_dtype(gm.dtype)
+    except TilesimError:
+        op.fail(f"global array of {gm.dtype} is no PTO dtype", "dst", "pto.op.dtype", str(gm.dtype), DtypeError)
+    if op.prof.fp_modeless_casts:  # cpu: every tile and pair (a pair without a quant mode is a C++ cast)
+        return out
+    if src.loc != "acc":
+        op.fail(f"relu and pre-quant stores are fixpipe forms: src must be an acc tile on {op.prof.name}, not "
+                f"{src.loc}", "src", "pto.op.loc", src.loc)
+    table = QUANT_STORE_DTYPES["a5" if op.prof.name.startswith("a5") else "a2a3"] if quant else ACC_STORE_DTYPES
+    if out.name not in table.get(src.dtype.name, ()):
+        op.fail(f"a{' quant' if quant else 'n'} acc store on {op.prof.name} takes " + ", ".join(
+            f"{a}->{'/'.join(b)}" for a, b in table.items()), "dst", "pto.op.dtype", (src.dtype.name, out.name),
+            DtypeError)
+    return out
+
+
+def _store_words(op: Op, src: Tile, fp, scalar):
+    """The quant words of a fixpipe store, broadcast over src's valid region (None without quantisation)."""
+    if fp is None:
+        return None if scalar is None else fixpipe.scalar_word(op, scalar)
+    R, C = src.valid
+    per_row = op.prof.fp_modeless_casts and src.blayout != "row_major"   # the simulator's scalars[row]
+    words = fixpipe.quant_words(op, fp, R if per_row else C)
+    return words[:, None] if per_row else words[None, :]
+
+
+def _fixpipe_lanes(op: Op, bits: np.ndarray, s, d, words, vector: bool, relu: bool) -> np.ndarray:
+    """Quantised lanes, or (a pair without a quant mode, or no words) ReLU'd source lanes cast as C++ does."""
+    modes = fixpipe.VECTOR_MODES if vector else fixpipe.SCALAR_MODES
+    if words is not None and ((s.name, d.name) in modes or not op.prof.fp_modeless_casts):
+        out, undefined = fixpipe.quantize(op, bits, s, d, words, vector=vector, relu=relu)
+    else:
+        out, undefined = convert_cpu.cast(relu_before(bits, s) if relu else bits, s, d)
+    if op.prof.cvt_cpu_model:
+        convert_cpu.refuse_undefined(op, undefined, bits, s, d)
+    return out
