@@ -231,6 +231,48 @@ def run_reshape(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+_TEST_CALL = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<(?:\w+<)?([^<>]*)>+\(([^)]*)\)\s*;\s*\}")
+
+
+def _cases(folder: Path, st: Path, row: Row, fits, eps_type=lambda args: args[0]):
+    """The prelude every adapter shares: count main.cpp's TEST_F bodies, run gen_data.py, and yield
+    ``(case, template args, call args, case folder, eps)`` for each body that is one templated call whose
+    template arguments ``fits(args)``, whose data gen_data.py wrote and whose ResultCmp eps (for the C++ type
+    ``eps_type(args)``) main.cpp gives; the rest count as not mapped."""
+    main = (folder / "main.cpp").read_text()
+    tests = _TEST_CALL.findall(main)
+    row.cases = len(re.findall(r"TEST_F\(", main))
+    row.not_mapped += row.cases - len(tests)
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        dirs = generate(folder, st, Path(tmp))
+        for suite, case, _fn, targs, call in tests:
+            args = [a.strip() for a in targs.split(",")]
+            case_dir = dirs.get(f"{suite}.{case}")
+            eps = eps_of(main, eps_type(args)) if fits(args) else None
+            if case_dir is None or eps is None:
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: not the folder's form, or no data")
+                continue
+            yield case, args, [a.strip() for a in call.split(",") if a.strip()], case_dir, eps
+
+
+def _typed(n: int):
+    """``fits`` for template arguments ``<T, n - 1 more>`` with T a known element type."""
+    return lambda args: len(args) == n and args[0] in CXX_DTYPES
+
+
+def _score(row: Row, case: str, got: np.ndarray, want: np.ndarray, dt: str, eps: float, verbose: bool) -> None:
+    """Count one case: ``got`` and ``want`` are lanes of ``dt``, compared as its values by ResultCmp and bit
+    for bit."""
+    d = pto.get_dtype(dt)
+    res = pto.result_cmp(np.asarray(got.view(d.np), np.float64), np.asarray(want.view(d.np), np.float64), eps)
+    row.passed += res.passed
+    row.failed += not res.passed
+    row.exact += bool((got == want).all())
+    if verbose and not res.passed:
+        row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+
+
 _SUBVIEW_AT = re.compile(r"runTSubView<[^>]*>\([^;]*?,\s*(\d+)\s*,\s*(\d+)\s*\)\s*;")
 
 
@@ -239,45 +281,27 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
     ``input.bin``, dst a tile of src's type with valid SUBROWS x SUBCOLS viewed at the kernel's (rowIdx, colIdx)
     (one pair for every case, read from the kernel), compared with ``golden.bin`` by ResultCmp."""
     row = Row(folder.name)
-    main = (folder / "main.cpp").read_text()
     kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
     at = set(_SUBVIEW_AT.findall(kernel))
-    tests = _TEST.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
     if len(at) != 1:
-        row.not_mapped, row.reasons = row.cases, ["the kernel's (rowIdx, colIdx) is not one literal pair"]
+        main = (folder / "main.cpp").read_text()
+        row.cases = row.not_mapped = len(re.findall(r"TEST_F\(", main))
+        row.reasons = ["the kernel's (rowIdx, colIdx) is not one literal pair"]
         return row
     r, c = (int(v) for v in at.pop())
-    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs in tests:
-            args = [a.strip() for a in targs.split(",")]
-            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
-            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
-                row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
-                continue
-            d = pto.get_dtype(CXX_DTYPES[args[0]])
-            gr, gc, tr, tc, sr, sc = (_int(a) for a in args[1:])
-            src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
-            src.bits[:gr, :gc] = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
-            try:
-                dst = pto.tsubview(pto.Tile("vec", d.name, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
-            except TilesimError as e:
-                row.refused += 1
-                row.reasons.append(f"{case}: refused: {e.rule}")
-                continue
-            want = np.fromfile(case_dir / "golden.bin", d.lane, sr * sc).reshape(sr, sc)
-            gold = pto.Tile("vec", d.name, sr, max(sc, 32 // d.size), valid=(sr, sc))
-            gold.bits[:, :sc] = want
-            got = np.asarray(dst.valid_values, np.float64)
-            res = pto.result_cmp(got, np.asarray(gold.valid_values, np.float64), eps)
-            row.passed += res.passed
-            row.failed += not res.passed
-            row.exact += bool((dst.valid_bits == want).all())
-            if verbose and not res.passed:
-                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
-    row.not_mapped += row.cases - len(tests)
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(7)):
+        d = pto.get_dtype(CXX_DTYPES[args[0]])
+        gr, gc, tr, tc, sr, sc = (_int(a) for a in args[1:])
+        src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
+        src.bits[:gr, :gc] = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
+        try:
+            dst = pto.tsubview(pto.Tile("vec", d.name, tr, tc, valid=(sr, sc)), src, r, c, target="cpu")
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        want = np.fromfile(case_dir / "golden.bin", d.lane, sr * sc).reshape(sr, sc)
+        _score(row, case, dst.valid_bits, want, d.name, eps, verbose)
     return row
 
 
@@ -285,45 +309,195 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
     """TGATHERB folders: ``<T, DSTROWS, DSTCOLS, OFFROWS, OFFCOLS, SRCROWS, SRCCOLS>``; src from ``x.bin``,
     a u32 offset tile from ``offset.bin``, dst compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
     row = Row(folder.name)
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(7)):
+        d = pto.get_dtype(CXX_DTYPES[args[0]])
+        dr, dc, orows, ocols, sr, sc = (_int(a) for a in args[1:])
+        src, off, dst = (pto.Tile("vec", dt, r, c) for dt, r, c in ((d.name, sr, sc), ("u32", orows, ocols),
+                                                                       (d.name, dr, dc)))
+        src.bits[...] = np.fromfile(case_dir / "x.bin", d.lane, sr * sc).reshape(sr, sc)
+        off.bits[...] = np.fromfile(case_dir / "offset.bin", np.uint32, orows * ocols).reshape(orows, ocols)
+        try:
+            pto.tgatherb(dst, src, off, target="cpu")
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        want = np.fromfile(case_dir / "golden.bin", d.lane, dr * dc).reshape(dr, dc)
+        _score(row, case, dst.bits, want, d.name, eps, verbose)
+    return row
+
+
+def _global_block(whole: np.ndarray, g: list[int], w: list[int], col_major: bool) -> tuple:
+    """The ``g`` block at the origin of a 5-D global tensor of shape ``w`` (flat ``whole``), as the 2-D tile a
+    TLOAD gives (ND: rows g0*g1*g2*g3 x cols g4; DN, dim 3 contiguous: rows g3 x cols g0*g1*g2*g4), and the index
+    that puts such a tile back (a TSTORE)."""
+    if not col_major:
+        idx = np.ix_(range(g[0]), range(g[1]), range(g[2]), range(g[3]), range(g[4]))
+        return whole.reshape(w)[idx].reshape(-1, g[4]), lambda out, t: out.reshape(w).__setitem__(
+            idx, t.reshape(g))
+    shape = (w[0], w[1], w[2], w[4], w[3])
+    idx = np.ix_(range(g[0]), range(g[1]), range(g[2]), range(g[4]), range(g[3]))
+    return whole.reshape(shape)[idx].reshape(-1, g[3]).T, lambda out, t: out.reshape(shape).__setitem__(
+        idx, t.T.reshape(g[0], g[1], g[2], g[4], g[3]))
+
+
+def run_tstore_quant(folder: Path, st: Path, verbose: bool) -> Row:
+    """TSTORE_QUANT: ``<format, SrcT, DstT, gShape0..4, gWholeShape0..4, is_v_quant, saturate_inf, apply_relu>``;
+    a vec tile of SrcT TLOADed from the ``gShape`` block of ``input.bin`` (format 0 ND, row-major; 1 DN,
+    col-major), stored with TSTORE_FP (the quant tile: the first valid-cols (ND) or valid-rows (DN) words of
+    ``quant.bin``) or TSTORE with ``quant.bin``'s first word, ReLU'd when ``apply_relu``, into a zeroed DstT
+    global; the whole global compared with ``golden.bin``. ``saturate_inf`` is a template argument the kernel
+    does not use."""
+    row = Row(folder.name)
+    fits = lambda a: len(a) == 16 and a[0] in ("0", "1") and a[1] in CXX_DTYPES and a[2] in CXX_DTYPES  # noqa: E731
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, fits, lambda a: a[2]):
+        s_dt, d_dt = pto.get_dtype(CXX_DTYPES[args[1]]), pto.get_dtype(CXX_DTYPES[args[2]])
+        g, w = [_int(a) for a in args[3:8]], [_int(a) for a in args[8:13]]
+        vector, relu, col_major = args[13] == "true", args[15] == "true", args[0] == "1"
+        n = int(np.prod(w))
+        block, put = _global_block(np.fromfile(case_dir / "input.bin", s_dt.lane, n), g, w, col_major)
+        quant = np.fromfile(case_dir / "quant.bin", np.uint64)
+        R, C = block.shape
+        blk = 32 // s_dt.size                      # the kernel pads the tile's contiguous side to 32 bytes
+        shape = (-(-R // blk) * blk, C) if col_major else (R, -(-C // blk) * blk)
+        src = pto.Tile("vec", s_dt.name, *shape, valid=(R, C), blayout="col_major" if col_major else "row_major")
+        src.bits[:R, :C] = block
+        out = np.zeros((R, C), d_dt.np)
+        try:
+            if vector:
+                k = R if col_major else C
+                fp = pto.Tile("scaling", "u64", 1, -(-k // 4) * 4, valid=(1, k))
+                fp.bits[0, :k] = quant[:k]
+                pto.tstore_fp(out, src, fp, relu_pre_mode=relu, target="cpu")
+            else:
+                pto.tstore(out, src, int(quant[0]), relu_pre_mode=relu, target="cpu")
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        got = np.zeros(n, d_dt.lane)
+        put(got, out.view(d_dt.lane))
+        _score(row, case, got, np.fromfile(case_dir / "golden.bin", d_dt.lane, n), d_dt.name, eps, verbose)
+    return row
+
+
+_ACC2GM = re.compile(r"tilingKey\s*==\s*(\d+)\)\s*\{\s*(TStoreAcc2gm\w*)<([^>]*)>")
+#: main.cpp's test function -> the kernel function its launcher calls
+_ACC2GM_KERNEL = {"test_tstore_acc2gm_nz2nd": "TStoreAcc2gmNz2nd",
+                  "test_tstore_acc2gm_scalar_nz2nd": "TStoreAcc2gmScalarNz2nd"}
+
+
+def run_tstore_acc2gm(folder: Path, st: Path, verbose: bool) -> Row:
+    """TSTORE_ACC2GM: main.cpp's ``<tilingKey, ...>`` picks the kernel's ``TStoreAcc2gm[Scalar]Nz2nd<atomic,
+    AccT, DstT, SrcT, gShape0..4, gWholeShape0..4, M, N, K[, reluMode]>``: TMATMUL of ``x1_gm.bin`` (M x K) by
+    ``x2_gm.bin`` (K x N) into an acc tile, then TSTORE to an M x N DstT global (atomic add onto zeros where
+    ``atomic``), with ReLU where ``reluMode`` and, for the scalar form, main's float argument as the quant word
+    (its bits; bit 46 set for int8_t and cleared for another one-byte DstT, as the kernel does)."""
+    row = Row(folder.name)
+    kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
+    forms = {(fn, int(key)): [a.strip() for a in targs.split(",")] for key, fn, targs in _ACC2GM.findall(kernel)}
     main = (folder / "main.cpp").read_text()
-    tests = _TEST.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
-    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs in tests:
-            args = [a.strip() for a in targs.split(",")]
-            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
-            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
+    fns = dict((case, fn) for _s, case, fn, _t, _c in _TEST_CALL.findall(main))
+    cases = _cases(folder, st, row, lambda a: True, lambda a: a[1])
+    for case, args, call, case_dir, eps in cases:
+        form = forms.get((_ACC2GM_KERNEL.get(fns[case]), _int(args[0])))
+        if form is None or len(form) < 17 or any(t not in CXX_DTYPES for t in form[1:4]):
+            row.not_mapped += 1
+            row.reasons.append(f"{case}: no kernel branch of known types for tilingKey {args[0]}")
+            continue
+        acc_dt, dst_dt, src_dt = (pto.get_dtype(CXX_DTYPES[t]) for t in form[1:4])
+        M, N, K = (_int(a) for a in form[14:17])
+        relu = len(form) > 17 and _int(form[17]) == 1
+        up = lambda v, m=16: -(-v // m) * m  # noqa: E731
+        lb = pto.get_target("cpu").left_blayout or "row_major"
+        a = pto.Tile("left", src_dt.name, up(M), up(K), valid=(M, K), blayout=lb, slayout="row_major")
+        b = pto.Tile("right", src_dt.name, up(K), up(N), valid=(K, N), blayout="row_major", slayout="col_major")
+        c = pto.Tile("acc", acc_dt.name, up(M), up(N), valid=(M, N), blayout="col_major", slayout="row_major",
+                     fractal=1024)
+        a.bits[:M, :K] = np.fromfile(case_dir / "x1_gm.bin", src_dt.lane, M * K).reshape(M, K)
+        b.bits[:K, :N] = np.fromfile(case_dir / "x2_gm.bin", src_dt.lane, K * N).reshape(K, N)
+        out = np.zeros((M, N), dst_dt.np)
+        word = None
+        if call:
+            word = int(np.float32(float(call[0])).view(np.int32))
+            if dst_dt.size == 1:
+                word = word & ~(1 << 46) | (int(dst_dt.name == "i8") << 46)
+        try:
+            pto.tmatmul(c, a, b, target="cpu")
+            pto.tstore(out, c, word, relu_pre_mode=relu, atomic="add" if _int(form[0]) == 1 else "none",
+                       target="cpu")
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        cmp_dt = CXX_DTYPES[args[1]]        # ResultCmp<dstDataType> of main.cpp (uint16_t for a half output)
+        lanes = out.view(dst_dt.lane)
+        want = np.fromfile(case_dir / "golden.bin", dst_dt.lane, M * N).reshape(M, N)
+        _score(row, case, lanes.view(pto.get_dtype(cmp_dt).lane), want.view(pto.get_dtype(cmp_dt).lane), cmp_dt,
+               eps, verbose)
+    return row
+
+
+_PARAMS = re.compile(r"template\s*<([^>]*)>\s*struct\s+Params\b")
+_WINDOW_PARAMS = ("src_rows", "src_cols", "src_validRows", "src_validCols", "dst_rows", "dst_cols",
+                  "dst_validRows", "dst_validCols", "idx_row", "idx_col")
+
+
+def run_window_quant(folder: Path, st: Path, verbose: bool) -> Row:
+    """TEXTRACT_QUANT / TINSERT_QUANT: ``Params<ST, DT, srcRows, srcCols, srcValidRows, srcValidCols, dstRows,
+    dstCols, dstValidRows, dstValidCols, idxRow, idxCol, is_v_quant, apply_relu[, apply_saturation]>``; row-major
+    mat tiles, src TLOADed from ``input.bin``; TEXTRACT/TINSERT with ``quant.bin``'s first word as the scalar,
+    or their _FP forms with the file's words as the fp tile; the saturation flag is the control register's
+    saturate bit (the task cookie's bit 48, ``Profile.quant_saturate_inf``). TEXTRACT: dst's valid region is
+    compared with ``golden.bin``; TINSERT: dst's valid region is stored row-major, and main.cpp reads the
+    inserted window back with a row stride of dstCols."""
+    row = Row(folder.name)
+    insert = folder.name.startswith("tinsert")
+    decl = _PARAMS.search((folder / "main.cpp").read_text())
+    names = [p.split()[-1].split("=")[0] for p in decl.group(1).split(",")] if decl else []
+    fits = lambda a: len(a) in (14, 15) and a[0] in CXX_DTYPES and a[1] in CXX_DTYPES  # noqa: E731
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, fits if names else lambda a: False,
+                                                   lambda a: a[1]):
+        s_dt, d_dt = (pto.get_dtype(CXX_DTYPES[t]) for t in args[:2])
+        v = dict(zip(names[2:12], (_int(a) for a in args[2:12])))   # the struct's order differs per folder
+        sR, sC, svR, svC, dR, dC, dvR, dvC, r0, c0 = (v[k] for k in _WINDOW_PARAMS)
+        vector, relu = args[12] == "true", args[13] == "true"
+        prof = pto.get_target("cpu").with_(quant_saturate_inf=len(args) == 15 and args[14] == "true")
+        sl = "row_major" if vector else "none_box"
+        src = pto.Tile("mat", s_dt.name, sR, sC, valid=(svR, svC), blayout="row_major", slayout=sl, fractal=512)
+        dst = pto.Tile("mat", d_dt.name, dR, dC, valid=(dvR, dvC), blayout="row_major", slayout=sl, fractal=512)
+        src.bits[:svR, :svC] = np.fromfile(case_dir / "input.bin", s_dt.lane, svR * svC).reshape(svR, svC)
+        quant = np.fromfile(case_dir / "quant.bin", np.uint64)
+        fn = getattr(pto, ("tinsert" if insert else "textract") + ("_fp" if vector else ""))
+        if vector:
+            q = pto.Tile("scaling", "u64", 1, -(-quant.size // 4) * 4, valid=(1, quant.size))
+            q.bits[0, :quant.size] = quant
+        try:
+            if vector:
+                fn(dst, src, q, r0, c0, relu_pre_mode=relu, target=prof)
+            else:
+                fn(dst, src, r0, c0, int(quant[0]), relu_pre_mode=relu, target=prof)
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        got = dst.valid_bits.ravel()
+        if insert:   # tile[i, j] = dstHost[(i + idxRow) * dstCols + j + idxCol] of the dvR x dvC store
+            at = (np.arange(svR)[:, None] + r0) * dC + np.arange(svC)[None, :] + c0
+            if at.max() >= got.size:
                 row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
+                row.reasons.append(f"{case}: main.cpp reads past the stored dst")
                 continue
-            d = pto.get_dtype(CXX_DTYPES[args[0]])
-            dr, dc, orows, ocols, sr, sc = (_int(a) for a in args[1:])
-            src, off, dst = (pto.Tile("vec", dt, r, c) for dt, r, c in ((d.name, sr, sc), ("u32", orows, ocols),
-                                                                           (d.name, dr, dc)))
-            src.bits[...] = np.fromfile(case_dir / "x.bin", d.lane, sr * sc).reshape(sr, sc)
-            off.bits[...] = np.fromfile(case_dir / "offset.bin", np.uint32, orows * ocols).reshape(orows, ocols)
-            try:
-                pto.tgatherb(dst, src, off, target="cpu")
-            except TilesimError as e:
-                row.refused += 1
-                row.reasons.append(f"{case}: refused: {e.rule}")
-                continue
-            want = np.fromfile(case_dir / "golden.bin", d.lane, dr * dc).reshape(dr, dc)
-            res = pto.result_cmp(np.asarray(dst.values, np.float64),
-                                 np.asarray(want.view(d.np), np.float64), eps)
-            row.passed += res.passed
-            row.failed += not res.passed
-            row.exact += bool((dst.bits == want).all())
-            if verbose and not res.passed:
-                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
-    row.not_mapped += row.cases - len(tests)
+            got = got[at].ravel()
+        _score(row, case, got, np.fromfile(case_dir / "golden.bin", d_dt.lane, got.size), d_dt.name, eps, verbose)
     return row
 
 
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
-            "tsubview": run_subview, "tgatherb": run_gatherb}
+            "tsubview": run_subview, "tgatherb": run_gatherb, "tstore_quant": run_tstore_quant,
+            "tstore_acc2gm": run_tstore_acc2gm, "textract_quant": run_window_quant,
+            "tinsert_quant": run_window_quant}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

@@ -160,3 +160,38 @@ def test_a_gatherb_folder_runs_from_files(tmp_path):
     (folder / "gen_data.py").write_text(GEN_GATHERB)
     row = st.run_folder(folder, tmp_path, verbose=True)
     assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
+
+
+def test_test_bodies_with_nested_template_arguments_and_call_arguments():
+    main = """TEST_F(TEXTRACTTest, case_1)
+{
+    test_textract<Params<int32_t, int8_t, 128, 64, false>>();
+}
+TEST_F(TStoreAcc2gmTest, case16) { test_tstore_acc2gm_scalar_nz2nd<1, uint16_t, int8_t, 64>(5); }"""
+    assert st._TEST_CALL.findall(main) == [
+        ("TEXTRACTTest", "case_1", "test_textract", "int32_t, int8_t, 128, 64, false", ""),
+        ("TStoreAcc2gmTest", "case16", "test_tstore_acc2gm_scalar_nz2nd", "1, uint16_t, int8_t, 64", "5")]
+
+
+@pytest.mark.parametrize("col_major", [False, True])
+def test_global_block_reads_and_writes_a_5d_window(col_major):
+    """The g block of a W-shaped 5-D tensor, flat in memory: ND rows run over dims 0..3, DN's dim 3 is
+    contiguous; the tile's element (r, c) is the global element at the strides' offset, and putting it back
+    writes exactly those elements."""
+    g, w = [2, 1, 2, 3, 4], [3, 2, 2, 5, 6]
+    whole = np.arange(np.prod(w), dtype=np.int32)
+    tile, put = st._global_block(whole, g, w, col_major)
+    if col_major:   # stride of dim 3 is 1, of dim 4 is W3
+        s = [w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], 1, w[3]]
+        assert tile.shape == (g[3], g[0] * g[1] * g[2] * g[4])
+        i0, i1, i2, i4 = np.unravel_index(np.arange(tile.shape[1]), (g[0], g[1], g[2], g[4]))
+        exp = (i0 * s[0] + i1 * s[1] + i2 * s[2] + i4 * s[4])[None, :] + np.arange(g[3])[:, None] * s[3]
+    else:
+        s = [w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], w[4], 1]
+        assert tile.shape == (g[0] * g[1] * g[2] * g[3], g[4])
+        i0, i1, i2, i3 = np.unravel_index(np.arange(tile.shape[0]), tuple(g[:4]))
+        exp = (i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3])[:, None] + np.arange(g[4])[None, :]
+    assert (tile == exp).all()
+    out = np.zeros_like(whole)
+    put(out, tile + 1)
+    assert sorted(np.flatnonzero(out)) == sorted(exp.ravel()) and (out[exp] == exp + 1).all()

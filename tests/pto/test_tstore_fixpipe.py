@@ -163,3 +163,29 @@ def test_pto_statement_forms():
     out = pto.run_text(PROGRAM, {"arg0": np.full((16, 16), 1.0, np.float16), "arg1": np.zeros((16, 16), np.int8)},
                        "cpu")
     assert (out["arg0"] == 17.0).all() and (out["arg1"] == 4).all()
+
+
+@pytest.mark.parametrize("op", ["tstore", "textract", "tinsert"])
+def test_saturate_bit(op):
+    """The control register's saturate bit (``quant_saturate_inf``, the simulator's task cookie bit 48): f32 ->
+    f16 pre-quant turns NaN to 0 and clamps +-Inf to +-65504; f32 -> bf16 turns NaN to 0 (PTO151). Without it
+    NaN and infinities pass."""
+    vals = np.array([[np.nan, np.inf, -np.inf, 1e6, -3.0, 0.5, 2.0, 1.0]], np.float32)
+    word = int(np.float32(2.0).view(np.uint32))
+    sat = get_target("cpu").with_(quant_saturate_inf=True)
+    for d, want_sat in (("f16", [0, 65504, -65504, 65504, -6, 1, 4, 2]),
+                        ("bf16", [0, np.inf, -np.inf, 2e6, -6, 1, 4, 2])):
+        for prof, want in ((sat, want_sat), ("cpu", [np.nan, np.inf, -np.inf, 65504 if d == "f16" else 2e6,
+                                                    -6, 1, 4, 2])):
+            src = Tile("vec", "f32", 1, 8)
+            src.values[...] = vals
+            if op == "tstore":
+                gm = _gm(d, (1, 8))
+                pto.tstore(gm, src, word, target=prof)
+                got = gm.astype(np.float64)
+            else:
+                dst = Tile("vec", d, 1, 16, valid=(1, 8))
+                getattr(pto, op)(dst, src, 0, 0, word, target=prof)
+                got = dst.valid_values.astype(np.float64)
+            exp = np.array([want], np.float64).astype(pto.get_dtype(d).np).astype(np.float64)
+            assert np.array_equal(got, exp, equal_nan=True), (d, prof, got)

@@ -307,6 +307,8 @@ class Profile:
         f16_pad_limits_zero: TFILLPAD's ``max``/``min`` pad of an f16 tile is +0: the CPU
             simulator takes it from ``std::numeric_limits<_Float16>``, unspecialised (all zero) in
             the C++20 build (PTO96).
+        quant_saturate_inf: the fixpipe control register's saturate bit (the CPU simulator's task cookie
+            bit 48): f32 -> f16/bf16 pre-quant turns NaN to 0 and clamps infinities too (PTO151).
         fp_modeless_casts: TEXTRACT_FP/TINSERT_FP with a dtype pair that has no vector-quant mode
             copy as the plain move does (ReLU first, then a C++ cast), as the CPU simulator's
             ``NoQuant`` path does (PTO74); elsewhere the pair is refused.
@@ -374,6 +376,7 @@ class Profile:
     prefetch_copies: bool = False
     empty_reduce_cpu: bool = False
     fp_modeless_casts: bool = False
+    quant_saturate_inf: bool = False
     mx_sim_codes: bool = False
     tmov_ignores_scalar: bool = False
     int_promotion: bool = False
