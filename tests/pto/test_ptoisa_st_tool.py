@@ -56,7 +56,8 @@ def test_a_plain_case_runs_from_files(tmp_path):
     b = np.full((2, 16), 3, np.int16)
     a.tofile(tmp_path / "a.bin")
     b.tofile(tmp_path / "b.bin")
-    dst = st.run_case("tshr", ("src0", "src1"), "i16", ((2, 16), (2, 16), (2, 16)), [tmp_path / "a.bin", tmp_path / "b.bin"])
+    dst = st.run_case("tshr", ("src0", "src1"), "i16", ((2, 16), (2, 16), (2, 16)),
+                      [tmp_path / "a.bin", tmp_path / "b.bin"])
     assert (dst.values == (a >> 3)).all()
 
 

@@ -131,28 +131,36 @@ def test_checks():
         assert (gm8 == before).all()
 
 
-PROGRAM = """
-module {
-  func.func @k(%arg0: !pto.ptr<f16>, %arg1: !pto.ptr<i8>) {
+ACC_T = ("!pto.tile_buf<loc=acc, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, "
+         "slayout=row_major, fractal=1024, pad=0>")
+VEC_T = ("!pto.tile_buf<loc=vec, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, "
+         "slayout=none_box, fractal=512, pad=0>")
+VIEW = "!pto.tensor_view<?x?x{t}>"
+PART = "!pto.partition_tensor_view<16x16x{t}>"
+PROGRAM = f"""
+module {{
+  func.func @k(%arg0: !pto.ptr<f16>, %arg1: !pto.ptr<i8>) {{
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c16 = arith.constant 16 : index
     %pre = arith.constant 70369792753664 : i64
-    %tv0 = pto.make_tensor_view %arg0, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf16>
-    %tv1 = pto.make_tensor_view %arg1, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xi8>
-    %d0 = pto.partition_view %tv0, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<16x16xf16>
-    %d1 = pto.partition_view %tv1, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xi8> -> !pto.partition_tensor_view<16x16xi8>
-    %acc = pto.alloc_tile : !pto.tile_buf<loc=acc, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, slayout=row_major, fractal=1024, pad=0>
-    %vec = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>
-    pto.texpands ins(%c16 : index) outs(%vec : !pto.tile_buf<loc=vec, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
-    pto.tmov ins(%vec : !pto.tile_buf<loc=vec, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%acc : !pto.tile_buf<loc=acc, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, slayout=row_major, fractal=1024, pad=0>)
-    pto.tstore ins(%acc : !pto.tile_buf<loc=acc, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, slayout=row_major, fractal=1024, pad=0>)
-               outs(%d0 : !pto.partition_tensor_view<16x16xf16>) {atomicType = #pto<atomic_type atomic_add>, reluPreMode = #pto<relu_pre_mode normal_relu>}
-    pto.tstore ins(%acc : !pto.tile_buf<loc=acc, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, slayout=row_major, fractal=1024, pad=0>, %pre : i64)
-               outs(%d1 : !pto.partition_tensor_view<16x16xi8>) {reluPreMode = #pto<relu_pre_mode normal_relu>}
+    %tv0 = pto.make_tensor_view %arg0, shape = [%c16, %c16], strides = [%c16, %c1] : {VIEW.format(t="f16")}
+    %tv1 = pto.make_tensor_view %arg1, shape = [%c16, %c16], strides = [%c16, %c1] : {VIEW.format(t="i8")}
+    %d0 = pto.partition_view %tv0, offsets = [%c0, %c0], sizes = [%c16, %c16] : {VIEW.format(t="f16")} -> \
+{PART.format(t="f16")}
+    %d1 = pto.partition_view %tv1, offsets = [%c0, %c0], sizes = [%c16, %c16] : {VIEW.format(t="i8")} -> \
+{PART.format(t="i8")}
+    %acc = pto.alloc_tile : {ACC_T}
+    %vec = pto.alloc_tile : {VEC_T}
+    pto.texpands ins(%c16 : index) outs(%vec : {VEC_T})
+    pto.tmov ins(%vec : {VEC_T}) outs(%acc : {ACC_T})
+    pto.tstore ins(%acc : {ACC_T}) outs(%d0 : {PART.format(t="f16")})
+        {{atomicType = #pto<atomic_type atomic_add>, reluPreMode = #pto<relu_pre_mode normal_relu>}}
+    pto.tstore ins(%acc : {ACC_T}, %pre : i64) outs(%d1 : {PART.format(t="i8")})
+        {{reluPreMode = #pto<relu_pre_mode normal_relu>}}
     return
-  }
-}
+  }}
+}}
 """
 
 

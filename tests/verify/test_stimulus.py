@@ -466,11 +466,12 @@ def test_pto_window_fp_tie_vectors_are_ties(op, target):
         _ties_rounded(vs, exact, out)
 
 
+@pytest.mark.parametrize("op", ["tstore_fp", "tmov_fp"])
 @pytest.mark.parametrize("target", ["a5", "a2a3", "cpu"])
-def test_pto_tstore_fp_tie_vectors_are_ties(target):
+def test_pto_store_move_fp_tie_vectors_are_ties(op, target):
     """src x the scale + the offset (one quant word repeated) lies halfway between two int8 values."""
     from tilesim import formats
-    vs = make_vectors("pto", "tstore_fp", n=1, seed=4, target=target)
+    vs = make_vectors("pto", op, n=1, seed=4, target=target)
     ties = [i for i, t in enumerate(vs.tags) if "tie" in t]
     assert ties
     for i in ties:

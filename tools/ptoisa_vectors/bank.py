@@ -85,11 +85,13 @@ def text_level_ops() -> set[str]:
 
 def simulator_only(checkout: Path) -> tuple[list[str], list[str]]:
     """The checkout's instruction entry points (``PTO_INST``): those tilesim has no op for, and those it has
-    as text-level ops only (they move no data a golden vector could hold)."""
+    as .pto statements or :mod:`tilesim.pto.pipe` functions only (they move no data a golden vector could
+    hold)."""
     from tilesim.pto import OPS
     text = (checkout / "include" / "pto" / "common" / "pto_instr.hpp").read_text()
     names = set(re.findall(r"PTO_INST\s+(?:RecordEvent|comm::AsyncEvent|void|std::enable_if_t<[^>]*>+)\s+"
                            r"([A-Z][A-Z0-9_]+)\s*\(", text))
+    from tilesim.pto import pipe
     missing = {n for n in names if n.lower() not in OPS}
-    textual = missing & text_level_ops()
+    textual = missing & (text_level_ops() | {n.upper() for n in pipe.__all__ if n.startswith("t")})
     return sorted(missing - textual), sorted(textual)

@@ -34,7 +34,7 @@ from . import convert_cpu, fixpipe
 from ._cast import CASTS, RELU, cast_bits, relu_after, relu_before, word
 from ._common import Op
 
-__all__ = ["tmov", "textract", "tinsert", "textract_fp", "tinsert_fp", "ACC_TO_VEC_MODES"]
+__all__ = ["tmov", "tmov_fp", "textract", "tinsert", "textract_fp", "tinsert_fp", "ACC_TO_VEC_MODES"]
 
 #: what to do instead of a TMOV path a target lacks
 _TMOV_INSTEAD = {
@@ -124,6 +124,14 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
     _store(op, dst, (slice(0, R), slice(0, C)), src.bits[:R, :C], src,
            _convert(op, src.bits[:R, :C], src, dst, words, False, use_relu, "after"))
     return dst
+
+
+def tmov_fp(dst: Tile, src: Tile, fp: Tile, *, relu_pre_mode=False, target=None) -> Tile:
+    """TMOV_FP: TMOV with vector quantisation; fp row 0 holds one quant word per src column (as
+    ``tmov(dst, src, fp)``). Raises ``pto.op.operand`` when fp is not a tile, and TMOV's rules."""
+    op = Op("tmov_fp", target)
+    op.tile(fp, "fp", None)
+    return tmov(dst, src, fp, relu_pre_mode=relu_pre_mode, target=op.prof)
 
 
 def _check_path(op: Op, dst: Tile, src: Tile, quant: bool) -> None:

@@ -51,6 +51,7 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "tinsert": ("move", ("f16",), ("dtype",)),
     **{o: ("window_fp", ("f32", "i8", "u64"), ("src", "dst", "fp")) for o in ("textract_fp", "tinsert_fp")},
     "tstore_fp": ("store_fp", ("f32", "i8", "u64"), ("src", "dst", "fp")),
+    "tmov_fp": ("move_fp", ("f32", "i8", "u64"), ("src", "dst", "fp")),
     "tgather": ("gather", ("f16", "i32"), ("dtype", "indices")),
     "thistogram": ("histogram", ("u16", "u8", "u32"), ("src", "idx", "dst")),
     "tsort32": ("sort32", ("f32", "u32"), ("dtype", "idx")),
@@ -350,6 +351,14 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         dst = Tile("mat", sig[1], 16, 32, valid=(16, 16), **acc)
         return _Call({"src": small, "fp": fp, "dst": dst}, ("dst",),
                      lambda v=None: fn(dst, small, fp, 16 - vr, 16 - vc, target=target), fills=words)
+    if fam == "move_fp":      # acc f32 -> mat i8, one random quant word per column
+        acc = dict(blayout="col_major", slayout="row_major")
+        src = Tile("acc", sig[0], 16, 16, valid=(vr, vc), fractal=1024, **acc)
+        fp = Tile("scaling", "u64", 1, 16, valid=(1, 16))
+        dst = Tile("mat", sig[1], 16, 32, valid=(vr, vc), **acc)
+        words = {"fp": lambda rng, shape: rng.integers(0, 1 << 62, size=shape, dtype=np.uint64)}
+        return _Call({"src": src, "fp": fp, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, fp, target=target),
+                     fills=words)
     if fam == "store_fp":     # acc f32 -> global i8 (a tile-shaped operand), one quant word per row or column
         src = Tile("acc", sig[0], 16, 16, valid=(vr, vc), fractal=1024, blayout="col_major", slayout="row_major")
         fp = Tile("scaling", "u64", 1, 16, valid=(1, 16))
@@ -430,7 +439,8 @@ def _acc_insert(target) -> bool:
 def _region(op: str, sig, target) -> tuple[int, int]:
     """The full region (rows, cols) of the op's main tile."""
     fam = FAMILY[op]
-    if fam.startswith("matmul") or fam in ("window_fp", "store_fp") or (op == "tinsert" and _acc_insert(target)):
+    if fam.startswith("matmul") or fam in ("window_fp", "store_fp", "move_fp") or (
+            op == "tinsert" and _acc_insert(target)):
         return 16, 16
     if fam == "sort32":
         return R, 32
@@ -680,7 +690,7 @@ def _tie_op(op: str, sig) -> bool:
         return op.endswith(("sum", "prod")) and get_dtype(sig[0]).format.is_float
     if fam in ("ternary", "axpy"):
         return get_dtype(sig[-1]).format.is_float
-    if fam in ("quant", "window_fp", "store_fp", "matmul_mx"):
+    if fam in ("quant", "window_fp", "store_fp", "move_fp", "matmul_mx"):
         return True
     if op in _TWO_STEP:
         return get_dtype(sig[0]).format.is_float
@@ -789,8 +799,8 @@ def _window_fp_tie(c: _Call, rng) -> None:
 
 
 def _store_fp_tie(c: _Call, rng) -> None:
-    """TSTORE_FP (f32 -> i8): as TEXTRACT_FP's ties, with one scale and offset for every quant word, since the
-    simulator reads them by row for an acc tile and the NPUs by column (decision PTO150)."""
+    """TSTORE_FP and TMOV_FP (f32 -> i8): as TEXTRACT_FP's ties, with one scale and offset for every quant word
+    (TSTORE_FP: the simulator reads them by row for an acc tile, the NPUs by column; decision PTO150)."""
     src, fp = c.tiles["src"], c.tiles["fp"]
     r, cc = src.valid
     e, o = int(rng.integers(-3, 3, endpoint=True)), int(rng.integers(0, 15, endpoint=True))
@@ -823,7 +833,7 @@ def _matmul_mx_tie(c: _Call, rng) -> None:
 
 #: the ties of the ops that round once after a scale (decision V18)
 _SCALED_TIE = {"dequant": _dequant_tie, "window_fp": _window_fp_tie, "store_fp": _store_fp_tie,
-               "matmul_mx": _matmul_mx_tie}
+               "move_fp": _store_fp_tie, "matmul_mx": _matmul_mx_tie}
 
 
 #: the issue-21 ops that round a sum or product inside a composite (decision V18): op -> the value of each
