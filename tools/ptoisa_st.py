@@ -493,11 +493,45 @@ def run_window_quant(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+def run_scale_addr(folder: Path, st: Path, verbose: bool) -> Row:
+    """TGET_SCALE_ADDR: ``<T, GROWS, GCOLS, TROWS, TCOLS>``; a vec tile TLOADed from ``input.bin``, dst a tile
+    of the same type made to alias it (the simulator points dst's data at src's), TSTOREd and compared with
+    ``golden.bin``. The ``tgetscaleaddr`` folder's one gtest checks the aliasing itself (as TRESHAPE's)."""
+    row = Row(folder.name)
+    if not (folder / "gen_data.py").is_file():
+        row.cases = 1
+        src = pto.Tile("vec", "f32", 2, 8)
+        src.values[...] = np.arange(1, 17, dtype=np.float32).reshape(2, 8)
+        try:
+            dst = pto.tget_scale_addr(pto.Tile("vec", "f32", 2, 8), src, target="cpu")
+        except TilesimError as e:
+            row.refused, row.reasons = 1, [f"refused: {e.rule}"]
+            return row
+        src.values[0, 3] = 42.0
+        ok = bool(dst.values[0, 3] == 42.0 and (dst.bits == src.bits).all())
+        row.passed, row.failed, row.exact = int(ok), int(not ok), int(ok)
+        return row
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, _typed(5)):
+        d = pto.get_dtype(CXX_DTYPES[args[0]])
+        gr, gc, tr, tc = (_int(a) for a in args[1:])
+        src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
+        src.bits[:gr, :gc] = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
+        try:
+            dst = pto.tget_scale_addr(pto.Tile("vec", d.name, tr, tc), src, target="cpu")
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        _score(row, case, dst.bits, np.fromfile(case_dir / "golden.bin", d.lane, tr * tc).reshape(tr, tc), d.name,
+               eps, verbose)
+    return row
+
+
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
             "tsubview": run_subview, "tgatherb": run_gatherb, "tstore_quant": run_tstore_quant,
             "tstore_acc2gm": run_tstore_acc2gm, "textract_quant": run_window_quant,
-            "tinsert_quant": run_window_quant}
+            "tinsert_quant": run_window_quant, "tget_scale_addr": run_scale_addr, "tgetscaleaddr": run_scale_addr}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

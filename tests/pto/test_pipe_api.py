@@ -88,7 +88,7 @@ def test_tget_scale_addr():
     mem = pto.memory.Memory("a5")
     placed = mem.place(Tile("mat", "f8e8m0", 16, 64), 0x400)
     assert pto.tget_scale_addr(Tile("scaling", "f8e8m0", 16, 64), placed, memory=mem).addr == 0x40
-    assert _rule(lambda: pto.tget_scale_addr(Tile("scaling", "f8e8m0", 16, 64), src, target="cpu")) == \
+    assert _rule(lambda: pto.tget_scale_addr(Tile("scaling", "f8e8m0", 16, 64), src, target="a2a3")) == \
         "pto.op.target"
     assert _rule(lambda: pto.tget_scale_addr(Tile("mat", "f8e8m0", 16, 64), src, target="a5")) == "pto.op.loc"
     assert _rule(lambda: pto.tget_scale_addr(Tile("scaling", "f8e8m0", 16, 32), src, target="a5")) == \
@@ -112,3 +112,18 @@ def test_tmov_fp_is_tmov_with_an_fp_tile():
     with pytest.raises(GeometryError):
         pto.tmov_fp(Tile("mat", "i8", 16, 32, valid=(8, 16), **dict(ACC, fractal=512)), src, fp, target="a5")
     assert _rule(lambda: pto.tmov_fp(a, src, 3, target="a5")) == "pto.op.operand"
+
+
+def test_tget_scale_addr_on_cpu_aliases_src():
+    """The simulator points dst's data at src's: dst reads and writes src's bytes (any tiles that fit)."""
+    src = Tile("vec", "f32", 2, 8)
+    src.values[...] = np.arange(16, dtype=np.float32).reshape(2, 8)
+    dst = pto.tget_scale_addr(Tile("vec", "f32", 2, 8), src, target="cpu")
+    assert (dst.values == src.values).all()
+    src.values[0, 3] = 42.0
+    assert dst.values[0, 3] == 42.0
+    dst.values[1, 0] = -1.0
+    assert src.values[1, 0] == -1.0
+    small = pto.tget_scale_addr(Tile("vec", "i16", 1, 16), src, target="cpu")      # the first 32 bytes, as i16
+    assert small.bits[0, 6:8].view(np.float32)[0] == 42.0
+    assert _rule(lambda: pto.tget_scale_addr(Tile("vec", "f32", 4, 8), src, target="cpu")) == "pto.mem.bounds"

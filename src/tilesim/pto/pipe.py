@@ -165,19 +165,30 @@ def tsync(*events) -> None:
 
 def tget_scale_addr(dst: Tile, src: Tile, *, target=None, memory: Memory | None = None,
                     name: str | None = None) -> Tile:
-    """TGET_SCALE_ADDR (A5): place ``dst``, a ``scaling`` tile of src's shape and valid shape, at src's
-    address >> 4. Raises ``pto.op.target``, ``pto.op.operand``, ``pto.op.loc``, ``pto.op.valid_match``,
-    ``pto.mem.unplaced`` and :func:`tassign`'s rules."""
+    """TGET_SCALE_ADDR: on A5 place ``dst``, a ``scaling`` tile of src's shape and valid shape, at src's
+    address >> 4; on ``cpu`` dst becomes a view of src's bytes, as the simulator points dst's data at src's
+    (any tiles whose storage fits in src's). A2A3 has no TGET_SCALE_ADDR. Raises ``pto.op.target``,
+    ``pto.op.operand``, ``pto.op.loc``, ``pto.op.valid_match``, ``pto.mem.unplaced``, ``pto.mem.bounds`` and
+    :func:`tassign`'s rules."""
     prof = memory.prof if memory is not None else get_target(target)
-    if not prof.name.startswith("a5"):
-        _pipe_error("TGET_SCALE_ADDR", f"exists on A5 only, not {prof.name}", "op", "pto.op.target", prof.name)
+    if "tget_scale_addr" in prof.absent_ops:
+        _pipe_error("TGET_SCALE_ADDR", f"is not available on target {prof.name}", "op", "pto.op.target", prof.name)
     for t, role in ((dst, "dst"), (src, "src")):
         if not isinstance(t, Tile):
             _pipe_error("TGET_SCALE_ADDR", f"expected a Tile, got {type(t).__name__}", role, "pto.op.operand",
                         type(t).__name__)
+    if not prof.name.startswith("a5"):   # cpu: dst.data() = src.data() (pto-isa include/pto/cpu/TGetScaleAddr.hpp)
+        if dst.span > src.span:
+            _pipe_error("TGET_SCALE_ADDR", f"dst spans {dst.span} bytes, src {src.span}: dst would read past src's "
+                        "storage", "dst", "pto.mem.bounds", (src.span, dst.span))
+        src.push()
+        src.viewed = True
+        dst.bind(src._mem, src._off)
+        dst.addr = src.addr
+        return dst
     if dst.loc != "scaling":
-        _pipe_error("TGET_SCALE_ADDR", f"dst must be in the scaling address space, not {dst.loc}", "dst", "pto.op.loc",
-                    dst.loc)
+        _pipe_error("TGET_SCALE_ADDR", f"dst must be in the scaling address space, not {dst.loc}", "dst",
+                    "pto.op.loc", dst.loc)
     if (dst.rows, dst.cols) != (src.rows, src.cols) or dst.valid != src.valid:
         _pipe_error("TGET_SCALE_ADDR", f"dst ({dst.describe()}) must have src's shape and valid shape "
                     f"({src.describe()})", "dst", "pto.op.valid_match", (dst.rows, dst.cols, dst.valid))
