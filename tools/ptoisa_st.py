@@ -31,11 +31,14 @@ import numpy as np
 
 from tilesim import pto
 from tilesim.errors import TilesimError
+from tilesim.pto.dtypes import PACKED
+from tilesim.pto.ops import convert_sub_byte
 
 #: C++ element types of the test templates -> tilesim dtypes
 CXX_DTYPES = {"float": "f32", "aclFloat16": "f16", "half": "f16", "bfloat16_t": "bf16", "int32_t": "i32",
               "int16_t": "i16", "int8_t": "i8", "uint32_t": "u32", "uint16_t": "u16", "uint8_t": "u8",
-              "int64_t": "i64", "uint64_t": "u64"}
+              "int64_t": "i64", "uint64_t": "u64", "int4b_t": "i4", "float4_e2m1x2_t": "f4e2m1",
+              "float4_e1m2x2_t": "f4e1m2"}
 
 #: folders whose kernel is the plain one, and the roles after dst that their inputs fill, in main.cpp's order
 PLAIN = {
@@ -493,6 +496,55 @@ def run_window_quant(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+def _global_lanes(path: Path, dt, rows: int, cols: int) -> np.ndarray:
+    """A global array from a file: lanes, or for a packed dtype ``rows x cols / 2`` bytes (PTO153)."""
+    width = cols // 2 if dt.name in PACKED else cols
+    return np.fromfile(path, dt.lane, rows * width).reshape(rows, width)
+
+
+def _values(gm: np.ndarray, dt) -> np.ndarray:
+    """The numbers a global array holds (a packed one unpacked, 4-bit codes as the simulator reads them)."""
+    if dt.name in PACKED:
+        codes = np.empty((gm.shape[0], 2 * gm.shape[1]), np.uint8)
+        codes[:, 0::2], codes[:, 1::2] = gm & 0xF, gm >> 4
+        return convert_sub_byte.value_of(codes, dt)
+    return convert_sub_byte.value_of(gm.view(dt.lane), dt) if dt.name == "i4" else gm.view(dt.np).astype(float)
+
+
+def run_tcvt(folder: Path, st: Path, verbose: bool) -> Row:
+    """TCVT: ``<D, S, GROWS, GCOLS, TROWS, TCOLS[, SaturationMode]>``; TLOAD of ``x1_gm.bin`` into a vec tile of
+    S, TCVT with CAST_RINT, TSTORE into a D global; compared with ``golden.bin`` by ResultCmp on the values
+    (a packed fp4 file holds two codes a byte, PTO153)."""
+    row = Row(folder.name)
+    fits = lambda a: len(a) in (6, 7) and a[0] in CXX_DTYPES and a[1] in CXX_DTYPES  # noqa: E731
+    for case, args, _call, case_dir, eps in _cases(folder, st, row, fits):
+        d_dt, s_dt = (pto.get_dtype(CXX_DTYPES[t]) for t in args[:2])
+        gr, gc, tr, tc = (_int(a) for a in args[2:6])
+        sat = len(args) == 7 and args[6].endswith("ON")
+        if (d_dt.name in PACKED or s_dt.name in PACKED) and gc % 2:
+            row.not_mapped += 1
+            row.reasons.append(f"{case}: a packed row of odd length is not a whole number of bytes")
+            continue
+        src, dst = pto.Tile("vec", s_dt.name, tr, tc, valid=(gr, gc)), pto.Tile("vec", d_dt.name, tr, tc, valid=(gr, gc))
+        want = _global_lanes(case_dir / "golden.bin", d_dt, gr, gc)
+        out = np.zeros_like(want)
+        try:
+            pto.tload(src, _global_lanes(case_dir / "x1_gm.bin", s_dt, gr, gc), target="cpu")
+            pto.tcvt(dst, src, "CAST_RINT", sat, target="cpu")
+            pto.tstore(out, dst, target="cpu")
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        res = pto.result_cmp(_values(out, d_dt), _values(want, d_dt), eps)
+        row.passed += res.passed
+        row.failed += not res.passed
+        row.exact += bool((out.view(np.uint8) == want.view(np.uint8)).all())
+        if verbose and not res.passed:
+            row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+    return row
+
+
 def run_scale_addr(folder: Path, st: Path, verbose: bool) -> Row:
     """TGET_SCALE_ADDR: ``<T, GROWS, GCOLS, TROWS, TCOLS>``; a vec tile TLOADed from ``input.bin``, dst a tile
     of the same type made to alias it (the simulator points dst's data at src's), TSTOREd and compared with
@@ -531,7 +583,8 @@ def run_scale_addr(folder: Path, st: Path, verbose: bool) -> Row:
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
             "tsubview": run_subview, "tgatherb": run_gatherb, "tstore_quant": run_tstore_quant,
             "tstore_acc2gm": run_tstore_acc2gm, "textract_quant": run_window_quant,
-            "tinsert_quant": run_window_quant, "tget_scale_addr": run_scale_addr, "tgetscaleaddr": run_scale_addr}
+            "tinsert_quant": run_window_quant, "tget_scale_addr": run_scale_addr, "tgetscaleaddr": run_scale_addr,
+            "tcvt": run_tcvt}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

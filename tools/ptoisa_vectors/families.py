@@ -15,7 +15,7 @@ from .bf16 import (
 from .bitwise import bitwise_cases
 from .common import BF16, DTS, ONLY, Case
 from .compare import cmp_layout_cases, compare_select_cases, compare_select_layout_cases, tcmps_u8_cases
-from .convert import tcvt_cases
+from .convert import tcvt_cases, tcvt_sub_byte_cases
 from .elementwise import (
     UNARY, binary_cases, div_overflow_cases, int_unary_cases, scalar_cases, tdiv_cases, unary_cases,
 )
@@ -93,6 +93,7 @@ MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 MORE_FAMILIES += (store_fixpipe_cases, tmov_fp_cases)  # issue 21: TSTORE's fixpipe forms (PTO150), TMOV_FP
+MORE_FAMILIES += (tcvt_sub_byte_cases,)  # issue 21: 4-bit TCVT (PTO153)
 
 
 def all_cases(seed: int) -> list[Case]:

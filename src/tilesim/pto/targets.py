@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from ..errors import DtypeError, TilesimError
-from .dtypes import ALL, DTYPES, INTS, get_dtype
+from .dtypes import ALL, DTYPES, FP4, INT4, INTS, get_dtype
 from .window_paths import QUANT_PATHS_A2A3, QUANT_PATHS_A5, WINDOW_PATHS_A2A3, WINDOW_PATHS_A5
 
 __all__ = ["Profile", "OpTypes", "OP_TYPES", "TARGETS", "get_target", "NAN_MODES", "LOCATIONS", "DEFAULT_TARGET"]
@@ -111,6 +111,10 @@ _CVT_A5 = {
     "bf16": ("f32", "i32", "f16"), "i16": ("u8", "f16", "f32", "u32", "i32"), "i32": ("f32", "i16", "u16", "i64", "u8"),
     "i64": ("f32", "i32"), "u8": ("f16", "u16"), "i8": ("f16", "i16", "i32"), "u32": ("u8", "u16", "i16"),
 }
+
+
+#: cpu: the 4-bit dtypes with each other and every other dtype, both ways (PTO153)
+_CVT_SUB_BYTE_CPU = frozenset(p for a in FP4 + INT4 for b in FP4 + INT4 + ALL for p in ((a, b), (b, a)))
 
 
 def _cvt(table: Mapping[str, tuple[str, ...]]) -> frozenset:
@@ -208,8 +212,8 @@ _ROWS = [
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
-    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL)),  # CPU_SIM asserts no pair
-    _ew("tload", ALL, ALL), _ew("tstore", ALL, ALL),
+    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL) | _CVT_SUB_BYTE_CPU),  # no assert
+    _ew("tload", ALL, ALL, ALL + FP4 + INT4), _ew("tstore", ALL, ALL, ALL + FP4 + INT4),  # cpu: 4-bit (PTO153)
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),

@@ -9,6 +9,12 @@ place. Elements are copied as bits: pto-isa only requires
 so a ``uint16`` array loads into an ``f16`` tile unchanged. Acc tiles may
 store f32 to an f16/bf16 array (rounded to nearest even) as TSTORE(dst, acc) does.
 
+Packed dtypes (``f4e2m1``, ``f4e1m2``: pto-isa's ``float4_*x2_t``) hold two
+codes a byte in global memory, element ``2k`` of a row in the low nibble of
+byte ``k``: their global array is a uint8 ``(rows, bytes)`` array whose rows
+hold ``2 * bytes`` elements, and ``offset``'s column counts elements. A tile
+keeps one code per lane (decision PTO153).
+
 ``atomic`` (TSTORE): ``none``, or ``add``/``max``/``min`` combine the old
 global value with the tile's by the tile dtype's arithmetic.
 
@@ -35,7 +41,7 @@ import numpy as np
 
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
-from ..dtypes import get_dtype
+from ..dtypes import FP4, INT4, PACKED, get_dtype
 from ..tile import Tile
 from . import convert_cpu, fixpipe
 from ._cast import RELU, relu_before, word
@@ -93,11 +99,25 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
         op.fail(f"global elements are {gm.dtype.itemsize} bytes, the tile's {dst.dtype} {dst.dtype.size}", "src",
                 "pto.mem.elem_size", str(gm.dtype), DtypeError)
     op.nonzero(dst, "dst")
-    rs, cs = _window(op, gm, offset, dst.valid, "src")
+    packed = dst.dtype.name in PACKED
+    codes = _unpack(gm) if packed else gm
+    rs, cs = _window(op, codes, offset, dst.valid, "src")
     if op.prof.tload_fills_pad:  # the simulator's getPadValue has no custom case: it gives 0 (TLoad.hpp)
         dst.bits[...] = 0 if dst.pad.startswith("custom:") else pad_lane(op, dst)
-    dst.bits[: dst.valid_rows, : dst.valid_cols] = gm[rs, cs].view(dst.dtype.lane)
+    dst.bits[: dst.valid_rows, : dst.valid_cols] = codes[rs, cs].view(dst.dtype.lane)
     return dst
+
+
+def _unpack(gm: np.ndarray) -> np.ndarray:
+    """The codes of a packed global array: row i's byte k holds elements 2k (low nibble) and 2k + 1."""
+    b = gm.view(np.uint8)
+    codes = np.empty((b.shape[0], 2 * b.shape[1]), np.uint8)
+    codes[:, 0::2], codes[:, 1::2] = b & 0xF, b >> 4
+    return codes
+
+
+def _pack_into(gm: np.ndarray, codes: np.ndarray) -> None:
+    gm.view(np.uint8)[...] = (codes[:, 0::2] & 0xF) | (codes[:, 1::2] << 4)
 
 
 def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset=(0, 0), atomic: str = "none",
@@ -138,7 +158,16 @@ def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset
                     "pto.mem.elem_size", str(gm.dtype), DtypeError)
         out_dt = get_dtype(gm.dtype)
     op.nonzero(src, "src")
-    rs, cs = _window(op, gm, offset, src.valid, "dst")
+    packed = src.dtype.name in PACKED
+    if packed and atomic != "none":
+        op.fail(f"a packed {src.dtype} store has no atomic form (two elements share a byte)", "atomic",
+                "pto.tstore.atomic", atomic, TilesimError)
+    codes = _unpack(gm) if packed else gm
+    rs, cs = _window(op, codes, offset, src.valid, "dst")
+    if packed:
+        codes[rs, cs] = src.valid_bits
+        _pack_into(gm, codes)
+        return dst
     lanes = src.valid_bits
     if fixpipe_form:
         words = _store_words(op, src, fp, pre_quant_scalar)
@@ -169,6 +198,9 @@ def _fixpipe_out(op: Op, src: Tile, gm: np.ndarray, quant: bool):
         out = get_dtype(gm.dtype)
     except TilesimError:
         op.fail(f"global array of {gm.dtype} is no PTO dtype", "dst", "pto.op.dtype", str(gm.dtype), DtypeError)
+    if src.dtype.name in FP4 + INT4:
+        op.fail(f"a fixpipe store takes no 4-bit source ({src.dtype})", "src", "pto.op.dtype", src.dtype.name,
+                DtypeError)
     if op.prof.fp_modeless_casts:  # cpu: every tile and pair (a pair without a quant mode is a C++ cast)
         return out
     if src.loc != "acc":
