@@ -143,3 +143,35 @@ def test_pto_text_types():
     x = (np.arange(32, dtype=np.float32) - 16) / 2
     out = pto.run_text(prog, {"x": x.reshape(1, 32), "y": np.zeros((1, 32), np.float32)}, "cpu")
     assert out["y"].ravel().tolist() == np.clip(np.rint(x), -8, 7).tolist()
+
+
+def test_pto_program_tensors_hold_one_fp4_code_an_element():
+    """A .pto program's global tensors keep one code per element (the interpreter's memory model): TLOAD of
+    an f4E2M1FN view reads codes, not packed bytes; TCVT then gives the simulator's values."""
+    f4 = "!pto.tile_buf<loc=vec, dtype=f4E2M1FN, rows=1, cols=32, v_row=1, v_col=32, blayout=row_major, " \
+         "slayout=none_box, fractal=512, pad=0>"
+    f32 = f4.replace("f4E2M1FN", "f32")
+    prog = f"""
+    module {{
+      func.func @k(%x: !pto.ptr<f4E2M1FN>, %y: !pto.ptr<f32>) {{
+        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %c32 = arith.constant 32 : index
+        %tx = pto.make_tensor_view %x, shape = [%c1, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf4E2M1FN>
+        %ty = pto.make_tensor_view %y, shape = [%c1, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
+        %px = pto.partition_view %tx, offsets = [%c0, %c0], sizes = [%c1, %c32] : !pto.tensor_view<?x?xf4E2M1FN> -> !pto.partition_tensor_view<1x32xf4E2M1FN>
+        %py = pto.partition_view %ty, offsets = [%c0, %c0], sizes = [%c1, %c32] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x32xf32>
+        %a = pto.alloc_tile : {f4}
+        %b = pto.alloc_tile : {f32}
+        pto.tload ins(%px : !pto.partition_tensor_view<1x32xf4E2M1FN>) outs(%a : {f4})
+        pto.tcvt ins(%a : {f4}) outs(%b : {f32})
+        pto.tstore ins(%b : {f32}) outs(%py : !pto.partition_tensor_view<1x32xf32>)
+        return
+      }}
+    }}
+    """
+    codes = np.resize(np.arange(16, dtype=np.uint8), 32).reshape(1, 32)
+    x = codes.view(pto.get_dtype("f4e2m1").np).astype(np.float32)  # the codes' values, each exact in fp4
+    out = pto.run_text(prog, {"x": x, "y": np.zeros((1, 32), np.float32)}, "cpu")
+    want = np.array([osb.tcvt(int(c), "f4e2m1", "f32", "RINT", False) for c in codes.ravel()], np.uint32)
+    assert (out["y"].ravel().view(np.uint32) == want).all()

@@ -26,7 +26,7 @@ from .generate import generator_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
-from .memory import memory_cases, store_fixpipe_cases
+from .memory import memory_cases, packed_memory_cases, store_fixpipe_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases, tmov_fp_cases
 from .permute import permute_cases
 from .quant import dequant_cases, quant_cases, random_histogram_cases
@@ -93,7 +93,7 @@ MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 MORE_FAMILIES += (store_fixpipe_cases, tmov_fp_cases)  # issue 21: TSTORE's fixpipe forms (PTO150), TMOV_FP
-MORE_FAMILIES += (tcvt_sub_byte_cases,)  # issue 21: 4-bit TCVT (PTO153)
+MORE_FAMILIES += (tcvt_sub_byte_cases, packed_memory_cases)  # issue 21: 4-bit TCVT, packed TLOAD/TSTORE (PTO153)
 
 
 def all_cases(seed: int) -> list[Case]:

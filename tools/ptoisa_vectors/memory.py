@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import numpy as np
+
 from .common import CXX_TYPE, Case, Spec, conversion_pool, sentinel
 
 
@@ -89,4 +91,26 @@ def store_fixpipe_cases(rng) -> list[Case]:
     add("i32", "i32", box("src", "i32", R, C, "acc", loc="acc"),
         "TSTORE<T_src, decltype(g), AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(g, src);",
         args={"relu_pre_mode": True, "atomic": "add"})
+    return cases
+
+
+def packed_memory_cases(rng) -> list[Case]:
+    """TLOAD and TSTORE of fp4 tiles (two codes a byte in the simulator's tiles and global tensors) through a
+    byte array: windows at element offsets whose row starts fall on whole bytes, odd widths (PTO153)."""
+    cases = []
+    GR, GB = 12, 40                                        # 12 rows of 80 codes
+    for dt in ("f4e2m1", "f4e1m2"):
+        g = rng.integers(0, 256, (GR, GB), dtype=np.uint8)
+        t = rng.integers(0, 16, (8, 64), dtype=np.uint8)
+        for (wr, wc), (r0, c0) in (((7, 61), (3, 6)), ((8, 64), (0, 0)), ((5, 33), (4, 40))):
+            glob = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {2 * GB}, 1>> "
+                    f"g(reinterpret_cast<{CXX_TYPE[dt]}*>({{gm}}.data()) + {(r0 * 2 * GB + c0) // 2});")
+            cases.append(Case("tload", glob.format(gm="gm") + " TLOAD(dst, g);",
+                              (Spec("dst", dt, 8, 64), Spec("gm", "u8", GR, GB, loc="gm")),
+                              {"dst": (wr, wc), "gm": (wr, wc)}, {"dst": sentinel(dt, (8, 64)) & 0xF, "gm": g}, (),
+                              {"offset": [r0, c0]}))
+            cases.append(Case("tstore", glob.format(gm="dst_gm") + " TSTORE(g, src);",
+                              (Spec("dst_gm", "u8", GR, GB, loc="gm"), Spec("src", dt, 8, 64)),
+                              {"dst_gm": (wr, wc), "src": (wr, wc)}, {"dst_gm": g, "src": t}, (),
+                              {"offset": [r0, c0]}))
     return cases

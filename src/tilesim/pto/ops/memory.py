@@ -13,7 +13,8 @@ Packed dtypes (``f4e2m1``, ``f4e1m2``: pto-isa's ``float4_*x2_t``) hold two
 codes a byte in global memory, element ``2k`` of a row in the low nibble of
 byte ``k``: their global array is a uint8 ``(rows, bytes)`` array whose rows
 hold ``2 * bytes`` elements, and ``offset``'s column counts elements. A tile
-keeps one code per lane (decision PTO153).
+keeps one code per lane, and so does an array passed with ``packed=False``
+(the ``.pto`` interpreter's global tensors; decision PTO153).
 
 ``atomic`` (TSTORE): ``none``, or ``add``/``max``/``min`` combine the old
 global value with the tile's by the tile dtype's arithmetic.
@@ -75,7 +76,7 @@ def _window(op: Op, gm: np.ndarray, offset, shape, operand: str) -> tuple[slice,
     return slice(r0, r0 + R), slice(c0, c0 + C)
 
 
-def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
+def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), packed: bool | None = None, target=None) -> Tile:
     """TLOAD: global memory -> tile, over dst's valid region (bits copied).
 
     dst: vec or mat. Vec tiles load ND, DN or Nz (A2A3: at most 4095 rows).
@@ -99,7 +100,7 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
         op.fail(f"global elements are {gm.dtype.itemsize} bytes, the tile's {dst.dtype} {dst.dtype.size}", "src",
                 "pto.mem.elem_size", str(gm.dtype), DtypeError)
     op.nonzero(dst, "dst")
-    packed = dst.dtype.name in PACKED
+    packed = dst.dtype.name in PACKED and packed is not False
     codes = _unpack(gm) if packed else gm
     rs, cs = _window(op, codes, offset, dst.valid, "src")
     if op.prof.tload_fills_pad:  # the simulator's getPadValue has no custom case: it gives 0 (TLoad.hpp)
@@ -121,7 +122,7 @@ def _pack_into(gm: np.ndarray, codes: np.ndarray) -> None:
 
 
 def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset=(0, 0), atomic: str = "none",
-           st_phase: str = "unspecified", relu_pre_mode=False, target=None) -> np.ndarray:
+           st_phase: str = "unspecified", relu_pre_mode=False, packed: bool | None = None, target=None) -> np.ndarray:
     """TSTORE: tile -> global memory, over src's valid region, in place; returns ``dst``.
 
     src: vec, mat (not on A5) or acc. An acc tile of f32 may store to an
@@ -158,7 +159,7 @@ def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset
                     "pto.mem.elem_size", str(gm.dtype), DtypeError)
         out_dt = get_dtype(gm.dtype)
     op.nonzero(src, "src")
-    packed = src.dtype.name in PACKED
+    packed = src.dtype.name in PACKED and packed is not False
     if packed and atomic != "none":
         op.fail(f"a packed {src.dtype} store has no atomic form (two elements share a byte)", "atomic",
                 "pto.tstore.atomic", atomic, TilesimError)
