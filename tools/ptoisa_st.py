@@ -579,12 +579,62 @@ def run_scale_addr(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+_PUSHPOP_TEST = re.compile(r"TEST_F\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<(\w+),\s*(\d+),\s*(\d+)"
+                           r"(?:,\s*TileType::(\w+))?>\(\)\s*;\s*\}")
+_PUSHPOP_MACRO = re.compile(r"^TPUSHPOP_TEST\((\w+),\s*(\d+),\s*(\d+),\s*(\w+)\)", re.M)
+
+
+def run_push_pop(folder: Path, st: Path, verbose: bool) -> Row:
+    """TPUSH/TPOP/TFREE gtests that push a tile of ``iter * 1000 + i + 1`` (storage order) through a
+    cube-to-vector pipe ``kIterations`` times (once without) and pop each into a tile of the same shape,
+    checked by ResultCmp at 0 (``runCubeToVector*``, ``testPushPop*``: the producer and consumer threads of
+    the multi-core forms run one after the other here, the sequential model). The tests of the simulator's
+    thread hooks, split lanes and GM FIFOs are not mapped."""
+    row = Row(folder.name)
+    main = (folder / "main.cpp").read_text()
+    tests = [(case, fn, t, int(r), int(c), loc) for case, fn, t, r, c, loc in _PUSHPOP_TEST.findall(main)]
+    tests += [(f"{t}_{r}_{c}_{loc}", "testPushPopSingleThread", t, int(r), int(c), loc)
+              for t, r, c, loc in _PUSHPOP_MACRO.findall(main)]
+    row.cases = len(re.findall(r"^\s*TEST_F\((?!.*##)", main, re.M)) + len(_PUSHPOP_MACRO.findall(main))
+    for case, fn, cxx, R, C, loc in tests:
+        body = re.search(rf"void {fn}\(\)\s*\{{(.*?)\n\}}", main, re.S)
+        locs = dict(re.findall(r"using (\w+)Tile = Tile<TileType::(\w+)", body.group(1))) if body else {}
+        src_loc, dst_loc = (loc, loc) if loc else (locs.get("Cube"), locs.get("Vec"))
+        if body is None or cxx not in CXX_DTYPES or None in (src_loc, dst_loc):
+            continue
+        n = int((re.findall(r"kIterations = (\d+)", body.group(1)) or ["1"])[0])
+        d = pto.get_dtype(CXX_DTYPES[cxx])
+        pipe, ok, exact = pto.TPipe(1), True, True
+        try:
+            for it in range(n):
+                t = pto.Tile(src_loc.lower(), d.name, R, C)
+                t.values[...] = (it * 1000 + np.arange(R * C) + 1).reshape(R, C)
+                pto.tpush(pipe, t)
+            for it in range(n):
+                got = pto.tpop(pipe, pto.Tile(dst_loc.lower(), d.name, R, C))
+                pto.tfree(pipe)
+                want = (it * 1000 + np.arange(R * C) + 1).astype(d.np).reshape(R, C)
+                ok &= pto.result_cmp(np.asarray(got.values, float), want.astype(float), 0).passed
+                exact &= bool((got.values == want).all())
+        except TilesimError as e:
+            row.refused += 1
+            row.reasons.append(f"{case}: refused: {e.rule}")
+            continue
+        row.passed += ok
+        row.failed += not ok
+        row.exact += exact
+    row.not_mapped = row.cases - row.passed - row.failed - row.refused
+    if row.not_mapped:
+        row.reasons.append(f"{row.not_mapped} gtests of the simulator's thread hooks, split lanes or GM FIFOs")
+    return row
+
+
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
             "tsubview": run_subview, "tgatherb": run_gatherb, "tstore_quant": run_tstore_quant,
             "tstore_acc2gm": run_tstore_acc2gm, "textract_quant": run_window_quant,
             "tinsert_quant": run_window_quant, "tget_scale_addr": run_scale_addr, "tgetscaleaddr": run_scale_addr,
-            "tcvt": run_tcvt}
+            "tcvt": run_tcvt, "tpushpop": run_push_pop, "tpushpop_cv": run_push_pop}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

@@ -55,7 +55,8 @@ def test_pipe_checks():
     assert _rule(lambda: pto.tpush(v2c, vec, 1)) == "pto.pipe.subblocks"
     assert _rule(lambda: pto.tpush(v2c, vec, 3)) == "pto.pipe.split"
     assert _rule(lambda: pto.tpush(v2c, vec, direction="c2v")) == "pto.pipe.direction"
-    assert _rule(lambda: pto.tpush(v2c, Tile("mat", "f32", 16, 16))) == "pto.op.loc"
+    assert _rule(lambda: pto.tpush(v2c, Tile("left", "f16", 16, 16, blayout="row_major", slayout="row_major"))) \
+        == "pto.op.loc"
     assert _rule(lambda: pto.tpush("pipe", vec)) == "pto.op.operand"
     assert _rule(lambda: pto.TPipe(4)) == "pto.pipe.dir_mask"
     assert _rule(lambda: pto.tfree(v2c, split=5)) == "pto.pipe.split"

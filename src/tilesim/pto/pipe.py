@@ -39,8 +39,9 @@ __all__ = ["TPipe", "tpush", "tpop", "talloc", "tfree", "tsync", "tget_scale_add
 #: TGET_SCALE_ADDR's shift of a byte address to a scaling address (pto-isa include/pto/npu/a5/utils.hpp
 #: SHIFT_MX_ADDR; decision PTO41)
 SHIFT_MX_ADDR = 4
-#: the producer tile locations a push takes (docs/isa/TPUSH.md: Acc, Vec; Ctrl tiles have no tilesim location)
-PUSH_LOCS = ("acc", "vec")
+#: the producer tile locations a push takes (docs/isa/TPUSH.md: Acc, Vec; the simulator's own tests push Mat
+#: tiles too; Ctrl tiles have no tilesim location)
+PUSH_LOCS = ("acc", "vec", "mat")
 
 
 def _pipe_error(op: str, detail: str, operand: str, rule: str, value=None):
@@ -92,7 +93,7 @@ def _forget(items: list, slot, op: str, what: str) -> None:
 
 
 def tpush(pipe: TPipe, tile, split: int = 0, *, direction: str | None = None) -> TPipe:
-    """TPUSH: copy an acc or vec tile's valid region into the pipe (halves for split 1, 2), or commit a slot
+    """TPUSH: copy an acc, vec or mat tile's valid region into the pipe (halves for split 1, 2), or commit a slot
     that :func:`talloc` handed out (a numpy array). Raises ``pto.pipe.split``, ``pto.pipe.subblocks``,
     ``pto.pipe.direction``, ``pto.pipe.slot``, ``pto.op.loc``."""
     _pipe("TPUSH", pipe)
@@ -105,7 +106,7 @@ def tpush(pipe: TPipe, tile, split: int = 0, *, direction: str | None = None) ->
         _pipe_error("TPUSH", f"expected a Tile or a TALLOC slot, got {type(tile).__name__}", "tile", "pto.op.operand",
                     type(tile).__name__)
     if tile.loc not in PUSH_LOCS:
-        _pipe_error("TPUSH", f"pushes an acc or vec tile, not a {tile.loc} tile", "tile", "pto.op.loc", tile.loc)
+        _pipe_error("TPUSH", f"pushes an acc, vec or mat tile, not a {tile.loc} tile", "tile", "pto.op.loc", tile.loc)
     pipe.fifos.push(d, tile, split, "TPUSH")
     return pipe
 
