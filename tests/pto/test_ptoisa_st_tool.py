@@ -196,3 +196,31 @@ def test_global_block_reads_and_writes_a_5d_window(col_major):
     out = np.zeros_like(whole)
     put(out, tile + 1)
     assert sorted(np.flatnonzero(out)) == sorted(exp.ravel()) and (out[exp] == exp + 1).all()
+
+
+def test_push_pop_tests_are_read(tmp_path):
+    """The push/pop adapter reads direct TEST_F calls and TPUSHPOP_TEST macro lines, counts the macro's own
+    TEST_F once per use, and maps only its known scenarios (the rest are not mapped)."""
+    main = """template <typename T, int rows, int cols>
+void runCubeToVectorSingleTile()
+{
+    using CubeTile = Tile<TileType::Mat, T, rows, cols>;
+    using VecTile = Tile<TileType::Vec, T, rows, cols>;
+}
+template <typename T, int rows, int cols, TileType srcLoc>
+void testPushPopMultiCore()
+{
+    constexpr int kIterations = 3;
+}
+#define TPUSHPOP_TEST(T, rows, cols, srcLoc) \\
+    TEST_F(TPushPopTest, T##_##rows##_##cols##_##srcLoc) { testPushPopSingleThread<T, rows, cols, TileType::srcLoc>(); }
+TPUSHPOP_TEST(float, 16, 32, Vec)
+TEST_F(S, single) { runCubeToVectorSingleTile<float, 16, 32>(); }
+TEST_F(S, multi) { testPushPopMultiCore<uint32_t, 16, 32, TileType::Vec>(); }
+TEST_F(S, hooks) { runSomethingElse<float, 16, 32>(); }
+"""
+    folder = tmp_path / "tpushpop"
+    folder.mkdir()
+    (folder / "main.cpp").write_text(main)
+    row = st.run_push_pop(folder, tmp_path, False)
+    assert (row.cases, row.passed, row.failed, row.not_mapped) == (4, 2, 0, 2)   # the macro's body is not in main
