@@ -63,7 +63,7 @@ def test_every_small_value_and_edge_to_4_bit(d):
             assert got == [osb.tcvt(int(b), s, d, "RINT", sat) for b in lanes], (s, sat)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(width=32), min_size=1, max_size=32), st.sampled_from(SUB), st.sampled_from(MODES),
        st.booleans())
 def test_random_f32_to_4_bit(xs, d, mode, sat):

@@ -27,7 +27,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import numerics as nx
 from ..dtypes import FP4, INT4, DType
 from . import convert_cpu
 
@@ -109,6 +108,8 @@ def _convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) ->
         x = np.where(lo < x, x, lo)
         if s.name == "i4":
             x = np.trunc(x)
+        elif s.is_float:  # x, or a limit of a 4-bit type (-8, 7, +-6, -4, 3.5): exact in the source type
+            x = x.astype(s.np).astype(np.float64)
         else:
             x, undefined = convert_cpu._round_to_source(x, s, False)
     s_float = s.is_float and s.name not in FP4           # TCvt.hpp's is_float_like_v
@@ -128,7 +129,7 @@ def _convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) ->
     if d.name in FP4:
         codes, bad = mx_encode(x, d)
         return codes, undefined | bad
-    if d.is_float:
-        return nx.from_f64(x, d, flush=False), undefined
+    if d.is_float:  # an int4 or fp4 value, or one rounded to an integer in -6..6: exact in f16, bf16 and f32
+        return x.astype(d.np).view(d.lane), undefined
     lanes, bad = convert_cpu.x86_cast(x, d)                # an fp4 value to an integer type: truncation
     return lanes, undefined | bad
