@@ -87,6 +87,12 @@ OP_OF = {"tfusemuladd": "tfusedmuladd", "tfusemuladdrelu": "tfusedmuladdrelu"}
 NOT_MAPPED = {
     "tisa_coverage": "not an instruction test (a list of entry points)",
     "tflashattn": "not an instruction test (a kernel of many instructions)",
+    "tpushpop_vc": "vector-to-cube pushes of split halves from two vector subblocks (tilesim runs one, PTO29)",
+    "tpushpop_vc_nosplit": "vector-to-cube pushes from two vector subblocks (tilesim runs one, PTO29)",
+    "tpushpop_fixpipe": "TPUSH with a FixpipeParams TConfig (a quantising push) is not modelled",
+    "tpush_a3": "a cube/vector kernel of many instructions around TPUSH/TPOP (no adapter yet)",
+    "tpush_a5": "a cube/vector kernel of many instructions around TPUSH/TPOP (no adapter yet)",
+    "tmatmul_mx_nddn": "TMATMUL_MX from ND/DN global layouts with MX scale tiles (no adapter yet)",
 }
 
 
