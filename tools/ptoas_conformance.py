@@ -432,6 +432,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-golden", action="store_true")
     a = ap.parse_args(argv)
     root = a.checkout.resolve()
+    if not (root / "test").is_dir():
+        print(f"error: {a.checkout} is not a PTOAS checkout (it has no test/ folder)", file=sys.stderr)
+        return 2
     overrides = _scalar_defaults(root)
     rng = np.random.default_rng(0)
     cases = [c for c in corpus(root) if a.only in c.name]

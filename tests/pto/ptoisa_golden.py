@@ -27,7 +27,7 @@ import numpy as np
 
 from tilesim import pto
 from tilesim.errors import TilesimError
-from tilesim.pto import Tile
+from tilesim.pto import Tile, comm
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -49,6 +49,7 @@ _CALLS = {
     "tprelu": (("dst", "src0", "src1", "tmp"), ()), "ttrans": (("dst", "src", "tmp"), ()),
     "tpairreducesum": (("dst", "src"), ()), "tinterleave": (("dst0", "dst1", "src0", "src1"), ()), "tdeinterleave": (("dst0", "dst1", "src0", "src1"), ()),
     "tgather": (("dst", "src", "indices", "tmp"), ()),
+    "tconcat": (("dst", "src0", "src1"), ("src0_idx", "src1_idx", "dst_idx")),
     "tsort32": (("dst", "src", "idx"), ()),
     "tmov": (("dst", "src"), ()), "textract": (("dst", "src"), ()), "tinsert": (("dst", "src"), ()),
     "trandom": (("dst",), ()), "thistogram": (("dst", "src", "idx"), ()),
@@ -145,6 +146,8 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
     tiles = build_tiles(case)
     if case.op == "tmrgsort":
         return _run_mrgsort(case, tiles, target)
+    if case.op in comm.COMM_OPS:
+        return _run_comm(case, tiles, target)
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
     if case.op == "tdeinterleave" and "src" in tiles:  # its one-source form
         pos = ("dst0", "dst1", "src")
@@ -174,6 +177,27 @@ def _run_mrgsort(case: Case, tiles: dict[str, Tile], target) -> dict[str, Tile]:
     srcs = [tiles[r] for r in ("src0", "src1", "src2", "src3") if r in tiles]
     pto.tmrgsort(tiles["dst"], executed, *srcs, tiles["tmp"], exhausted=a["exhausted"], target=target)
     tiles["dst_ex"].bits[0, :4] = executed
+    return tiles
+
+
+def _run_comm(case: Case, tiles: dict, target) -> dict:
+    """The communication ops (:mod:`tilesim.pto.comm`) on the case's global arrays: a group is the arrays
+    ``dst_gm0..`` (TBROADCAST) or ``src0_gm..`` (TREDUCE); TTEST's bool is the driver's ``dst_gm[0]``."""
+    a, fn, t = dict(case.args), comm.COMM_OPS[case.op], tiles
+    if case.op in ("tput", "tget"):
+        fn(t["dst_gm"], t["src_gm"], t["staging"], **a, target=target)
+    elif case.op in ("tput_async", "tget_async"):
+        fn(t["dst_gm"], t["src_gm"], target=target)
+    elif case.op == "tbroadcast":
+        fn([t[f"dst_gm{k}"] for k in range(sum(r.startswith("dst_gm") for r in t))], t["src_gm"], t["staging"],
+           target=target)
+    elif case.op == "treduce":
+        group = [t[f"src{k}_gm"] for k in range(sum(r.endswith("_gm") and r.startswith("src") for r in t))]
+        fn(group, t["dst_gm"], t["acc"], t["recv"], **a, target=target)
+    elif case.op == "ttest":
+        t["dst_gm"][...] = fn(t["sig_gm"], a.pop("value"), **a, target=target)
+    else:                                                   # tnotify, twait: the signal is dst_gm
+        fn(t["dst_gm"], a.pop("value"), **a, target=target)
     return tiles
 
 

@@ -221,6 +221,17 @@ def test_tmrgsort_blocks_and_checks():
     assert e.value.rule == "pto.tmrgsort.rows"
 
 
+def test_cpu_tmrgsort_does_not_read_tmp():
+    """PTO164: the simulator never reads TMRGSORT's tmp, so on cpu a tmp narrower than the sources together
+    (pto-isa's top-k kernel: two 1 x TOPK lists, a tmp of TOPK columns) is taken and the merge is the same."""
+    rng = np.random.default_rng(seed("tmrgsort-tmp"))
+    a, b = _records(rng, "f32", 32, 64), _records(rng, "f32", 32, 64)
+    dst = Tile("vec", "f32", 1, 128)
+    pto.tmrgsort(dst, None, a, b, Tile("vec", "f32", 1, 8), target="cpu")
+    want, _ = oo.mrgsort([_as_records(t.bits[0], "f32") for t in (a, b)], 64, False)
+    assert [r[1:] for r in _as_records(dst.bits[0], "f32")] == [r[1:] for r in want]
+
+
 _ROW = "!pto.tile_buf<loc=vec, dtype=f32, rows=1, cols={c}, v_row=1, v_col={c}, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
 _MRG = f"""
 module {{

@@ -54,6 +54,54 @@ def test_tconcat_checks():
     assert e.value.rule == "pto.op.rows_match"
 
 
+@given(dt=st.sampled_from(DTS), it=st.sampled_from(["i32", "u16", "i8"]), vr=st.integers(1, 4),
+       data=st.data())
+def test_tconcat_indexed_takes_each_rows_byte_counts(dt, it, vr, data):
+    """PTO162: row r takes src0_idx[r, 0] / sizeof(index) columns of src0, then src1_idx[r, 0] / sizeof(index)
+    of src1 (past their valid columns too); dst_idx[r, 0] gets the two byte counts' sum; other lanes stay."""
+    rng = np.random.default_rng(seed("cat-idx", dt, it, vr))
+    per = 32 // pto.get_dtype(dt).size
+    a, b = _tile(dt, 4, 2 * per, vr, 3, rng), _tile(dt, 4, per, vr, 5, rng)
+    d = Tile("vec", dt, 4, 3 * per, valid=(vr, 8))
+    size = pto.get_dtype(it).size
+    b0 = data.draw(st.lists(st.integers(0, 2 * per * size), min_size=vr, max_size=vr))
+    b1 = data.draw(st.lists(st.integers(0, per * size), min_size=vr, max_size=vr))
+    i0, i1, di = (Tile("vec", it, 4, 32 // size, valid=(vr, 1)) for _ in range(3))
+    i0.bits[:vr, 0], i1.bits[:vr, 0] = b0, b1
+    keep, keep_i = sentinel(d), sentinel(di)
+    pto.tconcat(d, a, b, i0, i1, dst_idx=di, target="cpu")
+    for r in range(4):
+        n0, n1 = (b0[r] // size, b1[r] // size) if r < vr else (0, 0)
+        exp = [int(x) for x in a.bits[r, :n0]] + [int(x) for x in b.bits[r, :n1]] + \
+            [int(x) for x in keep[r, n0 + n1:]]
+        assert [int(x) for x in d.bits[r]] == exp
+        assert int(di.bits[r, 0]) == (b0[r] + b1[r] if r < vr else int(keep_i[r, 0]))
+    assert (di.bits[:, 1:] == keep_i[:, 1:]).all()
+
+
+def test_tconcat_indexed_checks():
+    a, d = Tile("vec", "f32", 2, 8, valid=(2, 4)), Tile("vec", "f32", 2, 16, valid=(2, 8))
+    i32, i16 = Tile("vec", "i32", 2, 8, valid=(2, 1)), Tile("vec", "i16", 2, 16, valid=(2, 1))
+    with pytest.raises(TilesimError) as e:
+        pto.tconcat(d, a, a, i32)
+    assert e.value.rule == "pto.op.operand"
+    with pytest.raises(DtypeError) as e:
+        pto.tconcat(d, a, a, i32, i16)
+    assert e.value.rule == "pto.op.same_dtype"
+    f = Tile("vec", "f32", 2, 8, valid=(2, 1))
+    with pytest.raises(DtypeError) as e:
+        pto.tconcat(d, a, a, f, f)
+    assert e.value.rule == "pto.op.dtype"
+    i32.bits[1, 0] = 9 * 4                                  # 9 columns: src0 holds 8
+    with pytest.raises(TilesimError) as e:
+        pto.tconcat(d, a, a, i32, Tile("vec", "i32", 2, 8, valid=(2, 1)))
+    assert e.value.rule == "pto.tconcat.cols" and "row 1" in str(e.value)
+    i32.values[1, 0] = -4                                   # a negative count wraps, as C++'s unsigned
+    with pytest.raises(TilesimError) as e:
+        pto.tconcat(d, a, a, i32, Tile("vec", "i32", 2, 8, valid=(2, 1)))
+    assert e.value.rule == "pto.tconcat.cols"
+
+
 @pytest.mark.parametrize("s,d", [("i32", "i16"), ("u32", "u8"), ("f32", "u16"), ("i16", "i8")])
 def test_tpack_keeps_low_bytes(s, d):
     rng = np.random.default_rng(seed("pack", s, d))
@@ -120,6 +168,28 @@ def test_tprefetch_checks_and_writes_nothing():
     assert e.value.rule == "pto.mem.elem_size"
     with pytest.raises(TilesimError) as e:
         pto.tprefetch(t, Tile("vec", "f16", 16, 16))
+    assert e.value.rule == "pto.op.operand"
+
+
+@pytest.mark.parametrize("blayout", ["row_major", "col_major"])
+def test_cpu_tprefetch_copies_from_a_tile(blayout):
+    """PTO163: on cpu a tile src is read as the simulator reads src.data(): element (r, c) of dst from flat
+    position r * dst.cols + c of src's storage (row-major storage: the same element; col-major: its storage
+    order); lanes past dst's valid region stay; a2a3 and a5 take global memory only."""
+    rng = np.random.default_rng(seed("prefetch-tile", blayout))
+    src = Tile("vec", "i16", 16, 16, blayout=blayout)
+    src.bits[...] = rand_bits(rng, "i16", (16, 16))
+    dst = Tile("vec", "i16", 16, 16, valid=(13, 9))
+    keep = sentinel(dst)
+    pto.tprefetch(dst, src, target="cpu")
+    flat = (src.bits if blayout == "row_major" else src.bits.T).ravel()
+    assert (dst.bits[:13, :9] == flat[np.arange(13)[:, None] * 16 + np.arange(9)]).all()
+    assert (dst.bits[13:] == keep[13:]).all() and (dst.bits[:, 9:] == keep[:, 9:]).all()
+    with pytest.raises(DtypeError) as e:
+        pto.tprefetch(dst, Tile("vec", "f32", 16, 16), target="cpu")
+    assert e.value.rule == "pto.mem.elem_size"
+    with pytest.raises(TilesimError) as e:
+        pto.tprefetch(dst, src, target="a2a3")
     assert e.value.rule == "pto.op.operand"
 
 

@@ -204,3 +204,45 @@ def test_left_block_layout_is_checked_on_a5_only():
         else:
             pto.tmatmul(c, a, b, target="a5")
     assert (out["row_major"] == out["col_major"]).all()
+
+
+@pytest.mark.parametrize("blayout, slayout", [("row_major", "col_major"), ("row_major", "row_major"),
+                                              ("col_major", "col_major")])
+def test_cpu_tload_takes_every_vec_layout(blayout, slayout):
+    """The simulator's TLOAD sets each element of the valid region whatever the tile's layout (PTO160): on `cpu`
+    a Zn, Zz or Nn vec tile loads the window's bits and pads the rest; a2a3 and a5 refuse those layouts."""
+    gm = np.arange(8 * 20, dtype=np.float32).reshape(8, 20)
+    tile = Tile("vec", "f32", 16, 32, valid=(5, 17), blayout=blayout, slayout=slayout)
+    pto.tload(tile, gm, offset=(2, 3), target="cpu")
+    assert (tile.valid_values == gm[2:7, 3:20]).all()
+    assert (tile.values[5:] == 0).all() and (tile.values[:, 17:] == 0).all()
+    for target in ("a2a3", "a5"):
+        assert _err(pto.tload, tile, gm, target=target).rule == "pto.op.layout"
+
+
+def test_cpu_tload_writes_every_location():
+    """The simulator's TLOAD has no location check (PTO161): on `cpu` a bias row and a left tile load their
+    window's bits (TMATMUL_BIAS's bias straight from global memory, as pto-isa's tmatmul tests do); a2a3 and
+    a5 load vec and mat tiles only."""
+    gm = np.arange(4 * 64, dtype=np.float32).reshape(4, 64)
+    bias = Tile("bias", "f32", 1, 64, valid=(1, 50))
+    pto.tload(bias, gm, offset=(2, 0), target="cpu")
+    assert (bias.valid_values == gm[2, :50]).all()
+    left = Tile("left", "f32", 16, 16, valid=(3, 5), blayout="row_major", slayout="row_major")
+    pto.tload(left, gm, offset=(1, 7), target="cpu")
+    assert (left.valid_values == gm[1:4, 7:12]).all()
+    for target in ("a2a3", "a5"):
+        assert _err(pto.tload, bias, gm, target=target).rule == "pto.op.loc"
+
+
+def test_cpu_tload_copies_fp8_codes():
+    """PTO164: the simulator's TLOAD copies any element type, and pto-isa's MX matmul tests load fp8 codes into
+    mat tiles; on `cpu` TLOAD takes f8e4m3/f8e5m2/f8e8m0 tiles (their bytes), a2a3 and a5 keep their tables."""
+    rng = np.random.default_rng(seed("tload-fp8"))
+    for dt in ("f8e4m3", "f8e5m2", "f8e8m0"):
+        codes = rng.integers(0, 256, (6, 40)).astype(np.uint8)
+        mat = Tile("mat", dt, 32, 64, valid=(5, 37), blayout="col_major", slayout="row_major")
+        pto.tload(mat, codes.view(pto.get_dtype(dt).np), offset=(1, 2), target="cpu")
+        assert (mat.valid_bits == codes[1:6, 2:39]).all()
+        assert _err(pto.tload, Tile("vec", dt, 8, 64), codes.view(pto.get_dtype(dt).np), target="a2a3"
+                    ).rule == "pto.op.dtype"

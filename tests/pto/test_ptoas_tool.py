@@ -46,3 +46,11 @@ def test_traced_golden_pairs_name_their_decision():
         assert conf.explained(case(d, "qwen3_decode_incore_4"))[0] == "PTO45"
         assert conf.explained(case(d, "qwen3_decode_incore_8")) is None      # bit-exact: nothing to explain
     assert conf.explained(case("MatMul", "qwen3_decode_incore_9")) is None
+
+
+def test_a_path_that_is_no_checkout_exits_2_with_one_line(tmp_path, capsys):
+    assert conf.main([str(tmp_path / "missing")]) == 2
+    assert conf.main([str(tmp_path)]) == 2            # a folder, but no PTOAS test/ tree
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 2 and "is not a PTOAS checkout" in err

@@ -56,8 +56,7 @@ def test_a_plain_case_runs_from_files(tmp_path):
     b = np.full((2, 16), 3, np.int16)
     a.tofile(tmp_path / "a.bin")
     b.tofile(tmp_path / "b.bin")
-    dst = st.run_case("tshr", ("src0", "src1"), "i16", ((2, 16), (2, 16), (2, 16)),
-                      [tmp_path / "a.bin", tmp_path / "b.bin"])
+    dst = st.run_case("tshr", ("src0", "src1"), "i16", ((2, 16), (2, 16), (2, 16)), [tmp_path / "a.bin", tmp_path / "b.bin"])
     assert (dst.values == (a >> 3)).all()
 
 
@@ -163,64 +162,64 @@ def test_a_gatherb_folder_runs_from_files(tmp_path):
     assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
 
 
-def test_test_bodies_with_nested_template_arguments_and_call_arguments():
-    main = """TEST_F(TEXTRACTTest, case_1)
-{
-    test_textract<Params<int32_t, int8_t, 128, 64, false>>();
-}
-TEST_F(TStoreAcc2gmTest, case16) { test_tstore_acc2gm_scalar_nz2nd<1, uint16_t, int8_t, 64>(5); }"""
-    assert st._TEST_CALL.findall(main) == [
-        ("TEXTRACTTest", "case_1", "test_textract", "int32_t, int8_t, 128, 64, false", ""),
-        ("TStoreAcc2gmTest", "case16", "test_tstore_acc2gm_scalar_nz2nd", "1, uint16_t, int8_t, 64", "5")]
-
-
-@pytest.mark.parametrize("col_major", [False, True])
-def test_global_block_reads_and_writes_a_5d_window(col_major):
-    """The g block of a W-shaped 5-D tensor, flat in memory: ND rows run over dims 0..3, DN's dim 3 is
-    contiguous; the tile's element (r, c) is the global element at the strides' offset, and putting it back
-    writes exactly those elements."""
-    g, w = [2, 1, 2, 3, 4], [3, 2, 2, 5, 6]
-    whole = np.arange(np.prod(w), dtype=np.int32)
-    tile, put = st._global_block(whole, g, w, col_major)
-    if col_major:   # stride of dim 3 is 1, of dim 4 is W3
-        s = [w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], 1, w[3]]
-        assert tile.shape == (g[3], g[0] * g[1] * g[2] * g[4])
-        i0, i1, i2, i4 = np.unravel_index(np.arange(tile.shape[1]), (g[0], g[1], g[2], g[4]))
-        exp = (i0 * s[0] + i1 * s[1] + i2 * s[2] + i4 * s[4])[None, :] + np.arange(g[3])[:, None] * s[3]
-    else:
-        s = [w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], w[4], 1]
-        assert tile.shape == (g[0] * g[1] * g[2] * g[3], g[4])
-        i0, i1, i2, i3 = np.unravel_index(np.arange(tile.shape[0]), tuple(g[:4]))
-        exp = (i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3])[:, None] + np.arange(g[4])[None, :]
-    assert (tile == exp).all()
-    out = np.zeros_like(whole)
-    put(out, tile + 1)
-    assert sorted(np.flatnonzero(out)) == sorted(exp.ravel()) and (out[exp] == exp + 1).all()
-
-
-def test_push_pop_tests_are_read(tmp_path):
-    """The push/pop adapter reads direct TEST_F calls and TPUSHPOP_TEST macro lines, counts the macro's own
-    TEST_F once per use, and maps only its known scenarios (the rest are not mapped)."""
-    main = """template <typename T, int rows, int cols>
-void runCubeToVectorSingleTile()
-{
-    using CubeTile = Tile<TileType::Mat, T, rows, cols>;
-    using VecTile = Tile<TileType::Vec, T, rows, cols>;
-}
-template <typename T, int rows, int cols, TileType srcLoc>
-void testPushPopMultiCore()
-{
-    constexpr int kIterations = 3;
-}
-#define TPUSHPOP_TEST(T, rows, cols, srcLoc) \\
-    TEST_F(TPushPopTest, T##_##rows##_##cols##_##srcLoc) { testPushPopSingleThread<T, rows, cols, TileType::srcLoc>(); }
-TPUSHPOP_TEST(float, 16, 32, Vec)
-TEST_F(S, single) { runCubeToVectorSingleTile<float, 16, 32>(); }
-TEST_F(S, multi) { testPushPopMultiCore<uint32_t, 16, 32, TileType::Vec>(); }
-TEST_F(S, hooks) { runSomethingElse<float, 16, 32>(); }
+GEN_TREDUCE = """
+import os
+import numpy as np
+a = np.arange(16 * 8, dtype=np.int32).reshape(16, 8) - 60
+b = a[::-1].copy()
+for case, bad in (("S.case_ok", 0), ("S.case_bad", 1)):
+    os.makedirs(case, exist_ok=True)
+    a.tofile(os.path.join(case, "input0.bin"))
+    b.tofile(os.path.join(case, "input1.bin"))
+    (np.maximum(a, b) + bad).tofile(os.path.join(case, "golden.bin"))
 """
-    folder = tmp_path / "tpushpop"
+
+
+def test_a_treduce_folder_runs_from_files(tmp_path):
+    """The TREDUCE adapter: rank 0 reduces input0 and input1 through TROWS x GCOLS tiles (chunks of 4 rows)."""
+    folder = tmp_path / "treduce"
     folder.mkdir()
-    (folder / "main.cpp").write_text(main)
-    row = st.run_push_pop(folder, tmp_path, False)
-    assert (row.cases, row.passed, row.failed, row.not_mapped) == (4, 2, 0, 2)   # the macro's body is not in main
+    (folder / "main.cpp").write_text("bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n"
+                                     "TEST_F(S, case_ok) { t<int32_t, 16, 8, 4, 8, pto::comm::ReduceOp::Max>(); }\n"
+                                     "TEST_F(S, case_bad) { t<int32_t, 16, 8, 4, 8, pto::comm::ReduceOp::Max>(); }\n")
+    (folder / "gen_data.py").write_text(GEN_TREDUCE)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.exact) == (2, 1, 1, 1)
+
+
+GEN_TTEST = """
+import os, struct
+import numpy as np
+for case, gold in (("S.case_ok", (True, False)), ("S.case_bad", (True, True))):
+    os.makedirs(case, exist_ok=True)
+    np.array([5, 99, 99, 99], np.int32).tofile(os.path.join(case, "input.bin"))
+    open(os.path.join(case, "cmp_file.bin"), "wb").write(struct.pack("ii", 5, 4))
+    open(os.path.join(case, "golden.bin"), "wb").write(struct.pack("??", *gold))
+"""
+
+
+def test_a_ttest_folder_tests_the_signals_first_element(tmp_path):
+    """TTEST's kernel wraps the input in a one-element Signal: 5 <= 5 holds, 5 <= 4 does not."""
+    folder = tmp_path / "ttest"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("TEST_F(S, case_ok) { t<int32_t, 2, 2, 2, 2, pto::comm::WaitCmp::LE>(); }\n"
+                                     "TEST_F(S, case_bad) { t<int32_t, 2, 2, 2, 2, pto::comm::WaitCmp::LE>(); }\n")
+    (folder / "gen_data.py").write_text(GEN_TTEST)
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed) == (2, 1, 1)
+
+
+def test_twait_scenarios_run_as_blocks_and_each_wait_sees_its_phase(tmp_path):
+    """twait's thread tests become blocks: the waiter records the signal after each wait; a notifier's TNOTIFY
+    that satisfies the waiter hands it the turn (PTO155), so the three phases are seen as 1, 3, 5."""
+    from ptoisa_st_folders import comm as comm_folders  # importable once the tool is loaded
+    w = comm_folders.TWAIT_RUNS["RunTWaitMultiPhase"]([], [])[0]
+    out = st.pto.run_text(comm_folders.twait_program(w), {"sig": np.zeros((1, 1), np.int32)}, "cpu", blocks=2)
+    assert out["seen"].ravel().tolist() == [1, 3, 5]
+    folder = tmp_path / "twait"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("TEST(TWait, Atomic_3Threads) { ASSERT_TRUE(RunTWaitAtomic(3)); }\n"
+                                     "TEST(TWait, Sub) { ASSERT_TRUE((RunTWaitSubRegion<16, 4, 8>())); }\n"
+                                     "TEST(TWait, Other) { ASSERT_TRUE(RunSomethingElse()); }\n")
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.not_mapped) == (3, 2, 0, 1)

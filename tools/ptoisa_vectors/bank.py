@@ -40,7 +40,9 @@ def check(out_dir: Path, verbose: int) -> bool:
     how many agree bit for bit (NaN payloads included, PTO91) apart from lanes tilesim marks undefined, clang's
     bank and the bf16 one (g++, PTO88) side by side; ops without vectors are listed with the reason."""
     from tilesim.pto import OPS
+    from tilesim.pto.comm import COMM_OPS
     from tests.pto import ptoisa_golden as g
+    OPS = {**OPS, **COMM_OPS}
     total = Counter()
     stored = defaultdict(dict)  # op -> {"": clang's file, "bf16": g++'s}
     for p in sorted(out_dir.glob("*.npz")):

@@ -14,6 +14,7 @@ from .bf16 import (
 )
 from .bitwise import bitwise_cases
 from .common import BF16, DTS, ONLY, Case
+from .comm import comm_cases
 from .compare import cmp_layout_cases, compare_select_cases, compare_select_layout_cases, tcmps_u8_cases
 from .convert import tcvt_cases, tcvt_sub_byte_cases
 from .elementwise import (
@@ -92,6 +93,7 @@ MORE_FAMILIES += (reshape_cases, bf16_family(reshape_cases, RESHAPES=RESHAPES_BF
 MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF16))
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
+MORE_FAMILIES += (comm_cases, bf16_family(comm_cases, COMM_DTS=ONLY, REDUCE_DTS=ONLY))  # PTO155, PTO156
 MORE_FAMILIES += (store_fixpipe_cases, tmov_fp_cases)  # issue 21: TSTORE's fixpipe forms (PTO150), TMOV_FP
 MORE_FAMILIES += (tcvt_sub_byte_cases, packed_memory_cases)  # issue 21: 4-bit TCVT, packed TLOAD/TSTORE (PTO153)
 

@@ -171,4 +171,20 @@ def misc_edge_cases(rng) -> list[Case]:
             for vr, vc in ((29, 13), (1, 16), (32, 1)):
                 cases.append(Case("tfillpad", "TFILLPAD(dst, src);", specs, {"dst": (32, 16), "src": (vr, vc)},
                                   {"dst": sentinel(dt, (32, 16)), "src": src}))
+    for dt, it in (("f32", "i32"), ("i16", "u16"), ("u8", "i8")):   # TCONCAT's indexed forms (PTO162)
+        per, size = 32 // get_dtype(dt).size, get_dtype(it).size
+        a, b = (conversion_pool(rng, dt, 8 * 2 * per).reshape(8, 2 * per) for _ in range(2))
+        nbytes = np.stack([rng.integers(0, 2 * per * size + 1, 8), rng.integers(0, 2 * per * size + 1, 8)])
+        nbytes[:, 0] = (0, 2 * per * size)                             # an empty row part and a full one
+        idx = [np.zeros((8, 32 // size), get_dtype(it).lane) for _ in range(2)]
+        for k in range(2):
+            idx[k][:, 0] = nbytes[k]
+        specs = (Spec("dst", dt, 8, 4 * per), Spec("src0", dt, 8, 2 * per), Spec("src1", dt, 8, 2 * per),
+                 Spec("src0_idx", it, 8, 32 // size), Spec("src1_idx", it, 8, 32 // size))
+        valid = {"dst": (7, per + 3), "src0": (7, per), "src1": (7, 3), "src0_idx": (7, 1), "src1_idx": (7, 1)}
+        data = {"dst": sentinel(dt, (8, 4 * per)), "src0": a, "src1": b, "src0_idx": idx[0], "src1_idx": idx[1]}
+        cases.append(Case("tconcat", "TCONCAT(dst, src0, src1, src0_idx, src1_idx);", specs, valid, data))
+        cases.append(Case("tconcat", "TCONCAT(dst, src0, src1, dst_idx, src0_idx, src1_idx);",
+                          specs + (Spec("dst_idx", it, 8, 32 // size),), dict(valid, dst_idx=(7, 1)),
+                          dict(data, dst_idx=sentinel(it, (8, 32 // size)))))
     return cases

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+from tilesim.pto import get_dtype
 
 from .common import CXX_TYPE, Case, Spec, conversion_pool, sentinel
 
@@ -37,6 +38,32 @@ def memory_cases(rng) -> list[Case]:
                 "TPREFETCH(dst, g);")
         cases.append(Case("tprefetch", call, (Spec("dst", dt, 16, 32), Spec("gm", dt, 16, gc, loc="gm")),
                           {"dst": (13, 29), "gm": (16, gc)}, {"dst": sentinel(dt, (16, 32)), "gm": g}))
+    g = conversion_pool(rng, "f32", GR * GC).reshape(GR, GC)
+    for bl, sl in (("row_major", "col_major"), ("row_major", "row_major"), ("col_major", "col_major")):
+        tile = Spec("dst", "f32", 32, 32, bl, sl)    # Zn, Zz, Nn: cpu loads every vec layout (PTO160)
+        glob = f"GlobalTensor<float, Shape<1, 1, 1, 21, 19>, Stride<1, 1, 1, {GC}, 1>> g(gm.data() + {2 * GC + 7});"
+        cases.append(Case("tload", glob + " TLOAD(dst, g);", (tile, Spec("gm", "f32", GR, GC, loc="gm")),
+                          {"dst": (21, 19), "gm": (21, 19)}, {"dst": sentinel("f32", (32, 32)), "gm": g}, (),
+                          {"offset": [2, 7]}))
+    for dt, bl in (("f32", "row_major"), ("i16", "col_major")):        # TPREFETCH from a tile (PTO163)
+        per = 32 // get_dtype(dt).size
+        src = conversion_pool(rng, dt, 16 * per).reshape(16, per)
+        cases.append(Case("tprefetch", "TPREFETCH(dst, gm);", (Spec("dst", dt, 16, per), Spec("gm", dt, 16, per, bl)),
+                          {"dst": (13, per - 3), "gm": (16, per)}, {"dst": sentinel(dt, (16, per)), "gm": src}))
+    for dt, tile in (("f8e4m3", Spec("dst", "f8e4m3", 32, 64)),                 # fp8 codes on cpu (PTO164)
+                     ("f8e5m2", Spec("dst", "f8e5m2", 32, 64, "col_major", "row_major", loc="mat"))):
+        g8 = rng.integers(0, 256, (GR, GC)).astype(np.uint8)
+        glob = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, 29, 37>, Stride<1, 1, 1, {GC}, 1>> "
+                f"g(gm.data() + {GC + 3});")
+        cases.append(Case("tload", glob + " TLOAD(dst, g);", (tile, Spec("gm", dt, GR, GC, loc="gm")),
+                          {"dst": (29, 37), "gm": (29, 37)}, {"dst": sentinel(dt, (tile.rows, tile.cols)), "gm": g8},
+                          (), {"offset": [1, 3]}))
+    for tile, (wr, wc) in ((Spec("dst", "f32", 1, 64, loc="bias"), (1, 40)),     # cpu loads every loc (PTO161)
+                           (Spec("dst", "f32", 16, 16, "row_major", "row_major", loc="left"), (9, 13))):
+        glob = f"GlobalTensor<float, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {GC}, 1>> g(gm.data() + {3 * GC + 1});"
+        cases.append(Case("tload", glob + " TLOAD(dst, g);", (tile, Spec("gm", "f32", GR, GC, loc="gm")),
+                          {"dst": (wr, wc), "gm": (wr, wc)}, {"dst": sentinel("f32", (tile.rows, tile.cols)),
+                                                               "gm": g}, (), {"offset": [3, 1]}))
     return cases
 
 

@@ -137,4 +137,17 @@ def mrgsort_cases(rng) -> list[Case]:
                           {"dst": (1, 256), "src": (1, 256)},
                           {"dst": sentinel(dt, (1, W)), "src": np.pad(src, ((0, 0), (0, W - 256)))}, (64,),
                           {"block_len": 64}))
+    for dt in FLOATS:                                # a tmp narrower than the sources: never read (PTO164)
+        k = 8 // get_dtype(dt).size
+        srcs = [_records(rng, dt, 16, kind).reshape(1, 16 * k) for kind in (0, 1)]
+        specs = (Spec("dst", dt, 1, 32 * k), Spec("dst_ex", "u16", 1, 16), Spec("tmp", dt, 1, 8 * k),
+                 Spec("src0", dt, 1, 16 * k), Spec("src1", dt, 1, 16 * k))
+        call = ("MrgSortExecutedNumList ex{}; TMRGSORT<T_dst, T_tmp, T_src0, T_src1, false>(dst, ex, tmp, src0, "
+                "src1); uint16_t e4[4] = {ex.mrgSortList0, ex.mrgSortList1, ex.mrgSortList2, ex.mrgSortList3}; "
+                "std::memcpy(dst_ex.data(), e4, sizeof e4);")
+        cases.append(Case("tmrgsort", call, specs,
+                          {"dst": (1, 32 * k), "dst_ex": (1, 16), "tmp": (1, 8 * k), "src0": (1, 16 * k),
+                           "src1": (1, 16 * k)},
+                          {"dst": sentinel(dt, (1, 32 * k)), "dst_ex": sentinel("u16", (1, 16)),
+                           "tmp": scratch(dt, 1, 8 * k), "src0": srcs[0], "src1": srcs[1]}, (), {"exhausted": False}))
     return cases

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from ..errors import DtypeError, TilesimError
-from .dtypes import ALL, DTYPES, FP4, INT4, INTS, get_dtype
+from .dtypes import ALL, DTYPES, FP4, FP8, INT4, INTS, get_dtype
 from .window_paths import QUANT_PATHS_A2A3, QUANT_PATHS_A5, WINDOW_PATHS_A2A3, WINDOW_PATHS_A5
 
 __all__ = ["Profile", "OpTypes", "OP_TYPES", "TARGETS", "get_target", "NAN_MODES", "LOCATIONS", "DEFAULT_TARGET"]
@@ -213,7 +213,8 @@ _ROWS = [
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
     _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL) | _CVT_SUB_BYTE_CPU),  # no assert
-    _ew("tload", ALL, ALL, ALL + FP4 + INT4), _ew("tstore", ALL, ALL, ALL + FP4 + INT4),  # cpu: 4-bit (PTO153)
+    _ew("tload", ALL, ALL, ALL + FP8 + FP4 + INT4),           # cpu: fp8 codes too (PTO164), 4-bit (PTO153)
+    _ew("tstore", ALL, ALL, ALL + FP4 + INT4),                # cpu: 4-bit (PTO153)
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
@@ -308,6 +309,8 @@ class Profile:
             flat position ``r * dst.cols + c`` of the array (the CPU simulator's loop; PTO68).
         tload_fills_pad: TLOAD first fills the whole tile with its pad value (``null`` and custom: zero), then
             copies the window, as the CPU simulator does (PTO98).
+        tload_any_loc: TLOAD writes a tile of any location (bias, left, acc ...), as the CPU simulator's
+            element loop does; otherwise vec and mat only (PTO161).
         f16_pad_limits_zero: TFILLPAD's ``max``/``min`` pad of an f16 tile is +0: the CPU
             simulator takes it from ``std::numeric_limits<_Float16>``, unspecialised (all zero) in
             the C++20 build (PTO96).
@@ -377,6 +380,7 @@ class Profile:
     cpu_masks: bool = False
     f16_pad_limits_zero: bool = False
     tload_fills_pad: bool = False
+    tload_any_loc: bool = False
     prefetch_copies: bool = False
     empty_reduce_cpu: bool = False
     fp_modeless_casts: bool = False
@@ -430,7 +434,8 @@ _CPU_ANY_LAYOUT = frozenset({
     "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
     "tcmp", "tcmps", "tsel", "tsels", "taxpy",
     "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods",
-    "tsubc", "tsubrelu", "tprelu", "ttrans", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu"})
+    "tsubc", "tsubrelu", "tprelu", "ttrans", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu",
+    "tload"})                                                       # PTO160
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
@@ -448,7 +453,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         cmp_i32_eq_only=False, cvt_float_honours_mode=False, cvt_saturate_default=False, left_blayout=None,
         cvt_cpu_model=True, any_layout=_CPU_ANY_LAYOUT, colsum_pairwise=False,
         expand_casts=True, x86_nans=True, cpu_masks=True, f16_pad_limits_zero=True, tload_fills_pad=True,
-        prefetch_copies=True,
+        prefetch_copies=True, tload_any_loc=True,
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
         fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True,
         pairsum_zeroes_tile=True, partarg_any_valid=True),

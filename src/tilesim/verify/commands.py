@@ -44,6 +44,12 @@ def make_vectors(isa: str, op: str, *, n: int = 64, seed: int = 0, min_per_class
     check_counts(n, min_per_class, seed)
     gen = generator(isa)
     if op not in gen.OPS:
+        from ..pto.comm import COMM_OPS
+        if isa == "pto" and op in COMM_OPS:   # PTO155: global memory between blocks, no tiles to draw
+            raise TilesimError(f"{op} is a communication instruction (tilesim.pto.comm): it moves global memory "
+                               "between the blocks of a run and has no tile stimulus; run it in a .pto program "
+                               "(tilesim run PROGRAM --blocks N)", instruction="tilesim vectors", operand="OP",
+                               rule="verify.op", value=op)
         raise TilesimError(f"unknown {isa} op; known: {', '.join(gen.OPS)}", instruction="tilesim vectors",
                            operand="OP", rule="verify.op", value=op)
     given = {k: v for k, v in options.items() if v is not None}

@@ -12,8 +12,17 @@
   rows (dst's valid rows must equal their count and dst's rows). Bits are
   copied (dst and src must have the same element size).
 
-The compare form (``kValue``/``cmpMode``, writing a second ``cdst`` tile) has
-no published reference semantics and is not implemented (rule ``pto.tgather.form``).
+* Compare form ``tgather(dst, src, k, tmp=None, *, cdst, cmp_mode="eq", offset=0)``
+  (PTOAS's ``kValue`` scalar form, decision PTO159): on A2A3, each valid row
+  ``i`` of src keeps the indices ``offset + i * src.cols + j`` (uint32,
+  wrapping) of the elements with ``src[i, j] (cmp) k`` (``eq`` or ``gt``; k
+  in src's dtype), written one after another from the start of dst's row i
+  (the rest of the row unchanged); ``cdst``'s lane i (flat) gets their count.
+  tmp (A2A3's compare bitmap, with its index and k scratch in the UB bytes
+  after it) is accepted; tilesim keeps that scratch to itself.
+  A5 (whose float path compares converted int32 codes unsigned) and cpu (the
+  simulator has no compare form) refuse it (``pto.tgather.form``), as does a
+  k tile (pto-isa's per-row ``k_value``).
 """
 
 from __future__ import annotations
@@ -44,15 +53,18 @@ def _pattern(op: Op, p) -> tuple[int, int]:
     return MASK_PATTERNS[key]
 
 
-def tgather(dst: Tile, src: Tile, indices: Tile | None = None, tmp: Tile | None = None, *, mask_pattern=None,
-            axis: str = "row", target=None, **compare) -> Tile:
-    """TGATHER by ``indices`` or by ``mask_pattern`` (see the module docstring)."""
+def tgather(dst: Tile, src: Tile, indices=None, tmp: Tile | None = None, *, mask_pattern=None,
+            axis: str = "row", cdst: Tile | None = None, cmp_mode: str = "eq", offset: int = 0, target=None) -> Tile:
+    """TGATHER by ``indices``, by ``mask_pattern``, or (with ``cdst``) by comparing src with the scalar
+    ``indices`` (k) (see the module docstring)."""
     op = Op("tgather", target)
     op.tile(dst, "dst")
     op.tile(src, "src")
-    if compare or not ((indices is None) ^ (mask_pattern is None)):
-        op.fail("give exactly one of indices or mask_pattern (the compare form is not supported)", "indices",
-                "pto.tgather.form", sorted(compare) or None, TilesimError)
+    if cdst is not None and mask_pattern is None:
+        return _by_compare(op, dst, cdst, src, indices, tmp, cmp_mode, offset)
+    if not ((indices is None) ^ (mask_pattern is None)):
+        op.fail("give exactly one of indices, mask_pattern, or k with cdst (the compare form)", "indices",
+                "pto.tgather.form", None, TilesimError)
     if indices is not None:
         return _by_index(op, dst, src, indices, tmp)
     period, sel = _pattern(op, mask_pattern)
@@ -79,6 +91,47 @@ def tgather(dst: Tile, src: Tile, indices: Tile | None = None, tmp: Tile | None 
         op.fail(f"dst needs exactly {rows.shape[0]} rows (all valid) and {C} valid columns", "dst",
                 "pto.tgather.dst_rows", dst.valid)
     dst.bits[: rows.shape[0], :C] = rows.view(dst.dtype.lane)
+    return dst
+
+
+def _by_compare(op: Op, dst: Tile, cdst: Tile, src: Tile, k, tmp, cmp_mode, offset) -> Tile:
+    if not op.prof.name.startswith("a2a3"):
+        why = ("the CPU simulator has no compare-form TGATHER" if op.prof.name.startswith("cpu") else
+               "A5's compare form (float scores converted to int32 and compared unsigned) is not modelled")
+        op.fail(f"{why}; it runs on a2a3", "cdst", "pto.tgather.form", op.prof.name, TilesimError)
+    if isinstance(k, Tile):
+        op.fail("k is a scalar (PTOAS's kValue); pto-isa's per-row k_value tile form is not modelled", "k",
+                "pto.tgather.form", k.describe(), TilesimError)
+    op.tile(cdst, "cdst")
+    mode = str(cmp_mode).lower().removeprefix("#pto<cmp ").rstrip(">")
+    if mode not in ("eq", "gt"):
+        op.fail("cmp_mode must be eq or gt for the compare form", "cmp_mode", "pto.op.cmp_mode", cmp_mode,
+                TilesimError)
+    if dst.dtype.name not in ("i32", "u32"):
+        op.fail(f"dst holds indices: i32 or u32, not {dst.dtype}", "dst", "pto.op.dtype", str(dst.dtype), DtypeError)
+    ok = ("f16", "f32", "i32") if mode == "eq" else ("f16", "f32")
+    if src.dtype.name not in ok:
+        op.fail(f"src must be {'/'.join(ok)} for cmp_mode {mode}", "src", "pto.op.dtype", str(src.dtype), DtypeError)
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+        op.fail("offset is an integer", "offset", "pto.op.operand", offset, TilesimError)
+    R, C = src.valid
+    if dst.cols < C or dst.rows < R:
+        op.fail(f"dst ({dst.rows}x{dst.cols}) must hold {R} rows of up to {C} indices", "dst",
+                "pto.tgather.dst_cols", (dst.rows, dst.cols))
+    if cdst.numel < R:
+        op.fail(f"cdst holds one count per row: {R} lanes, has {cdst.numel}", "cdst", "pto.tgather.cdst", cdst.numel)
+    if tmp is not None:
+        op.tile(tmp, "tmp")
+    from .elementwise import _scalar
+    kk = _scalar(op, k, src.dtype, "k")
+    a = nx.as_key(src.bits[:R, :C], src.dtype)
+    hit = (a == nx.as_key(kk, src.dtype)) if mode == "eq" else (a > nx.as_key(kk, src.dtype))
+    idx = (int(offset) + np.arange(R)[:, None] * src.cols + np.arange(C)) & 0xFFFFFFFF
+    counts = hit.sum(axis=1)
+    packed = np.take_along_axis(idx, np.argsort(~hit, axis=1, kind="stable"), axis=1)   # hits first, in order
+    keep = np.arange(C) < counts[:, None]
+    dst.bits[:R, :C] = np.where(keep, packed.astype(np.uint32).view(dst.dtype.lane), dst.bits[:R, :C])
+    cdst.bits.reshape(-1)[:R] = counts.astype(np.int64).astype(cdst.dtype.lane)
     return dst
 
 

@@ -1,7 +1,8 @@
 """Rearranging ops: TCONCAT, TPACK, TFILLPAD (+ _INPLACE, _EXPAND) and TPREFETCH.
 
-* ``tconcat(dst, src0, src1)``: each of dst's valid rows is src0's valid
-  columns followed by src1's (pto-isa include/pto/cpu/TConcat.hpp); bits copied.
+* ``tconcat(dst, src0, src1[, src0_idx, src1_idx[, dst_idx=]])``: each of dst's valid rows is src0's valid
+  columns followed by src1's, or as many columns as the index tiles give per row (pto-isa
+  include/pto/cpu/TConcat.hpp); bits copied.
 * ``tpack(dst, src)``: each element narrowed to dst's width by keeping its
   low-order bytes (A5 only in PTOAS; pto-isa publishes no semantics, decision PTO56).
 * ``tfillpad(dst, src)``: the whole dst tile (every row and column, not just
@@ -12,7 +13,7 @@
   normal, as C++ defines it; decision PTO55). A dst with an empty valid
   region is left alone.
 * ``tprefetch(dst, src)``: a cache hint; checks its operands and writes
-  nothing (decision PTO57).
+  nothing (decision PTO57); on ``cpu`` it copies as the simulator does (PTO68), from a tile too (PTO163).
 """
 
 from __future__ import annotations
@@ -28,14 +29,20 @@ from ._common import Op
 __all__ = ["tconcat", "tpack", "tfillpad", "tfillpad_inplace", "tfillpad_expand", "tprefetch"]
 
 _CONCAT = ("i32", "i16", "i8", "u32", "u16", "u8", "f16", "f32", "bf16")
+_CONCAT_IDX = ("i32", "i16", "i8", "u32", "u16", "u8")
 _PACK_SIZES = ((4, 2), (4, 1), (2, 1))
 
 
-def tconcat(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
+def tconcat(dst: Tile, src0: Tile, src1: Tile, src0_idx: Tile | None = None, src1_idx: Tile | None = None, *,
+            dst_idx: Tile | None = None, target=None) -> Tile:
     """TCONCAT: ``dst[r, :] = src0[r, :c0] ++ src1[r, :c1]`` for each of dst's valid rows.
 
     All vec tiles of one dtype (rule ``pto.op.same_dtype``); valid rows equal
     (``pto.op.rows_match``); ``dst.vc == src0.vc + src1.vc`` (``pto.tconcat.cols``).
+    Indexed form (decision PTO162): ``c0`` and ``c1`` are row r's ``src0_idx[r, 0]`` and ``src1_idx[r, 0]``,
+    byte counts divided by the index dtype's size (i8..u32 integer tiles of one dtype, both given or
+    neither: ``pto.op.operand``); ``dst_idx[r, 0]`` receives their sum. Counts past a source's or dst's
+    columns are ``pto.tconcat.cols``.
     """
     op = Op("tconcat", target)
     for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
@@ -52,9 +59,51 @@ def tconcat(dst: Tile, src0: Tile, src1: Tile, *, target=None) -> Tile:
         op.fail(f"dst has {dst.valid_cols} valid columns, src0 + src1 give {c0} + {c1}", "dst", "pto.tconcat.cols",
                 dst.valid_cols)
     R = dst.valid_rows
-    row = np.concatenate([src0.bits[:R, :c0], src1.bits[:R, :c1]], axis=1)
-    dst.bits[:R, : c0 + c1] = row
+    if src0_idx is None and src1_idx is None and dst_idx is None:
+        row = np.concatenate([src0.bits[:R, :c0], src1.bits[:R, :c1]], axis=1)
+        dst.bits[:R, : c0 + c1] = row
+        return dst
+    nbytes = _concat_bytes(op, dst, src0, src1, src0_idx, src1_idx, dst_idx)
+    for r, (n0, n1) in enumerate((nbytes // src0_idx.dtype.size).tolist()):   # per row: counts differ
+        dst.bits[r, :n0] = src0.bits[r, :n0]
+        dst.bits[r, n0: n0 + n1] = src1.bits[r, :n1]
+    if dst_idx is not None:                                          # the byte counts' sum, in dst_idx's width
+        dst_idx.bits[:R, 0] = nbytes.sum(axis=1).astype(np.uint64).astype(dst_idx.dtype.lane)
     return dst
+
+
+def _concat_bytes(op: Op, dst: Tile, src0: Tile, src1: Tile, src0_idx, src1_idx, dst_idx) -> np.ndarray:
+    """TCONCAT's indexed form: the (rows, 2) byte counts its index tiles give, their column counts checked."""
+    if src0_idx is None or src1_idx is None:
+        op.fail("give src0_idx and src1_idx together (dst_idx only with them)", "src0_idx", "pto.op.operand",
+                None if src0_idx is None else "src1_idx missing", TilesimError)
+    idx = ((src0_idx, "src0_idx"), (src1_idx, "src1_idx")) + (((dst_idx, "dst_idx"),) if dst_idx is not None else ())
+    for t, n in idx:
+        op.tile(t, n)
+        op.same_dtype(src0_idx, t, n, "src0_idx")
+    if src0_idx.dtype.name not in _CONCAT_IDX:
+        op.fail(f"index dtype {src0_idx.dtype} is not one of {', '.join(_CONCAT_IDX)}", "src0_idx", "pto.op.dtype",
+                str(src0_idx.dtype), DtypeError)
+    R = dst.valid_rows
+    for t, n in idx:
+        if t.valid_rows < R or t.valid_cols < 1:
+            op.fail(f"needs {R} valid rows and a column (one count per row), has {t.valid_rows}x{t.valid_cols}",
+                    n, "pto.op.operand", t.valid, TilesimError)
+    size = src0_idx.dtype.size
+    # the byte counts as C++'s ``unsigned`` takes them: a negative count wraps to a huge one
+    nbytes = np.stack([t.bits[:R, 0].view(t.dtype.np).astype(np.int64) % (1 << 32) for t in (src0_idx, src1_idx)],
+                      axis=1)
+    counts = nbytes // size
+    for j, (t, n) in enumerate(((src0, "src0"), (src1, "src1"))):
+        if (counts[:, j] > t.cols).any():
+            r = int(np.argmax(counts[:, j] > t.cols))
+            op.fail(f"row {r}: {n}_idx gives {counts[r, j]} columns, {n} has {t.cols}", f"{n}_idx",
+                    "pto.tconcat.cols", int(counts[r, j]))
+    if (counts.sum(axis=1) > dst.cols).any():
+        r = int(np.argmax(counts.sum(axis=1) > dst.cols))
+        op.fail(f"row {r}: {counts[r, 0]} + {counts[r, 1]} columns pass dst's {dst.cols}", "dst", "pto.tconcat.cols",
+                int(counts[r].sum()))
+    return nbytes
 
 
 def tpack(dst: Tile, src: Tile, *, target=None) -> Tile:
@@ -147,12 +196,18 @@ def tprefetch(dst: Tile, src, *, target=None) -> Tile:
     (on ``cpu``, copies as the simulator does: ``Profile.prefetch_copies``).
 
     src: a 2-D numpy array whose elements are dst's size (rules ``pto.op.operand``, ``pto.mem.elem_size``),
-    or the interpreter's global-memory view.
+    or the interpreter's global-memory view; on ``cpu`` also a tile, whose storage the simulator reads the
+    same way (PTO163).
     """
     op = Op("tprefetch", target)
     op.tile(dst, "dst", ("vec", "mat"))
     if isinstance(src, Tile):
-        op.fail("src must be global memory, not a tile", "src", "pto.op.operand", src.describe(), TilesimError)
+        if not op.prof.prefetch_copies:
+            op.fail("src must be global memory, not a tile", "src", "pto.op.operand", src.describe(), TilesimError)
+        if src.dtype.size != dst.dtype.size:
+            op.fail(f"src's elements are {src.dtype.size} bytes, dst's {dst.dtype.size}", "src", "pto.mem.elem_size",
+                    str(src.dtype), DtypeError)
+        src = src.storage().reshape(1, -1)                              # its storage, read as flat memory
     if isinstance(src, np.ndarray):
         if src.ndim != 2:
             op.fail("global memory must be a 2-D array", "src", "pto.op.operand", src.shape, TilesimError)

@@ -43,6 +43,7 @@ import numpy as np
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import FP4, INT4, PACKED, get_dtype
+from ..targets import LOCATIONS
 from ..tile import Tile
 from . import convert_cpu, fixpipe
 from ._cast import RELU, relu_before, word
@@ -79,7 +80,7 @@ def _window(op: Op, gm: np.ndarray, offset, shape, operand: str) -> tuple[slice,
 def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), packed: bool | None = None, target=None) -> Tile:
     """TLOAD: global memory -> tile, over dst's valid region (bits copied).
 
-    dst: vec or mat. Vec tiles load ND, DN or Nz (A2A3: at most 4095 rows).
+    dst: vec or mat (on ``cpu`` any location, PTO161). Vec tiles load ND, DN or Nz (A2A3: at most 4095 rows).
     Raises: ``pto.op.loc``, ``pto.op.layout``, ``pto.op.dtype``, ``pto.mem.elem_size``,
     ``pto.op.valid_nonzero``, ``pto.mem.window``, ``pto.tload.rows``.
 
@@ -88,7 +89,7 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), packed: bool | None = No
     [8.0, 9.0, 10.0]
     """
     op = Op("tload", target)
-    op.tile(dst, "dst", ("vec", "mat"))
+    op.tile(dst, "dst", tuple(LOCATIONS) if op.prof.tload_any_loc else ("vec", "mat"))
     gm = _gm(op, src, "src")
     if dst.loc == "vec":
         op.layout(dst, "dst", ("ND", "DN", "Nz"), "ND, DN or Nz for a vec load")

@@ -29,6 +29,8 @@ TMP_SLOT = {
 }
 #: a second destination that the function takes by keyword (value+index arg reductions)
 MULTI_OUT_KW = {op: "dst_val" for op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin")}
+#: ops whose second ``outs`` operand is a keyword (TGATHER's compare form: outs(%dst, %cdst), PTO159)
+SECOND_OUT_KW = {"tgather": "cdst"}
 #: PTOAS attribute -> parameter name, where snake_case is not the name
 ATTR_ALIASES = {"sat_mode": "sat", "atomicType": "atomic", "cmpMode": "cmp_mode"}
 #: ops whose global arrays a program's tensors fill one element a lane (fp4 unpacked, PTO153)
@@ -122,6 +124,8 @@ def arrange(name: str, fn, n_outs: int, n_ins: int, tmp_tile: bool, attrs: dict)
     kw_slots = []
     if name in MULTI_OUT_KW and len(outs) == 2:
         kw_slots.append((MULTI_OUT_KW[name], outs.pop(0)))
+    if name in SECOND_OUT_KW and len(outs) == 2:
+        kw_slots.append((SECOND_OUT_KW[name], outs.pop(1)))
     taken = set(kw) | {p for p, _ in kw_slots}
     free = [p for p in pos if p not in taken]
     slot = TMP_SLOT.get(name)

@@ -31,6 +31,7 @@ functions, every tile result.
 from __future__ import annotations
 
 import math
+import re
 import sys
 import warnings
 from collections import ChainMap
@@ -50,6 +51,7 @@ from ..ops.convert_cpu import UndefinedCastWarning
 from ..targets import DEFAULT_TARGET, Profile, get_target
 from ..tile import Tile, to_bits
 from . import scalars as sc
+from .comm import COMM_SPECIAL, WAITING_OPS, comm_fed
 from .dispatch import call_op, enum_word
 from .forms import op_key
 from .parser import Func, Operand, Program, Stmt, TypeRef, parse
@@ -175,6 +177,11 @@ class Interpreter:
         self._constants = _constant_names(program)
         self._planning: set = set()
         self._peers: Peers | None = None
+        #: the blocks run as coroutines when the program waits on signals (TWAIT/TTEST, PTO155)
+        self._ranks: Peers | None = None
+        self._spins = 0
+        #: the vector subblock running (0, or 1 where two run, PTO157)
+        self.subblock = 0
 
     # ----------------------------------------------------------------- errors
     def _err(self, node, detail: str, rule: str, operand: str | None = None, value=None,
@@ -193,24 +200,42 @@ class Interpreter:
         verify(self.program, self.prof, self.level)
         fn = self._entry(entry) if self.program.funcs else None
         args = self._bind_inputs(fn)
-        for b in range(self.blocks):
-            self.block = b
-            self.mem = Memory(self.prof)
-            self.sync = SyncState()
-            self.pipes = Pipes()
+        done: dict = {}
+
+        def block(b: int) -> None:
+            self._set_block_state((b, Memory(self.prof), SyncState(), Pipes(), [], None))
             if fn is not None:
                 self._run_entry(fn, args)
             if self.program.stmts:
                 self._loose(args)
             self.sync.finish()
-            self.sync_traces.append(self.sync.trace)
             tag = f"block {b}: " if self.blocks > 1 else ""
-            self.issues += [tag + i for i in self.sync.issues + self.pipes.leftovers()]
+            done[b] = (self.sync.trace, [tag + i for i in self.sync.issues + self.pipes.leftovers()])
+
+        if self.blocks > 1 and any(st.op in WAITING_OPS for body in [self.program.stmts] + [
+                f.body or [] for f in self.program.funcs] for st in _walk(body)):
+            self._ranks = Peers()         # each block runs until it waits on a signal (PTO155)
+            for b in range(self.blocks):
+                self._ranks.queue(lambda b=b: block(b))
+            self._ranks.run_all()
+        else:
+            for b in range(self.blocks):
+                block(b)
+        for b in sorted(done):
+            self.sync_traces.append(done[b][0])
+            self.issues += done[b][1]
         for message in self.undefined_summary():
             warnings.warn(message, UndefinedCastWarning, stacklevel=2)
         for message in self.input_summary():
             warnings.warn(message, InputSizeWarning, stacklevel=2)
         return self._outputs()
+
+    def _block_state(self) -> tuple:
+        """What belongs to the running block (saved while another block runs)."""
+        return self.block, self.mem, self.sync, self.pipes, self.iters, self._peers
+
+    def _set_block_state(self, state: tuple) -> None:
+        self.block, self.mem, self.sync, self.pipes, self.iters, self._peers = state
 
     def input_summary(self) -> list[str]:
         """One line per pointer input with elements past the last one the program's views reach (PTO103)."""
@@ -239,9 +264,27 @@ class Interpreter:
             self._call(fn, args, None, depth=0)
             return
         peers = Peers()
+        two = any(self._vector_split_push(f) for f in [fn, *group])
+        self.pipes.two_subblocks = two
         for f in [fn, *group]:
-            peers.queue(lambda f=f: self._call(f, {n: args[n] for n, _ in f.args}, None, depth=0))
+            vector = enum_word(str(f.attrs.get("pto.kernel_kind", "vector"))) != "cube"
+            for sub in ((0, 1) if two and vector else (0,)):
+                peers.queue(lambda f=f, sub=sub: self._as_subblock(sub, f, {n: args[n] for n, _ in f.args}))
         self._run_peers(peers)
+
+    def _vector_split_push(self, fn: Func) -> bool:
+        """Whether ``fn`` is a vector function that pushes one subblock's half (split 1 or 2) to the cube: then
+        two vector subblocks run (PTO157)."""
+        if enum_word(str(fn.attrs.get("pto.kernel_kind", "vector"))) == "cube":
+            return False
+        return any(st.op in ("pto.tpush_to_aic", "pto.tpush") and self._split(st) in (1, 2) for st in _walk(fn.body))
+
+    def _as_subblock(self, sub: int, fn: Func, args: dict) -> None:
+        """Run ``fn`` as vector subblock ``sub`` (subblock 1 has its own buffers)."""
+        if sub:
+            self.mem = Memory(self.prof)
+        self.subblock = sub
+        self._call(fn, args, None, depth=0)
 
     def _peer_group(self, fn: Func) -> list:
         names = {n for n, _ in fn.args}
@@ -350,7 +393,7 @@ class Interpreter:
                 lanes = self._exact(arr, dt, name, fn).reshape(-1)
                 g = Global(name, dt, lanes.copy(), True, arr.shape)
             else:
-                if pl.is_read(name):
+                if pl.is_read(name) and not comm_fed(fn, pl, name):
                     raise self._missing(fn, name, ty, f"an array of {dt} (numpy {dt.np})")
                 g = Global(name, dt, np.zeros(0, dt.lane), False)
             self.globals[name] = g
@@ -1225,8 +1268,8 @@ class Interpreter:
 
     # ----------------------------------------------------- misc pto ops (table _SPECIAL)
     def _block_idx(self, st, env, frame) -> None:
-        vals = {"pto.get_block_idx": self.block, "pto.get_block_num": self.blocks, "pto.get_subblock_idx": 0,
-                "pto.get_subblock_num": 1}
+        vals = {"pto.get_block_idx": self.block, "pto.get_block_num": self.blocks,
+                "pto.get_subblock_idx": self.subblock, "pto.get_subblock_num": 2 if self.pipes.two_subblocks else 1}
         ty = st.out_types[0].name if st.out_types else "i64"          # PTOAS PTOOps.td: I64 results
         self._bind(env, st, [sc.make_int(ty if sc.int_width(ty) else "i64", vals[st.op])])
 
@@ -1251,6 +1294,43 @@ class Interpreter:
                                 f"{t.describe()} {t.span}", "pto.op.reshape_size")
         if st.op == "pto.bitcast" and t.dtype == src.dtype:
             raise self._err(st, "pto.bitcast must change the element type", "pto.op.bitcast_dtype")
+        src.push()
+        t.bind(src._mem, src._off)
+        t.addr = src.addr
+        self._bind(env, st, [t])
+
+    def _bind_tile(self, st, env, frame) -> None:
+        """``pto.bind_tile %m, %vr, %vc {config}``: the memref's bytes as a tile of the config's layout, fractal
+        and pad, valid (vr, vc) (PTO158)."""
+        src = self._get(env, st.ins[0], st) if st.ins else None
+        if not isinstance(src, Tile) or not st.out_types:
+            raise self._err(st, "pto.bind_tile takes a local memref and names its result type", "pto.interp.operand")
+        cfg = dict(re.findall(r"(\w+)\s*=\s*(-?\d+)", str(st.attrs.get("config", ""))))
+        blayout = {"0": "row_major", "1": "col_major"}.get(cfg.get("blayout", "0"))
+        slayout = {"0": "none_box", "1": "row_major", "2": "col_major"}.get(cfg.get("slayout", "0"))
+        pad = {"0": "null", "1": "zero", "2": "max", "3": "min"}.get(cfg.get("pad", "0"))
+        if None in (blayout, slayout, pad):
+            raise self._err(st, "config needs blayout 0/1, slayout 0/1/2 and pad 0..3", "pto.interp.attr",
+                            "config", st.attrs.get("config"))
+        spec = tile_spec(st.out_types[0], self.prof)
+        if spec is None:
+            raise self._err(st, f"{st.op} needs a local memref result type", "pto.interp.type")
+        valid = (spec.rows, spec.cols)
+        if len(st.ins) >= 3:
+            vr, vc = (self._index(env, o, st) for o in st.ins[1:3])
+            dims = memref_shape(st.out_types[0]).dims
+            if len(dims) > 2 and (vr, vc) != tuple(dims[:2]):
+                # PTOAS's tile is dims 0 x 1; tilesim's folds every leading dim into rows: only "all" maps
+                raise self._err(st, f"valid {vr}x{vc} of a rank-{len(dims)} memref: PTOAS's tile is dims 0 x 1 "
+                                    f"({dims[0]}x{dims[1]}), tilesim's {spec.rows}x{spec.cols}; only the whole "
+                                    "memref maps between them", "pto.bind_tile.valid", "valid", (vr, vc))
+            if len(dims) <= 2:
+                valid = (vr, vc)
+        t = Tile(spec.loc, spec.dtype, spec.rows, spec.cols, valid, blayout, slayout,
+                 int(cfg.get("s_fractal_size", spec.fractal)), pad)
+        if t.span != src.span:
+            raise self._err(st, f"{st.op} must keep the byte size: {src.describe()} is {src.span} bytes, "
+                                f"{t.describe()} {t.span}", "pto.op.reshape_size")
         src.push()
         t.bind(src._mem, src._off)
         t.addr = src.addr
@@ -1358,7 +1438,7 @@ class Interpreter:
         if tile is None:
             raise self._err(st, f"{st.op} pushes a tile", "pto.interp.operand")
         tile.pull()
-        self.pipes.push(self._pipe_dir(st, frame, True, pipe), tile, self._split(st), st.op)
+        self.pipes.push(self._pipe_dir(st, frame, True, pipe), tile, self._split(st), st.op, self.subblock)
 
     def _tpop(self, st, env, frame) -> None:
         vals = [self._get(env, o, st) for o in st.ins]
@@ -1377,9 +1457,12 @@ class Interpreter:
                 valid = tuple(int(v.value) for v in ints[:2])
             tile = self._tile_from(st, st.out_types[0], valid)
         direction = self._pipe_dir(st, frame, False, pipe)
-        if self._peers is not None and not self.pipes.fifos[direction][0]:
-            self._peers.wait_for(lambda: bool(self.pipes.fifos[direction][0]), direction, st.op)
-        self.pipes.pop(direction, tile, self._split(st), 0, st.op)
+        sub = self.subblock if frame.kind != "cube" else 0
+        if self._peers is not None and not self.pipes.ready(direction, sub):
+            mine = self.mem, self.subblock           # another subblock runs meanwhile with its own buffers
+            self._peers.wait_for(lambda: self.pipes.ready(direction, sub), direction, st.op)
+            self.mem, self.subblock = mine
+        self.pipes.pop(direction, tile, self._split(st), sub, st.op)
         if st.results:
             self._bind(env, st, [tile])
 
@@ -1448,7 +1531,8 @@ _SPECIAL = {
     **{op: Interpreter._block_idx for op in ("pto.get_block_idx", "pto.get_block_num", "pto.get_subblock_idx",
                                              "pto.get_subblock_num")},
     "pto.treshape": Interpreter._view_result, "pto.bitcast": Interpreter._view_result,
-    "pto.declare_tile": Interpreter._declare_tile, "pto.tprint": Interpreter._tprint,
+    "pto.declare_tile": Interpreter._declare_tile,
+    "pto.bind_tile": Interpreter._bind_tile, "pto.tprint": Interpreter._tprint,
     "pto.declare_eventid_array": Interpreter._eventid_array, "pto.eventid_array_get": Interpreter._eventid_access,
     "pto.eventid_array_set": Interpreter._eventid_access, "pto.addptr": Interpreter._addptr,
     "pto.pointer_cast": Interpreter._pointer_cast,
@@ -1462,6 +1546,7 @@ _SPECIAL = {
     "pto.tget_async": Interpreter._async_copy, "pto.wait_async_event": Interpreter._async_wait,
     "pto.test_async_event": Interpreter._async_wait, "memref.dealloc": Interpreter._noop,
     "pto.auto_sync_tail_hint": Interpreter._noop, "pto.tget_scale_addr": Interpreter._scale_addr,
+    **COMM_SPECIAL,
 }
 
 

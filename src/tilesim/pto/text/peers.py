@@ -1,4 +1,5 @@
-"""Cube and vector functions that talk through TPUSH/TPOP pipes, run as coroutines (decision PTO29).
+"""Cube and vector functions that talk through TPUSH/TPOP pipes, run as coroutines (decision PTO29); the
+blocks of a run that waits on signals (TWAIT, TTEST; PTO155) run the same way.
 
 A call of a function that pushes or pops does not run at once: it is queued,
 and when the calling function ends the queued calls run in turns. Exactly
@@ -63,25 +64,59 @@ class Peers:
         errors = [w.exc for w in self.workers if w.exc is not None]
         self.workers = []
         if errors:     # a peer left waiting on an empty pipe is a consequence; raise the cause first
-            raise sorted(errors, key=lambda e: getattr(e, "rule", "") == "pto.pipe.empty")[0]
+            raise sorted(errors, key=lambda e: getattr(e, "rule", "") in ("pto.pipe.empty", "pto.comm.wait"))[0]
 
-    def wait_for(self, ready: Callable[[], bool], direction: str, op: str) -> None:
-        """Called by a pop that finds its FIFO empty: let the other calls run until ``ready()``."""
+    def wait_for(self, ready: Callable[[], bool], direction: str, op: str,
+                 stuck: Callable[[], BaseException] | None = None) -> None:
+        """Called by a pop that finds its FIFO empty (or a TWAIT whose condition is false): let the other calls
+        run until ``ready()``; when none can, raise ``stuck()`` (default ``pto.pipe.empty``)."""
         me = self.current()
         if me is None:
             return
+        stuck = stuck or (lambda: _empty(direction, op))
         with self.cv:
             me.state, me.wants = "waiting", ready
             nxt = self._next(me)
             if nxt is None:
                 me.state = "ready"
-                raise _empty(direction, op)
+                raise stuck()
             self.turn = nxt
             self.cv.notify_all()
             self.cv.wait_for(lambda: self.turn is me)
             me.state, me.wants = "ready", None
             if me.stuck:
-                raise _empty(direction, op)
+                raise stuck()
+
+    def pass_turn(self) -> bool:
+        """Let the next call that can make progress run (a TTEST that found its signal false); False if none can."""
+        me = self.current()
+        if me is None:
+            return False
+        with self.cv:
+            nxt = self._next(me)
+            if nxt is None:
+                return False
+            self.turn = nxt
+            self.cv.notify_all()
+            self.cv.wait_for(lambda: self.turn is me)
+            return True
+
+    def wake(self) -> bool:
+        """Hand the turn to the first waiting call (round robin from this one) whose condition now holds, and
+        come back when the turn returns (a TNOTIFY that satisfied a TWAIT); False if none waits for it."""
+        me = self.current()
+        if me is None:
+            return False
+        with self.cv:
+            n = len(self.workers)
+            ready = [w for w in (self.workers[(me.k + i) % n] for i in range(1, n)) if w.state == "waiting"
+                     and w.wants is not None and w.wants()]
+            if not ready:
+                return False
+            self.turn = ready[0]
+            self.cv.notify_all()
+            self.cv.wait_for(lambda: self.turn is me)
+            return True
 
     def _body(self, w: _Worker) -> None:
         self.local.worker = w

@@ -7,7 +7,11 @@ subblocks: 0 keeps it whole, 1 splits the rows into an upper and a lower
 half, 2 the columns into a left and a right half; the subblock a function
 runs as takes its half. tilesim runs one vector subblock, so a vector push
 with split 1/2 (one half of the cube's tile) is refused
-(``pto.pipe.subblocks``). Functions that push and pop run as coroutines
+(``pto.pipe.subblocks``), except where a vector function of the group
+pushes with split 1/2: then the vector functions run twice, as subblocks 0
+and 1, each with its own vector buffer, popping its own half (or its own
+copy of a split-0 payload) and pushing its half, which the cube's pop joins
+(decision PTO157). Functions that push and pop run as coroutines
 (:mod:`.peers`), so a pop waits for its peer's push; a pop no push can
 fill is an error (``pto.pipe.empty``), and payloads left at the end are
 reported. Reserved buffers (``reserve_buffer``/``import_reserved_buffer``)
@@ -37,10 +41,19 @@ class Pipes:
     fifos: dict = field(default_factory=lambda: {d: [deque(), deque()] for d in DIRECTIONS.values()})
     reserved: dict = field(default_factory=dict)
     inits: list = field(default_factory=list)
+    #: two vector subblocks run (PTO157): each pops its own copy, and v2c halves are joined by the cube's pop
+    two_subblocks: bool = False
 
-    def push(self, direction: str, tile: Tile, split: int, op: str) -> None:
+    def push(self, direction: str, tile: Tile, split: int, op: str, subblock: int = 0) -> None:
         """Copy ``tile``'s valid region into the FIFO (halves for split 1 and 2)."""
         _check_split(split, op)
+        if direction == "v2c" and self.two_subblocks:
+            if not split:
+                raise TilesimError("with two vector subblocks a split-0 push would reach the cube twice; push "
+                                   "each subblock's half with split 1 or 2", instruction=op, operand="split",
+                                   rule="pto.pipe.subblocks", value=split)
+            self.fifos[direction][subblock].append((tile.dtype, tile.valid_bits.copy(), split))
+            return
         if direction == "v2c" and split:
             # each vector subblock pushes its own half of the cube's tile; tilesim runs one vector subblock
             # (get_subblock_num = 1), so the other half would never arrive: refuse rather than send half a tile
@@ -63,6 +76,8 @@ class Pipes:
     def pop(self, direction: str, dst: Tile, split: int, subblock: int, op: str) -> Tile:
         """Fill ``dst``'s valid region from the FIFO's oldest payload for ``subblock``."""
         _check_split(split, op)
+        if direction == "v2c" and self.two_subblocks:
+            return self._join(dst, split, op)
         q = self.fifos[direction][subblock]
         if not q:
             raise StateError(f"nothing was pushed to the {direction} pipe before this pop, and no peer function "
@@ -70,7 +85,7 @@ class Pipes:
                              rule="pto.pipe.empty", value=direction)
         dtype, data, pushed_split = q.popleft()
         other = self.fifos[direction][1 - subblock]
-        if other and pushed_split == 0:
+        if other and pushed_split == 0 and not self.two_subblocks:
             other.popleft()
         if pushed_split != split:
             raise TilesimError(f"popped with split {split}, pushed with split {pushed_split}", instruction=op,
@@ -82,6 +97,36 @@ class Pipes:
             raise TilesimError(f"the payload is {data.shape[0]}x{data.shape[1]}, the tile's valid region "
                                f"{dst.valid_rows}x{dst.valid_cols}", instruction=op, operand="tile",
                                rule="pto.pipe.shape", value=(data.shape, dst.valid))
+        dst.bits[: data.shape[0], : data.shape[1]] = data
+        dst.push()
+        return dst
+
+    def ready(self, direction: str, subblock: int) -> bool:
+        """Whether a pop of ``subblock`` (the cube's: 0) would find its payload."""
+        if direction == "v2c" and self.two_subblocks:
+            return all(self.fifos[direction])
+        return bool(self.fifos[direction][subblock])
+
+    def _join(self, dst: Tile, split: int, op: str) -> Tile:
+        """The cube's pop of the two subblocks' halves (PTO157): rows (split 1) or columns (split 2) joined."""
+        if not self.ready("v2c", 0):
+            raise StateError("the two vector subblocks have not both pushed to the v2c pipe", instruction=op,
+                             operand="pipe", rule="pto.pipe.empty", value="v2c")
+        halves = [q.popleft() for q in self.fifos["v2c"]]
+        if any(h[2] != split for h in halves):
+            raise TilesimError(f"popped with split {split}, pushed with split {halves[0][2]}", instruction=op,
+                               operand="split", rule="pto.pipe.split", value=(halves[0][2], split))
+        if any(h[0] != dst.dtype for h in halves):
+            raise TilesimError(f"the payload is {halves[0][0]}, the tile {dst.dtype}", instruction=op,
+                               operand="tile", rule="pto.pipe.dtype", value=(str(halves[0][0]), str(dst.dtype)))
+        try:
+            data = np.concatenate([h[1] for h in halves], axis=0 if split == 1 else 1)
+        except ValueError:
+            data = None
+        if data is None or data.shape != dst.valid:
+            raise TilesimError(f"the halves {[h[1].shape for h in halves]} do not make the tile's valid region "
+                               f"{dst.valid_rows}x{dst.valid_cols}", instruction=op, operand="tile",
+                               rule="pto.pipe.shape", value=dst.valid)
         dst.bits[: data.shape[0], : data.shape[1]] = data
         dst.push()
         return dst

@@ -1,0 +1,12 @@
+"""Adapters of tools/ptoisa_st.py for testcase folders whose kernel is not the plain one, one module per family
+of kernel shapes; each module's ``ADAPTERS`` maps a folder to its runner ``(folder, st, verbose) -> Row``, and
+``notes.NOT_MAPPED`` says why the folders no adapter can serve are not mapped."""
+
+from __future__ import annotations
+
+from . import (comm, expand, fillpad, fixpipe, gather, generate, matmul, memory, misc, move, pipes, reduce, scalar,
+               select, selfcheck, sort, ternary, text)
+
+ADAPTERS = {folder: run for module in (comm, expand, fillpad, fixpipe, gather, generate, matmul, memory, misc, move,
+                                       pipes, reduce, scalar, select, selfcheck, sort, ternary, text)
+            for folder, run in module.ADAPTERS.items()}

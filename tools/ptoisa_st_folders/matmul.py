@@ -1,0 +1,191 @@
+"""TMATMUL's folder: TLOAD of A and B into Nz mat tiles, TMOV to Left and Right, TMATMUL (or TMATMUL_BIAS with a
+bias row), TSTORE of the Acc tile; the types and sizes come from the kernel's ``RunTMATMUL`` of each key."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from tilesim import pto
+
+from ptoisa_st import CXX_DTYPES, Row, each_case, refusals, score
+
+from .common import tile
+
+_KEYED = re.compile(r"tilingKey == (\d+)\)\s*\{\s*(\w+)<([^>]*)>\(([^;]*)\);")
+_LAUNCHERS = re.compile(r"void (LaunchTMATMUL\w*)\(.*?\n\}", re.S)
+
+
+def kernel_keys(folder: Path) -> dict[tuple[str, int], tuple[str, list[str], str]]:
+    """(launcher, tilingKey) -> (the run function it calls, its template arguments, its last call argument),
+    from the kernel."""
+    text = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
+    return {(m.group(1), int(k)): (fn, [a.strip() for a in args.split(",")], call.split(",")[-1].strip())
+            for m in _LAUNCHERS.finditer(text) for k, fn, args, call in _KEYED.findall(m.group(0))}
+
+
+def _up(n: int, to: int) -> int:
+    return -(-n // to) * to
+
+
+def matmul(case, out_t: str, a_t: str, b_t: str, bias_t: str | None, m: int, k: int, n: int):
+    """The kernel's chain on tilesim: returns (stored C, golden C, C's dtype)."""
+    align = 32 if pto.get_dtype(a_t).size == 1 else 16
+    M, K, N = _up(m, align), _up(k, align), _up(n, align)
+    a_mat = tile(a_t, (M, K), (m, k), loc="mat", blayout="col_major", slayout="row_major")
+    b_mat = tile(b_t, (K, N), (k, n), loc="mat", blayout="col_major", slayout="row_major")
+    pto.tload(a_mat, case.read("x1_gm.bin", a_t, m, k).view(a_mat.dtype.np), target="cpu")
+    pto.tload(b_mat, case.read("x2_gm.bin", b_t, k, n).view(b_mat.dtype.np), target="cpu")
+    left = tile(a_t, (M, K), (m, k), loc="left", blayout=pto.get_target("cpu").left_blayout or "row_major",
+                slayout="row_major")
+    right = tile(b_t, (K, N), (k, n), loc="right", blayout="row_major", slayout="col_major")
+    acc = tile(out_t, (M, N), (m, n), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
+    pto.tmov(left, a_mat, target="cpu")
+    pto.tmov(right, b_mat, target="cpu")
+    if bias_t is None:
+        pto.tmatmul(acc, left, right, target="cpu")
+    else:
+        bias = tile(bias_t, (1, N), (1, n), loc="bias")
+        pto.tload(bias, case.read("bias_gm.bin", bias_t, 1, n).view(bias.dtype.np), target="cpu")
+        pto.tmatmul_bias(acc, left, right, bias, target="cpu")
+    out = pto.tstore(np.zeros((m, n), acc.dtype.np), acc, target="cpu")
+    return out.view(acc.dtype.lane), case.read("golden.bin", out_t, m, n), out_t
+
+
+def split_k(case, out_t: str, a_t: str, b_t: str, m: int, k: int, n: int, repeats: int):
+    """``RunTMATMUL_SPLIT_K``: ``repeats`` A and B blocks one after another in the files, TMATMUL of the first
+    and TMATMUL_ACC of the others into one Acc tile; returns (stored C, golden C, C's dtype)."""
+    a_all, b_all = case.read("x1_gm.bin", a_t, repeats * m, k), case.read("x2_gm.bin", b_t, repeats * k, n)
+    acc = tile(out_t, (m, n), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
+    for i in range(repeats):
+        a_mat = tile(a_t, (m, k), loc="mat", blayout="col_major", slayout="row_major")
+        b_mat = tile(b_t, (k, n), loc="mat", blayout="col_major", slayout="row_major")
+        pto.tload(a_mat, a_all[i * m:(i + 1) * m].view(a_mat.dtype.np), target="cpu")
+        pto.tload(b_mat, b_all[i * k:(i + 1) * k].view(b_mat.dtype.np), target="cpu")
+        left = tile(a_t, (m, k), loc="left", blayout=pto.get_target("cpu").left_blayout or "row_major",
+                    slayout="row_major")
+        right = tile(b_t, (k, n), loc="right", blayout="row_major", slayout="col_major")
+        pto.tmov(left, a_mat, target="cpu")
+        pto.tmov(right, b_mat, target="cpu")
+        if i == 0:
+            pto.tmatmul(acc, left, right, target="cpu")
+        else:
+            pto.tmatmul_acc(acc, acc, left, right, target="cpu")
+    out = pto.tstore(np.zeros((m, n), acc.dtype.np), acc, target="cpu")
+    return out.view(acc.dtype.lane), case.read("golden.bin", out_t, m, n), out_t
+
+
+def run_tmatmul(folder: Path, st: Path, verbose: bool) -> Row:
+    """``tmatmul_test<T, U, S, key>(M, K, N)`` / ``tmatmul_bias_test<T, U, S, B, key>``: the kernel's
+    ``RunTMATMUL<out, A, B, bias, M, K, N, isBias>`` for that key (its M == 1 form calls TGEMV/TGEMV_BIAS);
+    a TEST_F that calls ``LaunchTMATMUL<key>`` itself runs the kernel's ``RunTMATMUL_SPLIT_K`` for the key."""
+    row = Row(folder.name)
+    keys = kernel_keys(folder)
+
+    def run_of(case):
+        fn, args = case.calls[0]
+        launcher = {"tmatmul_bias_test": "LaunchTMATMULBIAS", "tmatmul_test": "LaunchTMATMUL"}.get(fn, fn)
+        return keys.get((launcher, int(args[-1]))) if args[-1].isdigit() else None
+
+    def form(case):
+        run = run_of(case)
+        if run is None or (run[0], len(run[1])) not in (("RunTMATMUL", 8), ("RunTMATMUL_SPLIT_K", 6)):
+            return "no RunTMATMUL for the key in the kernel"
+        if case.dir is None:
+            return "gen_data.py made no data"
+        return "its M == 1 kernel calls TGEMV/TGEMV_BIAS (no tilesim op)" if run[1][4:5] == ["1"] else None
+
+    for case in each_case(folder, st, row, form, exempt=lambda c: c.calls[0][0] == "LaunchTMATMUL"):
+        with refusals(row, case):
+            fn, args, last = run_of(case)
+            types = [CXX_DTYPES[t] for t in args[:4] if t in CXX_DTYPES]
+            if fn == "RunTMATMUL_SPLIT_K":
+                score(row, case, verbose, split_k(case, *types[:3], *(int(v) for v in args[3:]), int(last)))
+            else:
+                bias_t = types[3] if args[7] == "true" else None
+                score(row, case, verbose, matmul(case, *types[:3], bias_t, *(int(v) for v in args[4:7])))
+    return row
+
+
+#: the MX element and scale types by their C++ names
+MX_TYPES = {pto.get_dtype(n).cxx: n for n in ("f8e4m3", "f8e5m2", "f8e8m0")}
+
+
+def mx_scales(case, m: int, groups: int, n: int):
+    """The logical scale matrices (m x groups for A, groups x n for B, n rounded to 16) from gen_data.py's
+    files: A's in 16 x 2 blocks row by row (its ``zz`` format), B's in 2 x 16 blocks transposed (``nn``)."""
+    n16 = -(-n // 16) * 16
+    a = np.fromfile(case.dir / "x1_mx_gm.bin", np.uint8, m * groups)
+    b = np.fromfile(case.dir / "x2_mx_gm.bin", np.uint8, groups * n16)
+    a = a.reshape(m // 16, groups // 2, 16, 2).transpose(0, 2, 1, 3).reshape(m, groups)
+    b = b.reshape(n16 // 16, groups // 2, 16, 2).transpose(1, 3, 0, 2).reshape(groups, n16)
+    return a, b
+
+
+def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, base_k: int | None = None):
+    """``RunTMATMULMX``'s chain on tilesim: A and B through Nz mat tiles to Left and Right, the E8M0 scales
+    to ScaleLeft (Zz) and ScaleRight (Nn) tiles, TMATMUL_MX (with a bias row), TSTORE; (stored, golden, f32).
+    ``RunTMATMULMX_SPLIT_K`` (``base_k``): the same over each base_k slice of K, TMATMUL_MX for the first
+    (with the bias) and its accumulating form for the others."""
+    M, K, N = _up(vm, 16), _up(vk, 64), _up(vn, 32)
+    G = K // 32
+    a_all, b_all = case.read("x1_gm.bin", "u8", vm, vk), case.read("x2_gm.bin", "u8", vk, vn)
+    sa, sb = mx_scales(case, M, G, vn)
+    acc = tile("f32", (M, N), (vm, vn), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
+    step = base_k or K
+    for i, k0 in enumerate(range(0, K, step)):
+        kv, g0, gs = min(step, vk - k0), k0 // 32, step // 32
+        a_mat = tile(a_t, (M, step), (vm, kv), loc="mat", blayout="col_major", slayout="row_major")
+        b_mat = tile(b_t, (step, N), (kv, vn), loc="mat", blayout="col_major", slayout="row_major")
+        pto.tload(a_mat, a_all[:, k0:k0 + kv].view(a_mat.dtype.np), target="cpu")
+        pto.tload(b_mat, b_all[k0:k0 + kv].view(b_mat.dtype.np), target="cpu")
+        left = tile(a_t, (M, step), (vm, kv), loc="left", blayout="col_major", slayout="row_major")   # TileLeft
+        right = tile(b_t, (step, N), (kv, vn), loc="right", blayout="row_major", slayout="col_major")
+        pto.tmov(left, a_mat, target="cpu")
+        pto.tmov(right, b_mat, target="cpu")
+        a_scale = tile("f8e8m0", (M, gs), (vm, gs), sa[:, g0:g0 + gs], loc="scaling", blayout="row_major",
+                       slayout="row_major", fractal=32)
+        b_scale = tile("f8e8m0", (gs, N), (gs, vn), sb[g0:g0 + gs], loc="scaling", blayout="col_major",
+                       slayout="col_major", fractal=32)
+        if i:
+            pto.tmatmul_mx_acc(acc, acc, left, a_scale, right, b_scale, target="cpu")
+        elif bias:
+            row = tile("f32", (1, N), (1, vn), case.read("bias_gm.bin", "f32", 1, vn), loc="bias")
+            pto.tmatmul_mx_bias(acc, left, a_scale, right, b_scale, row, target="cpu")
+        else:
+            pto.tmatmul_mx(acc, left, a_scale, right, b_scale, target="cpu")
+    out = pto.tstore(np.zeros((vm, vn), np.float32), acc, target="cpu")
+    return out.view(np.uint32), case.read("golden.bin", "f32", vm, vn), "f32"
+
+
+def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
+    """``TmatmulMXTest<T, U, S, isBias, isFp4, key>(...)``: the kernel's ``RunTMATMULMX<f32, A, B, E8M0, bias,
+    M, K, N, isBias, false>`` (or its split-K form, BASEK = 64) for the key of ``LaunchTMATMUL_MX[_BIAS]``.
+    Packed fp4 kernels and the GEMV kernels (TGEMV_MX) are not mapped."""
+    row = Row(folder.name)
+    keys = kernel_keys(folder)
+
+    def run_of(case):
+        a = case.args
+        launcher = "LaunchTMATMUL_MX_BIAS" if a[3:4] == ["true"] else "LaunchTMATMUL_MX"
+        return keys.get((launcher, int(a[-1]))) if len(a) == 6 and a[-1].isdigit() else None
+
+    def form(case):
+        run = run_of(case)
+        if run is None or run[0] not in ("RunTMATMULMX", "RunTMATMULMX_SPLIT_K"):
+            return f"{run[0] if run else 'no run function'}: TGEMV_MX has no tilesim op"
+        if run[1][-1] == "true" or run[1][1] not in MX_TYPES or run[1][2] not in MX_TYPES:
+            return "packed fp4 elements (two codes a byte) have no tilesim dtype"
+        return None
+
+    for case in each_case(folder, st, row, form):
+        with refusals(row, case):
+            fn, a, _ = run_of(case)
+            score(row, case, verbose, matmul_mx(case, MX_TYPES[a[1]], MX_TYPES[a[2]], *(int(v) for v in a[5:8]),
+                                                a[8] == "true", 64 if fn.endswith("SPLIT_K") else None))
+    return row
+
+
+ADAPTERS = {"tmatmul": run_tmatmul, "tmatmul_mx": run_tmatmul_mx}

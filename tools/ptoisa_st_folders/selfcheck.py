@@ -1,0 +1,140 @@
+"""Self-checking gtests (``TEST``/``TEST_F`` with tiles filled by ``FillLinear``/``FillAll`` in main.cpp and
+checked by loops): the adapter reads each test's tile types, fills and instruction call from main.cpp, runs
+the instruction on tilesim and checks what the test's loops check, restated here per instruction."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from tilesim import pto
+
+from ptoisa_st import CXX_DTYPES, Case, Row, count_tests, refusals
+
+_TEST = re.compile(r"TEST(?:_F)?\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{(.*?)\n\}", re.S)
+_USING = re.compile(r"using\s+(\w+)\s*=\s*Tile<TileType::Vec,\s*(\w+),\s*(\d+),\s*(\d+)"
+                    r"(?:,\s*BLayout::(RowMajor|ColMajor),\s*(\d+),\s*(\d+))?>;")
+_DECL = re.compile(r"^\s*(\w+)\s+(\w+)\s*;", re.M)
+_FILL = re.compile(r"(FillLinear|FillAll)\((\w+)(?:,\s*(-?[\d.]+)f?)?\);")
+
+
+def _tiles(body: str) -> dict[str, pto.Tile] | None:
+    """The test's tiles (valid as declared), filled as main.cpp fills them; None if a type is unknown."""
+    types = {k: v for k, *v in _USING.findall(body)}
+    made = {}
+    for typ, var in _DECL.findall(body):
+        if typ not in types:
+            continue
+        t, r, c, lay, vr, vc = types[typ]
+        if t not in CXX_DTYPES:
+            return None
+        made[var] = pto.Tile("vec", CXX_DTYPES[t], int(r), int(c), valid=(int(vr or r), int(vc or c)),
+                             blayout="col_major" if lay == "ColMajor" else "row_major")
+    for fill, var, start in _FILL.findall(body):
+        t = made[var]
+        if fill == "FillAll":
+            t.values[...] = float(start) if "." in start else int(start)
+        else:                                       # the valid region, row by row, start, start + 1, ...
+            n = t.valid_rows * t.valid_cols
+            t.valid_values[...] = (np.arange(n) + float(start or 1)).reshape(t.valid).astype(t.values.dtype)
+    return made
+
+
+def _textract_fp(body: str, made) -> bool | None:
+    m = re.search(r"TEXTRACT_FP\((\w+),\s*(\w+),\s*(\w+),\s*(\d+),\s*(\d+)\);", body)
+    if not m:
+        return None
+    dst, src, fp = (made[v] for v in m.groups()[:3])
+    r0, c0 = int(m.group(4)), int(m.group(5))
+    pto.textract_fp(dst, src, fp, r0, c0, target="cpu")
+    vr, vc = dst.valid
+    return bool((dst.valid_values == src.values[r0:r0 + vr, c0:c0 + vc]).all())  # the test's loop
+
+
+def _tpartmul(body: str, made) -> bool | None:
+    m = re.search(r"TPARTMUL\((\w+),\s*(\w+),\s*(\w+)\);", body)
+    if not m:
+        return None
+    dst, a, b = (made[v] for v in m.groups())
+    pto.tpartmul(dst, a, b, target="cpu")
+    vr, vc = dst.valid
+    small, big = (b, a) if b.valid_rows * b.valid_cols <= a.valid_rows * a.valid_cols else (a, b)
+    want = big.values[:vr, :vc].astype(np.int64)
+    sr, sc = small.valid
+    want[:sr, :sc] = (a.values[:sr, :sc].astype(np.int64) * b.values[:sr, :sc]).astype(np.int32)
+    return bool((dst.valid_values == want).all())                 # overlap: the product, else the other source
+
+
+def _tcolprod(body: str, made) -> bool | None:
+    """TCOLPROD of ``values[R][C]`` set into src's valid region; dst's valid row must be ``expected[C]``."""
+    m = re.search(r"TCOLPROD\((\w+),\s*(\w+)\);", body)
+    vals = re.search(r"values\[(\d+)\]\[(\d+)\]\s*=\s*\{(.*?)\};", body, re.S)
+    exp = re.search(r"expected\[(\d+)\]\s*=\s*\{(.*?)\};", body, re.S)
+    if not (m and vals and exp):
+        return None
+    dst, src = made[m.group(1)], made[m.group(2)]
+    r, c = int(vals.group(1)), int(vals.group(2))
+    src.values[:r, :c] = np.array([int(v) for v in re.findall(r"-?\d+", vals.group(3))]).reshape(r, c)
+    pto.tcolprod(dst, src, target="cpu")
+    want = [int(v) for v in re.findall(r"-?\d+", exp.group(2))]
+    return dst.valid_values[0].tolist() == want
+
+
+def _thistogram(body: str, made) -> bool | None:
+    """THISTOGRAM<HistByte::BYTE_b> of u16 rows ``row0``, ``row1`` with ``idx`` bytes set in main.cpp: each
+    dst row must be the cumulative count of the rows' high bytes (BYTE_1), or of the low bytes of the values
+    whose high byte is the row's idx (BYTE_0), the test's ReferenceHistogram restated."""
+    m = re.search(r"THISTOGRAM<HistByte::BYTE_(\d)>\((\w+),\s*(\w+),\s*(\w+)\);", body)
+    rows = dict(re.findall(r"std::vector<uint16_t>\s+(row\d)\s*=\s*\{(.*?)\};", body, re.S))
+    if not m or not rows:
+        return None
+    byte, (dst, src, idx) = int(m.group(1)), (made[v] for v in m.groups()[1:])
+    values = [[int(v, 16) for v in re.findall(r"0x[0-9a-fA-F]+", rows[f"row{r}"])] for r in range(len(rows))]
+    for r, vals in enumerate(values):
+        src.bits[r, : len(vals)] = vals
+    idx.bits[:, 0] = 0
+    for i, v in re.findall(r"\w+\.data\(\)\[(\d+)\]\s*=\s*(0x[0-9a-fA-F]+)u;", body):
+        idx.bits[int(i), 0] = int(v, 16)
+    pto.thistogram(dst, src, idx, byte=byte, target="cpu")
+    for r in range(len(values)):
+        full = src.bits[r].astype(np.int64)                      # every column of the row, zeros included
+        hi, lo = full >> 8, full & 0xFF
+        keys = hi if byte == 1 else lo[hi == int(idx.bits[r, 0])]
+        if dst.bits[r, :256].tolist() != np.cumsum(np.bincount(keys, minlength=256)).tolist():
+            return False
+    return True
+
+
+CHECKS = {"textract": _textract_fp, "tpartmul": _tpartmul, "tcolprod": _tcolprod, "thistogram": _thistogram}
+
+
+def run_selfcheck(folder: Path, st: Path, verbose: bool, row: Row | None = None, names=None) -> Row:
+    """Each test of the folder (or, with ``names``, those tests only, counted into ``row``) that calls the
+    folder's instruction in the form :data:`CHECKS` reads; others are not mapped."""
+    main = (folder / "main.cpp").read_text()
+    if row is None:
+        row = Row(folder.name, cases=count_tests(main))
+    check = CHECKS[folder.name]
+    for name, body in _TEST.findall(main):
+        if names is not None and name not in names:
+            continue
+        made = _tiles(body)
+        case = Case(name, [], folder, 0.0, None)
+        with refusals(row, case):
+            try:
+                ok = check(body, made) if made is not None else None
+            except (KeyError, ValueError):                      # a tile or value the adapter did not read
+                ok = None
+            if ok is None:
+                row.not_mapped += 1
+                row.reasons.append(f"{name}: not a form the adapter reads")
+                continue
+            row.passed, row.failed, row.exact = row.passed + ok, row.failed + (not ok), row.exact + ok
+            if verbose and not ok:
+                row.reasons.append(f"{name}: fails")
+    return row
+
+
+ADAPTERS = {"tpartmul": run_selfcheck, "tcolprod": run_selfcheck, "thistogram": run_selfcheck}
