@@ -54,6 +54,7 @@ _CALLS = {
     "tmov": (("dst", "src"), ()), "textract": (("dst", "src"), ()), "tinsert": (("dst", "src"), ()),
     "trandom": (("dst",), ()), "thistogram": (("dst", "src", "idx"), ()),
     "tload": (("dst", "gm"), ()), "tprefetch": (("dst", "gm"), ()), "tquant": (("dst", "src", "fp", "offset"), ()), "tstore": (("dst_gm", "src"), ()),
+    "tstore_fp": (("dst_gm", "src", "fp"), ()), "tmov_fp": (("dst", "src", "fp"), ()),
     "tmatmul": (("dst", "a", "b"), ()), "tmatmul_acc": (("dst", "c_in", "a", "b"), ()),
     "tmatmul_bias": (("dst", "a", "b", "bias"), ()),
     "tfillpad": (("dst", "src"), ()), "tfillpad_expand": (("dst", "src"), ()), "tfillpad_inplace": (("dst", "src"), ()),

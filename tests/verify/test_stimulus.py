@@ -468,6 +468,23 @@ def test_pto_window_fp_tie_vectors_are_ties(op, target):
         _ties_rounded(vs, exact, out)
 
 
+@pytest.mark.parametrize("op", ["tstore_fp", "tmov_fp"])
+@pytest.mark.parametrize("target", ["a5", "a2a3", "cpu"])
+def test_pto_store_move_fp_tie_vectors_are_ties(op, target):
+    """src x the scale + the offset (one quant word repeated) lies halfway between two int8 values."""
+    from tilesim import formats
+    vs = make_vectors("pto", op, n=1, seed=4, target=target)
+    ties = [i for i, t in enumerate(vs.tags) if "tie" in t]
+    assert ties
+    for i in ties:
+        (r, c), _, _ = vs.arrays["valid"][i]
+        words = vs.arrays["fp"][i][0].astype(np.uint64)
+        assert (words == words[0]).all()
+        src = formats.decode(vs.arrays["src"][i], "fp32")[:r, :c]
+        exact = src * _quant_scale(words[:1]) + float(words[0] >> np.uint64(37) & np.uint64(0x1FF))
+        _ties_rounded(vs, exact, vs.arrays["dst_out"][i][:r, :c])
+
+
 @pytest.mark.parametrize("op", ["tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias"])
 @pytest.mark.parametrize("target", ["a5", "cpu"])
 def test_pto_matmul_mx_tie_vectors_are_ties(op, target):

@@ -91,12 +91,13 @@ def text_level_ops() -> set[str]:
 
 def simulator_only(checkout: Path) -> tuple[list[str], list[str]]:
     """The checkout's instruction entry points (``PTO_INST``): those tilesim has no op for, and those it has
-    as text-level ops only (they move no data a golden vector could hold)."""
+    as .pto statements or as functions outside ``OPS`` only (pipes, configuration registers: they move no
+    data a golden vector could hold)."""
     from tilesim.pto import OPS
     from tilesim.pto import __all__ as pto_all
     text = (checkout / "include" / "pto" / "common" / "pto_instr.hpp").read_text()
     names = set(re.findall(r"PTO_INST\s+(?:RecordEvent|comm::AsyncEvent|void|std::enable_if_t<[^>]*>+)\s+"
                            r"([A-Z][A-Z0-9_]+)\s*\(", text))
-    missing = {n for n in names if n.lower() not in OPS and n.lower() not in pto_all}
-    textual = missing & text_level_ops()
+    missing = {n for n in names if n.lower() not in OPS}
+    textual = missing & (text_level_ops() | {n.upper() for n in pto_all})
     return sorted(missing - textual), sorted(textual)

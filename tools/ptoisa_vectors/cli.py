@@ -84,7 +84,7 @@ def main() -> None:
         ok = check(a.out, a.verbose)
         if a.checkout is not None:
             only, textual = simulator_only(a.checkout)
-            print(f"{len(textual)} entry points tilesim has as .pto ops only, with no tile result to store "
+            print(f"{len(textual)} entry points tilesim has with no tile result to store (.pto ops, tilesim.pto.pipe) "
                   f"(TGET_SCALE_ADDR re-points dst at src's bytes, PTO71): {', '.join(textual)}")
             print(f"{len(only)} entry points of the simulator that tilesim has no op for: {', '.join(only)}")
         sys.exit(0 if ok else 1)

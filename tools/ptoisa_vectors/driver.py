@@ -235,6 +235,14 @@ def _driver_bytes(s: Spec, st: np.ndarray) -> bytes:
     return packed.tobytes()
 
 
+def _unpacked(stored: np.ndarray) -> np.ndarray:
+    """An fp4 tile's codes from the simulator's storage (the inverse of :func:`_driver_bytes`)."""
+    half = stored[: stored.size // 2]
+    codes = np.empty(stored.size, np.uint8)
+    codes[0::2], codes[1::2] = half & 0xF, half >> 4
+    return codes
+
+
 def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path, tc: Toolchain) -> list[dict[str, np.ndarray]]:
     blob = bytearray()
     for c in cases:
@@ -252,10 +260,8 @@ def run_driver(exe: Path, cases: list[Case], kid: dict, work: Path, tc: Toolchai
         for s in c.specs:
             if s.role.startswith("dst"):
                 n = s.rows * s.cols * get_dtype(s.dtype).size
-                res[s.role] = out[q: q + n].view(get_dtype(s.dtype).lane)
-                if s.dtype in FP4_TYPES:  # two codes a byte in the first half (the inverse of _driver_bytes)
-                    packed = res[s.role][: n // 2]
-                    res[s.role] = np.stack([packed & 0xF, packed >> 4], axis=1).ravel()
+                res[s.role] = (_unpacked(out[q: q + n]) if s.dtype in FP4_TYPES and s.loc != "gm"
+                               else out[q: q + n].view(get_dtype(s.dtype).lane))
                 q += n
         results.append(res)
     if q != out.size:

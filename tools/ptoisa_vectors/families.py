@@ -17,7 +17,7 @@ from .bitwise import bitwise_cases
 from .common import BF16, DTS, ONLY, Case
 from .comm import comm_cases
 from .compare import cmp_layout_cases, compare_select_cases, compare_select_layout_cases, tcmps_u8_cases
-from .convert import tcvt_cases
+from .convert import tcvt_cases, tcvt_sub_byte_cases
 from .elementwise import (
     UNARY, binary_cases, div_overflow_cases, int_unary_cases, scalar_cases, tdiv_cases, unary_cases,
 )
@@ -29,8 +29,8 @@ from .img2col import IMG2COLS_BF16, img2col_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
-from .memory import memory_cases
-from .move import fp_move_cases, move_cases, scalar_quant_cases
+from .memory import memory_cases, packed_memory_cases, store_fixpipe_cases
+from .move import fp_move_cases, move_cases, scalar_quant_cases, tmov_fp_cases
 from .permute import permute_cases
 from .quant_mx import MX_QUANTS_BF16, quant_mx_cases
 from .quant import dequant_cases, quant_cases, random_histogram_cases
@@ -99,6 +99,8 @@ MORE_FAMILIES += (adddeqrelu_cases, quant_mx_cases, bf16_family(quant_mx_cases, 
 MORE_FAMILIES += (img2col_cases, bf16_family(img2col_cases, IMG2COLS=IMG2COLS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 MORE_FAMILIES += (comm_cases, bf16_family(comm_cases, COMM_DTS=ONLY, REDUCE_DTS=ONLY))  # PTO155, PTO156
+MORE_FAMILIES += (store_fixpipe_cases, tmov_fp_cases)  # issue 21: TSTORE's fixpipe forms (PTO150), TMOV_FP
+MORE_FAMILIES += (tcvt_sub_byte_cases, packed_memory_cases)  # issue 21: 4-bit TCVT, packed TLOAD/TSTORE (PTO153)
 
 
 def all_cases(seed: int) -> list[Case]:

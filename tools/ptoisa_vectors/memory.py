@@ -65,3 +65,79 @@ def memory_cases(rng) -> list[Case]:
                           {"dst": (wr, wc), "gm": (wr, wc)}, {"dst": sentinel("f32", (tile.rows, tile.cols)),
                                                                "gm": g}, (), {"offset": [3, 1]}))
     return cases
+
+
+#: TSTORE's fixpipe forms: (src dtype, global dtype) with a pre-quant scalar (the scalar modes and pairs with
+#: none, a plain C++ cast), with the fp tile (the vector modes), and ReLU alone (no quant word)
+STORE_SCALAR_PAIRS = (("f32", "i8"), ("f32", "u8"), ("f32", "f16"), ("i32", "i8"), ("i32", "u8"), ("i32", "f16"),
+                      ("i32", "i16"), ("f32", "i32"), ("i32", "f32"))
+STORE_FP_PAIRS = (("f32", "i8"), ("f32", "u8"), ("i32", "i8"), ("i32", "u8"), ("i32", "f16"), ("i32", "i16"))
+STORE_RELU_PAIRS = (("f32", "f32"), ("f32", "f16"), ("i32", "i32"), ("i32", "f16"), ("f16", "f16"))
+
+
+def store_fixpipe_cases(rng) -> list[Case]:
+    """TSTORE with ReLU, a pre-quant scalar or (TSTORE_FP) a Scaling tile of quant words, from acc tiles (the
+    simulator reads their quant words by row, PTO150) and row-major vec tiles (by column), into a window of a
+    global array of the destination dtype; one AtomicAdd form."""
+    from .move import _SCALAR_WORD, _fp_source, _word_params, box, quant_word_pool, scalar_word_pool
+
+    cases = []
+    R, C, GR, GC, (r0, c0), (wr, wc) = 32, 64, 40, 72, (3, 5), (29, 61)
+
+    def glob(ddt):
+        return (f"GlobalTensor<{CXX_TYPE[ddt]}, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {GC}, 1>> "
+                f"g(dst_gm.data() + {r0 * GC + c0}); ")
+
+    def add(sdt, ddt, src, call, extra=(), params=(), args=None):
+        gm = Spec("dst_gm", ddt, GR, GC, loc="gm")
+        specs = (gm, src, *extra)
+        data = {"dst_gm": conversion_pool(rng, ddt, GR * GC).reshape(GR, GC),
+                "src": _fp_source(rng, sdt, R * C).reshape(R, C) if sdt in ("f32", "i32")
+                else conversion_pool(rng, sdt, R * C).reshape(R, C)}
+        valid = {"dst_gm": (wr, wc), "src": (wr, wc)}
+        if extra:
+            data["fp"], valid["fp"] = quant_word_pool(rng, C).reshape(1, C), (1, C)
+        cases.append(Case("tstore_fp" if extra else "tstore", glob(ddt) + call, specs, valid, data, params,
+                          {"offset": [r0, c0], **(args or {})}))
+
+    for relu in (0, 1):
+        mode = f"ReluPreMode::{'NormalRelu' if relu else 'NoRelu'}"
+        for k, (sdt, ddt) in enumerate(STORE_SCALAR_PAIRS):
+            src = box("src", sdt, R, C, "acc", loc="acc") if k % 2 == 0 else Spec("src", sdt, R, C)
+            w = scalar_word_pool(rng, 1)[0]
+            add(sdt, ddt, src, f"TSTORE<T_src, decltype(g), AtomicType::AtomicNone, {mode}>(g, src, {_SCALAR_WORD});",
+                params=_word_params(w), args={"pre_quant_scalar": int(w), "relu_pre_mode": bool(relu)})
+        for sdt, ddt in STORE_FP_PAIRS:
+            for src in (box("src", sdt, R, C, "acc", loc="acc"), Spec("src", sdt, R, C)):
+                add(sdt, ddt, src, f"TSTORE_FP<T_src, decltype(g), T_fp, AtomicType::AtomicNone, {mode}>(g, src, fp);",
+                    extra=(Spec("fp", "u64", 1, C, loc="scaling"),), args={"relu_pre_mode": bool(relu)})
+    for sdt, ddt in STORE_RELU_PAIRS:
+        src = box("src", sdt, R, C, "acc", loc="acc") if sdt != "f16" else Spec("src", sdt, R, C)
+        add(sdt, ddt, src, "TSTORE<T_src, decltype(g), AtomicType::AtomicNone, ReluPreMode::NormalRelu>(g, src);",
+            args={"relu_pre_mode": True})
+    add("i32", "i32", box("src", "i32", R, C, "acc", loc="acc"),
+        "TSTORE<T_src, decltype(g), AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(g, src);",
+        args={"relu_pre_mode": True, "atomic": "add"})
+    return cases
+
+
+def packed_memory_cases(rng) -> list[Case]:
+    """TLOAD and TSTORE of fp4 tiles (two codes a byte in the simulator's tiles and global tensors) through a
+    byte array: windows at element offsets whose row starts fall on whole bytes, odd widths (PTO153)."""
+    cases = []
+    GR, GB = 12, 40                                        # 12 rows of 80 codes
+    for dt in ("f4e2m1", "f4e1m2"):
+        g = rng.integers(0, 256, (GR, GB), dtype=np.uint8)
+        t = rng.integers(0, 16, (8, 64), dtype=np.uint8)
+        for (wr, wc), (r0, c0) in (((7, 61), (3, 6)), ((8, 64), (0, 0)), ((5, 33), (4, 40))):
+            glob = (f"GlobalTensor<{CXX_TYPE[dt]}, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {2 * GB}, 1>> "
+                    f"g(reinterpret_cast<{CXX_TYPE[dt]}*>({{gm}}.data()) + {(r0 * 2 * GB + c0) // 2});")
+            cases.append(Case("tload", glob.format(gm="gm") + " TLOAD(dst, g);",
+                              (Spec("dst", dt, 8, 64), Spec("gm", "u8", GR, GB, loc="gm")),
+                              {"dst": (wr, wc), "gm": (wr, wc)}, {"dst": sentinel(dt, (8, 64)) & 0xF, "gm": g}, (),
+                              {"offset": [r0, c0]}))
+            cases.append(Case("tstore", glob.format(gm="dst_gm") + " TSTORE(g, src);",
+                              (Spec("dst_gm", "u8", GR, GB, loc="gm"), Spec("src", dt, 8, 64)),
+                              {"dst_gm": (wr, wc), "src": (wr, wc)}, {"dst_gm": g, "src": t}, (),
+                              {"offset": [r0, c0]}))
+    return cases

@@ -137,6 +137,27 @@ def fp_move_cases(rng) -> list[Case]:
     return cases
 
 
+def tmov_fp_cases(rng) -> list[Case]:
+    """TMOV_FP (Acc -> Vec, Acc -> Mat Nz) with a Scaling tile of quant words, each dtype pair of
+    :data:`FP_PAIRS`, with and without ReLU: TEXTRACT_FP at (0, 0) in the simulator."""
+    cases = []
+    R, C = 32, 64
+    for sdt, ddt in FP_PAIRS:
+        src = _fp_source(rng, sdt, R * C).reshape(R, C)
+        words = quant_word_pool(rng, C)
+        for relu in (0, 1):
+            call = f"TMOV_FP<T_dst, T_src, T_fp, ReluPreMode::{'NormalRelu' if relu else 'NoRelu'}>(dst, src, fp);"
+            for dst in (Spec("dst", ddt, R, C), box("dst", ddt, R, C, "nz", loc="mat")):
+                if dst.loc == "mat" and ddt in ("f32", "i32"):
+                    continue
+                cases.append(Case("tmov_fp", call, (dst, box("src", sdt, R, C, "acc", loc="acc"),
+                                                    Spec("fp", "u64", 1, C, loc="scaling")),
+                                  {"dst": (29, 61), "src": (29, 61), "fp": (1, C)},
+                                  {"dst": sentinel(ddt, (R, C)), "src": src, "fp": words[None, :]}, (),
+                                  {"relu_pre_mode": bool(relu)}))
+    return cases
+
+
 # ---- scalar pre-quant forms (TMOV, TEXTRACT, TINSERT with a 64-bit quant word)
 #: (acc dtype, destination dtype): the scalar-quant modes of pto-isa include/pto/cpu/common.hpp
 #: (``GetScalarPreQuantMode``; bf16 left out, PTO88), then pairs with none (plain casts there)

@@ -19,10 +19,12 @@ from .memory import capacity, overlaps, tassign
 from .ops import *  # noqa: F401,F403
 from .ops import OPS
 from .ops import __all__ as _ops_all
+from .pipe import TPipe, talloc, tfree, tget_scale_addr, tpop, tpush, tsync
 from .targets import NAN_MODES, OP_TYPES, TARGETS, Profile, get_target
 from .text import parse, run_file, run_text
 from .tile import Tile
 
 __all__ = ["Tile", "DType", "DTYPES", "get_dtype", "Profile", "TARGETS", "OP_TYPES", "NAN_MODES", "get_target",
            "tassign", "capacity", "overlaps", "result_cmp", "OPS", "parse", "run_file", "run_text",
-           "ConvTile", "BlockConfig", "block_config", *_ops_all]
+           "ConvTile", "BlockConfig", "block_config", "TPipe", "tpush", "tpop", "talloc", "tfree", "tsync",
+           "tget_scale_addr", *_ops_all]

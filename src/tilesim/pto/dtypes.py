@@ -18,7 +18,7 @@ import numpy as np
 from .. import formats
 from ..errors import DtypeError
 
-__all__ = ["DType", "DTYPES", "get_dtype", "ALL", "FLOATS", "INTS", "FP8", "FP4"]
+__all__ = ["DType", "DTYPES", "get_dtype", "ALL", "FLOATS", "INTS", "FP8", "FP4", "INT4", "PACKED"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,9 @@ _ROWS = (
     # pto-isa's float4_e1m2x2_t: E1M2 with bias 1 (include/pto/cpu/MXTypes.hpp), not the AME fp4_e1m2 (bias 0);
     # numpy and ml_dtypes have no type for it, so ``np`` is the lane and values decode through the format (PTO48)
     DType("f4e1m2", "fp4_e1m2_b1", "float4_e1m2x2_t", "", ("float4_e1m2x2_t", "f4E1M2")),
+    # pto-isa's int4b_t: a 4-bit two's-complement code in the low nibble of a byte, one a byte as the CPU
+    # simulator holds it (not a "twin" type there); values decode through the format (PTO153)
+    DType("i4", "int4", "int4b_t", "", ("int4", "int4b_t", "si4")),
 )
 
 DTYPES: dict[str, DType] = {d.name: d for d in _ROWS}
@@ -142,7 +145,12 @@ for _d in _ROWS:
 FP8 = ("f8e4m3", "f8e5m2", "f8e8m0")
 #: 4-bit MX element dtypes: like FP8, only where an op's row names them
 FP4 = ("f4e2m1", "f4e1m2")
-ALL = tuple(n for n in DTYPES if n not in FP8 + FP4)
+#: 4-bit integers (pto-isa int4b_t): like FP4, only where an op's row names them
+INT4 = ("i4",)
+#: the dtypes whose global memory holds two codes a byte, element 2k in the low nibble of byte k (the CPU
+#: simulator's "twin" types, include/pto/cpu/MXTypes.hpp); TLOAD/TSTORE unpack and pack them (PTO153)
+PACKED = ("f4e2m1", "f4e1m2")
+ALL = tuple(n for n in DTYPES if n not in FP8 + FP4 + INT4)
 FLOATS = tuple(n for n in ALL if DTYPES[n].is_float)
 INTS = tuple(n for n in ALL if DTYPES[n].is_int)
 

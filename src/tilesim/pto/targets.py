@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from ..errors import DtypeError, TilesimError
-from .dtypes import ALL, DTYPES, FP8, INTS, get_dtype
+from .dtypes import ALL, DTYPES, FP4, FP8, INT4, INTS, get_dtype
 from .window_paths import QUANT_PATHS_A2A3, QUANT_PATHS_A5, WINDOW_PATHS_A2A3, WINDOW_PATHS_A5
 
 __all__ = ["Profile", "OpTypes", "OP_TYPES", "TARGETS", "get_target", "NAN_MODES", "LOCATIONS", "DEFAULT_TARGET"]
@@ -111,6 +111,10 @@ _CVT_A5 = {
     "bf16": ("f32", "i32", "f16"), "i16": ("u8", "f16", "f32", "u32", "i32"), "i32": ("f32", "i16", "u16", "i64", "u8"),
     "i64": ("f32", "i32"), "u8": ("f16", "u16"), "i8": ("f16", "i16", "i32"), "u32": ("u8", "u16", "i16"),
 }
+
+
+#: cpu: the 4-bit dtypes with each other and every other dtype, both ways (PTO153)
+_CVT_SUB_BYTE_CPU = frozenset(p for a in FP4 + INT4 for b in FP4 + INT4 + ALL for p in ((a, b), (b, a)))
 
 
 def _cvt(table: Mapping[str, tuple[str, ...]]) -> frozenset:
@@ -208,8 +212,9 @@ _ROWS = [
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
-    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL)),  # CPU_SIM asserts no pair
-    _ew("tload", ALL, ALL, ALL + FP8), _ew("tstore", ALL, ALL),              # cpu: fp8 codes too (PTO164)
+    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL) | _CVT_SUB_BYTE_CPU),  # no assert
+    _ew("tload", ALL, ALL, ALL + FP8 + FP4 + INT4),           # cpu: fp8 codes too (PTO164), 4-bit (PTO153)
+    _ew("tstore", ALL, ALL, ALL + FP4 + INT4),                # cpu: 4-bit (PTO153)
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
@@ -320,6 +325,8 @@ class Profile:
         f16_pad_limits_zero: TFILLPAD's ``max``/``min`` pad of an f16 tile is +0: the CPU
             simulator takes it from ``std::numeric_limits<_Float16>``, unspecialised (all zero) in
             the C++20 build (PTO96).
+        quant_saturate_inf: the fixpipe control register's saturate bit (the CPU simulator's task cookie
+            bit 48): f32 -> f16/bf16 pre-quant turns NaN to 0 and clamps infinities too (PTO151).
         fp_modeless_casts: TEXTRACT_FP/TINSERT_FP with a dtype pair that has no vector-quant mode
             copy as the plain move does (ReLU first, then a C++ cast), as the CPU simulator's
             ``NoQuant`` path does (PTO74); elsewhere the pair is refused.
@@ -393,6 +400,7 @@ class Profile:
     prefetch_copies: bool = False
     empty_reduce_cpu: bool = False
     fp_modeless_casts: bool = False
+    quant_saturate_inf: bool = False
     mx_sim_codes: bool = False
     tmov_ignores_scalar: bool = False
     int_promotion: bool = False

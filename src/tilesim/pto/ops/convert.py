@@ -15,6 +15,9 @@ Round modes (pto ``RoundMode``): ``CAST_RINT``/``RINT`` nearest-even,
   A2A3: the PyTorch-compatible f32->i16, f16->i16, f16->i8 paths).
 * int -> float: rounded by the mode (CPU: nearest even).
 * int -> int: saturating clamps, otherwise wraps (C casts).
+
+The 4-bit dtypes (``i4``, ``f4e2m1``, ``f4e1m2``) convert on ``cpu`` only, as the simulator does
+(:mod:`.convert_sub_byte`, PTO153).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from ...errors import SpecGapError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile
-from . import convert_cpu
+from . import convert_cpu, convert_sub_byte
 from ._common import Op
 
 __all__ = ["tcvt", "ROUND_MODES"]
@@ -114,7 +117,9 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
     if not p.cvt_cpu_model:
         dst.bits[:R, :C] = convert(op, src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
         return dst
-    lanes, undefined = convert_cpu.convert(src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
+    sub_byte = src.dtype.name in convert_sub_byte.SUB_BYTE or dst.dtype.name in convert_sub_byte.SUB_BYTE
+    lanes, undefined = (convert_sub_byte if sub_byte else convert_cpu).convert(src.bits[:R, :C], src.dtype,
+                                                                               dst.dtype, mode, saturate)
     convert_cpu.refuse_undefined(op, undefined, src.bits[:R, :C], src.dtype, dst.dtype)
     dst.bits[:R, :C] = lanes
     dst.mark_undefined((slice(0, R), slice(0, C)), undefined)

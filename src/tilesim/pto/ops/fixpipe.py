@@ -16,7 +16,9 @@ and each element is ``quantize_element`` of that file, in float32:
 * optional ReLU ``x > 0 ? x : 0``, then the cast to the destination.
 
 Choices where the reference is undefined or configurable (decision PTO53):
-the control register's saturate-inf bit is 0 (the CPU default); a NaN that
+the control register's saturate-inf bit is 0 (the CPU default; a profile
+with ``quant_saturate_inf`` sets it: f32 -> f16/bf16 then turns NaN to 0 and
+clamps infinities, PTO151); a NaN that
 reaches an integer cast gives 0; a float quant word (fp tile of a float
 dtype) is read as the C++ value conversion to uint64 and must be a whole
 number in 0..2**64-1. On ``cpu`` a NaN result carries x86-64's payload
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import DtypeError
+from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType, get_dtype
 from ..tile import Tile
@@ -92,6 +94,9 @@ def quantize(op: Op, bits: np.ndarray, src: DType, dst: DType, words: np.ndarray
             signed = ((words >> np.uint64(46)) & np.uint64(1)) == 1
             r = np.rint((x + off).astype(np.float32))
             x = np.where(np.isnan(r), r, np.clip(r, np.where(signed, -128, 0), np.where(signed, 127, 255)))
+        elif m in ("f16", "bf16") and op.prof.quant_saturate_inf:   # the saturate bit: NaN -> 0, all clamped
+            lim = _F16_MAX if m == "f16" else np.float32(np.finfo(np.float32).max)
+            x = np.clip(np.where(np.isnan(x), np.float32(0), x), -lim, lim)
         elif m == "deq16" or (m == "f16"):
             clamp = np.where(np.isnan(x), x, np.clip(x, -_F16_MAX, _F16_MAX))  # std::clamp passes NaN
             x = clamp if m == "deq16" else np.where(np.isfinite(x), clamp, x)
@@ -123,3 +128,19 @@ def quant_words(op: Op, fp: Tile, need: int) -> np.ndarray:
         op.fail("a float quant word must be a finite number in 0..2**64 (C++ float->uint64 is undefined "
                 "otherwise)", "fp", "pto.op.range", float(v[bad][0]))
     return np.array([int(x) for x in np.trunc(v)], np.uint64)
+
+
+def scalar_word(op: Op, value) -> np.uint64:
+    """A pre-quant scalar operand as its 64-bit quant word (negative integers wrap, as C++ does)."""
+    if isinstance(value, Tile) or np.ndim(value) != 0 or isinstance(value, (bool, np.bool_)):
+        op.fail("the pre-quant scalar must be one integer", "pre_quant_scalar", "pto.op.operand", value,
+                TilesimError)
+    try:
+        v = int(value)
+        ok = v == value
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok or not -(1 << 63) <= v < 1 << 64:
+        op.fail("the pre-quant scalar must be a 64-bit integer", "pre_quant_scalar", "pto.op.range", value,
+                TilesimError)
+    return np.uint64(v & ((1 << 64) - 1))

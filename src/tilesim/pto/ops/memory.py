@@ -9,6 +9,13 @@ place. Elements are copied as bits: pto-isa only requires
 so a ``uint16`` array loads into an ``f16`` tile unchanged. Acc tiles may
 store f32 to an f16/bf16 array (rounded to nearest even) as TSTORE(dst, acc) does.
 
+Packed dtypes (``f4e2m1``, ``f4e1m2``: pto-isa's ``float4_*x2_t``) hold two
+codes a byte in global memory, element ``2k`` of a row in the low nibble of
+byte ``k``: their global array is a uint8 ``(rows, bytes)`` array whose rows
+hold ``2 * bytes`` elements, and ``offset``'s column counts elements. A tile
+keeps one code per lane, and so does an array passed with ``packed=False``
+(the ``.pto`` interpreter's global tensors; decision PTO153).
+
 ``atomic`` (TSTORE): ``none``, or ``add``/``max``/``min`` combine the old
 global value with the tile's by the tile dtype's arithmetic.
 
@@ -17,6 +24,16 @@ fixpipe's unit-flag control for an accumulation in progress (pto-isa
 include/pto/common/type.hpp ``STPhase``; npu/a2a3/TStore.hpp passes it as
 ``unitFlagCtrl``). It orders the store against TMATMUL and changes no
 data, so under the sequential model it is checked and has no effect.
+
+Fixpipe forms (TSTORE with ``relu_pre_mode``, a pre-quant scalar, or an ``fp``
+scaling tile as TSTORE_FP; pto-isa include/pto/cpu/TStore.hpp): the global
+array's dtype is the destination type; each element is quantised by
+:func:`~tilesim.pto.ops.fixpipe.quantize` (the scalar form's word serves every
+element; TSTORE_FP reads one word per column, or per row for a tile that is
+not row-major on ``cpu``), or, where the pair has no quant mode, ReLU'd on the
+source value (``v > 0 ? v : 0``) and converted as C++ does. On a2a3 and a5
+these are acc stores only, with the dtypes of npu/*/TStore.hpp's
+``CheckAcc2gm`` (decision PTO150).
 """
 
 from __future__ import annotations
@@ -25,16 +42,23 @@ import numpy as np
 
 from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
-from ..dtypes import get_dtype
+from ..dtypes import FP4, INT4, PACKED, get_dtype
 from ..targets import LOCATIONS
 from ..tile import Tile
+from . import convert_cpu, fixpipe
+from ._cast import RELU, relu_before, word
 from ._common import Op
 from .layout import pad_lane
 
-__all__ = ["tload", "tstore", "ATOMICS"]
+__all__ = ["tload", "tstore", "tstore_fp", "ATOMICS"]
 
 ATOMICS = ("none", "add", "max", "min")
 ST_PHASES = ("unspecified", "partial", "final")
+#: a2a3/a5 acc -> global stores without quantisation: source dtypes -> destination dtypes (CheckAcc2gm)
+ACC_STORE_DTYPES = {"f32": ("f32", "i32", "f16", "bf16"), "i32": ("f32", "i32", "f16", "bf16")}
+#: ... with a quant word, by target family (the quant modes tilesim has, within CheckAcc2gm's lists)
+QUANT_STORE_DTYPES = {"a2a3": {"f32": ("i8", "u8"), "i32": ("i8", "u8", "f16")},
+                      "a5": {"f32": ("i8", "u8", "f16", "bf16"), "i32": ("i8", "u8", "f16")}}
 
 
 def _gm(op: Op, gm, operand: str) -> np.ndarray:
@@ -53,7 +77,7 @@ def _window(op: Op, gm: np.ndarray, offset, shape, operand: str) -> tuple[slice,
     return slice(r0, r0 + R), slice(c0, c0 + C)
 
 
-def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
+def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), packed: bool | None = None, target=None) -> Tile:
     """TLOAD: global memory -> tile, over dst's valid region (bits copied).
 
     dst: vec or mat (on ``cpu`` any location, PTO161). Vec tiles load ND, DN or Nz (A2A3: at most 4095 rows).
@@ -77,23 +101,43 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), target=None) -> Tile:
         op.fail(f"global elements are {gm.dtype.itemsize} bytes, the tile's {dst.dtype} {dst.dtype.size}", "src",
                 "pto.mem.elem_size", str(gm.dtype), DtypeError)
     op.nonzero(dst, "dst")
-    rs, cs = _window(op, gm, offset, dst.valid, "src")
+    packed = dst.dtype.name in PACKED and packed is not False
+    codes = _unpack(gm) if packed else gm
+    rs, cs = _window(op, codes, offset, dst.valid, "src")
     if op.prof.tload_fills_pad:  # the simulator's getPadValue has no custom case: it gives 0 (TLoad.hpp)
         dst.bits[...] = 0 if dst.pad.startswith("custom:") else pad_lane(op, dst)
-    dst.bits[: dst.valid_rows, : dst.valid_cols] = gm[rs, cs].view(dst.dtype.lane)
+    dst.bits[: dst.valid_rows, : dst.valid_cols] = codes[rs, cs].view(dst.dtype.lane)
     return dst
 
 
-def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", st_phase: str = "unspecified",
-           target=None) -> np.ndarray:
+def _unpack(gm: np.ndarray) -> np.ndarray:
+    """The codes of a packed global array: row i's byte k holds elements 2k (low nibble) and 2k + 1."""
+    b = gm.view(np.uint8)
+    codes = np.empty((b.shape[0], 2 * b.shape[1]), np.uint8)
+    codes[:, 0::2], codes[:, 1::2] = b & 0xF, b >> 4
+    return codes
+
+
+def _pack_into(gm: np.ndarray, codes: np.ndarray) -> None:
+    gm.view(np.uint8)[...] = (codes[:, 0::2] & 0xF) | (codes[:, 1::2] << 4)
+
+
+def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset=(0, 0), atomic: str = "none",
+           st_phase: str = "unspecified", relu_pre_mode=False, packed: bool | None = None, target=None) -> np.ndarray:
     """TSTORE: tile -> global memory, over src's valid region, in place; returns ``dst``.
 
     src: vec, mat (not on A5) or acc. An acc tile of f32 may store to an
-    f16/bf16 array (rounded to nearest even). Raises: ``pto.op.loc``,
-    ``pto.op.dtype``, ``pto.mem.elem_size``, ``pto.op.valid_nonzero``,
-    ``pto.mem.window``, ``pto.tstore.atomic``, ``pto.tstore.st_phase``.
+    f16/bf16 array (rounded to nearest even). ``relu_pre_mode`` (``NormalRelu``
+    or True), a pre-quant scalar (a 64-bit quant word) or ``fp`` (a scaling tile,
+    as TSTORE_FP; a number in its place is the scalar, the .pto operand order)
+    select the fixpipe forms, which convert to the global array's dtype.
+    Raises: ``pto.op.loc``, ``pto.op.dtype``, ``pto.mem.elem_size``,
+    ``pto.op.valid_nonzero``, ``pto.mem.window``, ``pto.tstore.atomic``,
+    ``pto.tstore.st_phase``, ``pto.op.fp_cols``.
     """
     op = Op("tstore", target)
+    if fp is not None and not isinstance(fp, Tile) and pre_quant_scalar is None:
+        fp, pre_quant_scalar = None, fp
     locs = ("vec", "acc") if op.prof.name.startswith("a5") else ("vec", "mat", "acc")
     op.tile(src, "src", locs)
     gm = _gm(op, dst, "dst")
@@ -104,17 +148,33 @@ def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", s
     if str(st_phase).lower() not in ST_PHASES:
         op.fail("st_phase must be one of " + ", ".join(ST_PHASES), "st_phase", "pto.tstore.st_phase", st_phase,
                 TilesimError)
+    relu = word(op, relu_pre_mode, "relu_pre_mode", RELU)
+    fixpipe_form = relu or fp is not None or pre_quant_scalar is not None
     out_dt = src.dtype
-    if gm.dtype.itemsize != src.dtype.size:
+    if fixpipe_form:
+        out_dt = _fixpipe_out(op, src, gm, fp is not None or pre_quant_scalar is not None)
+    elif gm.dtype.itemsize != src.dtype.size:
         ok = src.loc == "acc" and src.dtype.name == "f32" and gm.dtype in (get_dtype("f16").np, get_dtype("bf16").np)
         if not ok:
             op.fail(f"global elements are {gm.dtype.itemsize} bytes, the tile's {src.dtype} {src.dtype.size}", "dst",
                     "pto.mem.elem_size", str(gm.dtype), DtypeError)
         out_dt = get_dtype(gm.dtype)
     op.nonzero(src, "src")
-    rs, cs = _window(op, gm, offset, src.valid, "dst")
+    packed = src.dtype.name in PACKED and packed is not False
+    if packed and atomic != "none":
+        op.fail(f"a packed {src.dtype} store has no atomic form (two elements share a byte)", "atomic",
+                "pto.tstore.atomic", atomic, TilesimError)
+    codes = _unpack(gm) if packed else gm
+    rs, cs = _window(op, codes, offset, src.valid, "dst")
+    if packed:
+        codes[rs, cs] = src.valid_bits
+        _pack_into(gm, codes)
+        return dst
     lanes = src.valid_bits
-    if out_dt != src.dtype:
+    if fixpipe_form:
+        words = _store_words(op, src, fp, pre_quant_scalar)
+        lanes = _fixpipe_lanes(op, lanes, src.dtype, out_dt, words, fp is not None, relu)
+    elif out_dt != src.dtype:
         lanes = nx.from_f32(nx.as_f32(lanes, src.dtype), out_dt, flush=False)
     view = gm.view(out_dt.lane)
     if atomic != "none":
@@ -124,3 +184,55 @@ def tstore(dst: np.ndarray, src: Tile, *, offset=(0, 0), atomic: str = "none", s
     view[rs, cs] = lanes
     return dst
 
+
+def tstore_fp(dst: np.ndarray, src: Tile, fp: Tile, *, offset=(0, 0), atomic: str = "none",
+              relu_pre_mode=False, target=None) -> np.ndarray:
+    """TSTORE_FP: TSTORE with vector quantisation; fp row 0 holds one quant word per src column (per row for
+    a tile that is not row-major on ``cpu``, as the simulator reads it)."""
+    op = Op("tstore_fp", target)
+    op.tile(fp, "fp", None)
+    return tstore(dst, src, fp, offset=offset, atomic=atomic, relu_pre_mode=relu_pre_mode, target=op.prof)
+
+
+def _fixpipe_out(op: Op, src: Tile, gm: np.ndarray, quant: bool):
+    """The destination dtype of a fixpipe store (the global array's), checked against the target's rules."""
+    try:
+        out = get_dtype(gm.dtype)
+    except TilesimError:
+        op.fail(f"global array of {gm.dtype} is no PTO dtype", "dst", "pto.op.dtype", str(gm.dtype), DtypeError)
+    if src.dtype.name in FP4 + INT4:
+        op.fail(f"a fixpipe store takes no 4-bit source ({src.dtype})", "src", "pto.op.dtype", src.dtype.name,
+                DtypeError)
+    if op.prof.fp_modeless_casts:  # cpu: every tile and pair (a pair without a quant mode is a C++ cast)
+        return out
+    if src.loc != "acc":
+        op.fail(f"relu and pre-quant stores are fixpipe forms: src must be an acc tile on {op.prof.name}, not "
+                f"{src.loc}", "src", "pto.op.loc", src.loc)
+    table = QUANT_STORE_DTYPES["a5" if op.prof.name.startswith("a5") else "a2a3"] if quant else ACC_STORE_DTYPES
+    if out.name not in table.get(src.dtype.name, ()):
+        op.fail(f"a{' quant' if quant else 'n'} acc store on {op.prof.name} takes " + ", ".join(
+            f"{a}->{'/'.join(b)}" for a, b in table.items()), "dst", "pto.op.dtype", (src.dtype.name, out.name),
+            DtypeError)
+    return out
+
+
+def _store_words(op: Op, src: Tile, fp, scalar):
+    """The quant words of a fixpipe store, broadcast over src's valid region (None without quantisation)."""
+    if fp is None:
+        return None if scalar is None else fixpipe.scalar_word(op, scalar)
+    R, C = src.valid
+    per_row = op.prof.fp_modeless_casts and src.blayout != "row_major"   # the simulator's scalars[row]
+    words = fixpipe.quant_words(op, fp, R if per_row else C)
+    return words[:, None] if per_row else words[None, :]
+
+
+def _fixpipe_lanes(op: Op, bits: np.ndarray, s, d, words, vector: bool, relu: bool) -> np.ndarray:
+    """Quantised lanes, or (a pair without a quant mode, or no words) ReLU'd source lanes cast as C++ does."""
+    modes = fixpipe.VECTOR_MODES if vector else fixpipe.SCALAR_MODES
+    if words is not None and ((s.name, d.name) in modes or not op.prof.fp_modeless_casts):
+        out, undefined = fixpipe.quantize(op, bits, s, d, words, vector=vector, relu=relu)
+    else:
+        out, undefined = convert_cpu.cast(relu_before(bits, s) if relu else bits, s, d)
+    if op.prof.cvt_cpu_model:
+        convert_cpu.refuse_undefined(op, undefined, bits, s, d)
+    return out

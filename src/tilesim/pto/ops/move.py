@@ -34,7 +34,7 @@ from . import convert_cpu, fixpipe
 from ._cast import CASTS, RELU, cast_bits, relu_after, relu_before, word
 from ._common import Op
 
-__all__ = ["tmov", "textract", "tinsert", "textract_fp", "tinsert_fp", "ACC_TO_VEC_MODES"]
+__all__ = ["tmov", "tmov_fp", "textract", "tinsert", "textract_fp", "tinsert_fp", "ACC_TO_VEC_MODES"]
 
 #: what to do instead of a TMOV path a target lacks
 _TMOV_INSTEAD = {
@@ -46,21 +46,6 @@ ACC_TO_VEC_MODES = {"singlemodevec0": "single_mode_vec0", "singlemodevec1": "sin
                     "dualmodesplitm": "dual_mode_split_m", "dualmodesplitn": "dual_mode_split_n",
                     "0": "single_mode_vec0", "1": "single_mode_vec1", "2": "dual_mode_split_m",
                     "3": "dual_mode_split_n"}
-
-
-def _scalar_word(op: Op, value) -> np.uint64:
-    if isinstance(value, Tile) or np.ndim(value) != 0 or isinstance(value, (bool, np.bool_)):
-        op.fail("the pre-quant scalar must be one integer", "pre_quant_scalar", "pto.op.operand", value,
-                TilesimError)
-    try:
-        v = int(value)
-        ok = v == value
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok or not -(1 << 63) <= v < 1 << 64:
-        op.fail("the pre-quant scalar must be a 64-bit integer", "pre_quant_scalar", "pto.op.range", value,
-                TilesimError)
-    return np.uint64(v & ((1 << 64) - 1))
 
 
 def _index(op: Op, v, operand: str) -> int:
@@ -133,12 +118,20 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
     if fp is not None:
         return textract_fp(dst, src, fp, 0, 0, relu_pre_mode=use_relu, target=op.prof)
     R, C = src.valid
-    words = None if pre_quant_scalar is None else _scalar_word(op, pre_quant_scalar)
+    words = None if pre_quant_scalar is None else fixpipe.scalar_word(op, pre_quant_scalar)
     if op.prof.tmov_ignores_scalar:  # the CPU simulator's TMOV drops the scalar: a plain move (PTO47)
         words = None
     _store(op, dst, (slice(0, R), slice(0, C)), src.bits[:R, :C], src,
            _convert(op, src.bits[:R, :C], src, dst, words, False, use_relu, "after"))
     return dst
+
+
+def tmov_fp(dst: Tile, src: Tile, fp: Tile, *, relu_pre_mode=False, target=None) -> Tile:
+    """TMOV_FP: TMOV with vector quantisation; fp row 0 holds one quant word per src column (as
+    ``tmov(dst, src, fp)``). Raises ``pto.op.operand`` when fp is not a tile, and TMOV's rules."""
+    op = Op("tmov_fp", target)
+    op.tile(fp, "fp", None)
+    return tmov(dst, src, fp, relu_pre_mode=relu_pre_mode, target=op.prof)
 
 
 def _check_path(op: Op, dst: Tile, src: Tile, quant: bool) -> None:
@@ -195,7 +188,7 @@ def _window(name: str, dst: Tile, src: Tile, index_row, index_col, fp, scalar, r
         first = 0 if insert else c0
         words = fixpipe.quant_words(op, fp, first + C)[first:first + C][None, :]
     elif scalar is not None:
-        words = _scalar_word(op, scalar)
+        words = fixpipe.scalar_word(op, scalar)
     lanes, undefined = _convert(op, src.bits[src_win], src, dst, words, fp is not None, use_relu, "before")
     if scalar is not None and op.prof.fp_modeless_casts and (src.dtype.name, dst.dtype.name) in fixpipe.SCALAR_MODES:
         past = _past_scalars(src, dst, c0, insert)

@@ -33,6 +33,8 @@ MULTI_OUT_KW = {op: "dst_val" for op in ("trowargmax", "trowargmin", "tcolargmax
 SECOND_OUT_KW = {"tgather": "cdst"}
 #: PTOAS attribute -> parameter name, where snake_case is not the name
 ATTR_ALIASES = {"sat_mode": "sat", "atomicType": "atomic", "cmpMode": "cmp_mode"}
+#: ops whose global arrays a program's tensors fill one element a lane (fp4 unpacked, PTO153)
+PACKED_ARRAYS = frozenset({"tload", "tstore"})
 #: attributes that carry no semantics tilesim models (layout hints, MLIR bookkeeping)
 IGNORED_ATTRS = frozenset({"operandSegmentSizes", "resultSegmentSizes", "layout", "inferred_layout",
                            "pto.inferred_layout"})
@@ -109,7 +111,7 @@ def arrange(name: str, fn, n_outs: int, n_ins: int, tmp_tile: bool, attrs: dict)
         TilesimError: as :func:`call_op`.
     """
     pos, kws, req = _params(fn)
-    kw: dict = {}
+    kw: dict = {"packed": False} if name in PACKED_ARRAYS else {}
     for key, v in attrs.items():
         if key in IGNORED_ATTRS:
             continue

@@ -43,6 +43,7 @@ import numpy as np
 
 from ...errors import ParseError, StateError, TilesimError
 from .. import numerics as nx
+from .. import pipe as pto_pipe
 from ..dtypes import DTYPES, get_dtype
 from ..memory import Memory
 from ..ops import OPS
@@ -70,7 +71,6 @@ _MAX_WHILE = 1_000_000
 #: the most elements of a global buffer the program itself makes (memref.alloc, a view of a pointer that is not an
 #: input, a dense<> vector); inputs are as large as given (PTO104)
 MAX_GLOBAL_ELEMENTS = 1 << 28
-_SHIFT_MX_ADDR = 4      # an MX scale tile's address is its operand's >> 4 (pto-isa include/pto/npu/a5/utils.hpp)
 _MAX_DEPTH = 64
 _ROW_REDUCE = ("trowsum", "trowmax", "trowmin", "trowprod")
 _COL_REDUCE = ("tcolsum", "tcolmax", "tcolmin", "tcolprod")
@@ -916,23 +916,11 @@ class Interpreter:
             env[st.results[0]] = t
 
     def _scale_addr(self, st: Stmt, env, frame) -> None:
-        """TGET_SCALE_ADDR (A5): place dst, a ``scaling`` tile of src's shape, at src's address >> 4
-        (pto-isa docs/isa/TGET_SCALE_ADDR.md; SHIFT_MX_ADDR in include/pto/npu/a5/utils.hpp; decision PTO41)."""
-        if not self.prof.name.startswith("a5"):
-            raise self._err(st, f"tget_scale_addr exists on A5 only, not {self.prof.name}", "pto.op.target")
+        """TGET_SCALE_ADDR (A5): :func:`tilesim.pto.pipe.tget_scale_addr` in this core's memory."""
         if len(st.ins) != 1 or len(st.outs) != 1:
             raise self._err(st, "tget_scale_addr takes ins(src) outs(dst)", "pto.interp.operands")
         src, dst = self._get(env, st.ins[0], st), self._get(env, st.outs[0], st)
-        if not isinstance(src, Tile) or not isinstance(dst, Tile):
-            raise self._err(st, "tget_scale_addr takes two tiles", "pto.interp.operand")
-        if dst.loc != "scaling":
-            raise self._err(st, f"dst must be in the scaling address space, not {dst.loc}", "pto.op.loc", "dst")
-        if (dst.rows, dst.cols) != (src.rows, src.cols) or dst.valid != src.valid:
-            raise self._err(st, f"dst ({dst.describe()}) must have src's shape and valid shape ({src.describe()})",
-                            "pto.op.valid_match", "dst")
-        if src.addr is None:
-            raise self._err(st, "src has no address yet (allocate or assign it first)", "pto.mem.unplaced", "src")
-        self.mem.place(dst, src.addr >> _SHIFT_MX_ADDR, name=st.outs[0].name, op="TGET_SCALE_ADDR")
+        pto_pipe.tget_scale_addr(dst, src, memory=self.mem, name=st.outs[0].name)
         frame.placed[st.outs[0].name] = dst
 
     def _set_valid(self, st: Stmt, env, frame) -> None:

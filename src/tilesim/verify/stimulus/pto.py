@@ -50,6 +50,8 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "tmov": ("move", ("f16",), ("dtype",)), "textract": ("move", ("f16",), ("dtype",)),
     "tinsert": ("move", ("f16",), ("dtype",)),
     **{o: ("window_fp", ("f32", "i8", "u64"), ("src", "dst", "fp")) for o in ("textract_fp", "tinsert_fp")},
+    "tstore_fp": ("store_fp", ("f32", "i8", "u64"), ("src", "dst", "fp")),
+    "tmov_fp": ("move_fp", ("f32", "i8", "u64"), ("src", "dst", "fp")),
     "tgather": ("gather", ("f16", "i32"), ("dtype", "indices")),
     "thistogram": ("histogram", ("u16", "u8", "u32"), ("src", "idx", "dst")),
     "tsort32": ("sort32", ("f32", "u32"), ("dtype", "idx")),
@@ -385,6 +387,21 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         dst = Tile("mat", sig[1], 16, 32, valid=(16, 16), **acc)
         return _Call({"src": small, "fp": fp, "dst": dst}, ("dst",),
                      lambda v=None: fn(dst, small, fp, 16 - vr, 16 - vc, target=target), fills=words)
+    if fam == "move_fp":      # acc f32 -> mat i8, one random quant word per column
+        acc = dict(blayout="col_major", slayout="row_major")
+        src = Tile("acc", sig[0], 16, 16, valid=(vr, vc), fractal=1024, **acc)
+        fp = Tile("scaling", "u64", 1, 16, valid=(1, 16))
+        dst = Tile("mat", sig[1], 16, 32, valid=(vr, vc), **acc)
+        words = {"fp": lambda rng, shape: rng.integers(0, 1 << 62, size=shape, dtype=np.uint64)}
+        return _Call({"src": src, "fp": fp, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, fp, target=target),
+                     fills=words)
+    if fam == "store_fp":     # acc f32 -> global i8 (a tile-shaped operand), one quant word per row or column
+        src = Tile("acc", sig[0], 16, 16, valid=(vr, vc), fractal=1024, blayout="col_major", slayout="row_major")
+        fp = Tile("scaling", "u64", 1, 16, valid=(1, 16))
+        dst = t(sig[1], 16, 32, (16, 32))
+        words = {"fp": lambda rng, shape: rng.integers(0, 1 << 62, size=shape, dtype=np.uint64)}
+        return _Call({"src": src, "fp": fp, "dst": dst}, ("dst",),
+                     lambda v=None: fn(dst.bits.view(get_dtype(sig[1]).np), src, fp, target=target), fills=words)
     if fam == "gather":       # indices in [-4, numel + 4): out-of-range ones write 0
         src, dst, idx = t(d, R, C, (R, C)), t(d, R, C, (vr, vc)), t(sig[1], R, _cols(sig[1]) * 2, (vr, vc))
         fill = {"indices": lambda rng, shape: rng.integers(-4, R * C + 4, size=shape).astype(np.int32).view(np.uint32)}
@@ -458,7 +475,8 @@ def _acc_insert(target) -> bool:
 def _region(op: str, sig, target) -> tuple[int, int]:
     """The full region (rows, cols) of the op's main tile."""
     fam = FAMILY[op]
-    if fam.startswith("matmul") or fam == "window_fp" or (op == "tinsert" and _acc_insert(target)):
+    if fam.startswith("matmul") or fam in ("window_fp", "store_fp", "move_fp") or (
+            op == "tinsert" and _acc_insert(target)):
         return 16, 16
     if fam == "sort32":
         return R, 32
@@ -712,7 +730,7 @@ def _tie_op(op: str, sig) -> bool:
         return op.endswith(("sum", "prod")) and get_dtype(sig[0]).format.is_float
     if fam in ("ternary", "axpy"):
         return get_dtype(sig[-1]).format.is_float
-    if fam in ("quant", "window_fp", "matmul_mx"):
+    if fam in ("quant", "window_fp", "store_fp", "move_fp", "matmul_mx"):
         return True
     if op in _TWO_STEP:
         return get_dtype(sig[0]).format.is_float
@@ -820,6 +838,16 @@ def _window_fp_tie(c: _Call, rng) -> None:
     src.bits[:r, :cc] = formats.encode((rng.integers(-100, 100, (r, cc)) + 0.5) * 2.0 ** -e[:cc], src.dtype.format)
 
 
+def _store_fp_tie(c: _Call, rng) -> None:
+    """TSTORE_FP and TMOV_FP (f32 -> i8): as TEXTRACT_FP's ties, with one scale and offset for every quant word
+    (TSTORE_FP: the simulator reads them by row for an acc tile, the NPUs by column; decision PTO150)."""
+    src, fp = c.tiles["src"], c.tiles["fp"]
+    r, cc = src.valid
+    e, o = int(rng.integers(-3, 3, endpoint=True)), int(rng.integers(0, 15, endpoint=True))
+    fp.bits[0, :] = np.uint64(((e + 127) << 23) | (o << 37) | (1 << 46))
+    src.bits[:r, :cc] = formats.encode((rng.integers(-100, 100, (r, cc)) + 0.5) * 2.0 ** -e, src.dtype.format)
+
+
 def _matmul_mx_tie(c: _Call, rng) -> None:
     """TMATMUL_MX (_ACC with C = 0, _BIAS with bias 0): row i of A holds a_i at k = 0 (group 0, scales 1),
     and b_i 1 and 1/2 at k = 32, 33 (group 1, scales 2^-12 x 2^-11); B's rows 0, 32, 33 are ones:
@@ -844,7 +872,8 @@ def _matmul_mx_tie(c: _Call, rng) -> None:
 
 
 #: the ties of the ops that round once after a scale (decision V18)
-_SCALED_TIE = {"dequant": _dequant_tie, "window_fp": _window_fp_tie, "matmul_mx": _matmul_mx_tie}
+_SCALED_TIE = {"dequant": _dequant_tie, "window_fp": _window_fp_tie, "store_fp": _store_fp_tie,
+               "move_fp": _store_fp_tie, "matmul_mx": _matmul_mx_tie}
 
 
 #: the issue-21 ops that round a sum or product inside a composite (decision V18): op -> the value of each

@@ -1,0 +1,130 @@
+"""The Python entry points of TPUSH, TPOP, TALLOC, TFREE, TSYNC, TGET_SCALE_ADDR and TMOV_FP (PTO152)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tilesim import pto
+from tilesim.errors import GeometryError, StateError, TilesimError
+from tilesim.pto import Tile
+
+ACC = dict(blayout="col_major", slayout="row_major", fractal=1024)
+
+
+def _rule(call):
+    with pytest.raises(TilesimError) as e:
+        call()
+    return e.value.rule
+
+
+def _acc(rows=16, cols=16):
+    t = Tile("acc", "f32", rows, cols, **ACC)
+    t.values[...] = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    return t
+
+
+def test_push_pop_whole_and_split():
+    pipe = pto.TPipe(1)
+    acc = _acc()
+    pto.tpush(pipe, acc)
+    pto.tpush(pipe, acc, 1)                 # rows in halves: subblock 0 (the one tilesim runs) takes the top
+    pto.tpush(pipe, acc, 2)                 # columns in halves: the left
+    whole = pto.tpop(pipe, Tile("vec", "f32", 16, 16))
+    top = pto.tpop(pipe, Tile("vec", "f32", 8, 16), 1)
+    left = pto.tpop(pipe, Tile("vec", "f32", 16, 8), 2)
+    assert (whole.values == acc.values).all()
+    assert (top.values == acc.values[:8]).all() and (left.values == acc.values[:, :8]).all()
+    assert _rule(lambda: pto.tpop(pipe, Tile("vec", "f32", 16, 16))) == "pto.pipe.empty"
+
+
+def test_pipe_checks():
+    acc = _acc()
+    both = pto.TPipe(3)
+    assert _rule(lambda: pto.tpush(both, acc)) == "pto.pipe.direction"
+    pto.tpush(both, acc, direction="c2v")
+    assert _rule(lambda: pto.tpop(both, Tile("vec", "f32", 16, 16), direction="v2c")) == "pto.pipe.empty"
+    assert _rule(lambda: pto.tpop(both, Tile("vec", "f16", 16, 16), direction="c2v")) == "pto.pipe.dtype"
+    c2v = pto.TPipe(1)
+    pto.tpush(c2v, acc, 1)
+    assert _rule(lambda: pto.tpop(c2v, Tile("vec", "f32", 8, 16), 2)) == "pto.pipe.split"
+    pto.tpush(c2v, acc)
+    assert _rule(lambda: pto.tpop(c2v, Tile("vec", "f32", 8, 16))) == "pto.pipe.shape"
+    v2c = pto.TPipe(2)
+    vec = Tile("vec", "f32", 16, 16)
+    assert _rule(lambda: pto.tpush(v2c, vec, 1)) == "pto.pipe.subblocks"
+    assert _rule(lambda: pto.tpush(v2c, vec, 3)) == "pto.pipe.split"
+    assert _rule(lambda: pto.tpush(v2c, vec, direction="c2v")) == "pto.pipe.direction"
+    assert _rule(lambda: pto.tpush(v2c, Tile("left", "f16", 16, 16, blayout="row_major", slayout="row_major"))) \
+        == "pto.op.loc"
+    assert _rule(lambda: pto.tpush("pipe", vec)) == "pto.op.operand"
+    assert _rule(lambda: pto.TPipe(4)) == "pto.pipe.dir_mask"
+    assert _rule(lambda: pto.tfree(v2c, split=5)) == "pto.pipe.split"
+
+
+def test_global_slots():
+    """TALLOC hands out a slot, TPUSH commits it, TPOP returns it, TFREE releases it, each once."""
+    pipe = pto.TPipe(2)
+    slot = pto.talloc(pipe, (4, 8), "f16")
+    assert slot.dtype == np.float16 and slot.shape == (4, 8) and not slot.any()
+    slot[...] = 1.5
+    assert _rule(lambda: pto.tpush(pipe, np.zeros((4, 8), np.float16))) == "pto.pipe.slot"
+    pto.tpush(pipe, slot)
+    assert _rule(lambda: pto.tpush(pipe, slot)) == "pto.pipe.slot"     # committed already
+    got = pto.tpop(pipe)
+    assert got is slot and (got == 1.5).all()
+    with pytest.raises(StateError):
+        pto.tpop(pipe)
+    pto.tfree(pipe, got)
+    assert _rule(lambda: pto.tfree(pipe, got)) == "pto.pipe.slot"
+    assert _rule(lambda: pto.talloc(pipe, (0, 8), "f16")) == "pto.pipe.slot"
+    assert _rule(lambda: pto.talloc(pipe, (4, 8), "f17")) == "pto.dtype.name"
+    assert pto.tsync() is None and pto.tsync(slot, pipe) is None
+
+
+def test_tget_scale_addr():
+    src = pto.tassign(Tile("mat", "f8e8m0", 16, 64), 0x2000, target="a5")
+    dst = pto.tget_scale_addr(Tile("scaling", "f8e8m0", 16, 64), src, target="a5")
+    assert dst.addr == 0x2000 >> 4
+    mem = pto.memory.Memory("a5")
+    placed = mem.place(Tile("mat", "f8e8m0", 16, 64), 0x400)
+    assert pto.tget_scale_addr(Tile("scaling", "f8e8m0", 16, 64), placed, memory=mem).addr == 0x40
+    assert _rule(lambda: pto.tget_scale_addr(Tile("scaling", "f8e8m0", 16, 64), src, target="a2a3")) == \
+        "pto.op.target"
+    assert _rule(lambda: pto.tget_scale_addr(Tile("mat", "f8e8m0", 16, 64), src, target="a5")) == "pto.op.loc"
+    assert _rule(lambda: pto.tget_scale_addr(Tile("scaling", "f8e8m0", 16, 32), src, target="a5")) == \
+        "pto.op.valid_match"
+    assert _rule(lambda: pto.tget_scale_addr(Tile("scaling", "f8e8m0", 16, 64), Tile("mat", "f8e8m0", 16, 64),
+                                             target="a5")) == "pto.mem.unplaced"
+
+
+def test_tmov_fp_is_tmov_with_an_fp_tile():
+    rng = np.random.default_rng(3)
+    src = Tile("acc", "i32", 16, 16, **ACC)
+    src.bits[...] = rng.integers(-1000, 1000, (16, 16)).astype(np.int32).view(np.uint32)
+    fp = Tile("scaling", "u64", 1, 16)
+    fp.bits[0] = (np.uint64(1) << np.uint64(46)) | (np.uint64(120 << 10) << np.uint64(13))   # 2^-7, signed
+    a = pto.tmov_fp(Tile("mat", "i8", 16, 32, valid=(16, 16), **dict(ACC, fractal=512)), src, fp,
+                    relu_pre_mode=True, target="a5")
+    b = pto.tmov(Tile("mat", "i8", 16, 32, valid=(16, 16), **dict(ACC, fractal=512)), src, fp,
+                 relu_pre_mode=True, target="a5")
+    exp = np.clip(np.rint(src.values.astype(np.float64) / 128), -128, 127).clip(0)
+    assert (a.valid_values == exp).all() and (b.bits == a.bits).all()
+    with pytest.raises(GeometryError):
+        pto.tmov_fp(Tile("mat", "i8", 16, 32, valid=(8, 16), **dict(ACC, fractal=512)), src, fp, target="a5")
+    assert _rule(lambda: pto.tmov_fp(a, src, 3, target="a5")) == "pto.op.operand"
+
+
+def test_tget_scale_addr_on_cpu_aliases_src():
+    """The simulator points dst's data at src's: dst reads and writes src's bytes (any tiles that fit)."""
+    src = Tile("vec", "f32", 2, 8)
+    src.values[...] = np.arange(16, dtype=np.float32).reshape(2, 8)
+    dst = pto.tget_scale_addr(Tile("vec", "f32", 2, 8), src, target="cpu")
+    assert (dst.values == src.values).all()
+    src.values[0, 3] = 42.0
+    assert dst.values[0, 3] == 42.0
+    dst.values[1, 0] = -1.0
+    assert src.values[1, 0] == -1.0
+    small = pto.tget_scale_addr(Tile("vec", "i16", 1, 16), src, target="cpu")      # the first 32 bytes, as i16
+    assert small.bits[0, 6:8].view(np.float32)[0] == 42.0
+    assert _rule(lambda: pto.tget_scale_addr(Tile("vec", "f32", 4, 8), src, target="cpu")) == "pto.mem.bounds"
