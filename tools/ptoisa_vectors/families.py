@@ -29,6 +29,7 @@ from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
 from .memory import memory_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases
 from .permute import permute_cases
+from .power import pow_cases
 from .quant import dequant_cases, quant_cases, random_histogram_cases
 from .reduce import (
     COL_SHAPES, REDUCE_PAIRS, ROW_SHAPES, arg_cases, mixed_col_reduce_cases, mixed_row_reduce_cases, reduce_cases,
@@ -92,6 +93,7 @@ MORE_FAMILIES += (reshape_cases, bf16_family(reshape_cases, RESHAPES=RESHAPES_BF
 MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF16))
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
+MORE_FAMILIES += (pow_cases,)  # PTO132
 
 
 def all_cases(seed: int) -> list[Case]:

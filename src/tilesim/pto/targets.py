@@ -78,6 +78,8 @@ INT_LOG_CPU = ("i8", "i16", "i32", "u8", "u16", "u32")
 INT_BITWISE = ("i8", "u8", "i16", "u16", "i32", "u32")
 #: the 1-, 2- and 4-byte dtypes of the permutes' pages
 PERMUTE = INT_BITWISE + ("f16", "bf16", "f32")
+#: TPOW/TPOWS on the NPUs (docs/isa/TPOW.md: A2A3 the integers and f32, A5 also f16 and bf16)
+POW_A2A3, POW_A5 = INT_BITWISE + ("f32",), PERMUTE
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
 _EXPAND_CPU = ("f16", "f32", "i16", "i32", "u16", "u32")
 
@@ -223,6 +225,8 @@ _ROWS = [
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tsubrelu", "tlrelu", "tprelu")],  # PTO124
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")],
     _ew("tpairreducesum", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL),  # PTO127
+    # ---- TPOW/TPOWS (docs/isa/TPOW.md, TPOWS.md); cpu: TPow.hpp and OP_POWS take every dtype (PTO132)
+    *[_ew(op, POW_A2A3, POW_A5, ALL) for op in ("tpow", "tpows")],
     # ---- TPARTARGMAX/MIN (value, index): docs/isa/TPARTARGMAX.md; cpu: TPartCheck's value types, integer indices
     *[_row(op, ("dstVal", "dstIdx"), _pairs(("f16",), IDX + ("i16", "u16")) | _pairs(("f32",), IDX),
            _pairs(FLOAT_ARITH_NPU, IDX + ("i16", "u16")), _pairs(_PART_CPU, INT_BITWISE))
@@ -423,7 +427,8 @@ _CPU_ANY_LAYOUT = frozenset({
     "tsubs", "tmins", "trem", "trems", "taddc", "tpartadd", "tpartmul", "tpartmax", "tpartmin",
     "tcmp", "tcmps", "tsel", "tsels", "taxpy",
     "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods",
-    "tsubc", "tsubrelu", "tprelu", "ttrans", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu"})
+    "tsubc", "tsubrelu", "tprelu", "ttrans", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu",
+    "tpow"})  # TPow.hpp: every layout; TPOWS is row-major only (PTO132)
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}
