@@ -105,15 +105,22 @@ _EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*\w+\s*,\s*([0-9.eE+-]+)f
 
 
 _EPS_VAR = re.compile(r"float\s+eps\s*=\s*([0-9.eE+-]+)f?\s*;")
+_EPS_PICK = re.compile(r"float\s+eps\s*=\s*std::is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\?\s*([0-9.eE+-]+)f?\s*:\s*"
+                       r"([0-9.eE+-]+)f?\s*;")
 _EPS_TYPE = re.compile(r"is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\)\s*\{\s*eps\s*=\s*([0-9.eE+-]+)f?\s*;")
 
 
 def eps_of(main: str, cxx_type: str) -> float | None:
     """The eps main.cpp passes to ResultCmp for element type ``cxx_type``: one literal, or a variable
-    ``float eps = D;`` set per type by ``if constexpr (std::is_same_v<T, X>) { eps = E; }``; None if unclear."""
+    ``float eps = D;`` set per type by ``if constexpr (std::is_same_v<T, X>) { eps = E; }``, or
+    ``float eps = std::is_same_v<T, X> ? A : B;``; None if unclear."""
     literals = {float(e) for e in _EPS.findall(main)}
     if len(literals) == 1:
         return literals.pop()
+    pick = _EPS_PICK.findall(main)  # float eps = std::is_same_v<T, X> ? A : B;
+    if not literals and len(pick) == 1:
+        x, a, b = pick[0]
+        return float(a if x == cxx_type else b)
     default = _EPS_VAR.findall(main)
     if literals or len(default) != 1:
         return None
@@ -158,6 +165,25 @@ def run_case(op: str, roles: tuple[str, ...], dt: str, shapes, files: list[Path]
             args.append(t)
     getattr(pto, op)(dst, *args, **kwargs, target="cpu")
     return dst
+
+
+def templated_cases(folder: Path, st: Path, work: Path, row: Row, nargs: int):
+    """The common prelude of the adapters whose TEST_F bodies are one templated call ``f<T, int...>()``: runs
+    gen_data.py in ``work``, counts the cases into ``row`` and yields (case, dtype, the int arguments after T,
+    case folder, eps) for those of ``nargs`` arguments with data; the rest are counted as not mapped."""
+    main = (folder / "main.cpp").read_text()
+    tests = _TEST.findall(main)
+    row.cases = len(re.findall(r"TEST_F\(", main))
+    row.not_mapped += row.cases - len(tests)
+    dirs = generate(folder, st, work)
+    for suite, case, _fn, targs in tests:
+        args = [a.strip() for a in targs.split(",")]
+        case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
+        if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != nargs:
+            row.not_mapped += 1
+            row.reasons.append(f"{case}: not the folder's form, or no data")
+            continue
+        yield case, pto.get_dtype(CXX_DTYPES[args[0]]), [_int(a) for a in args[1:]], case_dir, eps
 
 
 _CONST = re.compile(r"constexpr\s+(?:int|float)\s+(k\w+)\s*=\s*([0-9.]+)f?\s*;")
@@ -242,23 +268,14 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
     main = (folder / "main.cpp").read_text()
     kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
     at = set(_SUBVIEW_AT.findall(kernel))
-    tests = _TEST.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
     if len(at) != 1:
-        row.not_mapped, row.reasons = row.cases, ["the kernel's (rowIdx, colIdx) is not one literal pair"]
+        row.cases = row.not_mapped = len(re.findall(r"TEST_F\(", main))
+        row.reasons = ["the kernel's (rowIdx, colIdx) is not one literal pair"]
         return row
     r, c = (int(v) for v in at.pop())
     with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs in tests:
-            args = [a.strip() for a in targs.split(",")]
-            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
-            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
-                row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
-                continue
-            d = pto.get_dtype(CXX_DTYPES[args[0]])
-            gr, gc, tr, tc, sr, sc = (_int(a) for a in args[1:])
+        for case, d, shape, case_dir, eps in templated_cases(folder, st, Path(tmp), row, 7):
+            gr, gc, tr, tc, sr, sc = shape
             src = pto.Tile("vec", d.name, tr, tc, valid=(gr, gc))
             src.bits[:gr, :gc] = np.fromfile(case_dir / "input.bin", d.lane, gr * gc).reshape(gr, gc)
             try:
@@ -277,7 +294,6 @@ def run_subview(folder: Path, st: Path, verbose: bool) -> Row:
             row.exact += bool((dst.valid_bits == want).all())
             if verbose and not res.passed:
                 row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
-    row.not_mapped += row.cases - len(tests)
     return row
 
 
@@ -285,20 +301,9 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
     """TGATHERB folders: ``<T, DSTROWS, DSTCOLS, OFFROWS, OFFCOLS, SRCROWS, SRCCOLS>``; src from ``x.bin``,
     a u32 offset tile from ``offset.bin``, dst compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
     row = Row(folder.name)
-    main = (folder / "main.cpp").read_text()
-    tests = _TEST.findall(main)
-    row.cases = len(re.findall(r"TEST_F\(", main))
     with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
-        dirs = generate(folder, st, Path(tmp))
-        for suite, case, _fn, targs in tests:
-            args = [a.strip() for a in targs.split(",")]
-            case_dir, eps = dirs.get(f"{suite}.{case}"), eps_of(main, args[0])
-            if args[0] not in CXX_DTYPES or case_dir is None or eps is None or len(args) != 7:
-                row.not_mapped += 1
-                row.reasons.append(f"{case}: not the folder's form, or no data")
-                continue
-            d = pto.get_dtype(CXX_DTYPES[args[0]])
-            dr, dc, orows, ocols, sr, sc = (_int(a) for a in args[1:])
+        for case, d, shape, case_dir, eps in templated_cases(folder, st, Path(tmp), row, 7):
+            dr, dc, orows, ocols, sr, sc = shape
             src, off, dst = (pto.Tile("vec", dt, r, c) for dt, r, c in ((d.name, sr, sc), ("u32", orows, ocols),
                                                                            (d.name, dr, dc)))
             src.bits[...] = np.fromfile(case_dir / "x.bin", d.lane, sr * sc).reshape(sr, sc)
@@ -317,13 +322,80 @@ def run_gatherb(folder: Path, st: Path, verbose: bool) -> Row:
             row.exact += bool((dst.bits == want).all())
             if verbose and not res.passed:
                 row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
-    row.not_mapped += row.cases - len(tests)
+    return row
+
+
+def _score(row: Row, case: str, got: np.ndarray, want: np.ndarray, d, eps: float, verbose: bool) -> None:
+    """Count one case: ResultCmp of dst's lanes ``got`` against golden lanes ``want`` (dtype d), and bit equality."""
+    res = pto.result_cmp(np.asarray(got.view(d.np), np.float64), np.asarray(want.view(d.np), np.float64), eps)
+    row.passed += res.passed
+    row.failed += not res.passed
+    row.exact += bool((got == want).all())
+    if verbose and not res.passed:
+        row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+
+
+def run_pow(folder: Path, st: Path, verbose: bool) -> Row:
+    """TPOW: ``<T, GROWS, GCOLS, TROWS, TCOLS, VROWS, VCOLS>``; base and exponent the top-left VROWS x VCOLS of
+    ``input1.bin`` and ``input2.bin`` (GROWS x GCOLS), dst's valid region against ``golden.bin``'s."""
+    row = Row(folder.name)
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        for case, d, shape, case_dir, eps in templated_cases(folder, st, Path(tmp), row, 7):
+            gr, gc, tr, tc, vr, vc = shape
+            read = lambda f: np.fromfile(case_dir / f, d.lane, gr * gc).reshape(gr, gc)[:vr, :vc]  # noqa: E731
+            base, exp, dst = (pto.Tile("vec", d.name, tr, tc, valid=(vr, vc)) for _ in range(3))
+            base.bits[:vr, :vc], exp.bits[:vr, :vc] = read("input1.bin"), read("input2.bin")
+            try:
+                pto.tpow(dst, base, exp, pto.Tile("vec", d.name, tr, tc, valid=(vr, vc)), target="cpu")
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{case}: refused: {e.rule}")
+                continue
+            _score(row, case, dst.valid_bits, read("golden.bin"), d, eps, verbose)
+    return row
+
+
+_POWS_CASE = re.compile(r"launchTPOWSCase(\d+)\([^)]*\)\s*\{\s*runTPowS<(\w+),\s*([\d,\s]+)>")
+
+
+def run_pows(folder: Path, st: Path, verbose: bool) -> Row:
+    """TPOWS: each ``launchTPOWSCaseN`` of the kernel runs ``runTPowS<T, VROWS, VCOLS[, IROWS, ICOLS, OROWS,
+    OCOLS]>`` (case folder ``TPOWSTest.caseN``): src ``input.bin`` (IROWS x ICOLS), the scalar ``scalar.bin``,
+    dst's valid region against ``golden.bin`` (OROWS x OCOLS) at main.cpp's eps."""
+    row = Row(folder.name)
+    main = (folder / "main.cpp").read_text()
+    kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
+    row.cases = len(re.findall(r"TEST_F\(", main))
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        dirs = generate(folder, st, Path(tmp))
+        for n, cxx, dims in _POWS_CASE.findall(kernel):
+            case, case_dir, eps = f"case{n}", dirs.get(f"TPOWSTest.case{n}"), eps_of(main, cxx)
+            v = [int(x) for x in dims.split(",")]
+            if cxx not in CXX_DTYPES or case_dir is None or eps is None or len(v) not in (2, 6):
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: not the folder's form, or no data")
+                continue
+            d = pto.get_dtype(CXX_DTYPES[cxx])
+            vr, vc, ir, ic, orow, ocol = v if len(v) == 6 else v * 3
+            src = pto.Tile("vec", d.name, ir, ic, valid=(vr, vc))
+            src.bits[:vr, :vc] = np.fromfile(case_dir / "input.bin", d.lane, ir * ic).reshape(ir, ic)[:vr, :vc]
+            scalar = np.fromfile(case_dir / "scalar.bin", d.lane, 1).view(d.np)[0]
+            dst = pto.Tile("vec", d.name, orow, ocol, valid=(vr, vc))
+            try:
+                pto.tpows(dst, src, scalar, pto.Tile("vec", d.name, orow, ocol, valid=(vr, vc)), target="cpu")
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{case}: refused: {e.rule}")
+                continue
+            want = np.fromfile(case_dir / "golden.bin", d.lane, orow * ocol).reshape(orow, ocol)[:vr, :vc]
+            _score(row, case, dst.valid_bits, want, d, eps, verbose)
+        row.not_mapped += row.cases - len(_POWS_CASE.findall(kernel))
     return row
 
 
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
-            "tsubview": run_subview, "tgatherb": run_gatherb}
+            "tsubview": run_subview, "tgatherb": run_gatherb, "tpow": run_pow, "tpows": run_pows}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

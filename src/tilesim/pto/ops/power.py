@@ -105,10 +105,11 @@ def _slow(x: float, y: float, chain: tuple[str, ...]) -> int:
 def _magnitude(ax: np.ndarray, y: np.ndarray, chain: tuple[str, ...]) -> np.ndarray:
     """Codes of ``ax ** y`` (ax > 0 finite, y finite) through the chain."""
     with np.errstate(all="ignore"):
-        r = np.power(ax, y)
+        r, est = np.power(ax, y), y * np.log2(ax)
         lo, hi = _round(r * (1 - _EPS), chain), _round(r * (1 + _EPS), chain)
-    out = lo.copy()
-    for i in np.flatnonzero((lo != hi) | ~((r >= 2.0 ** -1000) & (r <= 2.0 ** 1000))):
+    big, tiny = est > 1100, est < -1200  # past every format's range: +Inf or +0 in all chains
+    out = np.where(big, _round(np.array(np.inf), chain), np.where(tiny, _round(np.array(0.0), chain), lo))
+    for i in np.flatnonzero(((lo != hi) | ~np.isfinite(r) | (r == 0)) & ~big & ~tiny):
         out[i] = _slow(float(ax[i]), float(y[i]), chain)
     return out
 
