@@ -337,7 +337,7 @@ _EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin"
           "tinterleave", "tdeinterleave", "tfmod", "tfmods",     # bit ops, moves and fmod: exact
           "tpartargmax", "tpartargmin", "treshape", "tsubview", "tgatherb"}
 _NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
-_TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif"}
+_TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif", "tpow", "tpows"}
 
 
 def test_every_rounding_pto_op_has_a_tie():

@@ -79,6 +79,7 @@ FAMILY: dict[str, str] = {
     "trems": "scalar", "taddc": "ternary", "taxpy": "axpy",
     **{o: "binary" for o in ("tand", "tor", "txor", "tfmod", "tsubrelu", "tprelu")},  # issue 21
     **{o: "scalar" for o in ("tands", "tors", "txors", "tfmods", "tlrelu")}, "tnot": "unary",
+    "tpow": "binary", "tpows": "scalar",  # PTO132
     "tshl": "shift", "tshr": "shift", "tshls": "shift_scalar", "tshrs": "shift_scalar", "tsubc": "ternary",
     "taddsc": "carry_scalar", "tsubsc": "carry_scalar", "ttrans": "trans",
     "tinterleave": "interleave", "tdeinterleave": "interleave",
