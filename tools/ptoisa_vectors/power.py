@@ -4,7 +4,8 @@ import numpy as np
 from tilesim.pto import get_dtype
 
 from .common import (
-    DTS, FLOATS, SCALAR_DECL, Case, conversion_pool, lanes, pair_operands, scalar_params, scalar_values, scratch, tiles3,
+    DTS, FLOATS, SCALAR_DECL, Case, conversion_pool, lanes, pair_operands, scalar_params, scalar_values, scratch,
+    tiles3,
 )
 
 #: exponents that make pow exact, odd, even, fractional, huge or tiny
