@@ -30,6 +30,7 @@ from .memory import memory_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases
 from .permute import permute_cases
 from .power import pow_cases
+from .scatter import scatter_cases
 from .quant import dequant_cases, quant_cases, random_histogram_cases
 from .reduce import (
     COL_SHAPES, REDUCE_PAIRS, ROW_SHAPES, arg_cases, mixed_col_reduce_cases, mixed_row_reduce_cases, reduce_cases,
@@ -94,6 +95,7 @@ MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 MORE_FAMILIES += (pow_cases,)  # PTO132
+MORE_FAMILIES += (scatter_cases,)  # PTO133
 
 
 def all_cases(seed: int) -> list[Case]:

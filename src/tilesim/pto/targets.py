@@ -80,6 +80,8 @@ INT_BITWISE = ("i8", "u8", "i16", "u16", "i32", "u32")
 PERMUTE = INT_BITWISE + ("f16", "bf16", "f32")
 #: TPOW/TPOWS on the NPUs (docs/isa/TPOW.md: A2A3 the integers and f32, A5 also f16 and bf16)
 POW_A2A3, POW_A5 = INT_BITWISE + ("f32",), PERMUTE
+#: TSCATTER's index dtypes on the NPUs (docs/isa/TSCATTER.md)
+SCATTER_IDX = ("i16", "i32", "u16", "u32")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
 _EXPAND_CPU = ("f16", "f32", "i16", "i32", "u16", "u32")
 
@@ -237,6 +239,10 @@ _ROWS = [
     _ew("tsubview", ALL, ALL, ALL),  # one dtype (dst's pointer is src's); PTO130
     # ---- TGATHERB (docs/isa/TGATHERB.md): (dst, offset); offsets read as uint32_t; PTO131
     _row("tgatherb", ("dst", "offset"), _pairs(PERMUTE, IDX), _pairs(PERMUTE, IDX), _pairs(ALL, INTS)),
+    # ---- TSCATTER (docs/isa/TSCATTER.md): (dst, indexes), and the mask form's src; cpu: TScatter.hpp (PTO133)
+    _row("tscatter", ("dst", "indexes"), _pairs(PERMUTE, SCATTER_IDX), _pairs(PERMUTE + ("i64", "u64"), SCATTER_IDX),
+         _pairs(ALL, INTS)),
+    _ew("tscatter_mask", PERMUTE, PERMUTE + ("i64", "u64"), tuple(t for t in ALL if DTYPES[t].size in (2, 4))),
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),

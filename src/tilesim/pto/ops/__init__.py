@@ -1,7 +1,7 @@
 """PTO ops, one module per family; every op is re-exported by :mod:`tilesim.pto`."""
 
 from . import (arith, bitwise, convert, debug, elementwise, expand, gather, gatherb, generate, layout, matmul,
-               matmul_mx, memory, move, partarg, permute, power, quant, reduce, sort, views)
+               matmul_mx, memory, move, partarg, permute, power, quant, reduce, scatter, sort, views)
 from .arith import *  # noqa: F401,F403
 from .bitwise import *  # noqa: F401,F403
 from .convert import *  # noqa: F401,F403
@@ -21,6 +21,7 @@ from .permute import *  # noqa: F401,F403
 from .power import *  # noqa: F401,F403
 from .quant import *  # noqa: F401,F403
 from .reduce import *  # noqa: F401,F403
+from .scatter import *  # noqa: F401,F403
 from .sort import *  # noqa: F401,F403
 from .views import *  # noqa: F401,F403
 
@@ -29,7 +30,7 @@ __all__ = [*reduce.__all__, *expand.__all__, *elementwise.__all__, *convert.__al
            *gather.__all__, *generate.__all__, *sort.__all__, *arith.__all__,
            *quant.__all__, *matmul_mx.__all__, *bitwise.__all__,
            *permute.__all__, *partarg.__all__, *views.__all__, *gatherb.__all__,
-           *power.__all__]
+           *power.__all__, *scatter.__all__]
 
 #: every instruction function by lower-case name (what the .pto interpreter dispatches on)
 OPS = {n: globals()[n] for n in __all__ if n.startswith("t") and callable(globals()[n])}
