@@ -37,6 +37,78 @@ CXX_DTYPES = {"float": "f32", "aclFloat16": "f16", "half": "f16", "bfloat16_t": 
               "int16_t": "i16", "int8_t": "i8", "uint32_t": "u32", "uint16_t": "u16", "uint8_t": "u8",
               "int64_t": "i64", "uint64_t": "u64"}
 
+_DEFINE = re.compile(r"#define\s+(\w+)\s+(\d+)\s*$", re.M)
+_SCATTER_LAUNCH = re.compile(r"launchTSCATTER_(\w+)\([^)]*\)\s*\{\s*runTScatterMasked(Col)?<\s*(\w+)\s*,([^>]*?),"
+                             r"\s*MaskPattern::(P\d{4})\s*>")
+_SCATTER_TEST = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{[^}]*?(test_tscatter|test_scatter_masked\w*)"
+                           r"<([^>]*)>")
+
+
+def _dims(text: str, macros: dict) -> list[int]:
+    """``FLOAT_P0101_COL / 2, 8`` -> [32, 8]: the folder's #define integers put in, then integer arithmetic."""
+    out = []
+    for part in text.split(","):
+        expr = re.sub(r"[A-Za-z_]\w*", lambda m: str(macros[m.group(0)]), part).replace("/", "//")
+        if not re.fullmatch(r"[\d\s+*/()-]+", expr):
+            raise ValueError(part)
+        out.append(int(eval(expr, {"__builtins__": {}})))  # digits and operators only (checked above)
+    return out
+
+
+def run_scatter(folder: Path, st: Path, verbose: bool) -> Row:
+    """TSCATTER: ``test_tscatter<ROWS, COLS, IROWS, ICOLS>`` (f32 src ``input1.bin``, u16 storage offsets
+    ``input2.bin``, dst zeroed by TEXPANDS first), and the mask forms, whose TEST_F names a launcher key that
+    the kernel's ``launchTSCATTER_<KEY>`` maps to ``runTScatterMasked[Col]<T, SROWS, SCOLS, DROWS, DCOLS,
+    MaskPattern::P>`` (sizes from tscatter_common.h's #defines; src ``x1_gm.bin``); dst against ``golden.bin``."""
+    row = Row(folder.name)
+    main = (folder / "main.cpp").read_text()
+    text = "".join(p.read_text() for p in (*folder.glob("*_kernel.cpp"), *folder.glob("*.h")))
+    macros = {k: int(v) for k, v in _DEFINE.findall(text)}
+    launch = {key: (col, cxx, dims, pat) for key, col, cxx, dims, pat in _SCATTER_LAUNCH.findall(text)}
+    tests = _SCATTER_TEST.findall(main)
+    row.cases = len(re.findall(r"TEST_F\(", main))
+    row.not_mapped += row.cases - len(tests)
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        dirs = generate(folder, st, Path(tmp))
+        for suite, case, fn, targs in tests:
+            args = [a.strip() for a in targs.split(",")]
+            case_dir = dirs.get(f"{suite}.{case}")
+            try:
+                if fn == "test_tscatter":
+                    cxx, (dr, dc, ir, ic) = "float", _dims(targs, macros)
+                    sr, sc, pat, col = dr, dc, None, ""
+                else:
+                    col, cxx, dims, pat = launch[args[1]]
+                    sr, sc, dr, dc = _dims(dims, macros)
+            except (KeyError, ValueError):
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: not the folder's form")
+                continue
+            eps = eps_of(main, cxx)
+            if cxx not in CXX_DTYPES or case_dir is None or eps is None:
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: no data or eps")
+                continue
+            d = pto.get_dtype(CXX_DTYPES[cxx])
+            src, dst = pto.Tile("vec", d.name, sr, sc), pto.Tile("vec", d.name, dr, dc)
+            try:
+                if pat is None:
+                    src.bits[...] = np.fromfile(case_dir / "input1.bin", d.lane, sr * sc).reshape(sr, sc)
+                    idx = pto.Tile("vec", "u16", ir, ic)
+                    idx.bits[...] = np.fromfile(case_dir / "input2.bin", np.uint16, ir * ic).reshape(ir, ic)
+                    pto.tscatter(dst, src, idx, target="cpu")
+                else:
+                    src.bits[...] = np.fromfile(case_dir / "x1_gm.bin", d.lane, sr * sc).reshape(sr, sc)
+                    pto.tscatter(dst, src, mask_pattern=pat, axis="col" if col else "row", target="cpu")
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{case}: refused: {e.rule}")
+                continue
+            want = np.fromfile(case_dir / "golden.bin", d.lane, dr * dc).reshape(dr, dc)
+            _score(row, case, dst.bits, want, d, eps, verbose)
+    return row
+
+
 #: folders whose kernel is the plain one, and the roles after dst that their inputs fill, in main.cpp's order
 PLAIN = {
     **{op: ("src0", "src1") for op in ("tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tand", "tor", "tshl",
@@ -395,7 +467,8 @@ def run_pows(folder: Path, st: Path, verbose: bool) -> Row:
 
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
-            "tsubview": run_subview, "tgatherb": run_gatherb, "tpow": run_pow, "tpows": run_pows}
+            "tsubview": run_subview, "tgatherb": run_gatherb, "tpow": run_pow, "tpows": run_pows,
+            "tscatter": run_scatter}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
