@@ -9,7 +9,7 @@
   target-defined on the NPUs ("no bounds checks").
 * Mask form ``tscatter(dst, src, mask_pattern=P, axis="row"|"col")``: the inverse of TGATHER's mask form.
   ``axis="row"``: in each of src's valid rows, dst's valid columns that the pattern selects take src's elements
-  one after another (src read as one row-major stream over its storage), the others 0; ``axis="col"``: dst's
+  one after another (on cpu src is read as one row-major stream over its storage), the others 0; ``axis="col"``: dst's
   selected valid rows take src's rows in turn, the others 0. P1111 is TMOV. The NPUs zero dst first and check
   the page's shapes (``pto.tscatter.shape``); cpu's asserts are compiled out (``-DNDEBUG``), so it checks only
   that src's reads stay in src.
@@ -111,7 +111,8 @@ def _by_mask(op: Op, dst: Tile, src: Tile, pattern, axis: str) -> Tile:
         if R * n > src.numel or R > dst.rows:
             op.fail(f"{R} rows of {n} selected columns read past src's {src.numel} elements or write past dst's "
                     f"{dst.rows} rows", "src", "pto.tscatter.shape", src.valid)
-        stream = src.bits.reshape(-1)[: R * n].reshape(R, n)  # src read as one stream over its storage
+        # cpu reads src as one stream over its storage; the page takes row i's first n elements for row i
+        stream = src.bits.reshape(-1)[: R * n].reshape(R, n) if cpu else src.bits[:R, :n]
         block = np.zeros((R, C), dst.dtype.lane)
         block[:, picked] = stream.view(dst.dtype.lane)
     else:

@@ -59,6 +59,7 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "treshape": ("reshape", ("i32", "i16"), ("src", "dst")),
     "tsubview": ("subview", ("f16",), ("dtype",)),
     "tgatherb": ("gatherb", ("f32", "u32"), ("dst", "offset")),
+    "tscatter": ("scatter", ("f32", "u32"), ("dst", "indexes")),
     **{o: ("matmul_mx", ("f32", "f8e4m3", "f8e4m3", "f8e8m0"), ("c", "a", "b", "scale"))
        for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias")},
 }
@@ -95,7 +96,8 @@ OPS = tuple(FAMILY)
 #: arithmetic results are NaNs the spec does not give a payload (tilesim writes a canonical one)
 _BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg",
                        "concat", "pack", "fillpad", "prefetch", "print", "move", "gather", "histogram", "sort32",
-                       "random", "ci", "tri", "mrgsort", "partarg", "reshape", "subview", "gatherb"})
+                       "random", "ci", "tri", "mrgsort", "partarg", "reshape", "subview", "gatherb",
+                       "scatter"})
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
@@ -293,6 +295,10 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         nb = C * get_dtype(d).size // 32
         off.bits[:, :nb] = (R * nb - 1 - np.arange(R * nb).reshape(R, nb)) * 32
         return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, off, target=target))
+    if fam == "scatter":      # src's valid rows to dst's rows in reverse order, an index per element (PTO133)
+        src, dst, idx = t(d, R, C, (vr, vc)), t(d, R, C, (R, C)), t(sig[1], R, C, (vr, vc))
+        idx.bits[:vr, :vc] = (R - 1 - np.arange(vr))[:, None]
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, idx, target=target))
     if fam == "axpy":
         cols = max(_cols(sig[0]), _cols(sig[1]))
         src, dst = t(sig[0], R, cols, (vr, vc)), t(sig[1], R, cols, (vr, vc))
