@@ -23,6 +23,7 @@ from .expand import boxed_expand_cases, expand_binary_cases, expand_cases
 from .fillpad import fillpad_cases
 from .gather import concat_cases, gather_cases
 from .generate import generator_cases
+from .gm_index import mgather_cases, mscatter_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
@@ -96,6 +97,7 @@ MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 MORE_FAMILIES += (pow_cases,)  # PTO132
 MORE_FAMILIES += (scatter_cases,)  # PTO133
+MORE_FAMILIES += (mgather_cases, mscatter_cases)  # PTO134
 
 
 def all_cases(seed: int) -> list[Case]:
