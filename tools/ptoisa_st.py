@@ -109,6 +109,82 @@ def run_scatter(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+#: the mgather/mscatter kernels' DEFINE_<KIND>(NAME, THOST, T, TIDX, ...) fields after TIDX (then the modes):
+#: R x C the valid region (N: 1 x N), TR the table's rows (of C, or TC), TS a flat table's size; "_" unused
+GM_INDEX_FIELDS = {"ROW": "R C TR", "ROW_PAD": "R _ C TR", "ROW_COLIDX": "R C TR", "ELEM": "N TS",
+                   "ELEM2D": "R C TS", "ELEM2D_PAD": "R C _ _ TS", "ELEM2D_DYN": "_ _ R C TR TC",
+                   "ROW_DYN": "_ _ _ R C TR", "ELEM2D_CHUNKED": "R C _ TS", "ELEM2D_DYN_UB": "R C TS _"}
+_DEFINE_CALL = re.compile(r"^DEFINE_(\w+)\(", re.M)
+
+
+def _macro_calls(text: str):
+    """(kind, [arguments]) of each ``DEFINE_KIND(...)`` statement (not ``#define``), arguments split at the
+    top-level commas (they may hold parenthesised arithmetic)."""
+    for m in _DEFINE_CALL.finditer(text):
+        depth, args, cur = 1, [], ""
+        for ch in text[m.end():]:
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0:
+                break
+            if ch == "," and depth == 1:
+                args.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        yield m.group(1), args + [cur.strip()]
+
+
+def run_gm_index(folder: Path, st: Path, verbose: bool) -> Row:
+    """MGATHER/MSCATTER: each kernel ``DEFINE_<KIND>(NAME, THOST, T, TIDX, <sizes>, [ATOMIC,] OOB[, CONFLICT])``
+    is the test ``case_NAME`` (sizes by :data:`GM_INDEX_FIELDS`); MGATHER reads ``table.bin`` and
+    ``indices.bin`` into a dst of the valid region, MSCATTER writes ``src.bin`` into a zeroed table; the result
+    against ``golden.bin`` (eps 0: ResultCmp exact)."""
+    row = Row(folder.name)
+    gather = folder.name == "mgather"
+    main = (folder / "main.cpp").read_text()
+    calls = {a[0]: (kind, a) for kind, a in _macro_calls("".join(p.read_text() for p in folder.glob("*_kernel.cpp")))}
+    tests = re.findall(r"^\w+_TEST\((\w+),", main, re.M)
+    row.cases = len(tests)
+    with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
+        dirs = generate(folder, st, Path(tmp))
+        for name in tests:
+            case, (kind, a) = f"case_{name}", calls.get(name, ("?", []))
+            case_dir = dirs.get(f"{folder.name.upper()}Test.{case}")
+            if kind not in GM_INDEX_FIELDS or a[1] not in CXX_DTYPES or case_dir is None:
+                row.not_mapped += 1
+                row.reasons.append(f"{case}: no kernel definition of a known form, or no data")
+                continue
+            names = GM_INDEX_FIELDS[kind].split()
+            f = dict(zip(names, _dims(",".join(a[4: 4 + len(names)]), {})))
+            modes = [m.lower() for m in a[4 + len(names):]]
+            R, C = f.get("R", 1), f.get("C", f.get("N"))
+            coalesce = "row" if kind.startswith("ROW") else "elem"
+            table_shape = (f["TR"], C) if coalesce == "row" else (f.get("TS") or f["TR"] * f["TC"],)
+            d = pto.get_dtype(CXX_DTYPES[a[1]])
+            cols = -(-C * d.size // 32) * 32 // d.size
+            t = pto.Tile("vec", d.name, R, cols, valid=(R, C))
+            n_idx = R if coalesce == "row" else R * C
+            idx = (pto.Tile("vec", "i32", 1, -(-R // 8) * 8, valid=(1, R)) if coalesce == "row"
+                   else pto.Tile("vec", "i32", R, -(-C // 8) * 8, valid=(R, C)))
+            idx.bits[:idx.valid_rows, :idx.valid_cols] = np.fromfile(case_dir / "indices.bin", np.uint32,
+                                                                     n_idx).reshape(idx.valid)
+            try:
+                if gather:
+                    table = np.fromfile(case_dir / "table.bin", d.lane).reshape(table_shape)
+                    out = pto.mgather(t, table, idx, coalesce=coalesce, oob=modes[0], target="cpu").valid_bits
+                else:
+                    t.bits[:R, :C] = np.fromfile(case_dir / "src.bin", d.lane, R * C).reshape(R, C)
+                    out = pto.mscatter(np.zeros(table_shape, d.lane), t, idx, coalesce=coalesce, atomic=modes[0],
+                                       oob=modes[1], conflict=modes[2], target="cpu")
+            except TilesimError as e:
+                row.refused += 1
+                row.reasons.append(f"{case}: refused: {e.rule}")
+                continue
+            want = np.fromfile(case_dir / "golden.bin", d.lane, out.size).reshape(out.shape)
+            _score(row, case, out, want, d, 0.0, verbose)
+    return row
+
+
 #: folders whose kernel is the plain one, and the roles after dst that their inputs fill, in main.cpp's order
 PLAIN = {
     **{op: ("src0", "src1") for op in ("tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "tand", "tor", "tshl",
@@ -468,7 +544,7 @@ def run_pows(folder: Path, st: Path, verbose: bool) -> Row:
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
             "tsubview": run_subview, "tgatherb": run_gatherb, "tpow": run_pow, "tpows": run_pows,
-            "tscatter": run_scatter}
+            "tscatter": run_scatter, "mgather": run_gm_index, "mscatter": run_gm_index}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
