@@ -113,7 +113,8 @@ def run_scatter(folder: Path, st: Path, verbose: bool) -> Row:
 #: R x C the valid region (N: 1 x N), TR the table's rows (of C, or TC), TS a flat table's size; "_" unused
 GM_INDEX_FIELDS = {"ROW": "R C TR", "ROW_PAD": "R _ C TR", "ROW_COLIDX": "R C TR", "ELEM": "N TS",
                    "ELEM2D": "R C TS", "ELEM2D_PAD": "R C _ _ TS", "ELEM2D_DYN": "_ _ R C TR TC",
-                   "ROW_DYN": "_ _ _ R C TR", "ELEM2D_CHUNKED": "R C _ TS", "ELEM2D_DYN_UB": "R C TS _"}
+                   "ROW_DYN": "_ _ _ R C TR", "ELEM2D_CHUNKED": "R C _ TS", "ELEM2D_DYN_UB": "R C TS _",
+                   "ROW_L1": "R C TR", "ELEM_L1": "R C TS", "ELEM_L1_SIMT": "R C TS"}  # *_L1: mgather_gm2l1
 _DEFINE_CALL = re.compile(r"^DEFINE_(\w+)\(", re.M)
 
 
@@ -140,8 +141,9 @@ def run_gm_index(folder: Path, st: Path, verbose: bool) -> Row:
     ``indices.bin`` into a dst of the valid region, MSCATTER writes ``src.bin`` into a zeroed table; the result
     against ``golden.bin`` (eps 0: ResultCmp exact)."""
     row = Row(folder.name)
-    gather = folder.name == "mgather"
+    gather = folder.name.startswith("mgather")
     main = (folder / "main.cpp").read_text()
+    suite = (re.findall(r"TEST_F\(\s*(\w+)\s*,", main) or ["?"])[0]
     calls = {a[0]: (kind, a) for kind, a in _macro_calls("".join(p.read_text() for p in folder.glob("*_kernel.cpp")))}
     tests = re.findall(r"^\w+_TEST\((\w+),", main, re.M)
     row.cases = len(tests)
@@ -149,7 +151,7 @@ def run_gm_index(folder: Path, st: Path, verbose: bool) -> Row:
         dirs = generate(folder, st, Path(tmp))
         for name in tests:
             case, (kind, a) = f"case_{name}", calls.get(name, ("?", []))
-            case_dir = dirs.get(f"{folder.name.upper()}Test.{case}")
+            case_dir = dirs.get(f"{suite}.{case}")
             if kind not in GM_INDEX_FIELDS or a[1] not in CXX_DTYPES or case_dir is None:
                 row.not_mapped += 1
                 row.reasons.append(f"{case}: no kernel definition of a known form, or no data")
@@ -162,12 +164,15 @@ def run_gm_index(folder: Path, st: Path, verbose: bool) -> Row:
             table_shape = (f["TR"], C) if coalesce == "row" else (f.get("TS") or f["TR"] * f["TC"],)
             d = pto.get_dtype(CXX_DTYPES[a[1]])
             cols = -(-C * d.size // 32) * 32 // d.size
-            t = pto.Tile("vec", d.name, R, cols, valid=(R, C))
             n_idx = R if coalesce == "row" else R * C
-            idx = (pto.Tile("vec", "i32", 1, -(-R // 8) * 8, valid=(1, R)) if coalesce == "row"
-                   else pto.Tile("vec", "i32", R, -(-C // 8) * 8, valid=(R, C)))
-            idx.bits[:idx.valid_rows, :idx.valid_cols] = np.fromfile(case_dir / "indices.bin", np.uint32,
-                                                                     n_idx).reshape(idx.valid)
+            raw = np.fromfile(case_dir / "indices.bin", np.int32, n_idx)
+            raw = raw.reshape((1, R) if coalesce == "row" else (R, C))
+            if kind.endswith(("L1", "L1_SIMT")):  # dst a mat (Nz) tile, indexes in global memory
+                t, idx = pto.Tile("mat", d.name, R, C, blayout="col_major", slayout="row_major"), raw
+            else:
+                t = pto.Tile("vec", d.name, R, cols, valid=(R, C))
+                idx = pto.Tile("vec", "i32", raw.shape[0], -(-raw.shape[1] // 8) * 8, valid=raw.shape)
+                idx.bits[:R if coalesce == "elem" else 1, :raw.shape[1]] = raw.view(np.uint32)
             try:
                 if gather:
                     table = np.fromfile(case_dir / "table.bin", d.lane).reshape(table_shape)
@@ -544,7 +549,8 @@ def run_pows(folder: Path, st: Path, verbose: bool) -> Row:
 #: folders whose kernel is not the plain one, each with its own adapter
 ADAPTERS = {"tpartargmax": run_part_arg, "tpartargmin": run_part_arg, "treshape": run_reshape,
             "tsubview": run_subview, "tgatherb": run_gatherb, "tpow": run_pow, "tpows": run_pows,
-            "tscatter": run_scatter, "mgather": run_gm_index, "mscatter": run_gm_index}
+            "tscatter": run_scatter, "mgather": run_gm_index, "mscatter": run_gm_index,
+            "mgather_gm2l1": run_gm_index}
 
 
 def run_folder(folder: Path, st: Path, verbose: bool) -> Row:

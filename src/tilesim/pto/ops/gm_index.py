@@ -56,14 +56,25 @@ def _table(op: Op, gm, t: Tile, coalesce: str, operand: str) -> tuple[np.ndarray
     return flat, (gm.shape[0] if coalesce == "row" else gm.size), (gm.shape[1] if coalesce == "row" else 1)
 
 
-def _checks(op: Op, t: Tile, idx: Tile, role: str, coalesce: str) -> tuple[int, int]:
-    """The tile checks; returns the valid region (rows, cols) the op visits."""
-    op.tile(t, role)
-    op.tile(idx, "indexes")
-    op.layout(t, role, ("ND",), "an ND layout")
-    op.dtypes(op.name, (t.dtype, idx.dtype), (role, "indexes"))
+def _checks(op: Op, t: Tile, idx, role: str, coalesce: str) -> tuple[int, int]:
+    """The tile checks; returns the valid region (rows, cols) the op visits. On cpu MGATHER's dst may be a mat
+    tile of any layout and its indexes a global array (the simulator's GM-to-L1 form)."""
+    cpu = op.prof.x86_nans
+    op.tile(t, role, ("vec", "mat") if cpu and op.name == "mgather" else "vec")
     R, C = t.valid
-    if op.prof.x86_nans:
+    if isinstance(idx, np.ndarray) and cpu and op.name == "mgather":
+        if idx.dtype.kind not in "iu":
+            op.fail(f"indexes must be integers, not {idx.dtype}", "indexes", "pto.op.dtype", str(idx.dtype),
+                    DtypeError)
+        if idx.ndim != 2 or (coalesce == "row" and idx.size < R) or (coalesce == "elem" and idx.shape < (R, C)):
+            op.fail(f"global indexes of shape {idx.shape} do not cover {R}x{C} ({coalesce} mode)", "indexes",
+                    "pto.mgather.shape", idx.shape)
+        return R, C
+    op.tile(idx, "indexes")
+    if not cpu:
+        op.layout(t, role, ("ND",), "an ND layout")
+    op.dtypes(op.name, (t.dtype, idx.dtype), (role, "indexes"))
+    if cpu:
         if coalesce == "row" and idx.numel < R:
             op.fail(f"Row mode reads {R} indexes from a tile of {idx.numel}", "indexes", f"pto.{op.name}.shape",
                     idx.numel)
@@ -78,6 +89,9 @@ def _checks(op: Op, t: Tile, idx: Tile, role: str, coalesce: str) -> tuple[int, 
 
 def _indexes(op: Op, idx: Tile, R: int, C: int, coalesce: str) -> np.ndarray:
     """The (R, C) (elem) or (R,) (row) indexes as C's size_t (uint64)."""
+    if isinstance(idx, np.ndarray):  # global indexes (cpu's GM-to-L1 form)
+        raw = idx[:R, :C] if coalesce == "elem" else idx.reshape(-1)[:R]
+        return raw.astype(np.int64).view(np.uint64)
     if coalesce == "elem":
         raw = idx.bits[:R, :C]
     elif op.prof.x86_nans:
@@ -104,9 +118,10 @@ def _remap(op: Op, k: np.ndarray, cap: int, oob: str) -> tuple[np.ndarray, np.nd
     return np.where(out, np.uint64(0), k), out
 
 
-def mgather(dst: Tile, src: np.ndarray, indexes: Tile, *, coalesce: str = "elem", oob: str = "undefined",
+def mgather(dst: Tile, src: np.ndarray, indexes: Tile | np.ndarray, *, coalesce: str = "elem", oob: str = "undefined",
             target=None) -> Tile:
     """MGATHER: dst's valid (i, j) = table[indexes[i, j]] (elem) or table[indexes[i], j] (row); see the module.
+    On cpu dst may also be a mat tile (any layout) and indexes a 2-D global array (the GM-to-L1 form).
 
     >>> from tilesim.pto import Tile
     >>> d, i = Tile("vec", "f32", 1, 8, valid=(1, 4)), Tile("vec", "i32", 1, 8, valid=(1, 4))
