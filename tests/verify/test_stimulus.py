@@ -335,7 +335,8 @@ _EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin"
           "tpack", "tprefetch", "tprint", "trandom", "tcvt",     # tcvt: its default f32 -> f32; narrowing pairs tie
           "tand", "tands", "tor", "tors", "txor", "txors", "tnot", "tshl", "tshls", "tshr", "tshrs", "ttrans",
           "tinterleave", "tdeinterleave", "tfmod", "tfmods",     # bit ops, moves and fmod: exact
-          "tpartargmax", "tpartargmin", "treshape", "tsubview", "tgatherb", "tscatter"}
+          "tpartargmax", "tpartargmin", "treshape", "tsubview", "tgatherb", "tscatter",
+          "mgather", "mscatter"}
 _NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
 _TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif", "tpow", "tpows"}
 

@@ -23,6 +23,7 @@ from ... import formats
 from ...errors import DtypeError, TilesimError
 from ...pto import Tile
 from ...pto.dtypes import get_dtype
+from ...pto import ops as pto_ops
 from ...pto.ops import OPS as PTO_OPS
 from ...pto.targets import OP_TYPES, get_target
 from ..classes import finish, plan
@@ -60,6 +61,8 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "tsubview": ("subview", ("f16",), ("dtype",)),
     "tgatherb": ("gatherb", ("f32", "u32"), ("dst", "offset")),
     "tscatter": ("scatter", ("f32", "u32"), ("dst", "indexes")),
+    "mgather": ("mgather", ("f32", "u32"), ("dst", "indexes")),
+    "mscatter": ("mscatter", ("f32", "u32"), ("src", "indexes")),
     **{o: ("matmul_mx", ("f32", "f8e4m3", "f8e4m3", "f8e8m0"), ("c", "a", "b", "scale"))
        for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias")},
 }
@@ -97,7 +100,7 @@ OPS = tuple(FAMILY)
 _BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg",
                        "concat", "pack", "fillpad", "prefetch", "print", "move", "gather", "histogram", "sort32",
                        "random", "ci", "tri", "mrgsort", "partarg", "reshape", "subview", "gatherb",
-                       "scatter"})
+                       "scatter", "mgather", "mscatter"})
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
@@ -155,7 +158,7 @@ def _signature(op: str, target, dtype: str | None) -> tuple[str, ...]:
 def _build(op: str, sig: tuple[str, ...], vr: int, vc: int, target) -> _Call:
     """Fresh tiles for ``op`` with region (vr, vc) and the call that runs it."""
     fam = FAMILY[op]
-    fn = PTO_OPS[op]
+    fn = PTO_OPS[op] if op in PTO_OPS else getattr(pto_ops, op)  # MGATHER/MSCATTER: Python only
     d = sig[0]
     C = _cols(d)
 
@@ -295,6 +298,14 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         nb = C * get_dtype(d).size // 32
         off.bits[:, :nb] = (R * nb - 1 - np.arange(R * nb).reshape(R, nb)) * 32
         return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, off, target=target))
+    if fam in ("mgather", "mscatter"):  # the global table carried as a tile; indexes reverse its elements (PTO134)
+        tile, table = t(d, R, C, (vr, vc)), t(d, R, C, (R, C))
+        idx = t(sig[1], R, C, (vr, vc))
+        idx.bits[...] = R * C - 1 - np.arange(R * C).reshape(R, C)
+        if fam == "mgather":
+            return _Call({"src": table, "dst": tile}, ("dst",),
+                         lambda v=None: fn(tile, table.bits.view(get_dtype(d).lane), idx, target=target))
+        return _Call({"src": tile, "dst": table}, ("dst",), lambda v=None: fn(table.bits, tile, idx, target=target))
     if fam == "scatter":      # src's valid rows to dst's rows in reverse order, an index per element (PTO133)
         src, dst, idx = t(d, R, C, (vr, vc)), t(d, R, C, (R, C)), t(sig[1], R, C, (vr, vc))
         idx.bits[:vr, :vc] = (R - 1 - np.arange(vr))[:, None]
