@@ -132,3 +132,35 @@ def test_refusals():
     with pytest.raises(TilesimError) as e:                           # A5: Conflict::Default's winner is unknown
         mscatter(table, t, dup, conflict="default", target="a5")
     assert e.value.rule == "pto.mscatter.conflict"
+
+
+def test_pto_dps_forms_take_partition_views():
+    from tilesim import pto
+    t = ("!pto.tile_buf<loc=vec, dtype={}, rows=1, cols=8, v_row=1, v_col=8, blayout=row_major, "
+         "slayout=none_box, fractal=512, pad=0>")
+    T, I = t.format("f32"), t.format("i32")  # noqa: E741
+    view = "!pto.partition_tensor_view<4x8xf32>"
+    text = f"""module {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %three = arith.constant 3 : i32
+    %xv = pto.make_tensor_view %x, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+    %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<?x?xf32> -> {view}
+    %yv = pto.make_tensor_view %y, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+    %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<?x?xf32> -> {view}
+    %i = pto.alloc_tile : {I}
+    %d = pto.alloc_tile : {T}
+    pto.texpands ins(%three : i32) outs(%i : {I})
+    pto.mgather ins(%xp, %i : {view}, {I}) outs(%d : {T})
+    pto.mscatter ins(%d, %i : {T}, {I}) outs(%yp : {view})
+    return
+  }}
+}}
+"""
+    x = np.arange(32, dtype=np.float32).reshape(4, 8) + 10
+    for target in ("cpu", "a2a3", "a5"):
+        y = pto.run_text(text, {"x": x}, target)["y"]
+        assert y.reshape(-1).tolist() == [0, 0, 0, 13] + [0] * 28

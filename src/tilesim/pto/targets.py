@@ -247,7 +247,6 @@ _ROWS = [
     *[_row(op, (role, "indexes"), _pairs(PERMUTE, IDX), _pairs(PERMUTE, IDX), _pairs(ALL, INTS))
       for op, role in (("mgather", "dst"), ("mscatter", "src"))],
     _ew("mscatter_add", ("i8", "i16", "i32", "f16", "bf16", "f32"), ("i32", "u32", "f32", "f16", "bf16")),
-    *[_ew(f"mscatter_{op}", ("i32", "u32", "f32"), ("i32", "u32", "f32")) for op in ("max", "min")],  # A2A3: none
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),

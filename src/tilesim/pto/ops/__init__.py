@@ -33,5 +33,5 @@ __all__ = [*reduce.__all__, *expand.__all__, *elementwise.__all__, *convert.__al
            *permute.__all__, *partarg.__all__, *views.__all__, *gatherb.__all__,
            *power.__all__, *scatter.__all__, *gm_index.__all__]
 
-#: every instruction function by lower-case name (what the .pto interpreter dispatches on)
-OPS = {n: globals()[n] for n in __all__ if n.startswith("t") and callable(globals()[n])}
+#: every instruction function by lower-case name (what the .pto interpreter dispatches on; MGATHER/MSCATTER too)
+OPS = {n: globals()[n] for n in __all__ if n.startswith(("t", "mgather", "mscatter")) and callable(globals()[n])}

@@ -31,6 +31,8 @@ __all__ = ["mgather", "mscatter"]
 
 _GATHER_OOB = ("undefined", "clamp", "wrap", "zero")
 _SCATTER_OOB = ("undefined", "skip", "clamp", "wrap")
+#: A5's atomicMax/atomicMin dtypes (docs/isa/MSCATTER.md); A2A3 has none, cpu takes every dtype
+_MINMAX_A5 = ("i32", "u32", "f32")
 
 
 def _choice(op: Op, value, allowed: tuple[str, ...], operand: str) -> str:
@@ -165,11 +167,11 @@ def mscatter(dst: np.ndarray, src: Tile, indexes: Tile, *, coalesce: str = "elem
     atomic = _choice(op, atomic, ("none", "add", "max", "min"), "atomic")
     oob = _choice(op, oob, _SCATTER_OOB, "oob")
     conflict = _choice(op, conflict, ("last", "default"), "conflict")
-    if atomic in ("max", "min") and op.prof.name == "a2a3":
-        op.fail("A2A3 has no atomic max/min (MScatterCheck rejects them)", "atomic", "pto.mscatter.mode", atomic,
-                TilesimError)
-    if atomic != "none":
-        op.dtypes(f"mscatter_{atomic}", (src.dtype,), ("src",))
+    if atomic == "add":
+        op.dtypes("mscatter_add", (src.dtype,), ("src",))
+    elif atomic != "none" and not op.prof.x86_nans and (op.prof.name == "a2a3" or src.dtype.name not in _MINMAX_A5):
+        op.fail(f"atomic {atomic} takes {'/'.join(_MINMAX_A5)} on A5 and nothing on A2A3 (MScatterCheck)", "atomic",
+                "pto.op.dtype", (atomic, str(src.dtype)), DtypeError)
     R, C = _checks(op, src, indexes, "src", coalesce)
     flat, cap, stride = _table(op, dst, src, coalesce, "dst")
     if R == 0 or C == 0:
