@@ -22,6 +22,7 @@ from .elementwise import (
 from .expand import boxed_expand_cases, expand_binary_cases, expand_cases
 from .fillpad import fillpad_cases
 from .gather import concat_cases, gather_cases
+from .gemv import gemv_cases
 from .generate import generator_cases
 from .gm_index import mgather_cases, mscatter_cases
 from .layout import layout_cases, misc_edge_cases
@@ -98,6 +99,7 @@ MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("
 MORE_FAMILIES += (pow_cases,)  # PTO132
 MORE_FAMILIES += (scatter_cases,)  # PTO133
 MORE_FAMILIES += (mgather_cases, mscatter_cases)  # PTO134
+MORE_FAMILIES += (gemv_cases,)  # PTO135
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -1,6 +1,6 @@
 """PTO ops, one module per family; every op is re-exported by :mod:`tilesim.pto`."""
 
-from . import (arith, bitwise, convert, debug, elementwise, expand, gather, gatherb, generate, gm_index, layout,
+from . import (arith, bitwise, convert, debug, elementwise, expand, gather, gatherb, gemv, generate, gm_index, layout,
                matmul, matmul_mx, memory, move, partarg, permute, power, quant, reduce, scatter, sort, views)
 from .arith import *  # noqa: F401,F403
 from .bitwise import *  # noqa: F401,F403
@@ -10,6 +10,7 @@ from .elementwise import *  # noqa: F401,F403
 from .expand import *  # noqa: F401,F403
 from .gather import *  # noqa: F401,F403
 from .gatherb import *  # noqa: F401,F403
+from .gemv import *  # noqa: F401,F403
 from .generate import *  # noqa: F401,F403
 from .gm_index import *  # noqa: F401,F403
 from .layout import *  # noqa: F401,F403
@@ -31,7 +32,7 @@ __all__ = [*reduce.__all__, *expand.__all__, *elementwise.__all__, *convert.__al
            *gather.__all__, *generate.__all__, *sort.__all__, *arith.__all__,
            *quant.__all__, *matmul_mx.__all__, *bitwise.__all__,
            *permute.__all__, *partarg.__all__, *views.__all__, *gatherb.__all__,
-           *power.__all__, *scatter.__all__, *gm_index.__all__]
+           *power.__all__, *scatter.__all__, *gm_index.__all__, *gemv.__all__]
 
 #: every instruction function by lower-case name (what the .pto interpreter dispatches on; MGATHER/MSCATTER too)
 OPS = {n: globals()[n] for n in __all__ if n.startswith(("t", "mgather", "mscatter")) and callable(globals()[n])}
