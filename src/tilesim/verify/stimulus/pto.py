@@ -64,7 +64,7 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "mgather": ("mgather", ("f32", "u32"), ("dst", "indexes")),
     "mscatter": ("mscatter", ("f32", "u32"), ("src", "indexes")),
     **{o: ("matmul_mx", ("f32", "f8e4m3", "f8e4m3", "f8e8m0"), ("c", "a", "b", "scale"))
-       for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias")},
+       for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias", "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias")},
 }
 
 #: op -> family (the tiles it takes and how they are shaped)
@@ -90,6 +90,7 @@ FAMILY: dict[str, str] = {
     **{o: "binary" for o in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")}, "tpairreducesum": "unary",
     "tpartargmax": "partarg", "tpartargmin": "partarg",
     "tmatmul_acc": "matmul_acc", "tmatmul_bias": "matmul_bias",
+    "tgemv": "matmul", "tgemv_acc": "matmul_acc", "tgemv_bias": "matmul_bias",  # M = 1 (_region, PTO135)
     "tci": "ci", "ttri": "tri", "tdequant": "dequant",
     **{o: _FIXED[o][0] for o in sorted(_FIXED)},
 }
@@ -104,7 +105,8 @@ _BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load"
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
-          "tcolargmax": "tcolarg", "tcolargmin": "tcolarg", "tmatmul_acc": "tmatmul", "tmatmul_bias": "tmatmul"}
+          "tcolargmax": "tcolarg", "tcolargmin": "tcolarg", "tmatmul_acc": "tmatmul", "tmatmul_bias": "tmatmul",
+          **{o: "tmatmul" for o in ("tgemv", "tgemv_acc", "tgemv_bias")}}
 
 
 def _cols(dt) -> int:
@@ -419,9 +421,9 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         scale = {k: lambda rng, shape: rng.integers(110, 140, size=shape, dtype=np.uint8)
                  for k in ("a_scale", "b_scale")}
         tiles = {"a": a, "a_scale": sa, "b": b, "b_scale": sb}
-        if op == "tmatmul_mx":
+        if op in ("tmatmul_mx", "tgemv_mx"):
             return _Call({**tiles, "dst": c}, ("dst",), lambda v=None: fn(c, a, sa, b, sb, target=target), fills=scale)
-        if op == "tmatmul_mx_acc":
+        if op in ("tmatmul_mx_acc", "tgemv_mx_acc"):
             c_in = Tile("acc", c_dt, 16, 16, valid=(vr, vc), blayout="col_major", slayout="row_major", fractal=1024)
             return _Call({"c_in": c_in, **tiles, "dst": c}, ("dst",),
                          lambda v=None: fn(c, c_in, a, sa, b, sb, target=target), fills=scale)
@@ -440,6 +442,8 @@ def _acc_insert(target) -> bool:
 def _region(op: str, sig, target) -> tuple[int, int]:
     """The full region (rows, cols) of the op's main tile."""
     fam = FAMILY[op]
+    if op.startswith("tgemv"):  # one row of A (PTO135)
+        return 1, 16
     if fam.startswith("matmul") or fam == "window_fp" or (op == "tinsert" and _acc_insert(target)):
         return 16, 16
     if fam == "sort32":
@@ -498,7 +502,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
         if cls == "partial_valid":
             fam = FAMILY[op]
             vr = int(rng.integers(1, full[0] - 1, endpoint=True)) if not fam.startswith("matmul") \
-                else int(rng.integers(1, 15))
+                else int(rng.integers(1, 15)) if full[0] > 1 else 1                  # TGEMV: M = 1
             vc = int(rng.integers(1, full[1] - 1, endpoint=True)) if fam not in ("row_expand_binary",) else vc
         c = _build(op, sig, vr, vc, prof.name)
         t: set[str] = {cls} - {"random"}
