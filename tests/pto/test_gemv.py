@@ -60,3 +60,28 @@ def test_errors_name_tgemv():
     with pytest.raises(TilesimError) as e:
         pto.tgemv(c, a, b, target="cpu")
     assert e.value.instruction == "TGEMV" and e.value.rule == "pto.tmatmul.shape"
+
+
+def test_pto_dps_forms():
+    """``pto.tgemv`` and ``pto.tgemv.acc`` in a program: they dispatch to TGEMV and TGEMV_ACC (one valid row
+    runs on cpu and a5), and a two-row left tile is refused on a5 with the op's name and the statement's line."""
+    L = "!pto.tile_buf<left, 16x16xf16, valid={m}x16, blayout=col_major, slayout=row_major>"
+    R = "!pto.tile_buf<right, 16x16xf16, blayout=row_major, slayout=col_major>"
+    C = "!pto.tile_buf<acc, 16x16xf32, valid={m}x16, blayout=col_major, slayout=row_major, fractal=1024>"
+    text = """module {{
+  func.func @k() {{
+    %a = pto.alloc_tile : {L}
+    %b = pto.alloc_tile : {R}
+    %c = pto.alloc_tile : {C}
+    %d = pto.alloc_tile : {C}
+    pto.tgemv ins(%a, %b : {L}, {R}) outs(%c : {C})
+    pto.tgemv.acc ins(%c, %a, %b : {C}, {L}, {R}) outs(%d : {C})
+    return
+  }}
+}}
+"""
+    for target in ("cpu", "a5"):
+        pto.run_text(text.format(L=L.format(m=1), R=R, C=C.format(m=1)), {}, target)
+    with pytest.raises(TilesimError) as e:
+        pto.run_text(text.format(L=L.format(m=2), R=R, C=C.format(m=2)), {}, "a5", source="k.pto")
+    assert (e.value.rule, e.value.instruction, e.value.line) == ("pto.tgemv.m", "TGEMV", 7)
