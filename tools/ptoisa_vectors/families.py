@@ -96,7 +96,7 @@ MORE_FAMILIES += (reshape_cases, bf16_family(reshape_cases, RESHAPES=RESHAPES_BF
 MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF16))
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
-MORE_FAMILIES += (pow_cases,)  # PTO132
+MORE_FAMILIES += (pow_cases, bf16_family(pow_cases, DTS=ONLY))  # PTO132
 MORE_FAMILIES += (scatter_cases,)  # PTO133
 MORE_FAMILIES += (mgather_cases, mscatter_cases)  # PTO134
 MORE_FAMILIES += (gemv_cases,)  # PTO135
