@@ -97,9 +97,11 @@ MORE_FAMILIES += (subview_cases, bf16_family(subview_cases, SUBVIEWS=SUBVIEWS_BF
 MORE_FAMILIES += (gatherb_cases, bf16_family(gatherb_cases, GATHERBS=GATHERBS_BF16))
 MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("bf16", "i32"), ("bf16", "u16"))))
 MORE_FAMILIES += (pow_cases, bf16_family(pow_cases, DTS=ONLY))  # PTO132
-MORE_FAMILIES += (scatter_cases,)  # PTO133
-MORE_FAMILIES += (mgather_cases, mscatter_cases)  # PTO134
-MORE_FAMILIES += (gemv_cases,)  # PTO135
+MORE_FAMILIES += (scatter_cases, bf16_family(scatter_cases, SCATTER_PAIRS=(("bf16", "u16"), ("bf16", "i32")),
+                                               SCATTER_MASK_DTS=ONLY))  # PTO133
+MORE_FAMILIES += (mgather_cases, mscatter_cases, bf16_family(mgather_cases, GM_INDEX_DTS=ONLY),
+                  bf16_family(mscatter_cases, GM_INDEX_DTS=ONLY))  # PTO134
+MORE_FAMILIES += (gemv_cases, bf16_family(gemv_cases, MATMUL_TYPES=((BF16, "f32"),)))  # PTO135
 
 
 def all_cases(seed: int) -> list[Case]:
