@@ -114,6 +114,15 @@ def test_npu_rounds_the_exact_power_once():
     assert got.tolist() == [_nearest_f16(q) for _, _, q in pairs]
 
 
+def test_cpu_f32_huge_integer_exponents_near_one():
+    """(1 + 2**-23) ** 2**30 is an exact dyadic of 24 * 2**30 bits: decided without computing it."""
+    x = np.float32(1 + 2 ** -23)
+    for y in (2.0 ** 30, -(2.0 ** 30), 3.0 * 2 ** 27, 2.0 ** 24 + 2):
+        got = _run(tpows, "f32", np.full(8, x.view(np.uint32), np.uint32), np.float32(y))[0]
+        with np.errstate(over="ignore"):
+            assert got == np.float32(_libm.pow(float(x), y)).view(np.uint32)
+
+
 def test_dyadic_powers_are_found_exactly():
     assert _dyadic_power(2.25, 0.5) == Fraction(3, 2)
     assert _dyadic_power(2.0 ** -3, 1 / 3 * 3) == Fraction(1, 8)

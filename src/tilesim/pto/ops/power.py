@@ -61,9 +61,9 @@ def _round_q(q: Fraction, chain: tuple[str, ...]) -> int:
 
 
 def _dyadic_power(x: float, y: float) -> Fraction | None:
-    """``x ** y`` (x > 0, |x ** y| within 2**+-1200) when it is a dyadic rational, else None: only then can
-    it be a rounding boundary. With x = m 2**e (m odd) and y = n / d (d a power of two), it is dyadic iff m is a
-    perfect d-th power r**d with n >= 0 (or m = 1) and e y is an integer."""
+    """``x ** y`` (x > 0, |x ** y| within 2**+-1200) when it is a dyadic rational that can be a rounding boundary,
+    else None. With x = m 2**e (m odd) and y = n / d (d a power of two), it is dyadic iff m is a perfect d-th
+    power r**d with n >= 0 (or m = 1) and e y is an integer; a boundary's odd part has at most 54 bits."""
     fx, fy = Fraction(x), Fraction(y)
     m, e = fx.numerator, -(fx.denominator.bit_length() - 1)
     while m % 2 == 0:
@@ -75,6 +75,8 @@ def _dyadic_power(x: float, y: float) -> Fraction | None:
         return Fraction(2) ** int(t)
     n, d = fy.numerator, fy.denominator
     if n < 0 or d > 16:  # m < 2**24 is no 32nd power; 1 / m**n is not dyadic
+        return None
+    if n * np.log2(m) / d > 64:  # an odd part r**n of over 64 bits: no boundary (they have at most 54)
         return None
     r = round(m ** (1 / d))
     r = next((c for c in (r - 1, r, r + 1) if c > 0 and c ** d == m), None)
