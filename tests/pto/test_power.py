@@ -123,6 +123,24 @@ def test_cpu_f32_huge_integer_exponents_near_one():
             assert got == np.float32(_libm.pow(float(x), y)).view(np.uint32)
 
 
+@pytest.mark.parametrize("fmt,np_t", [("fp16", np.float16), ("fp32", np.float32)])
+def test_numpy_casts_from_float64_match_the_codec_at_every_boundary(fmt, np_t):
+    """The power path rounds float64 with numpy's casts: at every midpoint between codes of the format (f16: all
+    of them; f32: 2**16 spread ones) and a float64 ulp either side, they equal the codec's rounding."""
+    from tilesim import formats
+    if fmt == "fp16":
+        codes = np.arange(0x7C00, dtype=np.uint16)
+    else:
+        codes = np.random.default_rng(5).integers(0, 0x7F800000, 1 << 16, dtype=np.uint32)
+    lo, hi = codes.view(np_t).astype(np.float64), (codes + 1).view(np_t).astype(np.float64)
+    mid = (lo + hi) / 2                                              # exact in float64
+    v = np.concatenate([mid, np.nextafter(mid, 0), np.nextafter(mid, np.inf), lo])
+    v = np.concatenate([v, -v])
+    with np.errstate(over="ignore"):
+        got = v.astype(np_t).view(codes.dtype)
+    assert np.array_equal(got, formats.encode(v, fmt).astype(codes.dtype))
+
+
 def test_dyadic_powers_are_found_exactly():
     assert _dyadic_power(2.25, 0.5) == Fraction(3, 2)
     assert _dyadic_power(2.0 ** -3, 1 / 3 * 3) == Fraction(1, 8)
