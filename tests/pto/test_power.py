@@ -85,7 +85,8 @@ def test_cpu_f32_double_rounding_midpoint():
 @given(st.floats(width=32, allow_nan=False), st.floats(width=32, allow_nan=False))
 def test_cpu_f32_matches_c_pow(x, y):
     """Random f32 pairs: the cpu result is float(C's pow(double x, double y)), NaN aside."""
-    want = np.float32(_libm.pow(x, y))
+    with np.errstate(over="ignore"):
+        want = np.float32(_libm.pow(x, y))
     b = np.full(8, np.float32(x).view(np.uint32), np.uint32)
     got = _run(tpows, "f32", b, np.float32(y))[0]
     if np.isnan(want):
