@@ -110,15 +110,22 @@ _EPS = re.compile(r"ResultCmp(?:<[^>]*>)?\(\s*\w+\s*,\s*(?:\(\w+\s*\*\)\s*)?\w+(
 _EPS_CONST = re.compile(r"constexpr\s+float\s+(k\w+)\s*=\s*([0-9.eE+-]+)f?\s*;")
 _EPS_VAR = re.compile(r"float\s+eps\s*=\s*([0-9.eE+-]+)f?\s*;")
 _EPS_TYPE = re.compile(r"is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\)\s*\{\s*eps\s*=\s*([0-9.eE+-]+)f?\s*;")
+_EPS_PICK = re.compile(r"float\s+eps\s*=\s*std::is_same_v<\s*T\s*,\s*(\w+)\s*>\s*\?\s*([0-9.eE+-]+)f?\s*:\s*"
+                       r"([0-9.eE+-]+)f?\s*;")
 
 
 def eps_of(main: str, cxx_type: str) -> float | None:
     """The eps main.cpp passes to ResultCmp for element type ``cxx_type``: one literal, or a variable
-    ``float eps = D;`` set per type by ``if constexpr (std::is_same_v<T, X>) { eps = E; }``; None if unclear."""
+    ``float eps = D;`` set per type by ``if constexpr (std::is_same_v<T, X>) { eps = E; }``, or
+    ``float eps = std::is_same_v<T, X> ? A : B;``; None if unclear."""
     named = dict(_EPS_CONST.findall(main))                             # ResultCmp(g, out.data(), kEpsilon)
     literals = {float(named.get(e, e)) for e in _EPS.findall(main) if e in named or not e.startswith("k")}
     if len(literals) == 1:
         return literals.pop()
+    pick = _EPS_PICK.findall(main)                                    # float eps = is_same_v<T, X> ? A : B;
+    if not literals and len(pick) == 1:
+        x, a, b = pick[0]
+        return float(a if x == cxx_type else b)
     default = _EPS_VAR.findall(main)
     if literals or len(default) != 1:
         return None

@@ -76,6 +76,10 @@ _CALLS.update({"tnot": (("dst", "src"), ()), "txor": (("dst", "src0", "src1", "t
 _CALLS["treshape"] = (("dst", "src"), ())
 _CALLS["tgatherb"] = (("dst", "src", "offset"), ())
 _CALLS["tadddeqrelu"] = (("dst", "src0", "src1"), ("tmp",))   # deq_scale: the case's args
+_CALLS.update({"tpow": (("dst", "src0", "src1", "tmp"), ()), "tpows": (("dst", "src", "@scalar", "tmp"), ())})
+_CALLS["tscatter"] = (("dst", "src", "indexes"), ())  # the mask form: mask_pattern, axis from the args
+_CALLS.update({"mgather": (("dst", "gm", "indexes"), ()), "mscatter": (("dst_gm", "src", "indexes"), ())})
+_CALLS.update({k.replace("tmatmul", "tgemv"): v for k, v in _CALLS.items() if k.startswith("tmatmul")})
 _CALLS["tsubview"] = (("dst", "src"), ())   # row_idx, col_idx: the case's args
 for _op in ("tpartargmax", "tpartargmin"):
     _CALLS[_op] = (("dst_val", "dst_idx", "src0_val", "src1_val", "src0_idx", "src1_idx"), ())

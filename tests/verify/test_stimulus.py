@@ -335,9 +335,10 @@ _EXACT = {"trowmax", "trowmin", "tcolmax", "tcolmin", "trowargmax", "trowargmin"
           "tpack", "tprefetch", "tprint", "trandom", "tcvt",     # tcvt: its default f32 -> f32; narrowing pairs tie
           "tand", "tands", "tor", "tors", "txor", "txors", "tnot", "tshl", "tshls", "tshr", "tshrs", "ttrans",
           "tinterleave", "tdeinterleave", "tfmod", "tfmods",     # bit ops, moves and fmod: exact
-          "tpartargmax", "tpartargmin", "treshape", "tsubview", "tgatherb", "timg2col", "tprefetch_async"}
+          "tpartargmax", "tpartargmin", "treshape", "tsubview", "tgatherb", "timg2col", "tprefetch_async",
+          "tscatter", "mgather", "mscatter"}
 _NO_MIDPOINT = {"tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv", "tsqrt", "trsqrt", "trecip"}
-_TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif"}
+_TRANSCENDENTAL = {"texp", "tlog", "trowexpandexpdif", "tcolexpandexpdif", "tpow", "tpows"}
 #: ops that round but whose stimulus plants no tie yet (their vectors keep sums and sources in range instead)
 _UNPLANTED = {"tadddeqrelu", "taddreluconv", "tsubreluconv", "tquant_mx"}
 

@@ -13,7 +13,7 @@ NOT_MAPPED = {
                "windows); tilesim's Python tiles own their storage, addresses exist only in .pto programs",
     "setgetval": "not an instruction test: the Tile class's SetValue/GetValue accessors",
     "ttrace": "not an instruction test: the simulator's trace recorder (PTO_CPU_SIM_TRACE_MODE)",
-    "hashfind": "a kernel of several instructions, one of which (MGATHER) has no tilesim op yet",
+    "hashfind": "a kernel of several instructions (TEXPANDS, TXOR, TSHR, TMULS, MGATHER ...): no adapter yet",
     "tpack": "main.cpp calls TPACK, which pto-isa 3186c381 does not define (no PTO_INST entry point, no "
              "include/pto/cpu implementation): the test does not build",
     "tquant": _SELF.format(op="tquant") + "; its MX forms by tests/pto/golden/tquant_mx.npz (PTO145)",

@@ -24,8 +24,10 @@ from .elementwise import (
 from .expand import boxed_expand_cases, expand_binary_cases, expand_cases
 from .fillpad import fillpad_cases
 from .gather import concat_cases, gather_cases
+from .gemv import gemv_cases
 from .generate import generator_cases
 from .img2col import IMG2COLS_BF16, img2col_cases
+from .gm_index import mgather_cases, mscatter_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
@@ -33,6 +35,8 @@ from .memory import memory_cases, packed_memory_cases, store_fixpipe_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases, tmov_fp_cases
 from .permute import permute_cases
 from .quant_mx import MX_QUANTS_BF16, quant_mx_cases
+from .power import pow_cases
+from .scatter import scatter_cases
 from .quant import dequant_cases, quant_cases, random_histogram_cases
 from .reduce import (
     COL_SHAPES, REDUCE_PAIRS, ROW_SHAPES, arg_cases, mixed_col_reduce_cases, mixed_row_reduce_cases, reduce_cases,
@@ -101,6 +105,12 @@ MORE_FAMILIES += (part_arg_cases, bf16_family(part_arg_cases, PART_ARG_PAIRS=(("
 MORE_FAMILIES += (comm_cases, bf16_family(comm_cases, COMM_DTS=ONLY, REDUCE_DTS=ONLY))  # PTO155, PTO156
 MORE_FAMILIES += (store_fixpipe_cases, tmov_fp_cases)  # issue 21: TSTORE's fixpipe forms (PTO150), TMOV_FP
 MORE_FAMILIES += (tcvt_sub_byte_cases, packed_memory_cases)  # issue 21: 4-bit TCVT, packed TLOAD/TSTORE (PTO153)
+MORE_FAMILIES += (pow_cases, bf16_family(pow_cases, DTS=ONLY))  # PTO132
+MORE_FAMILIES += (scatter_cases, bf16_family(scatter_cases, SCATTER_PAIRS=(("bf16", "u16"), ("bf16", "i32")),
+                                               SCATTER_MASK_DTS=ONLY))  # PTO133
+MORE_FAMILIES += (mgather_cases, mscatter_cases, bf16_family(mgather_cases, GM_INDEX_DTS=ONLY),
+                  bf16_family(mscatter_cases, GM_INDEX_DTS=ONLY))  # PTO134
+MORE_FAMILIES += (gemv_cases, bf16_family(gemv_cases, MATMUL_TYPES=((BF16, "f32"),)))  # PTO135
 
 
 def all_cases(seed: int) -> list[Case]:

@@ -78,6 +78,10 @@ INT_LOG_CPU = ("i8", "i16", "i32", "u8", "u16", "u32")
 INT_BITWISE = ("i8", "u8", "i16", "u16", "i32", "u32")
 #: the 1-, 2- and 4-byte dtypes of the permutes' pages
 PERMUTE = INT_BITWISE + ("f16", "bf16", "f32")
+#: TPOW/TPOWS on the NPUs (docs/isa/TPOW.md: A2A3 the integers and f32, A5 also f16 and bf16)
+POW_A2A3, POW_A5 = INT_BITWISE + ("f32",), PERMUTE
+#: TSCATTER's index dtypes on the NPUs (docs/isa/TSCATTER.md)
+SCATTER_IDX = ("i16", "i32", "u16", "u32")
 EXPAND_ARITH_A5 = ("f16", "f32", "i16", "i32", "u16", "u32", "bf16", "i8", "u8")
 _EXPAND_CPU = ("f16", "f32", "i16", "i32", "u16", "u32")
 
@@ -228,6 +232,8 @@ _ROWS = [
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tsubrelu", "tlrelu", "tprelu")],  # PTO124
     *[_ew(op, FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL) for op in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")],
     _ew("tpairreducesum", FLOAT_ARITH_NPU, FLOAT_ARITH_NPU, ALL),  # PTO127
+    # ---- TPOW/TPOWS (docs/isa/TPOW.md, TPOWS.md); cpu: TPow.hpp and OP_POWS take every dtype (PTO132)
+    *[_ew(op, POW_A2A3, POW_A5, ALL) for op in ("tpow", "tpows")],
     # ---- TPARTARGMAX/MIN (value, index): docs/isa/TPARTARGMAX.md; cpu: TPartCheck's value types, integer indices
     *[_row(op, ("dstVal", "dstIdx"), _pairs(("f16",), IDX + ("i16", "u16")) | _pairs(("f32",), IDX),
            _pairs(FLOAT_ARITH_NPU, IDX + ("i16", "u16")), _pairs(_PART_CPU, INT_BITWISE))
@@ -249,6 +255,14 @@ _ROWS = [
          _pairs(("f32", "f16", "bf16"), ("i8", "f4e2m1"))),
     # ---- TIMG2COL (docs/isa/TIMG2COL.md "Implementation checks"; cpu asserts none); PTO140
     _ew("timg2col", ("i8", "f16", "bf16", "f32"), ("i8", "u8", "i16", "u16", "i32", "u32", "f16", "bf16", "f32")),
+    # ---- TSCATTER (docs/isa/TSCATTER.md): (dst, indexes), and the mask form's src; cpu: TScatter.hpp (PTO133)
+    _row("tscatter", ("dst", "indexes"), _pairs(PERMUTE, SCATTER_IDX), _pairs(PERMUTE + ("i64", "u64"), SCATTER_IDX),
+         _pairs(ALL, INTS)),
+    _ew("tscatter_mask", PERMUTE, PERMUTE + ("i64", "u64"), tuple(t for t in ALL if DTYPES[t].size in (2, 4))),
+    # ---- MGATHER/MSCATTER (docs/isa/MGATHER.md, MSCATTER.md): (data, indexes); cpu: any integer index (PTO134)
+    *[_row(op, (role, "indexes"), _pairs(PERMUTE, IDX), _pairs(PERMUTE, IDX), _pairs(ALL, INTS))
+      for op, role in (("mgather", "dst"), ("mscatter", "src"))],
+    _ew("mscatter_add", ("i8", "i16", "i32", "f16", "bf16", "f32"), ("i32", "u32", "f32", "f16", "bf16")),
     # ---- TGATHER compare form, src0 (docs/isa/TGATHER.md "Comparison-based Gather Constraints"; PTO43)
     _ew("tgather_compare", ("f32", "f16", "i32"), ("i16", "u16", "i32", "u32", "f16", "f32"),
         ("i16", "u16", "i32", "u32", "f16", "f32")),
@@ -454,7 +468,8 @@ _CPU_ANY_LAYOUT = frozenset({
     "tcmp", "tcmps", "tsel", "tsels", "taxpy",
     "tand", "tor", "txor", "tnot", "tands", "tors", "txors", "tshl", "tshr", "tshls", "tshrs", "tfmod", "tfmods",
     "tsubc", "tsubrelu", "tprelu", "ttrans", "tmuladddst", "tfusedmuladd", "tfusedmuladdrelu",
-    "tadddeqrelu", "tload"})                                        # PTO160
+    "tadddeqrelu", "tload",                                         # PTO160
+    "tpow"})  # TPow.hpp: every layout; TPOWS is row-major only (PTO132)
 
 _CAP_A2A3 = {"vec": 192 * _K, "mat": 512 * _K, "left": 64 * _K, "right": 64 * _K, "acc": 128 * _K,
              "bias": 1 * _K, "scaling": 2 * _K}

@@ -144,7 +144,11 @@ def tmatmul(c: Tile, a: Tile, b: Tile, *, target=None) -> Tile:
     dtypes (c, a, b): (i32, i8, i8), (f32, f16, f16), (f32, f32, f32), (f32, bf16, bf16).
     M, K, N must lie in 1..4095 (rule ``pto.op.range``).
     """
-    op = Op("tmatmul", target)
+    return matmul_into(Op("tmatmul", target), c, a, b)
+
+
+def matmul_into(op: Op, c: Tile, a: Tile, b: Tile) -> Tile:
+    """TMATMUL's work under ``op`` (TGEMV shares it)."""
     return _write(c, *_product(op, c, a, b))
 
 
@@ -155,7 +159,11 @@ def tmatmul_acc(c: Tile, c_in: Tile, a: Tile, b: Tile, *, target=None) -> Tile:
     float32 addition of ``c_in`` (pto-isa include/pto/cpu/TMatmul.hpp); int32
     wraps. c_in is an acc tile of c's type (rule ``pto.tmatmul.acc_in``); it may be c.
     """
-    op = Op("tmatmul_acc", target)
+    return matmul_acc_into(Op("tmatmul_acc", target), c, c_in, a, b)
+
+
+def matmul_acc_into(op: Op, c: Tile, c_in: Tile, a: Tile, b: Tile) -> Tile:
+    """TMATMUL_ACC's work under ``op`` (TGEMV_ACC shares it)."""
     op.tile(c_in, "c_in", "acc")
     if (c_in.dtype, c_in.rows, c_in.cols, c_in.layout) != (c.dtype, c.rows, c.cols, c.layout):
         op.fail(f"c_in must have c's type ({c.dtype} {c.rows}x{c.cols} {c.layout})", "c_in", "pto.tmatmul.acc_in",
@@ -170,7 +178,11 @@ def tmatmul_bias(c: Tile, a: Tile, b: Tile, bias: Tile, *, target=None) -> Tile:
     bias: a ``bias`` tile with one row, row-major, of c's dtype, at least N valid
     columns (rules ``pto.op.loc``, ``pto.tmatmul.bias``, ``pto.op.same_dtype``).
     """
-    op = Op("tmatmul_bias", target)
+    return matmul_bias_into(Op("tmatmul_bias", target), c, a, b, bias)
+
+
+def matmul_bias_into(op: Op, c: Tile, a: Tile, b: Tile, bias: Tile) -> Tile:
+    """TMATMUL_BIAS's work under ``op`` (TGEMV_BIAS shares it)."""
     op.tile(bias, "bias", "bias")
     if bias.rows != 1 or not bias.is_row_major:
         op.fail(f"bias must be a one-row row-major tile, not {bias.rows}x{bias.cols} {bias.layout}", "bias",

@@ -108,13 +108,21 @@ def tmatmul_mx(c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, targe
     Rules: ``pto.op.loc``, ``pto.op.layout``, ``pto.op.dtype``, ``pto.tmatmul.shape``,
     ``pto.op.range``, ``pto.tmatmul_mx.scale`` (a scale tile too small).
     """
-    op = Op("tmatmul_mx", target)
+    return mx_into(Op("tmatmul_mx", target), c, a, a_scale, b, b_scale)
+
+
+def mx_into(op: Op, c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile) -> Tile:
+    """TMATMUL_MX's work under ``op`` (TGEMV_MX shares it)."""
     return _finish(op, c, *_mx(op, c, a, a_scale, b, b_scale))
 
 
 def tmatmul_mx_acc(c: Tile, c_in: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, *, target=None) -> Tile:
     """TMATMUL_MX_ACC (``pto.tmatmul.mx.acc``): ``c = c_in + tmatmul_mx(...)`` (one float32 addition)."""
-    op = Op("tmatmul_mx_acc", target)
+    return mx_acc_into(Op("tmatmul_mx_acc", target), c, c_in, a, a_scale, b, b_scale)
+
+
+def mx_acc_into(op: Op, c: Tile, c_in: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile) -> Tile:
+    """TMATMUL_MX_ACC's work under ``op`` (TGEMV_MX_ACC shares it)."""
     op.tile(c_in, "c_in", "acc")
     op.same_dtype(c, c_in, "c_in", "c")
     acc, M, N = _mx(op, c, a, a_scale, b, b_scale)
@@ -125,7 +133,11 @@ def tmatmul_mx_acc(c: Tile, c_in: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale
 
 def tmatmul_mx_bias(c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, bias: Tile, *, target=None) -> Tile:
     """TMATMUL_MX_BIAS (``pto.tmatmul.mx.bias``): ``tmatmul_mx(...)[i, j] + bias[0, j]`` (f32 bias tile, one row)."""
-    op = Op("tmatmul_mx_bias", target)
+    return mx_bias_into(Op("tmatmul_mx_bias", target), c, a, a_scale, b, b_scale, bias)
+
+
+def mx_bias_into(op: Op, c: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile, bias: Tile) -> Tile:
+    """TMATMUL_MX_BIAS's work under ``op`` (TGEMV_MX_BIAS shares it)."""
     op.tile(bias, "bias", "bias")
     op.same_dtype(c, bias, "bias", "c")
     acc, M, N = _mx(op, c, a, a_scale, b, b_scale)

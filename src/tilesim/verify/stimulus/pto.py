@@ -23,6 +23,7 @@ from ... import formats
 from ...errors import DtypeError, TilesimError
 from ...pto import BlockConfig, ConvTile, Tile
 from ...pto.dtypes import get_dtype
+from ...pto import ops as pto_ops
 from ...pto.ops import OPS as PTO_OPS
 from ...pto.targets import OP_TYPES, get_target
 from ..classes import finish, plan
@@ -66,8 +67,11 @@ _FIXED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "timg2col": ("img2col", ("f16",), ("dtype",)),
     "tquant_mx": ("quant_mx", ("f32", "i8"), ("src", "dst")),
     "tprefetch_async": ("prefetch_async", ("f16",), ("dtype",)),
+    "tscatter": ("scatter", ("f32", "u32"), ("dst", "indexes")),
+    "mgather": ("mgather", ("f32", "u32"), ("dst", "indexes")),
+    "mscatter": ("mscatter", ("f32", "u32"), ("src", "indexes")),
     **{o: ("matmul_mx", ("f32", "f8e4m3", "f8e4m3", "f8e8m0"), ("c", "a", "b", "scale"))
-       for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias")},
+       for o in ("tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias", "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias")},
 }
 
 #: op -> family (the tiles it takes and how they are shaped)
@@ -86,12 +90,14 @@ FAMILY: dict[str, str] = {
     "trems": "scalar", "taddc": "ternary", "taxpy": "axpy",
     **{o: "binary" for o in ("tand", "tor", "txor", "tfmod", "tsubrelu", "tprelu")},  # issue 21
     **{o: "scalar" for o in ("tands", "tors", "txors", "tfmods", "tlrelu")}, "tnot": "unary",
+    "tpow": "binary", "tpows": "scalar",  # PTO132
     "tshl": "shift", "tshr": "shift", "tshls": "shift_scalar", "tshrs": "shift_scalar", "tsubc": "ternary",
     "taddsc": "carry_scalar", "tsubsc": "carry_scalar", "ttrans": "trans",
     "tinterleave": "interleave", "tdeinterleave": "interleave",
     **{o: "binary" for o in ("tmuladddst", "tfusedmuladd", "tfusedmuladdrelu")}, "tpairreducesum": "unary",
     "tpartargmax": "partarg", "tpartargmin": "partarg",
     "tmatmul_acc": "matmul_acc", "tmatmul_bias": "matmul_bias",
+    "tgemv": "matmul", "tgemv_acc": "matmul_acc", "tgemv_bias": "matmul_bias",  # M = 1 (_region, PTO135)
     "tci": "ci", "ttri": "tri", "tdequant": "dequant",
     **{o: _FIXED[o][0] for o in sorted(_FIXED)},
 }
@@ -102,11 +108,12 @@ OPS = tuple(FAMILY)
 _BIT_COPY = frozenset({"row_expand", "col_expand", "fill", "sel", "sels", "load", "store", "cmp", "cmps", "arg",
                        "concat", "pack", "fillpad", "prefetch", "print", "move", "gather", "histogram", "sort32",
                        "random", "ci", "tri", "mrgsort", "partarg", "reshape", "subview", "gatherb", "img2col",
-                       "prefetch_async"})
+                       "prefetch_async", "scatter", "mgather", "mscatter"})
 
 #: the dtype-table row of each op (arg ops share theirs)
 _TABLE = {**{o: o for o in FAMILY}, "trowargmax": "trowarg", "trowargmin": "trowarg",
-          "tcolargmax": "tcolarg", "tcolargmin": "tcolarg", "tmatmul_acc": "tmatmul", "tmatmul_bias": "tmatmul"}
+          "tcolargmax": "tcolarg", "tcolargmin": "tcolarg", "tmatmul_acc": "tmatmul", "tmatmul_bias": "tmatmul",
+          **{o: "tmatmul" for o in ("tgemv", "tgemv_acc", "tgemv_bias")}}
 
 
 def _cols(dt) -> int:
@@ -160,7 +167,7 @@ def _signature(op: str, target, dtype: str | None) -> tuple[str, ...]:
 def _build(op: str, sig: tuple[str, ...], vr: int, vc: int, target) -> _Call:
     """Fresh tiles for ``op`` with region (vr, vc) and the call that runs it."""
     fam = FAMILY[op]
-    fn = PTO_OPS[op]
+    fn = PTO_OPS[op] if op in PTO_OPS else getattr(pto_ops, op)  # MGATHER/MSCATTER: Python only
     d = sig[0]
     C = _cols(d)
 
@@ -330,6 +337,18 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         nb = C * get_dtype(d).size // 32
         off.bits[:, :nb] = (R * nb - 1 - np.arange(R * nb).reshape(R, nb)) * 32
         return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, off, target=target))
+    if fam in ("mgather", "mscatter"):  # the global table carried as a tile; indexes reverse its elements (PTO134)
+        tile, table = t(d, R, C, (vr, vc)), t(d, R, C, (R, C))
+        idx = t(sig[1], R, C, (vr, vc))
+        idx.bits[...] = R * C - 1 - np.arange(R * C).reshape(R, C)
+        if fam == "mgather":
+            return _Call({"src": table, "dst": tile}, ("dst",),
+                         lambda v=None: fn(tile, table.bits.view(get_dtype(d).lane), idx, target=target))
+        return _Call({"src": tile, "dst": table}, ("dst",), lambda v=None: fn(table.bits, tile, idx, target=target))
+    if fam == "scatter":      # src's valid rows to dst's rows in reverse order, an index per element (PTO133)
+        src, dst, idx = t(d, R, C, (vr, vc)), t(d, R, C, (R, C)), t(sig[1], R, C, (vr, vc))
+        idx.bits[:vr, :vc] = (R - 1 - np.arange(vr))[:, None]
+        return _Call({"src": src, "dst": dst}, ("dst",), lambda v=None: fn(dst, src, idx, target=target))
     if fam == "axpy":
         cols = max(_cols(sig[0]), _cols(sig[1]))
         src, dst = t(sig[0], R, cols, (vr, vc)), t(sig[1], R, cols, (vr, vc))
@@ -454,9 +473,9 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
         scale = {k: lambda rng, shape: rng.integers(110, 140, size=shape, dtype=np.uint8)
                  for k in ("a_scale", "b_scale")}
         tiles = {"a": a, "a_scale": sa, "b": b, "b_scale": sb}
-        if op == "tmatmul_mx":
+        if op in ("tmatmul_mx", "tgemv_mx"):
             return _Call({**tiles, "dst": c}, ("dst",), lambda v=None: fn(c, a, sa, b, sb, target=target), fills=scale)
-        if op == "tmatmul_mx_acc":
+        if op in ("tmatmul_mx_acc", "tgemv_mx_acc"):
             c_in = Tile("acc", c_dt, 16, 16, valid=(vr, vc), blayout="col_major", slayout="row_major", fractal=1024)
             return _Call({"c_in": c_in, **tiles, "dst": c}, ("dst",),
                          lambda v=None: fn(c, c_in, a, sa, b, sb, target=target), fills=scale)
@@ -475,6 +494,8 @@ def _acc_insert(target) -> bool:
 def _region(op: str, sig, target) -> tuple[int, int]:
     """The full region (rows, cols) of the op's main tile."""
     fam = FAMILY[op]
+    if op.startswith("tgemv"):  # one row of A (PTO135)
+        return 1, 16
     if fam.startswith("matmul") or fam in ("window_fp", "store_fp", "move_fp") or (
             op == "tinsert" and _acc_insert(target)):
         return 16, 16
@@ -538,7 +559,7 @@ def generate(op: str, *, n: int, seed: int, min_per_class: int, dtype: str | Non
         if cls == "partial_valid":
             fam = FAMILY[op]
             vr = int(rng.integers(1, full[0] - 1, endpoint=True)) if not fam.startswith("matmul") \
-                else int(rng.integers(1, 15))
+                else int(rng.integers(1, 15)) if full[0] > 1 else 1                  # TGEMV: M = 1
             vc = int(rng.integers(1, full[1] - 1, endpoint=True)) if fam not in ("row_expand_binary",) else vc
         c = _build(op, sig, vr, vc, prof.name)
         t: set[str] = {cls} - {"random"}
