@@ -41,6 +41,7 @@ import numpy as np
 
 from .. import formats
 from ..errors import SpecGapError
+from . import jit
 from .dtypes import DType, get_dtype
 
 __all__ = [
@@ -153,33 +154,49 @@ _DEC = {
 }
 
 
+_DT_F32 = get_dtype("f32")
 _F64 = {"exp": np.exp, "log": np.log, "rsqrt": lambda v: 1.0 / np.sqrt(v)}
-#: f64 bit fields for the f32 certificate: the 29 bits rounding to f32 drops, and their midpoint
-_LOW29, _HALF29 = U64((1 << 29) - 1), 1 << 28
-_NEAR = 1 << 5  # f64 ulps from the midpoint counted as near (2**-48 to 2**-47 relative; decision PTO105)
-_SHIFT29 = U64((1 << 29) - _HALF29 + _NEAR)
+
+
+def _f64_result(name: str, x: np.ndarray) -> np.ndarray:
+    """numpy's float64 exp, log or 1/sqrt of f32 or float64 values (f32 widened exactly inside the ufunc)."""
+    if name == "rsqrt":
+        y = np.sqrt(x, dtype=np.float64)
+        return np.divide(1.0, y, out=y)
+    return _F64[name](x, dtype=np.float64)
 
 
 def _transcendental(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
     """Correctly rounded exp/log/rsqrt of exact float64 (or, for f32, float32) inputs (see the module docstring).
 
     For f32, float64 results that are normal f32 numbers more than 32 f64 ulps from a rounding boundary are
-    rounded by numpy's cast (decision PTO105); the other lanes take the exact path.
+    rounded by a cast (decision PTO105); the other lanes take the exact path.
     """
     if dt.name != "f32":
         return _transcendental_exact(name, x, dt, flush)
+    return _certified(name, x, None)[0]
+
+
+def _certified(name: str, x: np.ndarray, out: np.ndarray | None) -> tuple[np.ndarray, int]:
+    """(f32 lanes of :func:`_transcendental`, written into ``out`` if given; how many lanes took the exact path):
+    :func:`tilesim.pto.jit.certify` rounds the lanes it vouches for in one pass."""
     with np.errstate(all="ignore"):
-        x = np.asarray(x, np.float64)  # f32 values widen here, signaling NaNs quietly
-        y = _F64[name](x)
-        r = y.astype(np.float32)
-        ay = np.abs(y)
-    # near: the dropped bits within 2**9 of their midpoint (the modular shift puts that window at 0..2**10)
-    near = ((y.view(np.uint64) + _SHIFT29) & _LOW29) <= U64(2 * _NEAR)
-    unsure = near | ~((ay >= 2.0 ** -126) & (ay < 2.0 ** 128))  # f32 subnormals, zero, overflow, NaN: exact
-    out = r.view(np.uint32)
-    if unsure.any():
-        out[unsure] = _transcendental_exact(name, x[unsure], dt, flush)
-    return out
+        y = _f64_result(name, x).reshape(-1)  # f32 values widen here, signaling NaNs quietly
+    flat = out is not None and out.flags.c_contiguous
+    r = out.reshape(-1) if flat else np.empty(y.size, np.uint32)
+    n = jit.certify(y, y.view(np.uint64), r)
+    if n:
+        with np.errstate(all="ignore"):
+            ay = np.abs(y)
+            # near: the dropped bits within 2**5 f64 ulps of their midpoint (the modular shift puts that window at
+            # 0..2**6); f32 subnormals, zero, overflow, NaN: exact
+            near = ((y.view(np.uint64) + jit.SHIFT29) & jit.LOW29) <= jit.NEAR29
+            unsure = near | ~((ay >= jit.TINY) & (ay < jit.HUGE))
+            r[unsure] = _transcendental_exact(name, np.asarray(x, np.float64).reshape(-1)[unsure], _DT_F32, False)
+    r = r.reshape(np.shape(x))
+    if out is not None and not flat:
+        out[...] = r
+    return r, n
 
 
 def _transcendental_exact(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
@@ -298,7 +315,6 @@ def check_divisor(x: np.ndarray, y: np.ndarray, dt: DType, instruction: str, *, 
                                instruction=instruction, operand="divisor", rule="pto.op.div_overflow", value=-1)
 
 
-_DT_F32 = get_dtype("f32")
 _F32_ARITH = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "sqrt": np.sqrt,
               "recip": np.reciprocal}
 _F32_SELECT = {"max": np.maximum, "min": np.minimum}
@@ -312,45 +328,47 @@ def _f32_operand(lanes: np.ndarray):
 
 
 def fast_f32(op: str, a: np.ndarray, b: np.ndarray | None = None, out: np.ndarray | None = None,
-             nan_mode: str = "first"):
+             nan_mode: str = "first", x86: bool = False):
     """f32 lanes of ``a op b`` (add, sub, mul, div; max and min under the ``first`` NaN rule) or ``op(a)``
-    (sqrt, recip from numpy's float32 kernel; exp, log, rsqrt from :func:`_transcendental`), without flushing, written into ``out`` if given; ``None`` when a result lane is NaN, whose payload the
-    exact path decides, or for max/min a zero (``out`` may then hold anything). ``out`` must not overlap ``a``
-    or ``b``."""
-    x, y = _f32_operand(a), None if b is None else _f32_operand(b)
-    if op in _F32_SELECT:  # "first" rule; numpy's max/min is it unless a lane is NaN or zero (+-0 ties)
-        if nan_mode != "first":
+    (sqrt, recip, neg, relu under the ``first`` rule, and with ``x86`` abs as x86 computes it:
+    :func:`tilesim.pto.jit.run`; exp, log, rsqrt from :func:`_transcendental`), without flushing, written into
+    ``out`` if given; ``None`` when a result lane is NaN, whose payload the exact path decides, or the op is not
+    covered (``out`` may then hold anything). ``out`` must not overlap ``a`` or ``b``."""
+    if (op in _F32_SELECT or op == "relu") and nan_mode != "first" or op == "abs" and not x86:
+        return None
+    if op in _F64:  # a NaN result is never certified: look for one only where the exact path ran
+        r, n = _certified(op, a.view(np.float32), out)
+        return None if n and np.isnan(r.view(np.float32).max()) else r
+    if out is None:
+        out = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), np.uint32)
+    done = jit.run(op, a, b, out)
+    if done is None:  # a layout the kernels do not take: numpy's kernel, then one pass for NaNs
+        x, y, o = _f32_operand(a), None if b is None else _f32_operand(b), out.view(np.float32)
+        if op in ("abs", "neg", "relu"):
             return None
-        o = None if out is None else out.view(np.float32)
-        r = _F32_SELECT[op](x, y, out=o)
-        if r.size and (r == 0).any():
-            return None
-    elif op in _F64:
-        r = _transcendental(op, a.view(np.float32), _DT_F32, False).view(np.float32)
-        if out is not None:
-            out.view(np.float32)[...] = r
-    else:
-        f = _F32_ARITH[op]
-        o = None if out is None else out.view(np.float32)
+        f = _F32_ARITH.get(op) or _F32_SELECT[op]
         with np.errstate(all="ignore"):
             r = f(x, out=o) if b is None else f(x, y, out=o)
-    if r.size and np.isnan(r.max()):  # max propagates NaN: one cheap pass finds any
-        return None
-    return r.view(np.uint32)
+        if op in _F32_SELECT and r.size and (r == 0).any():
+            return None
+        done = not (r.size and np.isnan(r.max()))
+    return out if done else None
 
 
-def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray, nan_mode: str = "first") -> bool:
-    """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` may overlap a source);
-    False, with ``out`` unspecified, when the exact path must decide (NaN results, or ``op`` not covered)."""
-    if op not in _F32_ARITH and op not in _F64 and op not in _F32_SELECT:
+def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray, nan_mode: str = "first",
+                  x86: bool = False) -> bool:
+    """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` overlaps a source, which
+    the exact path may still need); False, with ``out`` unspecified, when the exact path must decide (NaN results, or ``op``
+    not covered)."""
+    if op not in jit.OPS and op not in _F64:
         return False
-    if np.may_share_memory(out, a) or (b is not None and np.may_share_memory(out, b)):
-        r = fast_f32(op, a, b, nan_mode=nan_mode)
+    if any(x is not None and np.may_share_memory(out, x) for x in (a, b)):
+        r = fast_f32(op, a, b, nan_mode=nan_mode, x86=x86)
         if r is None:
             return False
         out[...] = r
         return True
-    return fast_f32(op, a, b, out, nan_mode) is not None
+    return fast_f32(op, a, b, out, nan_mode, x86) is not None
 
 
 def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",

@@ -133,7 +133,8 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     R, C = dst.valid
     p = op.prof
     if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, src.valid_bits, None,
-                                                                              dst.valid_bits):
+                                                                              dst.valid_bits, p.nan_mode,
+                                                                              p.x86_nans):
         return dst
     if dst.dtype.is_int and kind in ("log", "recip"):  # cpu only (the dtype tables): C++ on integers, PTO121
         if kind == "recip":

@@ -1,0 +1,321 @@
+"""numba kernels of the ``cpu`` target's f32 fast paths: one pass over a tile, no temporaries.
+
+Each kernel computes what the numpy reference computes (:mod:`tilesim.pto.numerics`,
+:mod:`tilesim.pto.ops.reduce`), in the same IEEE float32 operations and the same
+order, so the bits agree wherever the kernel answers:
+
+- :func:`run`: ``+ - * /``, ``sqrt``, ``1/x``, the ``first`` NaN rule's max,
+  min and relu (``a < b ? b : a``, which keeps the chosen operand's bits, NaN
+  payloads and zero signs included), x86's abs (``x < 0 ? -x : x``) and neg as
+  bit operations. The arithmetic ones report a NaN result, whose payload the
+  caller's exact path decides.
+- :func:`rowsum`: TROWSUM in the CPU simulator's vectorised order (two 4-lane
+  partial sums over each 8 columns, then the lanes, then the remainder; PTO91).
+- :func:`sequential`: a sum or product from +0 or 1, element after element
+  (TCOLSUM, TROWPROD, TCOLPROD of f32).
+- :func:`certify`: float64 results of exp, log and 1/sqrt rounded to f32 where
+  the certificate of decision PTO105 holds; the other lanes are returned for
+  the exact path.
+
+LLVM keeps IEEE semantics here (no fast-math): it vectorises only across
+independent lanes and never reorders a sum. Operands are 2-D with contiguous rows
+(a tile's valid region, or a broadcast row, column or scalar): :func:`rows` turns
+each into a flat buffer, a row step and a column step (0 where broadcast), so that
+one compiled kernel serves every shape. ``tests/pto/test_jit.py`` and
+``tests/pto/test_fast_paths.py`` hold every kernel to the numpy reference.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from numpy.lib.stride_tricks import as_strided
+
+__all__ = ["OPS", "rows", "run", "rowsum", "sequential", "certify", "LOW29", "NEAR29", "SHIFT29", "TINY", "HUGE"]
+
+_kernel = njit(cache=True, nogil=True, error_model="numpy")
+_inline = njit(cache=True, error_model="numpy", inline="always")
+
+
+def rows(x: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, int, int] | None:
+    """(flat buffer, row step, column step) of a 0-, 1- or 2-D array broadcast to ``shape``, in elements (a step
+    is 0 where the array broadcasts); None when its rows are not contiguous. The buffer is a view."""
+    R, C = shape
+    if x.ndim == 2:
+        r, c = x.shape
+    elif x.ndim < 2:
+        r, c = 1, x.size
+    else:
+        return None
+    if x.flags.c_contiguous:
+        if r in (1, R) and c in (1, C):
+            return x.reshape(-1), C if r > 1 else 0, int(c > 1)
+        return None
+    size = x.itemsize
+    if x.ndim != 2 or r not in (1, R) or c not in (1, C) or (c > 1 and x.strides[1] != size) or x.strides[0] % size:
+        return None
+    s0 = x.strides[0] // size if r > 1 else 0
+    return as_strided(x, shape=((r - 1) * s0 + c,), strides=(size,)), s0, int(c > 1)
+
+
+# ------------------------------------------------------------ element-wise
+@_inline
+def _add(x, y):
+    return x + y
+
+
+@_inline
+def _sub(x, y):
+    return x - y
+
+
+@_inline
+def _mul(x, y):
+    return x * y
+
+
+@_inline
+def _div(x, y):
+    return x / y
+
+
+@_inline
+def _max(x, y):
+    return y if x < y else x
+
+
+@_inline
+def _min(x, y):
+    return y if y < x else x
+
+
+@_inline
+def _loops(f, a, sa, ca, b, sb, cb, out, so, R, C):
+    """``out = f(a, b)`` row by row, one loop for each way the operands broadcast (so that each vectorises);
+    True when a result is NaN."""
+    nan = False
+    for i in range(R):
+        o = out[i * so:i * so + C]
+        if ca and cb:
+            x, y = a[i * sa:i * sa + C], b[i * sb:i * sb + C]
+            for j in range(C):
+                r = f(x[j], y[j])
+                o[j] = r
+                nan |= r != r
+        elif ca:
+            x, t = a[i * sa:i * sa + C], b[i * sb]
+            for j in range(C):
+                r = f(x[j], t)
+                o[j] = r
+                nan |= r != r
+        elif cb:
+            t, y = a[i * sa], b[i * sb:i * sb + C]
+            for j in range(C):
+                r = f(t, y[j])
+                o[j] = r
+                nan |= r != r
+        else:
+            r = f(a[i * sa], b[i * sb])
+            for j in range(C):
+                o[j] = r
+            nan |= r != r
+    return nan
+
+
+# One kernel per op (one taking the op as an argument does not vectorise); each compiles on its first use.
+@_kernel
+def _add_k(a, sa, ca, b, sb, cb, out, so, R, C):
+    return _loops(_add, a, sa, ca, b, sb, cb, out, so, R, C)
+
+
+@_kernel
+def _sub_k(a, sa, ca, b, sb, cb, out, so, R, C):
+    return _loops(_sub, a, sa, ca, b, sb, cb, out, so, R, C)
+
+
+@_kernel
+def _mul_k(a, sa, ca, b, sb, cb, out, so, R, C):
+    return _loops(_mul, a, sa, ca, b, sb, cb, out, so, R, C)
+
+
+@_kernel
+def _div_k(a, sa, ca, b, sb, cb, out, so, R, C):
+    return _loops(_div, a, sa, ca, b, sb, cb, out, so, R, C)
+
+
+@_kernel
+def _max_k(a, sa, ca, b, sb, cb, out, so, R, C):
+    return _loops(_max, a, sa, ca, b, sb, cb, out, so, R, C)
+
+
+@_kernel
+def _min_k(a, sa, ca, b, sb, cb, out, so, R, C):
+    return _loops(_min, a, sa, ca, b, sb, cb, out, so, R, C)
+
+
+@_kernel
+def _sqrt_k(a, sa, ca, out, so, R, C):
+    nan = False
+    for i in range(R):
+        x, o = a[i * sa:i * sa + C], out[i * so:i * so + C]
+        for j in range(C):
+            r = math.sqrt(x[j])
+            o[j] = r
+            nan |= r != r
+    return nan
+
+
+_SIGN = np.uint32(0x80000000)
+_NEG_LO, _NEG_SPAN = np.uint32(0x80000001), np.uint32(0x7F800000)  # codes 0x80000001..0xFF800000: x < 0
+
+
+@_kernel
+def _abs_k(a, sa, ca, out, so, R, C):
+    """x86's ``x < 0 ? -x : x`` on f32 codes: the sign flipped where x < 0 (not on -0 or a NaN)."""
+    for i in range(R):
+        x, o = a[i * sa:i * sa + C], out[i * so:i * so + C]
+        for j in range(C):
+            o[j] = x[j] ^ (_SIGN if np.uint32(x[j] - _NEG_LO) < _NEG_SPAN else np.uint32(0))
+    return False
+
+
+@_kernel
+def _neg_k(a, sa, ca, out, so, R, C):
+    for i in range(R):
+        x, o = a[i * sa:i * sa + C], out[i * so:i * so + C]
+        for j in range(C):
+            o[j] = x[j] ^ _SIGN
+    return False
+
+
+#: op -> (kernel, whether it reads f32 codes rather than float32 values); the unary kernels take full operands
+_OPS = {"add": (_add_k, False), "sub": (_sub_k, False), "mul": (_mul_k, False), "div": (_div_k, False),
+        "max": (_max_k, False), "min": (_min_k, False), "sqrt": (_sqrt_k, False), "abs": (_abs_k, True),
+        "neg": (_neg_k, True)}
+#: unary ops that are a binary kernel with a constant operand (and whether it comes first): ``1 / x``, and
+#: relu's ``max(x, +0)`` under the ``first`` rule
+_WITH_CONSTANT = {"recip": ("div", np.ones(1, np.float32), True), "relu": ("max", np.zeros(1, np.float32), False)}
+#: every op :func:`run` takes
+OPS = frozenset(_OPS) | frozenset(_WITH_CONSTANT)
+
+
+def run(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool | None:
+    """``out = a (op) b`` or ``op(a)`` on f32 lanes (uint32 codes; ``a`` and ``b`` broadcast to ``out``'s shape,
+    which has at most 2 dimensions). Returns False when a result is NaN (``out`` then holds some NaN there: the
+    caller's exact path decides its payload), None when an operand's layout is not one the kernels take
+    (nothing written), else True. ``out`` must not overlap ``a`` or ``b`` unless it is the same array."""
+    if op in _WITH_CONSTANT:
+        op, c, first = _WITH_CONSTANT[op]
+        a, b = (c, a) if first else (a, c)
+    kernel, codes = _OPS[op]
+    shape = out.shape if out.ndim == 2 else (1, out.size) if out.ndim < 2 else None
+    if shape is None or out.dtype != np.uint32:
+        return None
+    o = rows(out if codes else out.view(np.float32), shape)
+    x = rows(a if codes else _values(a), shape)
+    if b is None:
+        if o is None or x is None or not x[2]:
+            return None
+        return not kernel(*x, o[0], o[1], *shape)
+    y = rows(_values(b), shape)
+    if o is None or x is None or y is None:
+        return None
+    return not kernel(*x, *y, o[0], o[1], *shape)
+
+
+def _values(x: np.ndarray) -> np.ndarray:
+    """float32 values of f32 lanes (uint32 codes, or already float32)."""
+    return x.view(np.float32)
+
+
+# --------------------------------------------------------------- reduces
+@_kernel
+def rowsum(x, sx, out, R, C):
+    """TROWSUM of R x C f32 lanes in the CPU simulator's vectorised order, into ``out`` (R f32); True when a
+    sum is NaN."""
+    nan = False
+    m = C // 8 * 8
+    zero = np.float32(0)
+    p = np.zeros(8, np.float32)
+    for i in range(R):
+        base = i * sx
+        for lane in range(8):
+            p[lane] = zero
+        for k in range(0, m, 8):
+            for lane in range(8):
+                p[lane] = p[lane] + x[base + k + lane]
+        acc = zero
+        if m:
+            acc = (((p[0] + p[4]) + (p[1] + p[5])) + (p[2] + p[6])) + (p[3] + p[7])
+        for j in range(m, C):
+            acc = acc + x[base + j]
+        out[i] = acc
+        nan |= acc != acc
+    return nan
+
+
+_BLOCK = 16  # rows a row product runs side by side (independent chains)
+
+
+@_kernel
+def sequential(prod, x, sx, out, R, C, axis):
+    """Sum (``prod`` False, from +0) or product (from 1) of R x C f32 lanes along ``axis``, element after element
+    in index order, into ``out`` (f32, one per line); True when a result is NaN."""
+    start = np.float32(1) if prod else np.float32(0)
+    nan = False
+    if axis == 0:
+        for j in range(C):
+            out[j] = start
+        for i in range(R):
+            base = i * sx
+            if prod:
+                for j in range(C):
+                    out[j] = out[j] * x[base + j]
+            else:
+                for j in range(C):
+                    out[j] = out[j] + x[base + j]
+        for j in range(C):
+            nan |= out[j] != out[j]
+        return nan
+    acc = np.empty(_BLOCK, np.float32)
+    for i0 in range(0, R, _BLOCK):
+        n = min(_BLOCK, R - i0)
+        for r in range(n):
+            acc[r] = start
+        for j in range(C):
+            if prod:
+                for r in range(n):
+                    acc[r] = acc[r] * x[(i0 + r) * sx + j]
+            else:
+                for r in range(n):
+                    acc[r] = acc[r] + x[(i0 + r) * sx + j]
+        for r in range(n):
+            out[i0 + r] = acc[r]
+            nan |= acc[r] != acc[r]
+    return nan
+
+
+# ----------------------------------------------------------- exp, log, 1/sqrt
+#: the certificate's float64 bit fields: the 29 bits a cast to f32 drops; a modular shift that puts the window of
+#: 2**5 ulps either side of their midpoint at 0..NEAR29 (decision PTO105); the normal f32 range
+LOW29, NEAR29 = np.uint64((1 << 29) - 1), np.uint64(1 << 6)
+SHIFT29 = np.uint64((1 << 29) - (1 << 28) + (1 << 5))
+TINY, HUGE = 2.0 ** -126, 2.0 ** 128
+
+
+@_kernel
+def certify(y, ybits, out):
+    """f32 codes of float64 results ``y`` (1-D; ``ybits`` their uint64 view) rounded to f32 into ``out``, where the certificate of decision
+    PTO105 holds: a normal f32 result whose dropped 29 bits lie more than 32 float64 ulps from their midpoint.
+    Returns how many lanes fail it (their ``out`` lanes are then to be replaced by the exact path)."""
+    bad = 0
+    o = out.view(np.float32)
+    for i in range(y.size):
+        v = y[i]
+        o[i] = np.float32(v)
+        a = abs(v)
+        near = ((ybits[i] + SHIFT29) & LOW29) <= NEAR29
+        bad += near | (not (a >= TINY and a < HUGE))
+    return bad
