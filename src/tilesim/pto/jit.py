@@ -51,7 +51,7 @@ def rows(x: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, int, int] |
         return None
     if x.flags.c_contiguous:
         if r in (1, R) and c in (1, C):
-            return x.reshape(-1), C if r > 1 else 0, int(c > 1)
+            return x.reshape(-1), c if r > 1 else 0, int(c > 1)
         return None
     size = x.itemsize
     if x.ndim != 2 or r not in (1, R) or c not in (1, C) or (c > 1 and x.strides[1] != size) or x.strides[0] % size:
@@ -233,67 +233,58 @@ def _values(x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------- reduces
 @_kernel
 def rowsum(x, sx, out, R, C):
-    """TROWSUM of R x C f32 lanes in the CPU simulator's vectorised order, into ``out`` (R f32); True when a
-    sum is NaN."""
+    """TROWSUM of R x C f32 values (:func:`rows` of them: buffer, row step) in the CPU simulator's vectorised
+    order, into ``out`` (R f32); True when a sum is NaN. (Offsets are unsigned: numba then adds no negative-index
+    test to each load, and LLVM vectorises the 8 partial sums.)"""
     nan = False
     m = C // 8 * 8
-    zero = np.float32(0)
-    p = np.zeros(8, np.float32)
+    z, u8 = np.float32(0), np.uint64(8)
     for i in range(R):
-        base = i * sx
-        for lane in range(8):
-            p[lane] = zero
-        for k in range(0, m, 8):
-            for lane in range(8):
-                p[lane] = p[lane] + x[base + k + lane]
-        acc = zero
-        if m:
-            acc = (((p[0] + p[4]) + (p[1] + p[5])) + (p[2] + p[6])) + (p[3] + p[7])
+        a = np.uint64(i) * np.uint64(sx)
+        p0 = p1 = p2 = p3 = p4 = p5 = p6 = p7 = z
+        for k in range(m // 8):
+            o = a + np.uint64(k) * u8
+            p0, p1, p2, p3 = p0 + x[o], p1 + x[o + np.uint64(1)], p2 + x[o + np.uint64(2)], p3 + x[o + np.uint64(3)]
+            p4, p5 = p4 + x[o + np.uint64(4)], p5 + x[o + np.uint64(5)]
+            p6, p7 = p6 + x[o + np.uint64(6)], p7 + x[o + np.uint64(7)]
+        acc = (((p0 + p4) + (p1 + p5)) + (p2 + p6)) + (p3 + p7) if m else z
         for j in range(m, C):
-            acc = acc + x[base + j]
+            acc = acc + x[a + np.uint64(j)]
         out[i] = acc
         nan |= acc != acc
     return nan
 
 
-_BLOCK = 16  # rows a row product runs side by side (independent chains)
-
-
 @_kernel
 def sequential(prod, x, sx, out, R, C, axis):
-    """Sum (``prod`` False, from +0) or product (from 1) of R x C f32 lanes along ``axis``, element after element
-    in index order, into ``out`` (f32, one per line); True when a result is NaN."""
+    """Sum (``prod`` False, from +0) or product (from 1) of R x C f32 values (:func:`rows` of them) along
+    ``axis``, element after element in index order, into ``out`` (f32, one per line); True when one is NaN."""
     start = np.float32(1) if prod else np.float32(0)
     nan = False
     if axis == 0:
-        for j in range(C):
-            out[j] = start
+        out[:] = start
         for i in range(R):
-            base = i * sx
+            v = x[i * sx:i * sx + C]
             if prod:
                 for j in range(C):
-                    out[j] = out[j] * x[base + j]
+                    out[j] = out[j] * v[j]
             else:
                 for j in range(C):
-                    out[j] = out[j] + x[base + j]
+                    out[j] = out[j] + v[j]
         for j in range(C):
             nan |= out[j] != out[j]
         return nan
-    acc = np.empty(_BLOCK, np.float32)
-    for i0 in range(0, R, _BLOCK):
-        n = min(_BLOCK, R - i0)
-        for r in range(n):
-            acc[r] = start
-        for j in range(C):
-            if prod:
-                for r in range(n):
-                    acc[r] = acc[r] * x[(i0 + r) * sx + j]
-            else:
-                for r in range(n):
-                    acc[r] = acc[r] + x[(i0 + r) * sx + j]
-        for r in range(n):
-            out[i0 + r] = acc[r]
-            nan |= acc[r] != acc[r]
+    for i in range(R):  # unsigned offsets, as in rowsum
+        a = np.uint64(i) * np.uint64(sx)
+        acc = start
+        if prod:
+            for j in range(C):
+                acc = acc * x[a + np.uint64(j)]
+        else:
+            for j in range(C):
+                acc = acc + x[a + np.uint64(j)]
+        out[i] = acc
+        nan |= acc != acc
     return nan
 
 
