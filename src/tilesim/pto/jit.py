@@ -197,14 +197,16 @@ _OPS = {"add": (_add_k, False), "sub": (_sub_k, False), "mul": (_mul_k, False), 
 #: unary ops that are a binary kernel with a constant operand (and whether it comes first): ``1 / x``, and
 #: relu's ``max(x, +0)`` under the ``first`` rule
 _WITH_CONSTANT = {"recip": ("div", np.ones(1, np.float32), True), "relu": ("max", np.zeros(1, np.float32), False)}
+#: ops that select an operand's bits: their NaN results are final
+_SELECTS = ("max", "min")
 #: every op :func:`run` takes
 OPS = frozenset(_OPS) | frozenset(_WITH_CONSTANT)
 
 
 def run(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool | None:
     """``out = a (op) b`` or ``op(a)`` on f32 lanes (uint32 codes; ``a`` and ``b`` broadcast to ``out``'s shape,
-    which has at most 2 dimensions). Returns False when a result is NaN (``out`` then holds some NaN there: the
-    caller's exact path decides its payload), None when an operand's layout is not one the kernels take
+    which has at most 2 dimensions). Returns False when an arithmetic result is NaN (``out`` then holds some NaN
+    there: the caller's exact path decides its payload), None when an operand's layout is not one the kernels take
     (nothing written), else True. ``out`` must not overlap ``a`` or ``b`` unless it is the same array."""
     if op in _WITH_CONSTANT:
         op, c, first = _WITH_CONSTANT[op]
@@ -222,7 +224,7 @@ def run(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool |
     y = rows(_values(b), shape)
     if o is None or x is None or y is None:
         return None
-    return not kernel(*x, *y, o[0], o[1], *shape)
+    return not kernel(*x, *y, o[0], o[1], *shape) or op in _SELECTS
 
 
 def _values(x: np.ndarray) -> np.ndarray:
