@@ -300,9 +300,10 @@ TINY, HUGE = 2.0 ** -126, 2.0 ** 128
 
 @_kernel
 def certify(y, ybits, out):
-    """f32 codes of float64 results ``y`` (1-D; ``ybits`` their uint64 view) rounded to f32 into ``out``, where the certificate of decision
-    PTO105 holds: a normal f32 result whose dropped 29 bits lie more than 32 float64 ulps from their midpoint.
-    Returns how many lanes fail it (their ``out`` lanes are then to be replaced by the exact path)."""
+    """f32 codes of float64 results ``y`` (1-D; ``ybits`` their uint64 view) rounded to f32 into ``out``, where
+    the certificate of decision PTO105 holds (a normal f32 result whose dropped 29 bits lie more than 32 float64
+    ulps from their midpoint), or the result is 0 or at least 2**128 in magnitude (PTO170). Returns how many
+    lanes fail it (their ``out`` lanes are then to be replaced by the exact path)."""
     bad = 0
     o = out.view(np.float32)
     for i in range(y.size):
@@ -310,5 +311,5 @@ def certify(y, ybits, out):
         o[i] = np.float32(v)
         a = abs(v)
         near = ((ybits[i] + SHIFT29) & LOW29) <= NEAR29
-        bad += near | (not (a >= TINY and a < HUGE))
+        bad += (near or not (a >= TINY and a < HUGE)) and not (a == 0 or a >= HUGE)
     return bad

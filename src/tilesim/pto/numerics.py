@@ -189,9 +189,9 @@ def _certified(name: str, x: np.ndarray, out: np.ndarray | None) -> tuple[np.nda
         with np.errstate(all="ignore"):
             ay = np.abs(y)
             # near: the dropped bits within 2**5 f64 ulps of their midpoint (the modular shift puts that window at
-            # 0..2**6); f32 subnormals, zero, overflow, NaN: exact
+            # 0..2**6); f32 subnormals, the overflow boundary, NaN: exact; a zero or a value past 2**128: the cast
             near = ((y.view(np.uint64) + jit.SHIFT29) & jit.LOW29) <= jit.NEAR29
-            unsure = near | ~((ay >= jit.TINY) & (ay < jit.HUGE))
+            unsure = (near | ~((ay >= jit.TINY) & (ay < jit.HUGE))) & ~((ay == 0) | (ay >= jit.HUGE))
             r[unsure] = _transcendental_exact(name, np.asarray(x, np.float64).reshape(-1)[unsure], _DT_F32, False)
     r = r.reshape(np.shape(x))
     if out is not None and not flat:
