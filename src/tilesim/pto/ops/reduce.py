@@ -72,7 +72,7 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
         key = bits.view(dt.np)
     if axis == 1 and need_index:  # numpy's argmax/argmin: the first extreme, or the first NaN (one pass)
         idx = _ARG[kind](key, axis=1)
-        ext = np.take_along_axis(key, idx[:, None], 1)[:, 0]
+        ext = key[np.arange(key.shape[0]), idx]
     else:
         idx, ext = None, _REDUCE[kind](key, axis=axis)  # NaN-propagating
     special = None
@@ -557,16 +557,21 @@ def tcolprod(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> T
 # -------------------------------------------------------------- arg ops
 def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, target):
     op = Op(name, target)
-    op.tile(src, "src")
-    op.tile(dst_idx, "dst_idx")
-    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+
+    def checks():  # those that read only the operands' types (ND_VC1 reads a valid shape: below)
+        op.tile(src, "src")
+        op.tile(dst_idx, "dst_idx")
+        op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+        if dst_val is not None:
+            op.tile(dst_val, "dst_val")
+            op.same_dtype(src, dst_val, "dst_val", "src")
+        op.dtypes("trowarg_val" if dst_val is not None else "trowarg", (src.dtype, dst_idx.dtype),
+                  ("src", "dst_idx"))
+        op.tmp(tmp, src)
+    op.static((src, dst_idx, dst_val, tmp), checks)
     op.layout(dst_idx, "dst_idx", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
     if dst_val is not None:
-        op.tile(dst_val, "dst_val")
         op.layout(dst_val, "dst_val", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
-        op.same_dtype(src, dst_val, "dst_val", "src")
-    op.dtypes("trowarg_val" if dst_val is not None else "trowarg", (src.dtype, dst_idx.dtype), ("src", "dst_idx"))
-    op.tmp(tmp, src)
     op.nonzero(src, "src")
     op.rows_match(src, dst_idx, "dst_idx", "src")
     if dst_val is not None:
