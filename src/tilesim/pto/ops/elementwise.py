@@ -16,6 +16,7 @@ masks the same way, so a compare feeds a select directly (decision PTO9).
 
 from __future__ import annotations
 
+import struct
 from functools import lru_cache
 
 import numpy as np
@@ -30,9 +31,15 @@ from ._common import Op
 __all__ = ["CMP_MODES"]
 
 CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
+_DOUBLE = struct.Struct("<d")
 
 
 def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
+    if type(value) is float:  # the common case, without numpy's scalar machinery: keyed by the double's bytes
+        try:
+            return _scalar_bits("<f8", _DOUBLE.pack(value), dt.name)
+        except TilesimError as e:
+            raise type(e)(e.detail, instruction=op.inst, operand=operand, rule=e.rule, value=value) from None
     if isinstance(value, Tile) or np.ndim(value) != 0 or np.asarray(value).dtype.kind in "SUOa":
         op.fail("expected a scalar number", operand, "pto.op.operand", type(value).__name__, TilesimError)
     a = np.asarray(value)

@@ -344,8 +344,8 @@ _ROWSUM_FIRST = (False, True, True, False)
 
 
 def _to_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
-    """A C++ float cast of float lanes (nearest even; NaN payloads kept, quieted)."""
-    return convert_cpu.cast(bits, s, d)[0]
+    """A C++ float cast of float lanes (nearest even; NaN payloads kept, quieted); to the same type: ``bits``."""
+    return bits if s == d else convert_cpu.cast(bits, s, d)[0]
 
 
 # ------------------------------------------------------------- row family
