@@ -46,7 +46,7 @@ from .dtypes import DType, get_dtype
 
 __all__ = [
     "as_key", "as_f32", "is_nan", "flush_bits", "from_f32", "from_f64", "canonical_nan",
-    "binary", "binary_exact", "unary", "unary_exact", "fast_f32", "fast_f32_into", "select_max", "select_min", "round_fraction", "int_view",
+    "binary", "binary_exact", "unary", "unary_exact", "fast_f32", "fast_f32_into", "fast_narrow_into", "round_narrow", "select_max", "select_min", "round_fraction", "int_view",
 ]
 
 U64 = np.uint64
@@ -371,6 +371,46 @@ def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray,
     return fast_f32(op, a, b, out, nan_mode, x86) is not None
 
 
+_NARROW_ARITH = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "sqrt": np.sqrt,
+                 "recip": lambda x, out: np.divide(np.float32(1), x, out=out)}
+
+
+def fast_narrow_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray, dt: DType) -> bool:
+    """f16/bf16 lanes of ``a op b`` (add, sub, mul, div) or ``op(a)`` (sqrt, recip) without flushing, into
+    ``out``: the float32 result of the exactly widened operands, rounded once to nearest even by numpy's cast
+    (f16) or by adding half an ulp on the bits (bf16), as :func:`binary_exact` rounds it with
+    :func:`tilesim.formats.encode` (decision PTO171). False, with ``out`` unchanged, when the op is not covered
+    or a result is NaN (whose payload the exact path decides)."""
+    f = _NARROW_ARITH.get(op)
+    if f is None or dt.name not in ("f16", "bf16"):
+        return False
+    x = as_f32(a, dt)
+    r = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), np.float32)
+    with np.errstate(all="ignore"):
+        if b is None:
+            f(x, out=r)
+        else:
+            f(x, as_f32(b, dt), out=r)
+    if r.size and np.isnan(r.max()):
+        return False
+    out[...] = round_narrow(r, dt)
+    return True
+
+
+def round_narrow(r: np.ndarray, dt: DType) -> np.ndarray:
+    """f16 or bf16 lanes of float32 values that are not NaN, rounded once to nearest even (as
+    :func:`tilesim.formats.encode` rounds them): numpy's cast for f16; for bf16, half an ulp (less one where the
+    kept bit is even) added to the bits, then the low 16 dropped. ``r`` may be overwritten."""
+    if dt.name == "f16":
+        with np.errstate(over="ignore"):  # overflow to Inf is the rounding's answer
+            return r.astype(np.float16).view(np.uint16)
+    u = r.view(np.uint32)
+    half = (u >> np.uint32(16)) & np.uint32(1)
+    half += np.uint32(0x7FFF)
+    u += half
+    return (u >> np.uint32(16)).astype(np.uint16)
+
+
 def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
            instruction: str = "pto", x86: bool = False, b_first=False) -> np.ndarray:
     """``a op b`` lane-wise for op in add, sub, mul, div, max, min (broadcasting).
@@ -385,6 +425,11 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
     if dt.name == "f32" and (op in _F32_SELECT or not flush and op in _F32_ARITH):
         r = fast_f32(op, np.asarray(a, np.uint32), np.asarray(b, np.uint32), nan_mode=nan_mode)
         if r is not None:
+            return r
+    if not flush and op in _NARROW_ARITH and dt.name in ("f16", "bf16"):
+        a, b = np.asarray(a, dt.lane), np.asarray(b, dt.lane)
+        r = np.empty(np.broadcast_shapes(a.shape, b.shape), dt.lane)
+        if fast_narrow_into(op, a, b, r, dt):
             return r
     return binary_exact(op, a, b, dt, flush=flush, nan_mode=nan_mode, instruction=instruction, x86=x86,
                         b_first=b_first)
@@ -438,6 +483,10 @@ def unary(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "f
     if dt.name == "f32" and not flush and (op in _F32_ARITH or op in _F64):
         r = fast_f32(op, a)
         if r is not None:
+            return r
+    if not flush and op in ("sqrt", "recip") and dt.name in ("f16", "bf16"):
+        r = np.empty(a.shape, dt.lane)
+        if fast_narrow_into(op, a, None, r, dt):
             return r
     return unary_exact(op, a, dt, flush=flush, nan_mode=nan_mode, instruction=instruction, x86=x86)
 

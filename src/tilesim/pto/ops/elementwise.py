@@ -104,6 +104,8 @@ def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> 
     a, b, d = src0.valid_bits, src1.valid_bits, dst.valid_bits
     if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, d, p.nan_mode):
         return dst
+    if not p.flush_denormals and nx.fast_narrow_into(kind, a, b, d, dst.dtype):
+        return dst
     d[...] = nx.binary_exact(kind, a, b, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                              instruction=op.inst, x86=p.x86_nans,
                              b_first=_x86_b_first(kind, dst) if p.x86_nans else False)
