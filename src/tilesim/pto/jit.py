@@ -93,8 +93,9 @@ def _min(x, y):
 
 @_inline
 def _loops(f, a, sa, ca, b, sb, cb, out, so, R, C):
-    """``out = f(a, b)`` row by row, one loop for each way the operands broadcast (so that each vectorises);
-    True when a result is NaN."""
+    """``out = f(a, b)`` row by row on f32 codes read as float32 values, one loop for each way the operands
+    broadcast (so that each vectorises); True when a result is NaN."""
+    a, b, out = a.view(np.float32), b.view(np.float32), out.view(np.float32)
     nan = False
     for i in range(R):
         o = out[i * so:i * so + C]
@@ -157,6 +158,7 @@ def _min_k(a, sa, ca, b, sb, cb, out, so, R, C):
 
 @_kernel
 def _sqrt_k(a, sa, ca, out, so, R, C):
+    a, out = a.view(np.float32), out.view(np.float32)
     nan = False
     for i in range(R):
         x, o = a[i * sa:i * sa + C], out[i * so:i * so + C]
@@ -190,13 +192,13 @@ def _neg_k(a, sa, ca, out, so, R, C):
     return False
 
 
-#: op -> (kernel, whether it reads f32 codes rather than float32 values); the unary kernels take full operands
-_OPS = {"add": (_add_k, False), "sub": (_sub_k, False), "mul": (_mul_k, False), "div": (_div_k, False),
-        "max": (_max_k, False), "min": (_min_k, False), "sqrt": (_sqrt_k, False), "abs": (_abs_k, True),
-        "neg": (_neg_k, True)}
+#: op -> kernel (every one takes f32 codes; the unary ones a full operand)
+_OPS = {"add": _add_k, "sub": _sub_k, "mul": _mul_k, "div": _div_k, "max": _max_k, "min": _min_k, "sqrt": _sqrt_k,
+        "abs": _abs_k, "neg": _neg_k}
 #: unary ops that are a binary kernel with a constant operand (and whether it comes first): ``1 / x``, and
 #: relu's ``max(x, +0)`` under the ``first`` rule
-_WITH_CONSTANT = {"recip": ("div", np.ones(1, np.float32), True), "relu": ("max", np.zeros(1, np.float32), False)}
+_WITH_CONSTANT = {"recip": ("div", np.full(1, 0x3F800000, np.uint32), True),
+                  "relu": ("max", np.zeros(1, np.uint32), False)}
 #: ops that select an operand's bits: their NaN results are final
 _SELECTS = ("max", "min")
 #: every op :func:`run` takes
@@ -211,25 +213,19 @@ def run(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool |
     if op in _WITH_CONSTANT:
         op, c, first = _WITH_CONSTANT[op]
         a, b = (c, a) if first else (a, c)
-    kernel, codes = _OPS[op]
+    kernel = _OPS[op]
     shape = out.shape if out.ndim == 2 else (1, out.size) if out.ndim < 2 else None
     if shape is None or out.dtype != np.uint32:
         return None
-    o = rows(out if codes else out.view(np.float32), shape)
-    x = rows(a if codes else _values(a), shape)
+    o, x = rows(out, shape), rows(a, shape)
     if b is None:
         if o is None or x is None or not x[2]:
             return None
         return not kernel(*x, o[0], o[1], *shape)
-    y = rows(_values(b), shape)
+    y = rows(b, shape)
     if o is None or x is None or y is None:
         return None
     return not kernel(*x, *y, o[0], o[1], *shape) or op in _SELECTS
-
-
-def _values(x: np.ndarray) -> np.ndarray:
-    """float32 values of f32 lanes (uint32 codes, or already float32)."""
-    return x.view(np.float32)
 
 
 # --------------------------------------------------------------- reduces

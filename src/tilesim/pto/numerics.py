@@ -362,7 +362,7 @@ def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray,
     not covered)."""
     if op not in jit.OPS and op not in _F64:
         return False
-    if any(x is not None and np.may_share_memory(out, x) for x in (a, b)):
+    if np.may_share_memory(out, a) or b is not None and np.may_share_memory(out, b):
         r = fast_f32(op, a, b, nan_mode=nan_mode, x86=x86)
         if r is None:
             return False
