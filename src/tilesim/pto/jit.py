@@ -50,14 +50,15 @@ def rows(x: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, int, int] |
     else:
         return None
     if x.flags.c_contiguous:
-        if r in (1, R) and c in (1, C):
-            return x.reshape(-1), c if r > 1 else 0, int(c > 1)
+        if r in (1, R) and c in (1, C):  # a read-only operand (a kept scalar) copied: one compiled type for all
+            return (x.reshape(-1) if x.flags.writeable else x.reshape(-1).copy()), c if r > 1 else 0, int(c > 1)
         return None
     size = x.itemsize
     if x.ndim != 2 or r not in (1, R) or c not in (1, C) or (c > 1 and x.strides[1] != size) or x.strides[0] % size:
         return None
     s0 = x.strides[0] // size if r > 1 else 0
-    return as_strided(x, shape=((r - 1) * s0 + c,), strides=(size,)), s0, int(c > 1)
+    flat = as_strided(x, shape=((r - 1) * s0 + c,), strides=(size,))
+    return flat if x.flags.writeable else flat.copy(), s0, int(c > 1)
 
 
 # ------------------------------------------------------------ element-wise
