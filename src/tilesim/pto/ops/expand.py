@@ -40,14 +40,18 @@ def _apply(kind: str, a: np.ndarray, b: np.ndarray, op: Op, dt) -> np.ndarray:
 
 def _expand(name: str, dst: Tile, src: Tile, target) -> Tile:
     op = Op(name, target)
-    op.tile(dst, "dst")
-    op.tile(src, "src")
-    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
-    op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
+
+    def static():
+        op.tile(dst, "dst")
+        op.tile(src, "src")
+        op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+        op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
+        if not op.prof.expand_casts:
+            op.same_dtype(dst, src, "src", "dst")
+            op.dtypes(name, (dst.dtype,), ("dst",))
+    op.static((dst, src), static)
     if op.prof.expand_casts:
         return _expand_cast(op, dst, src)
-    op.same_dtype(dst, src, "src", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
     if op.zero_noop(dst, src):
         return dst
     op.nonzero(src, "src")
