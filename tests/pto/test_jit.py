@@ -103,6 +103,16 @@ def test_kernels_refuse_what_they_do_not_take():
     assert jit.run("add", a, a[:, ::2], np.empty((4, 4), np.uint32)) is None  # columns not contiguous
     assert jit.run("add", a, a, np.empty((2, 4, 8), np.uint32)) is None  # more than 2 dimensions
     assert jit.run("add", a, np.zeros((3, 8), np.uint32), np.empty((4, 8), np.uint32)) is None  # no broadcast
+    assert jit.run("add", a[:, :1], a[:, 1:2], np.empty((4, 8), np.uint32)) is None  # neither has whole rows
+
+
+def test_one_by_one_tiles_and_single_columns():
+    """A 1 x 1 result, and an R x 1 one, where every operand both broadcasts and has the result's shape."""
+    for shape in ((1, 1), (5, 1)):
+        a = np.full(shape, 0x40000000, np.uint32)  # 2.0
+        out = np.empty(shape, np.uint32)
+        assert jit.run("sub", np.uint32(0x3F800000), a, out) is True  # 1 - 2
+        assert (out == 0xBF800000).all()
 
 
 @st.composite

@@ -41,7 +41,8 @@ _inline = njit(cache=True, error_model="numpy", inline="always")
 
 def rows(x: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, int, int] | None:
     """(flat buffer, row step, column step) of a 0-, 1- or 2-D array broadcast to ``shape``, in elements (a step
-    is 0 where the array broadcasts); None when its rows are not contiguous. The buffer is a view."""
+    is 0 where the array broadcasts; the column step 1 wherever the array has ``shape``'s columns); None when
+    its rows are not contiguous. The buffer is a view (a copy of a read-only array)."""
     R, C = shape
     if x.ndim == 2:
         r, c = x.shape
@@ -51,14 +52,14 @@ def rows(x: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, int, int] |
         return None
     if x.flags.c_contiguous:
         if r in (1, R) and c in (1, C):  # a read-only operand (a kept scalar) copied: one compiled type for all
-            return (x.reshape(-1) if x.flags.writeable else x.reshape(-1).copy()), c if r > 1 else 0, int(c > 1)
+            return (x.reshape(-1) if x.flags.writeable else x.reshape(-1).copy()), c if r > 1 else 0, int(c == C)
         return None
     size = x.itemsize
     if x.ndim != 2 or r not in (1, R) or c not in (1, C) or (c > 1 and x.strides[1] != size) or x.strides[0] % size:
         return None
     s0 = x.strides[0] // size if r > 1 else 0
     flat = as_strided(x, shape=((r - 1) * s0 + c,), strides=(size,))
-    return flat if x.flags.writeable else flat.copy(), s0, int(c > 1)
+    return flat if x.flags.writeable else flat.copy(), s0, int(c == C)
 
 
 # ------------------------------------------------------------ element-wise
@@ -95,7 +96,8 @@ def _min(x, y):
 @_inline
 def _loops(f, a, sa, ca, b, sb, cb, out, so, R, C):
     """``out = f(a, b)`` row by row on f32 codes read as float32 values, one loop for each way the operands
-    broadcast (so that each vectorises); True when a result is NaN."""
+    broadcast (so that each vectorises; :func:`run` makes sure one of them has whole rows); True when a result
+    is NaN."""
     a, b, out = a.view(np.float32), b.view(np.float32), out.view(np.float32)
     nan = False
     for i in range(R):
@@ -112,17 +114,12 @@ def _loops(f, a, sa, ca, b, sb, cb, out, so, R, C):
                 r = f(x[j], t)
                 o[j] = r
                 nan |= r != r
-        elif cb:
+        else:
             t, y = a[i * sa], b[i * sb:i * sb + C]
             for j in range(C):
                 r = f(t, y[j])
                 o[j] = r
                 nan |= r != r
-        else:
-            r = f(a[i * sa], b[i * sb])
-            for j in range(C):
-                o[j] = r
-            nan |= r != r
     return nan
 
 
@@ -224,7 +221,7 @@ def run(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool |
             return None
         return not kernel(*x, o[0], o[1], *shape)
     y = rows(b, shape)
-    if o is None or x is None or y is None:
+    if o is None or x is None or y is None or not (x[2] or y[2]):
         return None
     return not kernel(*x, *y, o[0], o[1], *shape) or op in _SELECTS
 
