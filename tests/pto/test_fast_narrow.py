@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tilesim import formats
-from tilesim.pto import get_dtype
+from tilesim.pto import get_dtype, jit
 from tilesim.pto import numerics as nx
 
 CODES = np.arange(65536, dtype=np.uint32).astype(np.uint16)
@@ -81,3 +81,25 @@ def test_the_rounding_step_equals_formats_encode_at_every_tie(dt):
     d = get_dtype(dt)
     x = _ties_and_neighbours(dt).view(np.float32)
     assert np.array_equal(nx.round_narrow(x.copy(), d), formats.encode(x, d.format))
+
+
+def test_f16_widening_kernel_on_every_code():
+    """numba's f16 -> f32 widening equals numpy's on every code that is not a NaN (NaN inputs give NaN results,
+    which the exact path takes), and keeps a NaN a NaN."""
+    out = np.empty(CODES.size, np.uint32)
+    jit.f16_widen(CODES, out)
+    f16 = CODES.view(np.float16)
+    nan = np.isnan(f16)
+    assert np.array_equal(out[~nan], f16[~nan].astype(np.float32).view(np.uint32))
+    assert np.isnan(out[nan].view(np.float32)).all()
+
+
+def test_f16_rounding_kernel_equals_numpys_cast():
+    """numba's f32 -> f16 rounding (the fast path's, on contiguous results) against numpy's cast on the ties and
+    their neighbours and on random lanes; ``test_the_rounding_step_equals_formats_encode_at_every_tie`` holds it
+    to :func:`tilesim.formats.encode`."""
+    x = _ties_and_neighbours("f16")
+    out = np.empty(x.size, np.uint16)
+    jit.f16_round(x, out)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(out, x.view(np.float32).astype(np.float16).view(np.uint16))

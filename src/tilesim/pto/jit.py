@@ -307,3 +307,47 @@ def certify(y, ybits, out):
         near = ((ybits[i] + SHIFT29) & LOW29) <= NEAR29
         bad += (near or not (a >= TINY and a < HUGE)) and not (a == 0 or a >= HUGE)
     return bad
+
+
+# ------------------------------------------------------------------ f16 codes
+@_kernel
+def f16_widen(h, out):
+    """float32 codes of f16 codes ``h`` (1-D), exactly: a normal code rebiased, a subnormal ``m * 2**-24``
+    through its float32 value. Infinities and NaNs (payload shifted up) keep their class."""
+    o = out.view(np.float32)
+    for i in range(h.size):
+        v = np.uint32(h[i])
+        sign = (v & np.uint32(0x8000)) << np.uint32(16)
+        e = (v >> np.uint32(10)) & np.uint32(0x1F)
+        m = v & np.uint32(0x3FF)
+        normal = sign | ((e + np.uint32(112)) << np.uint32(23)) | (m << np.uint32(13))
+        special = sign | np.uint32(0x7F800000) | (m << np.uint32(13))
+        out[i] = special if e == 31 else normal
+        if e == 0:  # zero or subnormal: exact in float32 (an integer below 2**10 times a power of two)
+            o[i] = np.float32(m) * np.float32(2.0 ** -24) * (np.float32(-1) if sign else np.float32(1))
+    return False
+
+
+@_kernel
+def f16_round(x, out):
+    """f16 codes of float32 codes ``x`` (1-D, no NaN) rounded once to nearest even: at least 65520 in magnitude
+    (the overflow threshold) gives Inf; a normal f16 drops 13 bits with the carry of round to nearest even; a
+    subnormal one shifts the 24-bit significand right by the bits below 2**-24, rounding the same way."""
+    for i in range(x.size):
+        v = x[i]
+        sign = (v >> np.uint32(16)) & np.uint32(0x8000)
+        a = v & np.uint32(0x7FFFFFFF)
+        # normal: rebias, then add 0xFFF plus the kept lowest bit (ties to even); a carry may reach Inf
+        n = (a - np.uint32(112 << 23) + np.uint32(0xFFF) + ((a >> np.uint32(13)) & np.uint32(1))) >> np.uint32(13)
+        # subnormal: significand M * 2**(e - 150) = q * 2**-24 with q = M >> s, s = 126 - e (e the f32 exponent)
+        e = a >> np.uint32(23)
+        s = np.uint32(126) - e if e <= np.uint32(125) else np.uint32(1)
+        s = s if s < np.uint32(26) else np.uint32(26)  # below 2**-25: 0 (s = 26 leaves nothing, no half)
+        big = (a & np.uint32(0x7FFFFF)) | (np.uint32(0x800000) if e else np.uint32(0))
+        q = big >> s
+        rem = big & ((np.uint32(1) << s) - np.uint32(1))
+        half = np.uint32(1) << (s - np.uint32(1))
+        q = q + np.uint32((rem > half) | ((rem == half) & ((q & np.uint32(1)) != np.uint32(0))))
+        r = np.uint32(0x7C00) if a >= np.uint32(0x477FF000) else (n if a >= np.uint32(0x38800000) else q)
+        out[i] = np.uint16(r | sign)
+    return False

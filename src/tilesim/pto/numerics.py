@@ -388,24 +388,38 @@ def fast_narrow_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarr
     f = _NARROW_ARITH.get(op)
     if f is None or dt.name not in ("f16", "bf16"):
         return False
-    x = as_f32(a, dt)
+    x = _widened(a, dt)
     r = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), np.float32)
     with np.errstate(all="ignore"):
         if b is None:
             f(x, out=r)
         else:
-            f(x, as_f32(b, dt), out=r)
+            f(x, _widened(b, dt), out=r)
     if r.size and np.isnan(r.max()):
         return False
     out[...] = round_narrow(r, dt)
     return True
 
 
+def _widened(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """float32 values of f16/bf16 lanes (:func:`as_f32`; f16 tiles by numba's exact widening on the codes)."""
+    if dt.name == "f16" and bits.size > 64 and bits.flags.c_contiguous:
+        out = np.empty(bits.shape, np.uint32)
+        jit.f16_widen(bits.reshape(-1), out.reshape(-1))
+        return out.view(np.float32)
+    return as_f32(bits, dt)
+
+
 def round_narrow(r: np.ndarray, dt: DType) -> np.ndarray:
     """f16 or bf16 lanes of float32 values that are not NaN, rounded once to nearest even (as
-    :func:`tilesim.formats.encode` rounds them): numpy's cast for f16; for bf16, half an ulp (less one where the
-    kept bit is even) added to the bits, then the low 16 dropped. ``r`` may be overwritten."""
+    :func:`tilesim.formats.encode` rounds them): for f16 :func:`tilesim.pto.jit.f16_round` (numpy's cast where
+    ``r`` is not contiguous); for bf16, half an ulp (less one where the kept bit is even) added to the bits, then
+    the low 16 dropped. ``r`` may be overwritten."""
     if dt.name == "f16":
+        out = np.empty(r.shape, np.uint16)
+        if r.flags.c_contiguous:  # numba's rounding on the codes: numpy's float16 cast runs element by element
+            jit.f16_round(r.reshape(-1).view(np.uint32), out.reshape(-1))
+            return out
         with np.errstate(over="ignore"):  # overflow to Inf is the rounding's answer
             return r.astype(np.float16).view(np.uint16)
     u = r.view(np.uint32)
