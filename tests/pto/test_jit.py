@@ -104,6 +104,7 @@ def test_kernels_refuse_what_they_do_not_take():
     assert jit.run("add", a, a, np.empty((2, 4, 8), np.uint32)) is None  # more than 2 dimensions
     assert jit.run("add", a, np.zeros((3, 8), np.uint32), np.empty((4, 8), np.uint32)) is None  # no broadcast
     assert jit.run("add", a[:, :1], a[:, 1:2], np.empty((4, 8), np.uint32)) is None  # neither has whole rows
+    assert jit.run("add", a[::-1], a, np.empty((4, 8), np.uint32)) is None  # rows in reverse
 
 
 def test_one_by_one_tiles_and_single_columns():

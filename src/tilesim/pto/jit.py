@@ -1,4 +1,4 @@
-"""numba kernels of the ``cpu`` target's f32 fast paths: one pass over a tile, no temporaries.
+"""numba kernels of the ``cpu`` target's fast paths: one pass over a tile, no temporaries.
 
 Each kernel computes what the numpy reference computes (:mod:`tilesim.pto.numerics`,
 :mod:`tilesim.pto.ops.reduce`), in the same IEEE float32 operations and the same
@@ -14,8 +14,11 @@ order, so the bits agree wherever the kernel answers:
 - :func:`sequential`: a sum or product from +0 or 1, element after element
   (TCOLSUM, TROWPROD, TCOLPROD of f32).
 - :func:`certify`: float64 results of exp, log and 1/sqrt rounded to f32 where
-  the certificate of decision PTO105 holds; the other lanes are returned for
-  the exact path.
+  the certificate of decision PTO105 holds (and PTO170's zeros and
+  overflows); the other lanes are returned for the exact path.
+- :func:`f16_widen` and :func:`f16_round`: f16 codes to f32 codes exactly, and
+  f32 codes to f16 rounded to nearest even (decision PTO171), where numpy's
+  float16 casts run element by element.
 
 LLVM keeps IEEE semantics here (no fast-math): it vectorises only across
 independent lanes and never reorders a sum. Operands are 2-D with contiguous rows
@@ -33,7 +36,8 @@ import numpy as np
 from numba import njit
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["OPS", "rows", "run", "rowsum", "sequential", "certify", "LOW29", "NEAR29", "SHIFT29", "TINY", "HUGE"]
+__all__ = ["OPS", "rows", "run", "rowsum", "sequential", "certify", "f16_widen", "f16_round", "LOW29", "NEAR29",
+           "SHIFT29", "TINY", "HUGE"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy")
 _inline = njit(cache=True, error_model="numpy", inline="always")
@@ -55,7 +59,8 @@ def rows(x: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, int, int] |
             return (x.reshape(-1) if x.flags.writeable else x.reshape(-1).copy()), c if r > 1 else 0, int(c == C)
         return None
     size = x.itemsize
-    if x.ndim != 2 or r not in (1, R) or c not in (1, C) or (c > 1 and x.strides[1] != size) or x.strides[0] % size:
+    if x.ndim != 2 or r not in (1, R) or c not in (1, C) or (c > 1 and x.strides[1] != size) \
+            or x.strides[0] % size or x.strides[0] < 0:
         return None
     s0 = x.strides[0] // size if r > 1 else 0
     flat = as_strided(x, shape=((r - 1) * s0 + c,), strides=(size,))

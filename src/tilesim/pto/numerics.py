@@ -50,7 +50,8 @@ from .dtypes import DType, get_dtype
 
 __all__ = [
     "as_key", "as_f32", "is_nan", "flush_bits", "from_f32", "from_f64", "canonical_nan",
-    "binary", "binary_exact", "unary", "unary_exact", "fast_f32", "fast_f32_into", "fast_narrow_into", "round_narrow", "select_max", "select_min", "round_fraction", "int_view",
+    "binary", "binary_exact", "unary", "unary_exact", "fast_f32", "fast_f32_into", "fast_narrow_into", "round_narrow",
+    "select_max", "select_min", "round_fraction", "int_view",
 ]
 
 U64 = np.uint64
@@ -362,8 +363,8 @@ def fast_f32(op: str, a: np.ndarray, b: np.ndarray | None = None, out: np.ndarra
 def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray, nan_mode: str = "first",
                   x86: bool = False) -> bool:
     """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` overlaps a source, which
-    the exact path may still need); False, with ``out`` unspecified, when the exact path must decide (NaN results, or ``op``
-    not covered)."""
+    the exact path may still need); False, with ``out`` unspecified, when the exact path must decide (NaN results,
+    or ``op`` not covered)."""
     if op not in jit.OPS and op not in _F64:
         return False
     if np.may_share_memory(out, a) or b is not None and np.may_share_memory(out, b):
