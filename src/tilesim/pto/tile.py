@@ -373,7 +373,7 @@ class Tile:
         """Record which lanes of ``where`` (an index into the logical array) the op just wrote through C++
         undefined behaviour (``mask``, broadcast to it); every other lane is defined (issue 11, PTO82). Without
         such a lane it is a shared read-only array of False (an op on a large tile then allocates nothing)."""
-        if not np.any(mask):
+        if mask is False or not np.any(mask):
             self.undefined = _all_defined(self.bits.shape)
             return
         self.undefined = np.zeros(self.bits.shape, bool)

@@ -77,10 +77,11 @@ def _expand_cast(op: Op, dst: Tile, src: Tile) -> Tile:
                 "pto.op.src_capacity", (need, have))
     line = src.bits[:R, 0] if row else src.bits[0, :C]
     if src.dtype == dst.dtype:  # a cast to the same type: the bits, all defined
-        lanes, undefined = line, np.zeros(1, bool)
-    else:
-        lanes, undefined = convert_cpu.cast(line, src.dtype, dst.dtype)
-        convert_cpu.refuse_undefined(op, undefined, line, src.dtype, dst.dtype)
+        dst.bits[:R, :C] = line[:, None] if row else line[None, :]
+        dst.mark_undefined((slice(0, R), slice(0, C)), False)
+        return dst
+    lanes, undefined = convert_cpu.cast(line, src.dtype, dst.dtype)
+    convert_cpu.refuse_undefined(op, undefined, line, src.dtype, dst.dtype)
     dst.bits[:R, :C] = lanes[:, None] if row else lanes[None, :]
     dst.mark_undefined((slice(0, R), slice(0, C)), undefined[:, None] if row else undefined[None, :])
     return dst
