@@ -128,7 +128,8 @@ def _large_ops():
     p = np.abs(x) + np.float32(0.5)
     tx, ty, tp, td = Tile.from_array(x), Tile.from_array(y), Tile.from_array(p), Tile("vec", "f32", R, C)
     out = np.empty((R, C), np.float32)
-    rcol, ccol = _col(R), Tile("vec", "f32", 1, C)
+    rcol, ccol = _col(R), Tile("vec", "f32", 1, C)  # the expands' broadcast operands (rv, cv)
+    rdst, cdst = _col(R), Tile("vec", "f32", 1, C)  # the reduces' destinations (apart, so rv and cv stay)
     rv, cv = x[:, :1].copy(), x[:1, :].copy()
     rcol.bits[:, 0] = rv[:, 0].view(np.uint32)
     ccol.bits[0] = cv[0].view(np.uint32)
@@ -149,9 +150,9 @@ def _large_ops():
                             ("relu", tx, lambda: np.maximum(x, 0, out=out))):
         ops.append((f"t{name}", lambda f=getattr(pto, f"t{name}"), s=src: f(td, s, **cpu), peer))
     for name, red in (("sum", np.sum), ("max", np.max), ("min", np.min), ("prod", np.prod)):
-        ops.append((f"trow{name}", lambda f=getattr(pto, f"trow{name}"): f(rcol, tx, **cpu),
+        ops.append((f"trow{name}", lambda f=getattr(pto, f"trow{name}"): f(rdst, tx, **cpu),
                     lambda red=red: red(x, axis=1)))
-        ops.append((f"tcol{name}", lambda f=getattr(pto, f"tcol{name}"): f(ccol, tx, **cpu),
+        ops.append((f"tcol{name}", lambda f=getattr(pto, f"tcol{name}"): f(cdst, tx, **cpu),
                     lambda red=red: red(x, axis=0)))
     for name, arg in (("argmax", np.argmax), ("argmin", np.argmin)):
         ops.append((f"trow{name}", lambda f=getattr(pto, f"trow{name}"): f(ridx, tx, **cpu),

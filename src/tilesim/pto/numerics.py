@@ -15,15 +15,19 @@ Values stay bit patterns. The rules, and why each is exact:
   2**-45 (relative) away from every rounding boundary of the target format;
   the rare element that does not is recomputed with 60-digit
   :mod:`decimal` arithmetic. The result is the correctly rounded value.
-* Fast paths: f32 ``+ - * / sqrt 1/x`` without flushing take numpy's float32
-  result as it is whenever no lane is NaN (those bits are the IEEE result on
-  every target); a NaN anywhere sends the whole call to the exact path, which
-  gives NaN payloads. f32 exp, log and 1/sqrt round numpy's float64 result to
-  f32 directly where its low 29 bits show it more than 32 float64 ulps from
-  a rounding boundary (numpy's float64 exp, log and sqrt err by a few ulps);
-  only the other lanes (boundary cases, subnormal, zero, infinite or NaN
-  results) take the exact path above. Tests hold each fast path equal to the
-  exact one.
+* Fast paths (decisions PTO105, PTO170, PTO171): f32 ``+ - * / sqrt 1/x``
+  without flushing run as numba kernels (:mod:`tilesim.pto.jit`) whose bits
+  are numpy's float32 ones wherever no lane is NaN (those bits are the IEEE
+  result on every target); a NaN anywhere sends the whole call to the exact
+  path, which gives NaN payloads. f32 max/min/relu under the ``first`` rule
+  and x86's abs and neg are exact kernels on every input. f32 exp, log and
+  1/sqrt round numpy's float64 result to f32 directly where its low 29 bits
+  show it more than 32 float64 ulps from a rounding boundary (numpy's float64
+  exp, log and sqrt err by a few ulps), or it is 0 or past 2**128; only the
+  other lanes (boundary cases, subnormal results, NaN) take the exact path
+  above. f16/bf16 ``+ - * / sqrt 1/x`` round their float32 result by numpy's
+  cast (f16) or a bit rounding (bf16) instead of :func:`tilesim.formats.encode`.
+  Tests hold each fast path equal to the exact one.
 * Integers: two's complement wrap-around (computed in int64/uint64, which wrap
   modulo 2**64, then truncated to the lane).
 * NaN results of arithmetic are the canonical quiet NaN (F5); moves, max/min
@@ -41,11 +45,13 @@ import numpy as np
 
 from .. import formats
 from ..errors import SpecGapError
+from . import jit
 from .dtypes import DType, get_dtype
 
 __all__ = [
     "as_key", "as_f32", "is_nan", "flush_bits", "from_f32", "from_f64", "canonical_nan",
-    "binary", "binary_exact", "unary", "unary_exact", "fast_f32", "fast_f32_into", "select_max", "select_min", "round_fraction", "int_view",
+    "binary", "binary_exact", "unary", "unary_exact", "fast_f32", "fast_f32_into", "fast_narrow_into", "round_narrow",
+    "select_max", "select_min", "round_fraction", "int_view",
 ]
 
 U64 = np.uint64
@@ -153,33 +159,49 @@ _DEC = {
 }
 
 
+_DT_F32 = get_dtype("f32")
 _F64 = {"exp": np.exp, "log": np.log, "rsqrt": lambda v: 1.0 / np.sqrt(v)}
-#: f64 bit fields for the f32 certificate: the 29 bits rounding to f32 drops, and their midpoint
-_LOW29, _HALF29 = U64((1 << 29) - 1), 1 << 28
-_NEAR = 1 << 5  # f64 ulps from the midpoint counted as near (2**-48 to 2**-47 relative; decision PTO105)
-_SHIFT29 = U64((1 << 29) - _HALF29 + _NEAR)
+
+
+def _f64_result(name: str, x: np.ndarray) -> np.ndarray:
+    """numpy's float64 exp, log or 1/sqrt of f32 or float64 values (f32 widened exactly inside the ufunc)."""
+    if name == "rsqrt":
+        y = np.sqrt(x, dtype=np.float64)
+        return np.divide(1.0, y, out=y)
+    return _F64[name](x, dtype=np.float64)
 
 
 def _transcendental(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
     """Correctly rounded exp/log/rsqrt of exact float64 (or, for f32, float32) inputs (see the module docstring).
 
     For f32, float64 results that are normal f32 numbers more than 32 f64 ulps from a rounding boundary are
-    rounded by numpy's cast (decision PTO105); the other lanes take the exact path.
+    rounded by a cast (decision PTO105); the other lanes take the exact path.
     """
     if dt.name != "f32":
         return _transcendental_exact(name, x, dt, flush)
+    return _certified(name, x, None)[0]
+
+
+def _certified(name: str, x: np.ndarray, out: np.ndarray | None) -> tuple[np.ndarray, int]:
+    """(f32 lanes of :func:`_transcendental`, written into ``out`` if given; how many lanes took the exact path):
+    :func:`tilesim.pto.jit.certify` rounds the lanes it vouches for in one pass."""
     with np.errstate(all="ignore"):
-        x = np.asarray(x, np.float64)  # f32 values widen here, signaling NaNs quietly
-        y = _F64[name](x)
-        r = y.astype(np.float32)
-        ay = np.abs(y)
-    # near: the dropped bits within 2**9 of their midpoint (the modular shift puts that window at 0..2**10)
-    near = ((y.view(np.uint64) + _SHIFT29) & _LOW29) <= U64(2 * _NEAR)
-    unsure = near | ~((ay >= 2.0 ** -126) & (ay < 2.0 ** 128))  # f32 subnormals, zero, overflow, NaN: exact
-    out = r.view(np.uint32)
-    if unsure.any():
-        out[unsure] = _transcendental_exact(name, x[unsure], dt, flush)
-    return out
+        y = _f64_result(name, x).reshape(-1)  # f32 values widen here, signaling NaNs quietly
+    flat = out is not None and out.flags.c_contiguous
+    r = out.reshape(-1) if flat else np.empty(y.size, np.uint32)
+    n = jit.certify(y, y.view(np.uint64), r)
+    if n:
+        with np.errstate(all="ignore"):
+            ay = np.abs(y)
+            # near: the dropped bits within 2**5 f64 ulps of their midpoint (the modular shift puts that window at
+            # 0..2**6); f32 subnormals, the overflow boundary, NaN: exact; a zero or a value past 2**128: the cast
+            near = ((y.view(np.uint64) + jit.SHIFT29) & jit.LOW29) <= jit.NEAR29
+            unsure = (near | ~((ay >= jit.TINY) & (ay < jit.HUGE))) & ~((ay == 0) | (ay >= jit.HUGE))
+            r[unsure] = _transcendental_exact(name, np.asarray(x, np.float64).reshape(-1)[unsure], _DT_F32, False)
+    r = r.reshape(np.shape(x))
+    if out is not None and not flat:
+        out[...] = r
+    return r, n
 
 
 def _transcendental_exact(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
@@ -298,7 +320,6 @@ def check_divisor(x: np.ndarray, y: np.ndarray, dt: DType, instruction: str, *, 
                                instruction=instruction, operand="divisor", rule="pto.op.div_overflow", value=-1)
 
 
-_DT_F32 = get_dtype("f32")
 _F32_ARITH = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "sqrt": np.sqrt,
               "recip": np.reciprocal}
 _F32_SELECT = {"max": np.maximum, "min": np.minimum}
@@ -312,45 +333,101 @@ def _f32_operand(lanes: np.ndarray):
 
 
 def fast_f32(op: str, a: np.ndarray, b: np.ndarray | None = None, out: np.ndarray | None = None,
-             nan_mode: str = "first"):
+             nan_mode: str = "first", x86: bool = False):
     """f32 lanes of ``a op b`` (add, sub, mul, div; max and min under the ``first`` NaN rule) or ``op(a)``
-    (sqrt, recip from numpy's float32 kernel; exp, log, rsqrt from :func:`_transcendental`), without flushing, written into ``out`` if given; ``None`` when a result lane is NaN, whose payload the
-    exact path decides, or for max/min a zero (``out`` may then hold anything). ``out`` must not overlap ``a``
-    or ``b``."""
-    x, y = _f32_operand(a), None if b is None else _f32_operand(b)
-    if op in _F32_SELECT:  # "first" rule; numpy's max/min is it unless a lane is NaN or zero (+-0 ties)
-        if nan_mode != "first":
+    (sqrt, recip, neg, relu under the ``first`` rule, and with ``x86`` abs as x86 computes it:
+    :func:`tilesim.pto.jit.run`; exp, log, rsqrt from :func:`_transcendental`), without flushing, written into
+    ``out`` if given; ``None`` when a result lane is NaN, whose payload the exact path decides, or the op is not
+    covered (``out`` may then hold anything). ``out`` must not overlap ``a`` or ``b``."""
+    if (op in _F32_SELECT or op == "relu") and nan_mode != "first" or op == "abs" and not x86:
+        return None
+    if op in _F64:  # a NaN result is never certified: look for one only where the exact path ran
+        r, n = _certified(op, a.view(np.float32), out)
+        return None if n and np.isnan(r.view(np.float32).max()) else r
+    if out is None:
+        out = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), np.uint32)
+    done = jit.run(op, a, b, out)
+    if done is None:  # a layout the kernels do not take: numpy's kernel, then one pass for NaNs
+        x, y, o = _f32_operand(a), None if b is None else _f32_operand(b), out.view(np.float32)
+        if op in ("abs", "neg", "relu"):
             return None
-        o = None if out is None else out.view(np.float32)
-        r = _F32_SELECT[op](x, y, out=o)
-        if r.size and (r == 0).any():
-            return None
-    elif op in _F64:
-        r = _transcendental(op, a.view(np.float32), _DT_F32, False).view(np.float32)
-        if out is not None:
-            out.view(np.float32)[...] = r
-    else:
-        f = _F32_ARITH[op]
-        o = None if out is None else out.view(np.float32)
+        f = _F32_ARITH.get(op) or _F32_SELECT[op]
         with np.errstate(all="ignore"):
             r = f(x, out=o) if b is None else f(x, y, out=o)
-    if r.size and np.isnan(r.max()):  # max propagates NaN: one cheap pass finds any
-        return None
-    return r.view(np.uint32)
+        if op in _F32_SELECT and r.size and (r == 0).any():
+            return None
+        done = not (r.size and np.isnan(r.max()))
+    return out if done else None
 
 
-def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray, nan_mode: str = "first") -> bool:
-    """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` may overlap a source);
-    False, with ``out`` unspecified, when the exact path must decide (NaN results, or ``op`` not covered)."""
-    if op not in _F32_ARITH and op not in _F64 and op not in _F32_SELECT:
+def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray, nan_mode: str = "first",
+                  x86: bool = False) -> bool:
+    """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` overlaps a source, which
+    the exact path may still need); False, with ``out`` unspecified, when the exact path must decide (NaN results,
+    or ``op`` not covered)."""
+    if op not in jit.OPS and op not in _F64:
         return False
-    if np.may_share_memory(out, a) or (b is not None and np.may_share_memory(out, b)):
-        r = fast_f32(op, a, b, nan_mode=nan_mode)
+    if np.may_share_memory(out, a) or b is not None and np.may_share_memory(out, b):
+        r = fast_f32(op, a, b, nan_mode=nan_mode, x86=x86)
         if r is None:
             return False
         out[...] = r
         return True
-    return fast_f32(op, a, b, out, nan_mode) is not None
+    return fast_f32(op, a, b, out, nan_mode, x86) is not None
+
+
+_NARROW_ARITH = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "sqrt": np.sqrt,
+                 "recip": lambda x, out: np.divide(np.float32(1), x, out=out)}
+
+
+def fast_narrow_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray, dt: DType) -> bool:
+    """f16/bf16 lanes of ``a op b`` (add, sub, mul, div) or ``op(a)`` (sqrt, recip) without flushing, into
+    ``out``: the float32 result of the exactly widened operands, rounded once to nearest even by numpy's cast
+    (f16) or by adding half an ulp on the bits (bf16), as :func:`binary_exact` rounds it with
+    :func:`tilesim.formats.encode` (decision PTO171). False, with ``out`` unchanged, when the op is not covered
+    or a result is NaN (whose payload the exact path decides)."""
+    f = _NARROW_ARITH.get(op)
+    if f is None or dt.name not in ("f16", "bf16"):
+        return False
+    x = _widened(a, dt)
+    r = np.empty(np.broadcast_shapes(np.shape(a), np.shape(b)), np.float32)
+    with np.errstate(all="ignore"):
+        if b is None:
+            f(x, out=r)
+        else:
+            f(x, _widened(b, dt), out=r)
+    if r.size and np.isnan(r.max()):
+        return False
+    out[...] = round_narrow(r, dt)
+    return True
+
+
+def _widened(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """float32 values of f16/bf16 lanes (:func:`as_f32`; f16 tiles by numba's exact widening on the codes)."""
+    if dt.name == "f16" and bits.size > 64 and bits.flags.c_contiguous:
+        out = np.empty(bits.shape, np.uint32)
+        jit.f16_widen(bits.reshape(-1), out.reshape(-1))
+        return out.view(np.float32)
+    return as_f32(bits, dt)
+
+
+def round_narrow(r: np.ndarray, dt: DType) -> np.ndarray:
+    """f16 or bf16 lanes of float32 values that are not NaN, rounded once to nearest even (as
+    :func:`tilesim.formats.encode` rounds them): for f16 :func:`tilesim.pto.jit.f16_round` (numpy's cast where
+    ``r`` is not contiguous); for bf16, half an ulp (less one where the kept bit is even) added to the bits, then
+    the low 16 dropped. ``r`` may be overwritten."""
+    if dt.name == "f16":
+        out = np.empty(r.shape, np.uint16)
+        if r.flags.c_contiguous:  # numba's rounding on the codes: numpy's float16 cast runs element by element
+            jit.f16_round(r.reshape(-1).view(np.uint32), out.reshape(-1))
+            return out
+        with np.errstate(over="ignore"):  # overflow to Inf is the rounding's answer
+            return r.astype(np.float16).view(np.uint16)
+    u = r.view(np.uint32)
+    half = (u >> np.uint32(16)) & np.uint32(1)
+    half += np.uint32(0x7FFF)
+    u += half
+    return (u >> np.uint32(16)).astype(np.uint16)
 
 
 def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
@@ -367,6 +444,11 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
     if dt.name == "f32" and (op in _F32_SELECT or not flush and op in _F32_ARITH):
         r = fast_f32(op, np.asarray(a, np.uint32), np.asarray(b, np.uint32), nan_mode=nan_mode)
         if r is not None:
+            return r
+    if not flush and op in _NARROW_ARITH and dt.name in ("f16", "bf16"):
+        a, b = np.asarray(a, dt.lane), np.asarray(b, dt.lane)
+        r = np.empty(np.broadcast_shapes(a.shape, b.shape), dt.lane)
+        if fast_narrow_into(op, a, b, r, dt):
             return r
     return binary_exact(op, a, b, dt, flush=flush, nan_mode=nan_mode, instruction=instruction, x86=x86,
                         b_first=b_first)
@@ -420,6 +502,10 @@ def unary(op: str, a: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "f
     if dt.name == "f32" and not flush and (op in _F32_ARITH or op in _F64):
         r = fast_f32(op, a)
         if r is not None:
+            return r
+    if not flush and op in ("sqrt", "recip") and dt.name in ("f16", "bf16"):
+        r = np.empty(a.shape, dt.lane)
+        if fast_narrow_into(op, a, None, r, dt):
             return r
     return unary_exact(op, a, dt, flush=flush, nan_mode=nan_mode, instruction=instruction, x86=x86)
 

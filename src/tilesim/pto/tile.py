@@ -25,6 +25,8 @@ around every op).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .. import formats
@@ -55,6 +57,14 @@ def _norm(value, allowed, what: str, rule: str, aliases: dict | None = None) -> 
         raise GeometryError(f"{what} must be one of {', '.join(map(str, allowed))}", instruction="Tile",
                             operand=what, rule=rule, value=value)
     return v
+
+
+@lru_cache(maxsize=64)
+def _all_defined(shape: tuple[int, ...]) -> np.ndarray:
+    """A read-only array of False: :attr:`Tile.undefined` after an op that wrote no lane through undefined behaviour."""
+    a = np.zeros(shape, bool)
+    a.flags.writeable = False
+    return a
 
 
 def _custom_pad(value) -> str:
@@ -361,7 +371,11 @@ class Tile:
 
     def mark_undefined(self, where, mask) -> None:
         """Record which lanes of ``where`` (an index into the logical array) the op just wrote through C++
-        undefined behaviour (``mask``, broadcast to it); every other lane is defined (issue 11, PTO82)."""
+        undefined behaviour (``mask``, broadcast to it); every other lane is defined (issue 11, PTO82). Without
+        such a lane it is a shared read-only array of False (an op on a large tile then allocates nothing)."""
+        if mask is False or not np.any(mask):
+            self.undefined = _all_defined(self.bits.shape)
+            return
         self.undefined = np.zeros(self.bits.shape, bool)
         self.undefined[where] = mask
 

@@ -16,6 +16,7 @@ masks the same way, so a compare feeds a select directly (decision PTO9).
 
 from __future__ import annotations
 
+import struct
 from functools import lru_cache
 
 import numpy as np
@@ -30,9 +31,15 @@ from ._common import Op
 __all__ = ["CMP_MODES"]
 
 CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
+_DOUBLE = struct.Struct("<d")
 
 
 def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
+    if type(value) is float:  # the common case, without numpy's scalar machinery: keyed by the double's bytes
+        try:
+            return _scalar_bits("<f8", _DOUBLE.pack(value), dt.name)
+        except TilesimError as e:
+            raise type(e)(e.detail, instruction=op.inst, operand=operand, rule=e.rule, value=value) from None
     if isinstance(value, Tile) or np.ndim(value) != 0 or np.asarray(value).dtype.kind in "SUOa":
         op.fail("expected a scalar number", operand, "pto.op.operand", type(value).__name__, TilesimError)
     a = np.asarray(value)
@@ -97,6 +104,8 @@ def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> 
     a, b, d = src0.valid_bits, src1.valid_bits, dst.valid_bits
     if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, d, p.nan_mode):
         return dst
+    if not p.flush_denormals and nx.fast_narrow_into(kind, a, b, d, dst.dtype):
+        return dst
     d[...] = nx.binary_exact(kind, a, b, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                              instruction=op.inst, x86=p.x86_nans,
                              b_first=_x86_b_first(kind, dst) if p.x86_nans else False)
@@ -133,7 +142,8 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     R, C = dst.valid
     p = op.prof
     if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, src.valid_bits, None,
-                                                                              dst.valid_bits):
+                                                                              dst.valid_bits, p.nan_mode,
+                                                                              p.x86_nans):
         return dst
     if dst.dtype.is_int and kind in ("log", "recip"):  # cpu only (the dtype tables): C++ on integers, PTO121
         if kind == "recip":

@@ -40,14 +40,18 @@ def _apply(kind: str, a: np.ndarray, b: np.ndarray, op: Op, dt) -> np.ndarray:
 
 def _expand(name: str, dst: Tile, src: Tile, target) -> Tile:
     op = Op(name, target)
-    op.tile(dst, "dst")
-    op.tile(src, "src")
-    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
-    op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
+
+    def static():
+        op.tile(dst, "dst")
+        op.tile(src, "src")
+        op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+        op.layout(dst, "dst", ("ND",), "ND (row_major, none_box)")
+        if not op.prof.expand_casts:
+            op.same_dtype(dst, src, "src", "dst")
+            op.dtypes(name, (dst.dtype,), ("dst",))
+    op.static((dst, src), static)
     if op.prof.expand_casts:
         return _expand_cast(op, dst, src)
-    op.same_dtype(dst, src, "src", "dst")
-    op.dtypes(name, (dst.dtype,), ("dst",))
     if op.zero_noop(dst, src):
         return dst
     op.nonzero(src, "src")
@@ -72,6 +76,10 @@ def _expand_cast(op: Op, dst: Tile, src: Tile) -> Tile:
         op.fail(f"src has {have} {'rows' if row else 'cols'}; the expand reads {need} (dst's valid {need})", "src",
                 "pto.op.src_capacity", (need, have))
     line = src.bits[:R, 0] if row else src.bits[0, :C]
+    if src.dtype == dst.dtype:  # a cast to the same type: the bits, all defined
+        dst.bits[:R, :C] = line[:, None] if row else line[None, :]
+        dst.mark_undefined((slice(0, R), slice(0, C)), False)
+        return dst
     lanes, undefined = convert_cpu.cast(line, src.dtype, dst.dtype)
     convert_cpu.refuse_undefined(op, undefined, line, src.dtype, dst.dtype)
     dst.bits[:R, :C] = lanes[:, None] if row else lanes[None, :]

@@ -25,6 +25,7 @@ import numpy as np
 
 from ... import formats
 from ...errors import UnsupportedError
+from .. import jit
 from .. import numerics as nx
 from ..dtypes import DType, get_dtype
 from ..targets import CPU_CAST_FIRST, CPU_CAST_FIRST_BF16
@@ -43,6 +44,7 @@ _ROW_DST_WHAT = "ND, or DN with exactly one column"
 
 # ------------------------------------------------------------ extremes
 _REDUCE = {"max": np.maximum.reduce, "min": np.minimum.reduce}
+_ARG = {"max": np.argmax, "min": np.argmin}
 
 
 def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
@@ -68,7 +70,11 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
             key = key.astype(np.float32)
     else:
         key = bits.view(dt.np)
-    ext = _REDUCE[kind](key, axis=axis)  # NaN-propagating
+    if axis == 1 and need_index:  # numpy's argmax/argmin: the first extreme, or the first NaN (one pass)
+        idx = _ARG[kind](key, axis=1)
+        ext = key[np.arange(key.shape[0]), idx]
+    else:
+        idx, ext = None, _REDUCE[kind](key, axis=axis)  # NaN-propagating
     special = None
     if key.dtype.kind == "f":
         zeros_matter = nan_mode == "spec" or not need_index
@@ -76,7 +82,7 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
         if np.count_nonzero(ext != ext) or (zeros_matter and np.count_nonzero(ext) != ext.size):
             special = (ext != ext) | (ext == 0) if zeros_matter else ext != ext
     if need_index:
-        idx = _first_reaching(key, ext, axis)
+        idx = _first_reaching(key, ext, axis) if idx is None else idx
         val = np.take_along_axis(bits, np.expand_dims(idx, axis), axis)[0 if axis == 0 else (slice(None), 0)] \
             if need_value else None
     else:
@@ -251,7 +257,18 @@ _X86_ORDER = {
 
 def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, acc_f32: bool,
                     layout: str = "ND", loop_src: DType | None = None) -> np.ndarray:
-    """:func:`sequential` without flushing, NaN payloads as x86-64 carries them (f32 lanes between steps)."""
+    """:func:`sequential` without flushing, NaN payloads as x86-64 carries them (f32 lanes between steps).
+    f32 into f32: :func:`tilesim.pto.jit.sequential`, with :func:`_sequential_x86_loop` only for the lines whose
+    result is NaN."""
+    if src.name == dst.name == "f32" and (loop_src is None or loop_src.name == "f32"):
+        return _by_lines(bits, axis, lambda *a: jit.sequential(kind == "prod", *a, axis),
+                         lambda sub: _sequential_x86_loop(kind, sub, src, dst, axis, acc_f32, layout, loop_src))
+    return _sequential_x86_loop(kind, bits, src, dst, axis, acc_f32, layout, loop_src)
+
+
+def _sequential_x86_loop(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, acc_f32: bool,
+                         layout: str = "ND", loop_src: DType | None = None) -> np.ndarray:
+    """:func:`_sequential_x86`'s reference: the loop over the reduced axis, each step vectorised over lines."""
     x = nx.as_f32(bits, src).view(np.uint32)
     if src.name != "f32":  # a widened NaN keeps its payload (numpy's widening does), quieted by the first op
         x = np.where(nx.is_nan(bits, src), _to_lanes(bits, src, _F32), x)
@@ -274,7 +291,28 @@ def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: i
     return _to_lanes(acc, _F32, dst)
 
 
+def _by_lines(bits: np.ndarray, axis: int, kernel, exact) -> np.ndarray:
+    """f32 lanes of a reduce of f32 lanes along ``axis`` by a numba ``kernel(flat, row step, out, R, C) -> any
+    NaN``; the lines whose result is NaN (whose payload the operand order decides), and every line where the rows
+    are not contiguous, come from ``exact`` (the reference loop) applied to those lines only."""
+    flat = jit.rows(bits.view(np.float32), bits.shape)
+    if flat is None:
+        return exact(bits)
+    out = np.empty(bits.shape[1 - axis], np.float32)
+    if not kernel(flat[0], flat[1], out, *bits.shape):
+        return out.view(np.uint32)
+    lines = np.flatnonzero(np.isnan(out))
+    out = out.view(np.uint32)
+    out[lines] = exact(np.take(bits, lines, axis=1 - axis))
+    return out
+
+
 def _vectorised_rowsum(bits: np.ndarray) -> np.ndarray:
+    """:func:`_vectorised_rowsum_exact` by :func:`tilesim.pto.jit.rowsum`, the loop only for rows summing to NaN."""
+    return _by_lines(bits, 1, jit.rowsum, _vectorised_rowsum_exact)
+
+
+def _vectorised_rowsum_exact(bits: np.ndarray) -> np.ndarray:
     """TROWSUM of an ND source (f32 lanes) as the CPU simulator's vectorised loop adds (PTO91): two 4-lane partial
     sums over each 8 columns, added, the 4 lanes summed in order, then the remaining columns one by one.
     NaN payloads follow each step's operand order in clang's code (:data:`_ROWSUM_FIRST`, PTO70)."""
@@ -306,8 +344,8 @@ _ROWSUM_FIRST = (False, True, True, False)
 
 
 def _to_lanes(bits: np.ndarray, s: DType, d: DType) -> np.ndarray:
-    """A C++ float cast of float lanes (nearest even; NaN payloads kept, quieted)."""
-    return convert_cpu.cast(bits, s, d)[0]
+    """A C++ float cast of float lanes (nearest even; NaN payloads kept, quieted); to the same type: ``bits``."""
+    return bits if s == d else convert_cpu.cast(bits, s, d)[0]
 
 
 # ------------------------------------------------------------- row family
@@ -519,16 +557,21 @@ def tcolprod(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> T
 # -------------------------------------------------------------- arg ops
 def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, target):
     op = Op(name, target)
-    op.tile(src, "src")
-    op.tile(dst_idx, "dst_idx")
-    op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+
+    def checks():  # those that read only the operands' types (ND_VC1 reads a valid shape: below)
+        op.tile(src, "src")
+        op.tile(dst_idx, "dst_idx")
+        op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
+        if dst_val is not None:
+            op.tile(dst_val, "dst_val")
+            op.same_dtype(src, dst_val, "dst_val", "src")
+        op.dtypes("trowarg_val" if dst_val is not None else "trowarg", (src.dtype, dst_idx.dtype),
+                  ("src", "dst_idx"))
+        op.tmp(tmp, src)
+    op.static((src, dst_idx, dst_val, tmp), checks)
     op.layout(dst_idx, "dst_idx", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
     if dst_val is not None:
-        op.tile(dst_val, "dst_val")
         op.layout(dst_val, "dst_val", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
-        op.same_dtype(src, dst_val, "dst_val", "src")
-    op.dtypes("trowarg_val" if dst_val is not None else "trowarg", (src.dtype, dst_idx.dtype), ("src", "dst_idx"))
-    op.tmp(tmp, src)
     op.nonzero(src, "src")
     op.rows_match(src, dst_idx, "dst_idx", "src")
     if dst_val is not None:
