@@ -273,6 +273,8 @@ class Tile:
                                     rule="pto.tile.valid", value=v)
         self._valid = (int(valid_rows), int(valid_cols))
         self._valid_bits = self._bits[: self._valid[0], : self._valid[1]]
+        #: what an op's cached checks read (:meth:`~tilesim.pto.ops._common.Op.static`): the type and valid region
+        self.key = (self.signature, self._valid)
         return self
 
     # ------------------------------------------------------------------ layout
