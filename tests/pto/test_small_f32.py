@@ -182,3 +182,43 @@ def test_cached_plan_follows_the_valid_region():
     pto.tadd(d, a, b, target="cpu")
     assert (d.bits[:4, :8] == 0x40000000).all() and (d.bits[4:] == 0x3F800000).all()
     assert (d.bits[:4, 8:] == 0x3F800000).all()
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("along_rows", [True, False])
+@pytest.mark.parametrize("want_val", [False, True])
+def test_line_kernel_equals_extreme(kind, along_rows, want_val):
+    """The first max/min of each row or column, and its lanes, against :func:`reduce.extreme` (whose own
+    reference is the simulator's scan) on tiles with many ties, signed zeros, infinities and some NaNs."""
+    from tilesim.pto.ops.reduce import extreme
+    rng = np.random.default_rng(18)
+    code, answered = small_f32.line_code(kind, along_rows, True, want_val), 0
+    for _ in range(200):
+        R, C = (int(v) for v in rng.integers(1, 17, 2))
+        x = rand_bits(rng, "f32", (16, 16), special=float(rng.choice([0.0, 0.02, 0.2])), ties=0.5)
+        idx, val = np.full((16, 16), 7, np.uint32), np.full((16, 16), 7, np.uint32)
+        ok = small_f32.lines(code, x, R, C, idx, val)
+        want_i, want_v = extreme(x[:R, :C], F32, kind, "first", 1 if along_rows else 0)
+        out = (slice(0, R), 0) if along_rows else (0, slice(0, C))
+        key = x[:R, :C].view(np.float32)
+        assert ok == (not np.isnan(key).any() and not (want_val and (want_v.view(np.float32) == 0).any()))
+        if ok:
+            answered += 1
+            assert np.array_equal(idx[out], want_i)
+            if want_val:
+                assert np.array_equal(val[out], want_v)
+            idx[out], val[out] = 7, 7
+        assert (idx == 7).all() and (val == 7).all()  # nothing else written (nothing at all when not ok)
+    assert answered > 50
+
+
+def test_tcolargmax_with_values_through_the_kernel_equals_the_general_path():
+    rng = np.random.default_rng(19)
+    x = rand_bits(rng, "f32", (16, 16), special=0.0, ties=0.6)
+    small, big = make_tile(x, "f32"), Tile("vec", "f32", 128, 64, valid=(16, 16))
+    big.bits[:16, :16] = x
+    got = pto.tcolargmax(Tile("vec", "i32", 1, 16), small, dst_val=Tile("vec", "f32", 1, 16), target="cpu")
+    want = pto.tcolargmax(Tile("vec", "i32", 1, 64, valid=(1, 16)), big,
+                          dst_val=Tile("vec", "f32", 1, 64, valid=(1, 16)), target="cpu")
+    for g, w in zip(got, want):
+        assert np.array_equal(g.valid_bits, w.valid_bits)

@@ -365,7 +365,8 @@ class Tile:
         """Record which lanes of ``where`` (an index into the logical array) the op just wrote through C++
         undefined behaviour (``mask``, broadcast to it); every other lane is defined (issue 11, PTO82)."""
         self.undefined = np.zeros(self.bits.shape, bool)
-        self.undefined[where] = mask
+        if mask is not False:
+            self.undefined[where] = mask
 
     # -------------------------------------------------------------------- data
     @property

@@ -29,7 +29,7 @@ from .. import numerics as nx
 from ..dtypes import DType, get_dtype
 from ..targets import CPU_CAST_FIRST, CPU_CAST_FIRST_BF16
 from ..tile import Tile, to_bits
-from . import convert_cpu
+from . import convert_cpu, small_f32
 from ._common import Op
 
 __all__ = [
@@ -573,6 +573,16 @@ def trowargmin(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Ti
     return _row_arg("trowargmin", dst_idx, src, tmp, dst_val, target)
 
 
+def _small_arg(prof, kind: str, along_rows: bool, src: Tile, dst_idx: Tile, dst_val: Tile | None) -> int | None:
+    """:func:`.small_f32.lines`' code when an arg op takes it: a small f32 source whose lanes are C-contiguous,
+    4-byte indices, the ``first`` rule (the strict-compare scan is then every line's answer without a NaN)."""
+    outs = (dst_idx,) if dst_val is None else (dst_idx, dst_val)
+    ok = (src.dtype.name == "f32" and prof.nan_mode == "first" and dst_idx.dtype.size == 4
+          and src.rows * src.cols <= small_f32.SMALL
+          and all(t.blayout == "row_major" or t.is_boxed or t.cols == 1 for t in (src, *outs)))
+    return small_f32.line_code(kind, along_rows, True, dst_val is not None) if ok else None
+
+
 def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, target):
     op = Op(name, target)
     prof = op.prof
@@ -589,21 +599,26 @@ def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
         op.dtypes("tcolarg_val" if dst_val is not None else "tcolarg", (src.dtype, dst_idx.dtype),
                   ("src", "dst_idx"))
         op.tmp(tmp, src)
-    op.static((src, dst_idx, dst_val, tmp), checks)
-    op.nonzero(src, "src")
-    if dst_idx.valid_rows != 1:
-        op.fail(f"must have exactly 1 valid row, not {dst_idx.valid_rows}", "dst_idx", "pto.op.dst_rows",
-                dst_idx.valid_rows)
-    op.cols_match(src, dst_idx, "dst_idx", "src")
-    if dst_val is not None:
-        if dst_val.valid_rows != 1:
-            op.fail(f"must have exactly 1 valid row, not {dst_val.valid_rows}", "dst_val", "pto.op.dst_rows",
-                    dst_val.valid_rows)
-        op.cols_match(src, dst_val, "dst_val", "src")
+        op.nonzero(src, "src")
+        if dst_idx.valid_rows != 1:
+            op.fail(f"must have exactly 1 valid row, not {dst_idx.valid_rows}", "dst_idx", "pto.op.dst_rows",
+                    dst_idx.valid_rows)
+        op.cols_match(src, dst_idx, "dst_idx", "src")
+        if dst_val is not None:
+            if dst_val.valid_rows != 1:
+                op.fail(f"must have exactly 1 valid row, not {dst_val.valid_rows}", "dst_val", "pto.op.dst_rows",
+                        dst_val.valid_rows)
+            op.cols_match(src, dst_val, "dst_val", "src")
+        if prof.int16_row_counter and src.dtype.size == 2 and src.valid_rows > 32767:
+            op.fail(f"{prof.name} counts rows of 2-byte sources in int16: at most 32767 valid rows", "src",
+                    "pto.a2a3.row_counter", src.valid_rows, UnsupportedError)
+        return _small_arg(prof, name[-3:], False, src, dst_idx, dst_val)
+    code = op.static((src, dst_idx, dst_val, tmp), checks)
+    R, C = src.valid
+    if code is not None and small_f32.lines(code, src.bits, R, C, dst_idx.bits,
+                                            dst_idx.bits if dst_val is None else dst_val.bits):
+        return dst_idx if dst_val is None else (dst_val, dst_idx)
     two_byte = src.dtype.size == 2
-    if prof.int16_row_counter and two_byte and src.valid_rows > 32767:
-        op.fail(f"{prof.name} counts rows of 2-byte sources in int16: at most 32767 valid rows", "src",
-                "pto.a2a3.row_counter", src.valid_rows, UnsupportedError)
     kind = name[-3:]
     float_view = prof.colarg_unsigned_as_float
     # A2A3 (propagate): !(old >= new) is true once a NaN is involved, so every later row takes the index.

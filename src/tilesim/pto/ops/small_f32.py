@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["KINDS", "SMALL", "code", "plan", "run"]
+__all__ = ["KINDS", "SMALL", "code", "line_code", "lines", "plan", "run"]
 
 #: the largest tile (lanes) this path takes; larger ones take numerics' numpy fast path, whose passes vectorise
 SMALL = 4096
@@ -27,7 +27,7 @@ SMALL = 4096
 KINDS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "max": 4, "min": 5, "sqrt": 6, "recip": 7, "exp": 8, "log": 9,
          "rsqrt": 10}
 
-_KERNEL = None
+_KERNELS = None
 
 
 def _build():
@@ -92,7 +92,34 @@ def _build():
                 out[i, j] = t[i, j]
         return True
 
-    return kernel
+    @numba.njit(cache=True, nogil=True)
+    def line_kernel(code, a, R, C, idx, val):  # pragma: no cover - checked against reduce.extreme
+        kind_min, along_rows, want_idx, want_val = code & 1, (code >> 1) & 1, (code >> 2) & 1, (code >> 3) & 1
+        x = a.view(np.float32)
+        lines, n = (R, C) if along_rows else (C, R)
+        at = np.empty(lines, np.int64)
+        for line in range(lines):
+            best, k_best = x[line, 0] if along_rows else x[0, line], 0
+            if best != best:
+                return False
+            for k in range(1, n):
+                v = x[line, k] if along_rows else x[k, line]
+                if v != v:
+                    return False
+                if (v < best) if kind_min else (v > best):
+                    best, k_best = v, k
+            if want_val and best == 0:
+                return False
+            at[line] = k_best
+        for line in range(lines):
+            r, c = (line, 0) if along_rows else (0, line)
+            if want_idx:
+                idx[r, c] = at[line]
+            if want_val:
+                val[r, c] = a[line, at[line]] if along_rows else a[at[line], line]
+        return True
+
+    return kernel, line_kernel
 
 
 def code(kind: str, a_steps: tuple[int, int] = (1, 1), b_steps: tuple[int, int] = (1, 1)) -> int:
@@ -116,7 +143,23 @@ def plan(prof, kind: str, dst, srcs: tuple, a_steps: tuple[int, int] = (1, 1),
 def run(code: int, a: np.ndarray, b: np.ndarray, o: np.ndarray, rows: int, cols: int) -> bool:
     """``o[:rows, :cols] = a (kind) b`` (unary kinds read only ``a``) on uint32 lanes of f32, with :func:`code`'s
     kind and steps; False, with ``o`` untouched, where the general path must decide."""
-    global _KERNEL
-    if _KERNEL is None:
-        _KERNEL = _build()
-    return _KERNEL(code, a, b, o, rows, cols)
+    global _KERNELS
+    if _KERNELS is None:
+        _KERNELS = _build()
+    return _KERNELS[0](code, a, b, o, rows, cols)
+
+
+def line_code(kind: str, along_rows: bool, want_idx: bool, want_val: bool) -> int:
+    """:func:`lines`' code: the first max or min of each row (``along_rows``) or column, its index, its value."""
+    return (kind == "min") | along_rows << 1 | want_idx << 2 | want_val << 3
+
+
+def lines(code: int, a: np.ndarray, rows: int, cols: int, idx: np.ndarray, val: np.ndarray) -> bool:
+    """The first max or min of each row or column (:func:`line_code`) of ``a[:rows, :cols]`` (f32 lanes) by a
+    strict-compare scan: its index into ``idx`` (u32 lanes) and its lanes into ``val``, at ``[i, 0]`` for row i
+    or ``[0, j]`` for column j; False, with both untouched, when a lane is NaN or, for a value, an extreme is a
+    zero (the NaN rules and the simulator's vectorised order decide those: :func:`.reduce.extreme`)."""
+    global _KERNELS
+    if _KERNELS is None:
+        _KERNELS = _build()
+    return _KERNELS[1](code, a, rows, cols, idx, val)
