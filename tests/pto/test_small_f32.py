@@ -222,3 +222,36 @@ def test_tcolargmax_with_values_through_the_kernel_equals_the_general_path():
                           dst_val=Tile("vec", "f32", 1, 64, valid=(1, 16)), target="cpu")
     for g, w in zip(got, want):
         assert np.array_equal(g.valid_bits, w.valid_bits)
+
+
+@pytest.mark.parametrize("name", ["trowmax", "trowmin"])
+@pytest.mark.parametrize("special", [0.0, 0.1])
+@pytest.mark.parametrize("dst_cols", [1, 8])
+def test_row_max_min_through_the_kernel_equal_the_general_path(name, special, dst_cols):
+    """TROWMAX/TROWMIN at 16x16 (the kernel) against 128x64 tiles (the general path), into a one-column
+    col_major dst and into an ND dst with one valid column; ties and zeros (ties=0.5) and specials."""
+    rng = np.random.default_rng(20)
+    x = rand_bits(rng, "f32", (16, 16), special=special, ties=0.5)
+    blayout = "col_major" if dst_cols == 1 else "row_major"
+    small, big = make_tile(x, "f32"), Tile("vec", "f32", 128, 64, valid=(16, 16))
+    big.bits[:16, :16] = x
+    got = getattr(pto, name)(Tile("vec", "f32", 16, dst_cols, valid=(16, 1), blayout=blayout), small, target="cpu")
+    want = getattr(pto, name)(Tile("vec", "f32", 128, dst_cols, valid=(16, 1), blayout=blayout), big, target="cpu")
+    assert np.array_equal(got.valid_bits, want.valid_bits)
+
+
+def test_the_small_ops_take_the_kernel(monkeypatch):
+    """At 16x16 f32 on cpu, without NaNs, these ops answer from one kernel call each (the benchmark's ops)."""
+    calls = []
+    for fn in ("run", "lines"):
+        real = getattr(small_f32, fn)
+        monkeypatch.setattr(small_f32, fn, lambda *a, real=real: calls.append(1) or real(*a))
+    x = np.random.default_rng(21).uniform(1, 2, (16, 16)).astype(np.float32)
+    a, b, d = Tile.from_array(x), Tile.from_array(x), Tile("vec", "f32", 16, 16)
+    col, idx = Tile("vec", "f32", 16, 1, blayout="col_major"), Tile("vec", "i32", 1, 16)
+    for op in (lambda: pto.tadd(d, a, b, target="cpu"), lambda: pto.tmul(d, a, b, target="cpu"),
+               lambda: pto.texp(d, a, target="cpu"), lambda: pto.trowmax(col, a, target="cpu"),
+               lambda: pto.tcolargmax(idx, a, target="cpu"), lambda: pto.trowexpandsub(d, a, col, target="cpu")):
+        n = len(calls)
+        op()
+        assert len(calls) == n + 1
