@@ -1,0 +1,218 @@
+"""Time PTOAS sample kernels on tilesim and on pto-isa's CPU simulator, on the same inputs.
+
+Usage::
+
+    python tools/ptoas_cpusim.py PTOAS_CHECKOUT PTOISA_CHECKOUT --ptoas PTOAS_BINARY \\
+        [--glob 'qwen3_decode_incore_*'] [--cxx 'chroot /srv/trixie g++-14'] [--work DIR] [--rounds N]
+
+For each ``.pto`` file of the PTOAS checkout's ``test/`` tree matching ``--glob``, the script
+
+1. makes seeded random inputs as ``tools/ptoas_conformance.py`` does (pointer sizes from the tensor views
+   made over them, PTOAS's per-case scalar defaults), and times ``tilesim`` running the parsed kernel on its
+   own target (``Interpreter(...).run()``, a fresh copy of the inputs each round; parsing is timed apart);
+2. lowers the file with PTOAS's ``ptoas`` (``--pto-arch`` and ``--pto-level`` from its RUN line, else the
+   module's target and, for A5, level3, as PTOAS's ``runop.sh`` does), and compiles the C++ it emits against
+   the pto-isa checkout's CPU simulator (``-D__CPU_SIM``) into a driver that reads the same inputs, runs the
+   kernel once per round on a fresh copy (only the kernel call is timed) and writes its pointer arguments;
+3. prints both times per kernel (median and minimum over rounds, milliseconds), their ratio, and whether
+   tilesim's outputs on target ``cpu`` (the simulator's semantics) equal the simulator's bit for bit.
+
+The kernels' bf16 arithmetic needs the simulator's ``PTO_CPU_SIM_ENABLE_BF16`` build (C++23
+``std::bfloat16_t``, g++ >= 14, decision PTO88): pass such a compiler with ``--cxx``. Nothing from either
+checkout is copied; it needs both checkouts and a built ptoas, so it is not part of CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fnmatch
+import io
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ptoas_conformance as conf  # noqa: E402
+
+from tilesim.pto import parse  # noqa: E402
+from tilesim.pto.text.interp import Interpreter  # noqa: E402
+
+#: the C++ compiler flags of the simulator's bf16 build (tools/ptoisa_vectors' g++ flags, PTO88)
+CXX_FLAGS = ["-std=c++23", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-DPTO_CPU_SIM_ENABLE_BF16=1",
+             "-DCPU_SIM_BFLOAT_ENABLED=1", "-include", "stdint.h", "-include", "stddef.h", "-pthread", "-w"]
+#: tilesim dtype -> numpy dtype of the bytes the driver reads and writes
+LANES = {"bf16": np.uint16}
+
+_SIGNATURE = re.compile(r"__global__\s+AICORE\s+void\s+(\w+)\s*\(([^)]*)\)")
+
+
+def ptoas_args(case) -> list[str]:
+    """``--pto-arch``/``--pto-level`` for ptoas: the file's RUN line, else its target (A5 at level3)."""
+    run = (conf._run_lines(case.text) or [""])[0]
+    arch = re.search(r"--pto-arch[= ](\w+)", run)
+    level = re.search(r"--pto-level[= ](level\d)", run)
+    arch = arch.group(1) if arch else {"a5": "a5"}.get(case.target, "a3")
+    return [f"--pto-arch={arch}", f"--pto-level={level.group(1) if level else ('level3' if arch == 'a5' else 'level2')}"]
+
+
+def driver(kernel_cpp: str, params: list) -> str:
+    """A main() around the emitted kernel: argv[1] the folder of inputs (v1.bin ...), argv[2] the rounds;
+    prints one kernel time per round in nanoseconds and writes each pointer argument to vN.out.bin."""
+    m = _SIGNATURE.search(kernel_cpp)
+    if m is None:
+        raise ValueError("no __global__ AICORE kernel in ptoas's output")
+    name, cparams = m.group(1), [p.strip() for p in m.group(2).split(",") if p.strip()]
+    if len(cparams) != len(params):
+        raise ValueError(f"the kernel takes {len(cparams)} arguments; the program has {len(params)}")
+    args, loads = [], []
+    for k, (p, c) in enumerate(zip(params, cparams)):
+        ctype = c.rsplit(None, 1)[0] if not c.endswith("*") else c
+        if p.kind == "ptr":
+            loads.append(f'    bufs.push_back(read(dir + "/{p.cname}.bin"));')
+            args.append(f"reinterpret_cast<{ctype}>(work[{len(loads) - 1}].data())")
+        else:
+            args.append(f"static_cast<{ctype}>({p.value!r})")
+    ptrs = [p for p in params if p.kind == "ptr"]
+    writes = "\n".join(f'    write(dir + "/{p.cname}.out.bin", work[{k}]);' for k, p in enumerate(ptrs))
+    return f"""{kernel_cpp}
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+static std::vector<unsigned char> read(const std::string& path) {{
+    std::ifstream f(path, std::ios::binary);
+    return std::vector<unsigned char>(std::istreambuf_iterator<char>(f), {{}});
+}}
+static void write(const std::string& path, const std::vector<unsigned char>& b) {{
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), b.size());
+}}
+int main(int argc, char** argv) {{
+    std::string dir = argv[1];
+    int rounds = std::atoi(argv[2]);
+    std::vector<std::vector<unsigned char>> bufs;
+{chr(10).join(loads)}
+    std::vector<std::vector<unsigned char>> work;
+    for (int r = 0; r < rounds; ++r) {{
+        work = bufs;
+        auto t0 = std::chrono::steady_clock::now();
+        {name}({", ".join(args)});
+        auto t1 = std::chrono::steady_clock::now();
+        std::printf("%lld\\n", (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    }}
+{writes}
+    return 0;
+}}
+"""
+
+
+def _inputs(case, program, root: Path, seed: int = 0):
+    """(params, inputs): the conformance tool's random inputs, each pointer sized to what the kernel reaches."""
+    _, params = conf.signature(case, program, conf._scalar_defaults(root))
+    base = {p.arg: p.count for p in params}
+    for p in params:  # room for run-time offsets, then cut to what a run reached (as the conformance tool does)
+        p.count += max(min(p.count, 1 << 20), 1 << 16) if p.kind == "ptr" and not p.fixed else 0
+    inputs = conf.random_inputs(params, program, case, np.random.default_rng(seed))
+    reach: dict = {}
+    conf.run_tilesim(case, program, {k: np.copy(v) for k, v in inputs.items()}, 600, reach)
+    for p in params:
+        if p.kind == "ptr" and not p.fixed:
+            p.count = max(base[p.arg], reach.get(p.arg, 0))
+            inputs[p.arg] = inputs[p.arg][: p.count]
+    return params, inputs
+
+
+def time_tilesim(case, program, inputs: dict, target: str, rounds: int) -> tuple[list[float], dict]:
+    """Seconds per run (a fresh copy of the inputs each round, not timed) and the last run's outputs."""
+    times, out = [], {}
+    for _ in range(rounds):
+        fresh = {k: np.copy(v) for k, v in inputs.items()}
+        it = Interpreter(program, fresh, target, level=case.level, stdout=io.StringIO())
+        t0 = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            out = it.run()
+        times.append(time.perf_counter() - t0)
+    return times, out
+
+
+def build(case, params, ptoas: str, ptoisa: Path, cxx: list[str], work: Path) -> Path:
+    """ptoas's C++ for the case, wrapped in :func:`driver` and compiled; the executable's path."""
+    work.mkdir(parents=True, exist_ok=True)
+    kernel = work / "kernel.cpp"
+    r = subprocess.run([ptoas, str(case.path), "-o", str(kernel), *ptoas_args(case)], capture_output=True,
+                       text=True)
+    if r.returncode:
+        raise RuntimeError(f"ptoas failed: {r.stderr.strip()[-400:]}")
+    src = work / "driver.cpp"
+    src.write_text(driver(kernel.read_text(), params))
+    exe = work / "driver"
+    r = subprocess.run([*cxx, *CXX_FLAGS, "-I", str(ptoisa / "include"), str(src), "-o", str(exe)],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"compile failed: {r.stderr.strip()[:600]}")
+    return exe
+
+
+def run_cpusim(exe: Path, params, inputs: dict, rounds: int, prefix: list[str], work: Path):
+    """Seconds per kernel call and the pointer arguments after the last round (by argument name)."""
+    for p in params:
+        if p.kind == "ptr":
+            np.ascontiguousarray(inputs[p.arg]).tofile(work / f"{p.cname}.bin")
+    r = subprocess.run([*prefix, str(exe), str(work), str(rounds)], capture_output=True, text=True, check=True)
+    times = [int(t) * 1e-9 for t in r.stdout.split()]
+    out = {p.arg: np.fromfile(work / f"{p.cname}.out.bin", inputs[p.arg].dtype) for p in params if p.kind == "ptr"}
+    return times, out
+
+
+def _ms(xs: list[float]) -> str:
+    return f"{statistics.median(xs) * 1e3:9.2f} ({min(xs) * 1e3:.2f})"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("ptoas_checkout", type=Path)
+    ap.add_argument("ptoisa_checkout", type=Path)
+    ap.add_argument("--ptoas", required=True, help="the ptoas binary built from the PTOAS checkout")
+    ap.add_argument("--glob", default="qwen3_decode_incore_*", help="file stems to run")
+    ap.add_argument("--cxx", default="g++-14", help="C++23 compiler command with std::bfloat16_t (may be a chroot)")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/ptoas_cpusim"))
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args(argv)
+    root = a.ptoas_checkout.resolve()
+    cxx = shlex.split(a.cxx)
+    prefix = cxx[:2] if cxx[0] == "chroot" else []  # run the driver where its libstdc++ is
+    cases = sorted((c for c in conf.corpus(root) if not c.negative and c.path.suffix == ".pto"
+                    and fnmatch.fnmatch(c.path.stem, a.glob)), key=lambda c: (c.path.parent.name, c.path.stem))
+    print(f"PTOAS {conf._commit(root)}, pto-isa {conf._commit(a.ptoisa_checkout.resolve())}, {a.rounds} rounds; "
+          "ms median (min); ratio of medians")
+    print(f"{'kernel':26} {'folder':16} {'target':6} {'parse':>7} {'tilesim':>18} {'cpu sim':>18} {'ratio':>7}  outputs (cpu)")
+    for case in cases:
+        try:
+            t0 = time.perf_counter()
+            program = parse(case.text, source=str(case.path))
+            t_parse = time.perf_counter() - t0
+            params, inputs = _inputs(case, program, root)
+            t_ts, _ = time_tilesim(case, program, inputs, case.target, a.rounds)
+            _, on_cpu = time_tilesim(case, program, inputs, "cpu", 1)
+            work = a.work / case.path.parent.name / case.path.stem
+            exe = build(case, params, a.ptoas, a.ptoisa_checkout.resolve(), cxx, work)
+            t_cs, got = run_cpusim(exe, params, inputs, a.rounds, prefix, work)
+            same = sum(np.array_equal(np.asarray(on_cpu[k]).view(np.uint8), got[k].view(np.uint8))
+                       for k in got if k in on_cpu)
+            print(f"{case.path.stem:26} {case.path.parent.name:16} {case.target:6} {t_parse * 1e3:7.1f} {_ms(t_ts):>18} {_ms(t_cs):>18} "
+                  f"{statistics.median(t_ts) / statistics.median(t_cs):7.1f}  {same} of {len(got)} equal", flush=True)
+        except Exception as e:  # noqa: BLE001 - a kernel that cannot be built or run is reported, not fatal
+            print(f"{case.path.stem:26} {case.path.parent.name:16} {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
