@@ -70,10 +70,10 @@ def test_a_prepared_step_still_checks_valid_shapes_and_names_its_line():
     assert e.value.line == text.splitlines().index(next(ln for ln in text.splitlines() if "pto.tadd" in ln)) + 1
 
 
-def _typed_program(dt: str, body: str, n_iters: int) -> str:
+def _typed_program(dt: str, body: str, n_iters: int, tile: str | None = None) -> str:
     """x, y, z: 16x16 ``dt`` inputs loaded into %a, %b, %c; ``body`` (``@T`` for the tile type) runs n_iters
     times; %c is stored to z."""
-    t, v = f"!pto.tile_buf<vec, 16x16x{dt}>", f"!pto.partition_tensor_view<16x16x{dt}>"
+    t, v = tile or f"!pto.tile_buf<vec, 16x16x{dt}>", f"!pto.partition_tensor_view<16x16x{dt}>"
     views = "".join(
         f"    %{p}v = pto.make_tensor_view %{p}, shape = [%c16, %c16], strides = [%c16, %c1] : "
         f"!pto.tensor_view<?x?x{dt}>\n    %{p}p = pto.partition_view %{p}v, offsets = [%c0, %c0], "
@@ -151,3 +151,21 @@ def test_a_bound_loop_body_counts_undefined_casts_as_the_general_way(monkeypatch
     assert n_bound == 3
     assert np.array_equal(fast["z"], general["z"])
     assert w_fast == w_general and len(w_fast) == 1 and "12 elements" in w_fast[0]
+
+
+def test_a_bound_loop_body_pulls_and_pushes_boxed_tiles(monkeypatch):
+    """Boxed (Nz) tiles in a bound body: each call refreshes their logical copy and writes it back, so a
+    later TSTORE sees the bytes; the same bits as the general way."""
+    nz = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, "
+          "slayout=row_major, fractal=512, pad=0>")
+    body = "      pto.tadd ins(%c, %a : @T, @T) outs(%c : @T)\n      pto.tmul ins(%c, %b : @T, @T) outs(%c : @T)\n"
+    rng = np.random.default_rng(2)
+    x, y = (rng.uniform(0.5, 1.5, (16, 16)).astype(np.float32) for _ in range(2))
+    ((fast, _), (general, _)), n_bound = _both_ways(_typed_program("f32", body, 4, nz),
+                                                    {"x": x, "y": y, "z": np.zeros((16, 16), np.float32)},
+                                                    monkeypatch)
+    assert n_bound == 3
+    c = np.zeros((16, 16), np.float32)
+    for _ in range(4):
+        c = (c + x) * y
+    assert np.array_equal(fast["z"], c) and np.array_equal(general["z"], c)

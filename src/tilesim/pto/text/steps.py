@@ -70,6 +70,16 @@ class Step:
         kw = {**self.kw, **{p: vals[i] for p, i in self.kw_slots}, "target": prof}
         boxed = [v for v in vals if v.is_boxed]
         boxed_outs = [t for t in outs if t.is_boxed]
+        if not boxed and len(outs) == 1:  # the common case, without the loops
+            out = outs[0]
+
+            def call_one() -> None:
+                before = out.undefined
+                fn(*args, **kw)
+                u = out.undefined
+                if u is not before and u is not None and u.any():
+                    undefined.append((line, op, int(np.count_nonzero(u))))
+            return call_one
 
         def call() -> None:
             for v in boxed:
