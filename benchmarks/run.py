@@ -322,26 +322,26 @@ def qwen3(checkout: Path, rounds: int, ptoas: str | None = None, ptoisa: Path | 
     cxx_cmd = shlex.split(cxx)
     print(f"\n## PTOAS qwen3 decode kernels ({len(cases)} files): tilesim (its target) and pto-isa's CPU simulator, ms")
     print(f"{'kernel (folder, target)':40} {'tilesim median (min-max)':>26} {'cpu sim median (min-max)':>26} "
-          f"{'ratio':>8}")
+          f"{'ratio':>8}  process CPU ms (least): tilesim / cpu sim")
     for case in cases:
         name = f"{case.path.stem} ({case.path.parent.name}, {case.target})"
         try:
             program = pto.parse(case.text, source=str(case.path))
             params, inputs = harness._inputs(case, program, checkout.resolve())
-            t_fn, _ = harness.time_tilesim(case, program, inputs, case.target, rounds)
-            peer = "-"
-            ratio = ""
+            t_fn, c_fn, _ = harness.time_tilesim(case, program, inputs, case.target, rounds)
+            peer, ratio, cpu = "-", "", f"{min(c_fn) * 1e3:.1f}"
             if ptoas and ptoisa:
                 work = Path("/tmp/ptoas_cpusim") / case.path.parent.name / case.path.stem
                 exe = harness.build(case, params, ptoas, ptoisa.resolve(), cxx_cmd, work)
-                t_peer, _ = harness.run_cpusim(exe, params, inputs, rounds,
-                                               cxx_cmd[:2] if cxx_cmd[0] == "chroot" else [], work)
+                t_peer, c_peer, _ = harness.run_cpusim(exe, params, inputs, rounds,
+                                                       cxx_cmd[:2] if cxx_cmd[0] == "chroot" else [], work)
                 peer = _spread(t_peer, 1e3, ".2f")
                 ratio = f"{sorted(t_fn)[len(t_fn) // 2] / sorted(t_peer)[len(t_peer) // 2]:.1f}x"
+                cpu += f" / {min(c_peer) * 1e3:.2f} = {min(c_fn) / max(min(c_peer), 1e-9):.1f}x"
         except Exception as e:  # a kernel that cannot run or build is reported, not timed
             print(f"{name:40} {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200])
             continue
-        print(f"{name:40} {_spread(t_fn, 1e3, '.2f'):>26} {peer:>26} {ratio:>8}", flush=True)
+        print(f"{name:40} {_spread(t_fn, 1e3, '.2f'):>26} {peer:>26} {ratio:>8}  {cpu}", flush=True)
 
 
 def blas() -> str:

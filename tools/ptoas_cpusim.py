@@ -14,8 +14,9 @@ For each ``.pto`` file of the PTOAS checkout's ``test/`` tree matching ``--glob`
    module's target and, for A5, level3, as PTOAS's ``runop.sh`` does), and compiles the C++ it emits against
    the pto-isa checkout's CPU simulator (``-D__CPU_SIM``) into a driver that reads the same inputs, runs the
    kernel once per round on a fresh copy (only the kernel call is timed) and writes its pointer arguments;
-3. prints both times per kernel (median and minimum over rounds, milliseconds), their ratio, and whether
-   tilesim's outputs on target ``cpu`` (the simulator's semantics) equal the simulator's bit for bit.
+3. prints both times per kernel (wall median and minimum over rounds, milliseconds), their ratio, the least
+   process CPU time of each (which a loaded machine does not inflate), and whether tilesim's outputs on target
+   ``cpu`` (the simulator's semantics) equal the simulator's bit for bit.
 
 The kernels' bf16 arithmetic needs the simulator's ``PTO_CPU_SIM_ENABLE_BF16`` build (C++23
 ``std::bfloat16_t``, g++ >= 14, decision PTO88): pass such a compiler with ``--cxx``. Nothing from either
@@ -65,7 +66,8 @@ def ptoas_args(case) -> list[str]:
 
 def driver(kernel_cpp: str, params: list) -> str:
     """A main() around the emitted kernel: argv[1] the folder of inputs (v1.bin ...), argv[2] the rounds;
-    prints one kernel time per round in nanoseconds and writes each pointer argument to vN.out.bin."""
+    prints the kernel's wall and process CPU nanoseconds, a line per round, and writes each pointer argument
+    to vN.out.bin."""
     m = _SIGNATURE.search(kernel_cpp)
     if m is None:
         raise ValueError("no __global__ AICORE kernel in ptoas's output")
@@ -85,6 +87,7 @@ def driver(kernel_cpp: str, params: list) -> str:
     return f"""{kernel_cpp}
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -104,9 +107,12 @@ int main(int argc, char** argv) {{
     for (int r = 0; r < rounds; ++r) {{
         work = bufs;
         auto t0 = std::chrono::steady_clock::now();
+        std::clock_t c0 = std::clock();
         {name}({", ".join(args)});
+        std::clock_t c1 = std::clock();
         auto t1 = std::chrono::steady_clock::now();
-        std::printf("%lld\\n", (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+        std::printf("%lld %lld\\n", (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count(),
+                    (long long)((c1 - c0) * (1000000000LL / CLOCKS_PER_SEC)));
     }}
 {writes}
     return 0;
@@ -132,17 +138,19 @@ def _inputs(case, program, root: Path, seed: int = 0):
     return params, inputs
 
 
-def time_tilesim(case, program, inputs: dict, target: str, rounds: int) -> tuple[list[float], dict]:
-    """Seconds per run (a fresh copy of the inputs each round, not timed) and the last run's outputs."""
-    times, out = [], {}
+def time_tilesim(case, program, inputs: dict, target: str, rounds: int) -> tuple[list[float], list[float], dict]:
+    """Wall and process CPU seconds per run (a fresh copy of the inputs each round, not timed), and the last
+    run's outputs."""
+    walls, cpus, out = [], [], {}
     for _ in range(rounds):
         fresh = {k: np.copy(v) for k, v in inputs.items()}
         it = Interpreter(program, fresh, target, level=case.level, stdout=io.StringIO())
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with contextlib.redirect_stdout(io.StringIO()):
             out = it.run()
-        times.append(time.perf_counter() - t0)
-    return times, out
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return walls, cpus, out
 
 
 def build(case, params, ptoas: str, ptoisa: Path, cxx: list[str], work: Path) -> Path:
@@ -164,14 +172,15 @@ def build(case, params, ptoas: str, ptoisa: Path, cxx: list[str], work: Path) ->
 
 
 def run_cpusim(exe: Path, params, inputs: dict, rounds: int, prefix: list[str], work: Path):
-    """Seconds per kernel call and the pointer arguments after the last round (by argument name)."""
+    """Wall and process CPU seconds per kernel call, and the pointer arguments after the last round (by
+    argument name)."""
     for p in params:
         if p.kind == "ptr":
             np.ascontiguousarray(inputs[p.arg]).tofile(work / f"{p.cname}.bin")
     r = subprocess.run([*prefix, str(exe), str(work), str(rounds)], capture_output=True, text=True, check=True)
-    times = [int(t) * 1e-9 for t in r.stdout.split()]
+    rows = [[int(v) * 1e-9 for v in line.split()] for line in r.stdout.splitlines() if line.strip()]
     out = {p.arg: np.fromfile(work / f"{p.cname}.out.bin", inputs[p.arg].dtype) for p in params if p.kind == "ptr"}
-    return times, out
+    return [w for w, _ in rows], [c for _, c in rows], out
 
 
 def _ms(xs: list[float]) -> str:
@@ -195,22 +204,25 @@ def main(argv=None) -> int:
                     and fnmatch.fnmatch(c.path.stem, a.glob)), key=lambda c: (c.path.parent.name, c.path.stem))
     print(f"PTOAS {conf._commit(root)}, pto-isa {conf._commit(a.ptoisa_checkout.resolve())}, {a.rounds} rounds; "
           "ms median (min); ratio of medians")
-    print(f"{'kernel':26} {'folder':16} {'target':6} {'parse':>7} {'tilesim':>18} {'cpu sim':>18} {'ratio':>7}  outputs (cpu)")
+    print(f"{'kernel':26} {'folder':16} {'target':6} {'parse':>7} {'tilesim':>18} {'cpu sim':>18} {'ratio':>7}  "
+          "process CPU (least) tilesim / cpu sim; outputs (cpu)")
     for case in cases:
         try:
             t0 = time.perf_counter()
             program = parse(case.text, source=str(case.path))
             t_parse = time.perf_counter() - t0
             params, inputs = _inputs(case, program, root)
-            t_ts, _ = time_tilesim(case, program, inputs, case.target, a.rounds)
-            _, on_cpu = time_tilesim(case, program, inputs, "cpu", 1)
+            t_ts, c_ts, _ = time_tilesim(case, program, inputs, case.target, a.rounds)
+            _, _, on_cpu = time_tilesim(case, program, inputs, "cpu", 1)
             work = a.work / case.path.parent.name / case.path.stem
             exe = build(case, params, a.ptoas, a.ptoisa_checkout.resolve(), cxx, work)
-            t_cs, got = run_cpusim(exe, params, inputs, a.rounds, prefix, work)
+            t_cs, c_cs, got = run_cpusim(exe, params, inputs, a.rounds, prefix, work)
             same = sum(np.array_equal(np.asarray(on_cpu[k]).view(np.uint8), got[k].view(np.uint8))
                        for k in got if k in on_cpu)
-            print(f"{case.path.stem:26} {case.path.parent.name:16} {case.target:6} {t_parse * 1e3:7.1f} {_ms(t_ts):>18} {_ms(t_cs):>18} "
-                  f"{statistics.median(t_ts) / statistics.median(t_cs):7.1f}  {same} of {len(got)} equal", flush=True)
+            print(f"{case.path.stem:26} {case.path.parent.name:16} {case.target:6} {t_parse * 1e3:7.1f} "
+                  f"{_ms(t_ts):>18} {_ms(t_cs):>18} {statistics.median(t_ts) / statistics.median(t_cs):7.1f}  "
+                  f"cpu {min(c_ts) * 1e3:.2f} / {min(c_cs) * 1e3:.2f} ms = {min(c_ts) / max(min(c_cs), 1e-9):.1f}x  "
+                  f"{same} of {len(got)} equal", flush=True)
         except Exception as e:  # noqa: BLE001 - a kernel that cannot be built or run is reported, not fatal
             print(f"{case.path.stem:26} {case.path.parent.name:16} {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}",
                   flush=True)
