@@ -11,7 +11,8 @@ For each ``.pto`` file of the PTOAS checkout's ``test/`` tree matching ``--glob`
    made over them, PTOAS's per-case scalar defaults), and times ``tilesim`` running the parsed kernel on its
    own target (``Interpreter(...).run()``, a fresh copy of the inputs each round; parsing is timed apart);
 2. lowers the file with PTOAS's ``ptoas`` (``--pto-arch`` and ``--pto-level`` from its RUN line, else the
-   module's target and, for A5, level3, as PTOAS's ``runop.sh`` does), and compiles the C++ it emits against
+   module's target and level3 where tiles have addresses, as PTOAS's ``runop.sh`` runs the Qwen3 folders),
+   and compiles the C++ it emits against
    the pto-isa checkout's CPU simulator (``-D__CPU_SIM``) into a driver that reads the same inputs, runs the
    kernel once per round on a fresh copy (only the kernel call is timed) and writes its pointer arguments;
 3. prints both times per kernel (wall median and minimum over rounds, milliseconds), their ratio, the least
@@ -56,12 +57,15 @@ _SIGNATURE = re.compile(r"__global__\s+AICORE\s+void\s+(\w+)\s*\(([^)]*)\)")
 
 
 def ptoas_args(case) -> list[str]:
-    """``--pto-arch``/``--pto-level`` for ptoas: the file's RUN line, else its target (A5 at level3)."""
+    """``--pto-arch``/``--pto-level`` for ptoas: the file's RUN line, else its target, at level3 where its tiles
+    have addresses (ptoas takes ``alloc_tile addr = ...`` only there; PTOAS's ``runop.sh`` runs the Qwen3
+    folders so), else level2."""
     run = (conf._run_lines(case.text) or [""])[0]
     arch = re.search(r"--pto-arch[= ](\w+)", run)
     level = re.search(r"--pto-level[= ](level\d)", run)
     arch = arch.group(1) if arch else {"a5": "a5"}.get(case.target, "a3")
-    return [f"--pto-arch={arch}", f"--pto-level={level.group(1) if level else ('level3' if arch == 'a5' else 'level2')}"]
+    level = level.group(1) if level else "level3" if re.search(r"alloc_tile\s+addr\s*=", case.text) else "level2"
+    return [f"--pto-arch={arch}", f"--pto-level={level}"]
 
 
 def driver(kernel_cpp: str, params: list) -> str:

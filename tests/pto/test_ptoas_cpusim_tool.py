@@ -43,10 +43,11 @@ def test_the_driver_refuses_a_kernel_that_does_not_match_the_program():
         tool.driver("int main() {}", [])
 
 
-@pytest.mark.parametrize("run, target, want", [
-    ("// RUN: ptoas --pto-arch=a5 --pto-level=level2 %s", "a5", ["--pto-arch=a5", "--pto-level=level2"]),
-    ("", "a5", ["--pto-arch=a5", "--pto-level=level3"]),         # runop.sh's A5 default
-    ("", "a2a3", ["--pto-arch=a3", "--pto-level=level2"]),
+@pytest.mark.parametrize("run, body, target, want", [
+    ("// RUN: ptoas --pto-arch=a5 --pto-level=level2 %s", "", "a5", ["--pto-arch=a5", "--pto-level=level2"]),
+    ("", "%t = pto.alloc_tile addr = %c0 : T", "a5", ["--pto-arch=a5", "--pto-level=level3"]),
+    ("", "%t = pto.alloc_tile addr = %c0 : T", "a2a3", ["--pto-arch=a3", "--pto-level=level3"]),
+    ("", "%t = pto.alloc_tile : T", "a2a3", ["--pto-arch=a3", "--pto-level=level2"]),
 ])
-def test_ptoas_options_follow_the_run_line_else_the_target(run, target, want):
-    assert tool.ptoas_args(SimpleNamespace(text=run + "\nmodule {}", target=target)) == want
+def test_ptoas_options_follow_the_run_line_else_the_target_and_addresses(run, body, target, want):
+    assert tool.ptoas_args(SimpleNamespace(text=f"{run}\nmodule {{ {body} }}", target=target)) == want
