@@ -332,7 +332,7 @@ def qwen3(checkout: Path, rounds: int, ptoas: str | None = None, ptoisa: Path | 
             peer, ratio, cpu = "-", "", f"{min(c_fn) * 1e3:.1f}"
             if ptoas and ptoisa:
                 work = Path("/tmp/ptoas_cpusim") / case.path.parent.name / case.path.stem
-                exe = harness.build(case, params, ptoas, ptoisa.resolve(), cxx_cmd, work)
+                exe = harness.build(case, params, ptoas, ptoisa.absolute(), cxx_cmd, work)  # as given: a chroot's path
                 t_peer, c_peer, _ = harness.run_cpusim(exe, params, inputs, rounds,
                                                        cxx_cmd[:2] if cxx_cmd[0] == "chroot" else [], work)
                 peer = _spread(t_peer, 1e3, ".2f")

@@ -222,7 +222,7 @@ def main(argv=None) -> int:
             t_ts, c_ts, _ = time_tilesim(case, program, inputs, case.target, a.rounds)
             _, _, on_cpu = time_tilesim(case, program, inputs, "cpu", 1)
             work = a.work / case.path.parent.name / case.path.stem
-            exe = build(case, params, a.ptoas, a.ptoisa_checkout.resolve(), cxx, work)
+            exe = build(case, params, a.ptoas, a.ptoisa_checkout.absolute(), cxx, work)
             t_cs, c_cs, got = run_cpusim(exe, params, inputs, a.rounds, prefix, work)
             same = sum(np.array_equal(np.asarray(on_cpu[k]).view(np.uint8), got[k].view(np.uint8))
                        for k in got if k in on_cpu)
