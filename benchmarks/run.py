@@ -318,7 +318,8 @@ def qwen3(checkout: Path, rounds: int, ptoas: str | None = None, ptoisa: Path | 
     import ptoas_cpusim as harness
     from ptoas_conformance import corpus
     cases = sorted((c for c in corpus(checkout.resolve()) if fnmatch.fnmatch(c.path.stem, "qwen3_decode_incore_*")
-                    and c.path.suffix == ".pto"), key=lambda c: (c.path.parent.name, int(c.path.stem.rsplit("_", 1)[1])))
+                    and c.path.suffix == ".pto"),
+                   key=lambda c: (c.path.parent.name, int(c.path.stem.rsplit("_", 1)[1])))
     cxx_cmd = shlex.split(cxx)
     print(f"\n## PTOAS qwen3 decode kernels ({len(cases)} files): tilesim (its target) and pto-isa's CPU simulator, ms")
     print(f"{'kernel (folder, target)':40} {'tilesim median (min-max)':>26} {'cpu sim median (min-max)':>26} "

@@ -231,8 +231,8 @@ def main(argv=None) -> int:
                   f"cpu {min(c_ts) * 1e3:.2f} / {min(c_cs) * 1e3:.2f} ms = {min(c_ts) / max(min(c_cs), 1e-9):.1f}x  "
                   f"{same} of {len(got)} equal", flush=True)
         except Exception as e:  # noqa: BLE001 - a kernel that cannot be built or run is reported, not fatal
-            print(f"{case.path.stem:26} {case.path.parent.name:16} {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}",
-                  flush=True)
+            why = str(e).splitlines()[0][:160] if str(e) else ""
+            print(f"{case.path.stem:26} {case.path.parent.name:16} {type(e).__name__}: {why}", flush=True)
     return 0
 
 
