@@ -51,3 +51,15 @@ def test_the_driver_refuses_a_kernel_that_does_not_match_the_program():
 ])
 def test_ptoas_options_follow_the_run_line_else_the_target_and_addresses(run, body, target, want):
     assert tool.ptoas_args(SimpleNamespace(text=f"{run}\nmodule {{ {body} }}", target=target)) == want
+
+
+def test_differences_count_elements_and_ulps_of_written_and_unwritten_arguments():
+    import numpy as np
+    x = np.arange(8, dtype=np.float32)
+    y = x.copy()
+    y[3] = np.nextafter(y[3], np.float32(9))            # 1 ulp
+    y[5] = np.float32(5.0000005)                        # 1 ulp above 5 is 5.0000005
+    inputs = {"arg0": x, "arg1": x}
+    assert tool.differences({"arg0": x}, {"arg0": x, "arg1": x}, inputs) == (0, 0)
+    assert tool.differences({"arg0": y}, {"arg0": x, "arg1": x}, inputs) == (2, 1)
+    assert tool.differences({}, {"arg0": x, "arg1": y}, inputs) == (2, 1)   # arg1 unwritten: its input counts
