@@ -4,6 +4,8 @@
     python benchmarks/run.py --only pto-small pto-large --rounds 9
     python benchmarks/run.py --large               # adds the 4096^3 bf16 GEMM's memory peak (a child process)
     python benchmarks/run.py --ptoas PTOAS_CHECKOUT  # adds PTOAS's qwen3_decode_incore_* kernels through tilesim run
+    python benchmarks/run.py --only pto-loop --ptoas PTOAS --ptoas-bin PTOAS_BUILD/tools/ptoas/ptoas \\
+        --ptoisa PTOISA --cxx "chroot TRIXIE g++-14"    # ... and on pto-isa's CPU simulator (tools/ptoas_cpusim.py)
     python benchmarks/run.py --only compare study --compare-shape 16x16x16 --study-shape 16x64x64  # a quick check
 
 Sections: ``pto-small`` (one Python call at 16x16 f32), ``pto-large`` (256x1024 f32 on ``cpu`` against the numpy
@@ -28,6 +30,7 @@ if any(k in os.environ for k in _FORCED):  # OpenBLAS reads them once, when nump
     os.execve(sys.executable, [sys.executable, *sys.argv], {k: v for k, v in os.environ.items() if k not in _FORCED})
 
 import argparse  # noqa: E402
+import fnmatch  # noqa: E402
 import resource  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
@@ -39,6 +42,7 @@ from timing import gemm_memory  # noqa: E402  benchmarks/timing.py (the script's
 from tilesim import pto  # noqa: E402
 from tilesim.pto import Tile  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = ("pto-small", "pto-large", "pto-loop", "tensix", "gemm", "compare", "study")
 
 
@@ -117,6 +121,20 @@ def small_ops(rep: Report, rounds: int) -> None:
     for name, fn in ops.items():
         t_fn, t_peer = paired(fn, lambda: np.add(xa, xb, out=xb), rounds, calls=300)
         rep.row(name, t_fn, t_peer, 1e6, 8.0, ratio_bar=False)
+    print(f"{'':44} process CPU us per call (min over rounds): "
+          + ", ".join(f"{name.split()[0]} {cpu_seconds(fn, 300, rounds) * 1e6:.1f}" for name, fn in ops.items()))
+
+
+def cpu_seconds(fn, calls: int, rounds: int) -> float:
+    """Process CPU seconds per call of ``fn``, the least over rounds: on a loaded machine a figure that the
+    other processes' share of the cores does not inflate (wall time does)."""
+    best = float("inf")
+    for _ in range(rounds):
+        c0 = time.process_time()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.process_time() - c0) / calls)
+    return best
 
 
 def _large_ops():
@@ -198,6 +216,9 @@ def pto_loop(rep: Report, rounds: int) -> None:
     per = [(a - b) / n for a, b in zip(t_full, t_empty)]
     rep.section(".pto loop (cpu), per statement", "us", "-")
     rep.row("16x16 tadd loop statement", per, [], 1e6, 12.0, ratio_bar=False)
+    cpu = (cpu_seconds(lambda: pto.run_text(full, target="cpu"), 1, rounds)
+           - cpu_seconds(lambda: pto.run_text(empty, target="cpu"), 1, rounds)) / n
+    print(f"{'':44} process CPU us per statement (least full run - least empty run): {cpu * 1e6:.1f}")
 
 
 # ----------------------------------------------------------------- Tensix
@@ -293,19 +314,41 @@ def study(rep: Report, rounds: int, shape: str | None = None) -> None:
     print(f"{'':44} process CPU time per run: {cpu:.1f} s")
 
 
-def qwen3(checkout: Path, rounds: int) -> None:
-    """PTOAS's ``qwen3_decode_incore_*`` kernels through ``tilesim run`` (in process, zero inputs)."""
-    files = sorted(checkout.rglob("qwen3_decode_incore_*.pto"))
-    print(f"\n## PTOAS qwen3 decode kernels ({len(files)} files) through tilesim run")
-    for f in files:
-        text = f.read_text()
-        for target in ("a3", "a5"):
-            try:
-                t_fn, _ = paired(lambda: pto.run_text(text, target=target, source=str(f)), None, rounds)
-            except Exception as e:  # a kernel tilesim refuses is reported, not timed
-                print(f"{f.name:40} {target}: {type(e).__name__}: {e}"[:200])
-                continue
-            print(f"{f.name:40} {target}: {_spread(t_fn, 1e3, '.2f')} ms")
+def qwen3(checkout: Path, rounds: int, ptoas: str | None = None, ptoisa: Path | None = None,
+          cxx: str = "g++-14") -> None:
+    """PTOAS's ``qwen3_decode_incore_*`` kernels run by tilesim on their own target, on seeded random inputs
+    (``tools/ptoas_cpusim.py``); with a built ``ptoas`` and a pto-isa checkout, the same kernels lowered by
+    ptoas and compiled for pto-isa's CPU simulator, timed on the same inputs (only the kernel call)."""
+    import shlex
+    sys.path.insert(0, str(ROOT / "tools"))
+    import ptoas_cpusim as harness
+    from ptoas_conformance import corpus
+    cases = sorted((c for c in corpus(checkout.resolve()) if fnmatch.fnmatch(c.path.stem, "qwen3_decode_incore_*")
+                    and c.path.suffix == ".pto"),
+                   key=lambda c: (c.path.parent.name, int(c.path.stem.rsplit("_", 1)[1])))
+    cxx_cmd = shlex.split(cxx)
+    print(f"\n## PTOAS qwen3 decode kernels ({len(cases)} files): tilesim (its target) and pto-isa's CPU simulator, ms")
+    print(f"{'kernel (folder, target)':40} {'tilesim median (min-max)':>26} {'cpu sim median (min-max)':>26} "
+          f"{'ratio':>8}  process CPU ms (least): tilesim / cpu sim")
+    for case in cases:
+        name = f"{case.path.stem} ({case.path.parent.name}, {case.target})"
+        try:
+            program = pto.parse(case.text, source=str(case.path))
+            params, inputs = harness._inputs(case, program, checkout.resolve())
+            t_fn, c_fn, _ = harness.time_tilesim(case, program, inputs, case.target, rounds)
+            peer, ratio, cpu = "-", "", f"{min(c_fn) * 1e3:.1f}"
+            if ptoas and ptoisa:
+                work = Path("/tmp/ptoas_cpusim") / case.path.parent.name / case.path.stem
+                exe = harness.build(case, params, ptoas, ptoisa.absolute(), cxx_cmd, work)  # as given: a chroot's path
+                t_peer, c_peer, _ = harness.run_cpusim(exe, params, inputs, rounds,
+                                                       cxx_cmd[:2] if cxx_cmd[0] == "chroot" else [], work)
+                peer = _spread(t_peer, 1e3, ".2f")
+                ratio = f"{sorted(t_fn)[len(t_fn) // 2] / sorted(t_peer)[len(t_peer) // 2]:.1f}x"
+                cpu += f" / {min(c_peer) * 1e3:.2f} = {min(c_fn) / max(min(c_peer), 1e-9):.1f}x"
+        except Exception as e:  # a kernel that cannot run or build is reported, not timed
+            print(f"{name:40} {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200])
+            continue
+        print(f"{name:40} {_spread(t_fn, 1e3, '.2f'):>26} {peer:>26} {ratio:>8}  {cpu}", flush=True)
 
 
 def blas() -> str:
@@ -323,6 +366,11 @@ def main() -> None:
     ap.add_argument("--study-shape", help="MxNxK: the study section on this shape in place of Llama-3-8B's layers")
     ap.add_argument("--large", action="store_true", help="also the 4096^3 bf16 GEMM's memory peak")
     ap.add_argument("--ptoas", type=Path, help="a PTOAS checkout: time its qwen3_decode_incore_* kernels")
+    ap.add_argument("--ptoas-bin", help="a ptoas built from that checkout: also time the kernels on pto-isa's CPU "
+                                        "simulator (with --ptoisa)")
+    ap.add_argument("--ptoisa", type=Path, help="a pto-isa checkout (its CPU simulator's headers)")
+    ap.add_argument("--cxx", default="g++-14", help="C++23 compiler with std::bfloat16_t for the CPU simulator "
+                                                    "(may be 'chroot DIR g++-14')")
     args = ap.parse_args()
     np.seterr(all="ignore")  # the peers' overflow warnings (tilesim's ops set their own error state)
     print(f"numpy {np.__version__}; BLAS: {blas()}; load average {os.getloadavg()[0]:.2f}")
@@ -336,7 +384,7 @@ def main() -> None:
     if args.large:
         gemm_memory()
     if args.ptoas:
-        qwen3(args.ptoas, args.rounds)
+        qwen3(args.ptoas, args.rounds, args.ptoas_bin, args.ptoisa, args.cxx)
     print(f"\nmax resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
     print(f"bars missed: {len(rep.missed)}" + (f" ({', '.join(rep.missed)})" if rep.missed else ""))
 

@@ -68,3 +68,104 @@ def test_a_prepared_step_still_checks_valid_shapes_and_names_its_line():
         pto.run_text(text, _inputs()[2], target="cpu")
     assert e.value.rule == "pto.op.valid_match"
     assert e.value.line == text.splitlines().index(next(ln for ln in text.splitlines() if "pto.tadd" in ln)) + 1
+
+
+def _typed_program(dt: str, body: str, n_iters: int, tile: str | None = None) -> str:
+    """x, y, z: 16x16 ``dt`` inputs loaded into %a, %b, %c; ``body`` (``@T`` for the tile type) runs n_iters
+    times; %c is stored to z."""
+    t, v = tile or f"!pto.tile_buf<vec, 16x16x{dt}>", f"!pto.partition_tensor_view<16x16x{dt}>"
+    views = "".join(
+        f"    %{p}v = pto.make_tensor_view %{p}, shape = [%c16, %c16], strides = [%c16, %c1] : "
+        f"!pto.tensor_view<?x?x{dt}>\n    %{p}p = pto.partition_view %{p}v, offsets = [%c0, %c0], "
+        f"sizes = [%c16, %c16] : !pto.tensor_view<?x?x{dt}> -> {v}\n" for p in "xyz")
+    loads = "".join(f"    %{n} = pto.alloc_tile : {t}\n    pto.tload ins(%{p}p : {v}) outs(%{n} : {t})\n"
+                    for n, p in (("a", "x"), ("b", "y"), ("c", "z")))
+    return (f"module {{\n  func.func @k(%x: !pto.ptr<{dt}>, %y: !pto.ptr<{dt}>, %z: !pto.ptr<{dt}>) attributes "
+            f"{{pto.entry}} {{\n    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
+            f"    %n = arith.constant {n_iters} : index\n    %c16 = arith.constant 16 : index\n{views}{loads}"
+            f"    scf.for %i = %c0 to %n step %c1 {{\n{body.replace('@T', t)}    }}\n"
+            f"    pto.tstore ins(%c : {t}) outs(%zp : {v})\n    return\n  }}\n}}\n")
+
+
+def _both_ways(text: str, inputs: dict, monkeypatch) -> tuple:
+    """(outputs, warnings) of a run whose loop body is bound (PTO166), then of the general way (a trace hook
+    keeps every statement on it), and how many iterations ran bound."""
+    import warnings
+    bound = []
+    run_calls = Interpreter._run_calls
+    monkeypatch.setattr(Interpreter, "_run_calls", lambda self, calls: (bound.append(1), run_calls(self, calls)))
+    got = []
+    for trace in (None, lambda st, results: None):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            got.append((pto.run_text(text, dict(inputs), target="cpu", trace=trace), [str(m.message) for m in w]))
+    return got, len(bound)
+
+
+def test_a_bound_loop_body_runs_as_the_general_way(monkeypatch):
+    """tadd/tmul/texp in a loop body run as bound calls after the first iteration, with the general way's bits;
+    %c accumulates in f32 as numpy's float32 arithmetic does, iteration by iteration."""
+    body = ("      pto.tadd ins(%c, %a : @T, @T) outs(%c : @T)\n      pto.tmul ins(%c, %b : @T, @T) outs(%c : @T)\n"
+            "      pto.texp ins(%a : @T) outs(%b : @T)\n      scf.yield\n")
+    rng = np.random.default_rng(1)
+    x, y = (rng.uniform(-0.5, 0.5, (16, 16)).astype(np.float32) for _ in range(2))
+    ((fast, _), (general, _)), n_bound = _both_ways(_typed_program("f32", body, 6),
+                                                  {"x": x, "y": y, "z": np.zeros((16, 16), np.float32)}, monkeypatch)
+    assert n_bound == 5
+    assert np.array_equal(fast["z"].view(np.uint32), general["z"].view(np.uint32))
+    c, b = np.zeros((16, 16), np.float32), y
+    for _ in range(6):
+        c = (c + x) * b
+        b = pto.texp(pto.Tile("vec", "f32", 16, 16), pto.Tile.from_array(x), target="cpu").values.copy()
+    assert np.array_equal(fast["z"].view(np.uint32), c.view(np.uint32))
+
+
+def test_a_bound_loop_body_fails_as_the_general_way(monkeypatch):
+    """%b counts down 2, 1, 0: the third iteration's TDIV divides by zero; bound or not, the same error, at
+    the TDIV statement's line and column, and %c keeps the second iteration's quotient."""
+    from tilesim.errors import SpecGapError
+    body = "      pto.tsub ins(%b, %c : @T, @T) outs(%b : @T)\n      pto.tdiv ins(%a, %b : @T, @T) outs(%a : @T)\n"
+    text = _typed_program("i32", body, 5)
+    inputs = {"x": np.full((16, 16), 12, np.int32), "y": np.full((16, 16), 3, np.int32),
+              "z": np.ones((16, 16), np.int32)}
+    errors = []
+    for trace in (None, lambda st, results: None):
+        with pytest.raises(SpecGapError) as e:
+            pto.run_text(text, dict(inputs), target="cpu", trace=trace)
+        errors.append((str(e.value), e.value.rule, e.value.line, e.value.column))
+    assert errors[0] == errors[1]
+    assert errors[0][1] == "pto.op.div_zero"
+    assert errors[0][2] == next(i for i, ln in enumerate(text.splitlines(), 1) if "pto.tdiv" in ln)
+
+
+def test_a_bound_loop_body_counts_undefined_casts_as_the_general_way(monkeypatch):
+    """TCVT of NaN lanes to i32 on cpu, each iteration: the same warning (lanes summed over iterations)."""
+    ti = "!pto.tile_buf<vec, 16x16xi32>"
+    body = (f"      pto.tcvt ins(%a{{rmode = #pto<round_mode CAST_RINT>}} : @T) outs(%w : {ti})\n"
+            "      pto.tadd ins(%a, %b : @T, @T) outs(%a : @T)\n")
+    text = _typed_program("f32", body, 4).replace("    scf.for", f"    %w = pto.alloc_tile : {ti}\n    scf.for")
+    x = np.zeros((16, 16), np.float32)
+    x[0, :3] = np.nan
+    ((fast, w_fast), (general, w_general)), n_bound = _both_ways(
+        text, {"x": x, "y": np.ones((16, 16), np.float32), "z": np.zeros((16, 16), np.float32)}, monkeypatch)
+    assert n_bound == 3
+    assert np.array_equal(fast["z"], general["z"])
+    assert w_fast == w_general and len(w_fast) == 1 and "12 elements" in w_fast[0]
+
+
+def test_a_bound_loop_body_pulls_and_pushes_boxed_tiles(monkeypatch):
+    """Boxed (Nz) tiles in a bound body: each call refreshes their logical copy and writes it back, so a
+    later TSTORE sees the bytes; the same bits as the general way."""
+    nz = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=col_major, "
+          "slayout=row_major, fractal=512, pad=0>")
+    body = "      pto.tadd ins(%c, %a : @T, @T) outs(%c : @T)\n      pto.tmul ins(%c, %b : @T, @T) outs(%c : @T)\n"
+    rng = np.random.default_rng(2)
+    x, y = (rng.uniform(0.5, 1.5, (16, 16)).astype(np.float32) for _ in range(2))
+    ((fast, _), (general, _)), n_bound = _both_ways(_typed_program("f32", body, 4, nz),
+                                                    {"x": x, "y": y, "z": np.zeros((16, 16), np.float32)},
+                                                    monkeypatch)
+    assert n_bound == 3
+    c = np.zeros((16, 16), np.float32)
+    for _ in range(4):
+        c = (c + x) * y
+    assert np.array_equal(fast["z"], c) and np.array_equal(general["z"], c)

@@ -283,6 +283,8 @@ class Tile:
                                     rule="pto.tile.valid", value=v)
         self._valid = (int(valid_rows), int(valid_cols))
         self._valid_bits = self._bits[: self._valid[0], : self._valid[1]]
+        #: what an op's cached checks read (:meth:`~tilesim.pto.ops._common.Op.static`): the type and valid region
+        self.key = (self.signature, self._valid)
         return self
 
     # ------------------------------------------------------------------ layout
@@ -377,7 +379,8 @@ class Tile:
             self.undefined = _all_defined(self.bits.shape)
             return
         self.undefined = np.zeros(self.bits.shape, bool)
-        self.undefined[where] = mask
+        if mask is not False:
+            self.undefined[where] = mask
 
     # -------------------------------------------------------------------- data
     @property

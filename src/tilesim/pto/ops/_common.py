@@ -44,7 +44,7 @@ _REDUCED = ("a one-column col_major tile, as TROWSUM/TROWMAX/TROWMIN write, is t
             "tile of zeros (TEXPANDS 0.0); or write the reduce into an ND tile of 32-byte rows and one valid column "
             "(f32: !pto.tile_buf<vec, Rx8xf32, v_col=1>), which the element-wise ops take")
 
-#: (op name, id(profile), operand signatures) -> the profile those operands' static checks passed on
+#: (op name, id(profile), operand keys) -> (the profile those operands' checks passed on, their plan)
 _PASSED: dict = {}
 
 
@@ -59,16 +59,19 @@ class Op:
             self.fail(f"{self.inst} is not available on target {self.prof.name}", "op", "pto.op.target",
                       self.prof.name, TilesimError)
 
-    def static(self, operands: tuple, checks) -> None:
-        """Run ``checks()``, the checks that read only the operands' types (location, dtype, layout, capacity),
-        unless they passed before for operands of the same types on this profile (ops run in loops)."""
-        key = (self.name, id(self.prof), *[t.signature if isinstance(t, Tile) else type(t) for t in operands])
-        if _PASSED.get(key) is self.prof:  # the value keeps the profile alive, so its id is not reused
-            return
-        checks()
+    def static(self, operands: tuple, checks):
+        """Run ``checks()``, the checks that read only the operands' types and valid regions (location, dtype,
+        layout, valid shapes), unless they passed before for such operands on this profile (ops run in loops);
+        returns what ``checks()`` returned then (a plan of the call: it may depend only on what the key holds)."""
+        key = (self.name, id(self.prof), *[t.key if isinstance(t, Tile) else type(t) for t in operands])
+        hit = _PASSED.get(key)
+        if hit is not None and hit[0] is self.prof:  # the entry keeps the profile alive, so its id is not reused
+            return hit[1]
+        plan = checks()
         if len(_PASSED) > 4096:
             _PASSED.clear()
-        _PASSED[key] = self.prof
+        _PASSED[key] = (self.prof, plan)
+        return plan
 
     # ---------------------------------------------------------------- errors
     def fail(self, detail: str, operand: str, rule: str, value=None, cls=GeometryError):

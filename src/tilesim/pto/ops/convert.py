@@ -99,7 +99,7 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
     ([[2, -2, 4]], [[3, -3, 4]])
     """
     op = Op("tcvt", target)
-    mode = _round_mode(op, rmode)
+    mode = rmode if isinstance(rmode, str) and rmode in ROUND_MODES else _round_mode(op, rmode)
 
     def static():
         op.tile(dst, "dst")
@@ -109,8 +109,8 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
         op.dtypes("tcvt", (src.dtype, dst.dtype), ("src", "dst"))
         if tmp is not None:
             op.tile(tmp, "tmp", None)
+        op.valid_match(dst, src, "src", "dst")
     op.static((dst, src, tmp), static)
-    op.valid_match(dst, src, "src", "dst")
     R, C = dst.valid
     p = op.prof
     saturate = p.cvt_saturate_default if sat is None else bool(sat)
@@ -118,6 +118,10 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
         dst.bits[:R, :C] = convert(op, src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
         return dst
     sub_byte = src.dtype.name in convert_sub_byte.SUB_BYTE or dst.dtype.name in convert_sub_byte.SUB_BYTE
+    if not (sub_byte or saturate) and convert_cpu.numpy_cast_into(src.valid_bits, src.dtype, dst.dtype,
+                                                                   dst.valid_bits):
+        dst.mark_undefined((slice(0, R), slice(0, C)), False)
+        return dst
     lanes, undefined = (convert_sub_byte if sub_byte else convert_cpu).convert(src.bits[:R, :C], src.dtype,
                                                                                dst.dtype, mode, saturate)
     convert_cpu.refuse_undefined(op, undefined, src.bits[:R, :C], src.dtype, dst.dtype)

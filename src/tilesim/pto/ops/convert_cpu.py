@@ -147,6 +147,21 @@ def convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) -> 
 _NUMPY_CASTS = {("f32", "f16"): np.float16, ("f16", "f32"): np.float32}
 
 
+def numpy_cast_into(bits: np.ndarray, s: DType, d: DType, out: np.ndarray) -> bool:
+    """:data:`_NUMPY_CASTS`' cast of ``bits`` written straight into the lanes ``out`` (without saturation, which
+    the caller asks for): True, or False with ``out`` untouched when the pair has no such cast or a lane is NaN."""
+    fast = _NUMPY_CASTS.get((s.name, d.name))
+    if fast is None or not bits.size:
+        return fast is not None
+    x = bits.view(s.np)
+    m = x.max()  # max propagates NaN
+    if m != m:
+        return False
+    with np.errstate(over="ignore"):  # overflow to Inf is the reference's
+        out.view(fast)[...] = x
+    return True
+
+
 def _convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) -> tuple[np.ndarray, np.ndarray]:
     undefined = np.zeros(bits.shape, bool)
     fast = None if saturate else _NUMPY_CASTS.get((s.name, d.name))

@@ -25,7 +25,7 @@ from ...errors import DtypeError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile, to_bits
-from . import masks_cpu, unary_cpu
+from . import masks_cpu, small_f32, unary_cpu
 from ._common import Op
 
 __all__ = ["CMP_MODES"]
@@ -67,9 +67,11 @@ def _vec_tiles(op: Op, named: list[tuple[Tile, str]]) -> None:
 
 
 # ------------------------------------------------------------- tile-tile
-def _tile_tile(op: Op, dst: Tile, src0: Tile, src1: Tile, tmp=None, mask: Tile | None = None) -> None:
+def _tile_tile(op: Op, dst: Tile, src0: Tile, src1: Tile, tmp=None, mask: Tile | None = None,
+               kind: str | None = None):
     """The checks of a tile-tile op: vec row-major tiles of dst's dtype (in the op's table) and valid shape.
-    Those that read only the operands' types run once per signature (:meth:`Op.static`)."""
+    They read only the operands' types and valid regions, so they run once per such signature (:meth:`Op.static`);
+    returns :func:`.small_f32.plan`'s kernel code for ``kind``, or None."""
     def static():
         _vec_tiles(op, [(dst, "dst"), *([(mask, "mask")] if mask is not None else []), (src0, "src0"),
                         (src1, "src1")])
@@ -78,9 +80,10 @@ def _tile_tile(op: Op, dst: Tile, src0: Tile, src1: Tile, tmp=None, mask: Tile |
         op.dtypes(op.name, (dst.dtype,), ("dst",))
         if tmp is not None:
             op.tile(tmp, "tmp", None)
-    op.static((dst, src0, src1, tmp, mask), static)
-    op.valid_match(dst, src0, "src0", "dst")
-    op.valid_match(dst, src1, "src1", "dst")
+        op.valid_match(dst, src0, "src0", "dst")
+        op.valid_match(dst, src1, "src1", "dst")
+        return small_f32.plan(op.prof, kind, dst, (src0, src1))
+    return op.static((dst, src0, src1, tmp, mask), static)
 
 
 def _tile_scalar(op: Op, dst: Tile, src: Tile, scalar, tmp=None, mask: Tile | None = None) -> np.ndarray:
@@ -99,7 +102,10 @@ def _tile_scalar(op: Op, dst: Tile, src: Tile, scalar, tmp=None, mask: Tile | No
 
 def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
     op = Op(name, target)
-    _tile_tile(op, dst, src0, src1)
+    code = _tile_tile(op, dst, src0, src1, kind=kind)
+    R, C = dst.valid
+    if code is not None and small_f32.run(code, src0.bits, src1.bits, dst.bits, R, C):
+        return dst
     p = op.prof
     a, b, d = src0.valid_bits, src1.valid_bits, dst.valid_bits
     if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, d, p.nan_mode):
@@ -137,9 +143,12 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
         _vec_tiles(op, [(dst, "dst"), (src, "src")])
         op.same_dtype(dst, src, "src", "dst")
         op.dtypes(name, (dst.dtype,), ("dst",))
-    op.static((dst, src), static)
-    op.valid_match(dst, src, "src", "dst")
+        op.valid_match(dst, src, "src", "dst")
+        return small_f32.plan(op.prof, kind, dst, (src,))
+    code = op.static((dst, src), static)
     R, C = dst.valid
+    if code is not None and small_f32.run(code, src.bits, src.bits, dst.bits, R, C):
+        return dst
     p = op.prof
     if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, src.valid_bits, None,
                                                                               dst.valid_bits, p.nan_mode,

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import numerics as nx
 from ..tile import Tile
-from . import convert_cpu
+from . import convert_cpu, small_f32
 from ._common import Op
 
 __all__ = ["trowexpand", "tcolexpand"]  # the binary ops are added below
@@ -104,7 +104,9 @@ def tcolexpand(dst: Tile, src: Tile, *, target=None) -> Tile:
 def _row_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, tmp, target) -> Tile:
     op = Op(name, target)
 
-    def static():
+    def checks():
+        """They read only the operands' types and valid regions; the plan: (src0 full?, kernel code), or None
+        for an empty dst."""
         for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
             op.tile(t, n)
         op.layout(dst, "dst", ("ROW_MAJOR",), "a row_major block layout")
@@ -113,33 +115,44 @@ def _row_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, tmp, ta
         op.dtypes(name, (dst.dtype,), ("dst",))
         if tmp is not None:
             op.tile(tmp, "tmp", None)
-    op.static((dst, src0, src1, tmp), static)
-    R, C = dst.valid
-    if R == 0 or C == 0:
-        return dst
-    full0 = src0.valid == dst.valid and src0.is_row_major
-    full1 = src1.valid == dst.valid and src1.is_row_major
-    if not (full0 or full1):
-        op.fail(f"one source must be row_major with dst's valid shape {R}x{C} (src0 {src0.valid_rows}x"
-                f"{src0.valid_cols}, src1 {src1.valid_rows}x{src1.valid_cols})", "src0,src1", "pto.op.expand_full",
-                (src0.valid, src1.valid))
-    ex, ex_name = (src1, "src1") if full0 else (src0, "src0")
-    per_block = 32 // dst.dtype.size
-    if ex.is_row_major:
-        if ex.valid_cols != per_block:
-            op.fail(f"a row_major broadcast operand (Mode 2) needs {per_block} valid columns (32 bytes), "
-                    f"not {ex.valid_cols}; or give a col_major tile with one valid column (Mode 1), as TROWSUM "
-                    f"writes: !pto.tile_buf<vec, {R}x1x{dst.dtype}, blayout=col_major>", ex_name,
+        R, C = dst.valid
+        if R == 0 or C == 0:
+            return None
+        full0 = src0.valid == dst.valid and src0.is_row_major
+        full1 = src1.valid == dst.valid and src1.is_row_major
+        if not (full0 or full1):
+            op.fail(f"one source must be row_major with dst's valid shape {R}x{C} (src0 {src0.valid_rows}x"
+                    f"{src0.valid_cols}, src1 {src1.valid_rows}x{src1.valid_cols})", "src0,src1",
+                    "pto.op.expand_full", (src0.valid, src1.valid))
+        ex, ex_name = (src1, "src1") if full0 else (src0, "src0")
+        per_block = 32 // dst.dtype.size
+        if ex.is_row_major:
+            if ex.valid_cols != per_block:
+                op.fail(f"a row_major broadcast operand (Mode 2) needs {per_block} valid columns (32 bytes), "
+                        f"not {ex.valid_cols}; or give a col_major tile with one valid column (Mode 1), as TROWSUM "
+                        f"writes: !pto.tile_buf<vec, {R}x1x{dst.dtype}, blayout=col_major>", ex_name,
+                        "pto.op.expand_shape", ex.valid_cols)
+            if tmp is not None:
+                op.fail("the tmp overload supports only Mode 1 (a col_major operand with one column)", "tmp",
+                        "pto.op.expand_tmp_mode", ex.layout)
+        elif ex.valid_cols != 1:
+            op.fail(f"a col_major broadcast operand (Mode 1) needs 1 valid column, not {ex.valid_cols}", ex_name,
                     "pto.op.expand_shape", ex.valid_cols)
-        if tmp is not None:
-            op.fail("the tmp overload supports only Mode 1 (a col_major operand with one column)", "tmp",
-                    "pto.op.expand_tmp_mode", ex.layout)
-    elif ex.valid_cols != 1:
-        op.fail(f"a col_major broadcast operand (Mode 1) needs 1 valid column, not {ex.valid_cols}", ex_name,
-                "pto.op.expand_shape", ex.valid_cols)
-    if ex.valid_rows != R:
-        op.fail(f"the broadcast operand needs dst's {R} valid rows, not {ex.valid_rows}", ex_name,
-                "pto.op.rows_match", ex.valid_rows)
+        if ex.valid_rows != R:
+            op.fail(f"the broadcast operand needs dst's {R} valid rows, not {ex.valid_rows}", ex_name,
+                    "pto.op.rows_match", ex.valid_rows)
+        if ex.valid_cols != 1:  # Mode 2 takes the general path
+            return full0, None
+        steps = ((1, 1), (1, 0)) if full0 else ((1, 0), (1, 1))  # Mode 1 reads row i, column 0
+        return full0, small_f32.plan(op.prof, kind, dst, (src0, src1), *steps)
+    plan = op.static((dst, src0, src1, tmp), checks)
+    if plan is None:
+        return dst
+    full0, code = plan
+    R, C = dst.valid
+    if code is not None and small_f32.run(code, src0.bits, src1.bits, dst.bits, R, C):
+        return dst
+    ex = src1 if full0 else src0
     # Mode 1 broadcasts the column as it is; Mode 2 repeats its 32-byte row along dst's columns
     wide = ex.bits[:R, :1] if ex.valid_cols == 1 else ex.bits[:R][:, np.arange(C) % ex.valid_cols]
     a, b = (src0.bits[:R, :C], wide) if full0 else (wide, src1.bits[:R, :C])
@@ -159,20 +172,27 @@ def _write(kind: str, a: np.ndarray, b: np.ndarray, op: Op, dst: Tile) -> Tile:
 def _col_binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
     op = Op(name, target)
 
-    def static():
+    def checks():
+        """They read only the operands' types and valid regions; the plan: the kernel code, or False for an
+        empty dst."""
         for t, n in ((dst, "dst"), (src0, "src0"), (src1, "src1")):
             op.tile(t, n)
             op.layout(t, n, ("ROW_MAJOR",), "a row_major block layout")
         op.same_dtype(dst, src0, "src0", "dst")
         op.same_dtype(dst, src1, "src1", "dst")
         op.dtypes(name, (dst.dtype,), ("dst",))
-    op.static((dst, src0, src1), static)
-    R, C = dst.valid
-    if R == 0 or C == 0:
+        if 0 in dst.valid:
+            return False
+        op.valid_match(dst, src0, "src0", "dst")
+        op.cols_match(dst, src1, "src1", "dst")
+        op.nonzero(src1, "src1")
+        return small_f32.plan(op.prof, kind, dst, (src0, src1), (1, 1), (0, 1))
+    code = op.static((dst, src0, src1), checks)
+    if code is False:
         return dst
-    op.valid_match(dst, src0, "src0", "dst")
-    op.cols_match(dst, src1, "src1", "dst")
-    op.nonzero(src1, "src1")
+    R, C = dst.valid
+    if code is not None and small_f32.run(code, src0.bits, src1.bits, dst.bits, R, C):
+        return dst
     return _write(kind, src0.bits[:R, :C], src1.bits[:1, :C], op, dst)
 
 

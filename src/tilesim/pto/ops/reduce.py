@@ -30,7 +30,7 @@ from .. import numerics as nx
 from ..dtypes import DType, get_dtype
 from ..targets import CPU_CAST_FIRST, CPU_CAST_FIRST_BF16
 from ..tile import Tile, to_bits
-from . import convert_cpu
+from . import convert_cpu, small_f32
 from ._common import Op
 
 __all__ = [
@@ -359,7 +359,10 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
         op.layout(dst, "dst", _ROW_DST, _ROW_DST_WHAT)
         op.dtypes(name, (src.dtype, dst.dtype), ("src", "dst"))
         op.tmp(tmp, src)
-    op.static((src, dst, tmp), checks)
+        if name in ("trowmax", "trowmin") and dst.dtype == src.dtype:
+            return _small_line(op.prof, name[4:], True, src, (dst,), False)
+        return None
+    code = op.static((src, dst, tmp), checks)
     if op.prof.empty_reduce_cpu and 0 in src.valid:
         op.rows_match(src, dst, "dst", "src")
         if name != "trowmin":  # TRowMin returns early; the others' loops run
@@ -367,6 +370,8 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
         return dst
     op.nonzero(src, "src")
     op.rows_match(src, dst, "dst", "src")
+    if code is not None and small_f32.lines(code, src.bits, *src.valid, dst.bits, dst.bits):
+        return dst
     bits, sdt, undefined = src.valid_bits, src.dtype, None
     pair = (sdt.name, dst.dtype.name)
     if pair in _CAST_FIRST and not (name == "trowprod" and pair in _UNROUNDED):  # cpu only (PTO67)
@@ -616,6 +621,17 @@ def trowargmin(dst_idx: Tile, src: Tile, tmp: Tile | None = None, *, dst_val: Ti
     return _row_arg("trowargmin", dst_idx, src, tmp, dst_val, target)
 
 
+def _small_line(prof, kind: str, along_rows: bool, src: Tile, outs: tuple, want_idx: bool) -> int | None:
+    """:func:`.small_f32.lines`' code when a max/min reduce or arg op takes it: a small f32 source and outputs
+    whose lanes are C-contiguous, 4-byte lanes out, the ``first`` rule (the strict-compare scan is then every
+    line's answer without a NaN); ``outs`` are the index tile then the value tile (or the value tile alone)."""
+    ok = (src.dtype.name == "f32" and prof.nan_mode == "first" and all(t.dtype.size == 4 for t in outs)
+          and src.rows * src.cols <= small_f32.SMALL
+          and all(t.blayout == "row_major" or t.is_boxed or t.cols == 1 for t in (src, *outs)))
+    want_val = len(outs) == 2 or not want_idx
+    return small_f32.line_code(kind, along_rows, want_idx, want_val) if ok else None
+
+
 def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, target):
     op = Op(name, target)
     prof = op.prof
@@ -632,21 +648,27 @@ def _col_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
         op.dtypes("tcolarg_val" if dst_val is not None else "tcolarg", (src.dtype, dst_idx.dtype),
                   ("src", "dst_idx"))
         op.tmp(tmp, src)
-    op.static((src, dst_idx, dst_val, tmp), checks)
-    op.nonzero(src, "src")
-    if dst_idx.valid_rows != 1:
-        op.fail(f"must have exactly 1 valid row, not {dst_idx.valid_rows}", "dst_idx", "pto.op.dst_rows",
-                dst_idx.valid_rows)
-    op.cols_match(src, dst_idx, "dst_idx", "src")
-    if dst_val is not None:
-        if dst_val.valid_rows != 1:
-            op.fail(f"must have exactly 1 valid row, not {dst_val.valid_rows}", "dst_val", "pto.op.dst_rows",
-                    dst_val.valid_rows)
-        op.cols_match(src, dst_val, "dst_val", "src")
+        op.nonzero(src, "src")
+        if dst_idx.valid_rows != 1:
+            op.fail(f"must have exactly 1 valid row, not {dst_idx.valid_rows}", "dst_idx", "pto.op.dst_rows",
+                    dst_idx.valid_rows)
+        op.cols_match(src, dst_idx, "dst_idx", "src")
+        if dst_val is not None:
+            if dst_val.valid_rows != 1:
+                op.fail(f"must have exactly 1 valid row, not {dst_val.valid_rows}", "dst_val", "pto.op.dst_rows",
+                        dst_val.valid_rows)
+            op.cols_match(src, dst_val, "dst_val", "src")
+        if prof.int16_row_counter and src.dtype.size == 2 and src.valid_rows > 32767:
+            op.fail(f"{prof.name} counts rows of 2-byte sources in int16: at most 32767 valid rows", "src",
+                    "pto.a2a3.row_counter", src.valid_rows, UnsupportedError)
+        return _small_line(prof, name[-3:], False, src, (dst_idx,) if dst_val is None else (dst_idx, dst_val),
+                           True)
+    code = op.static((src, dst_idx, dst_val, tmp), checks)
+    R, C = src.valid
+    if code is not None and small_f32.lines(code, src.bits, R, C, dst_idx.bits,
+                                            dst_idx.bits if dst_val is None else dst_val.bits):
+        return dst_idx if dst_val is None else (dst_val, dst_idx)
     two_byte = src.dtype.size == 2
-    if prof.int16_row_counter and two_byte and src.valid_rows > 32767:
-        op.fail(f"{prof.name} counts rows of 2-byte sources in int16: at most 32767 valid rows", "src",
-                "pto.a2a3.row_counter", src.valid_rows, UnsupportedError)
     kind = name[-3:]
     float_view = prof.colarg_unsigned_as_float
     # A2A3 (propagate): !(old >= new) is true once a NaN is involved, so every later row takes the index.

@@ -615,15 +615,11 @@ class Interpreter:
             sig = handler(self, st, env, frame) if handler is not None else self._op(st, env, frame, loose)
         except (ParseError, _Return):
             raise
-        except TilesimError as e:
-            if e.line is not None:
+        except _LOCATED as e:
+            located = self._located(st, e)
+            if located is e:
                 raise
-            raise e.at(source=self.program.source, line=st.line, column=st.column) from None
-        except RecursionError:
-            raise self._err(st, "the program nests too deeply", "pto.interp.depth") from None
-        except (ArithmeticError, ValueError, TypeError, IndexError, KeyError, AttributeError) as e:
-            raise self._err(st, f"internal error ({type(e).__name__}: {e}); please report it with this program",
-                            "pto.interp.internal", cls=TilesimError) from None
+            raise located from None
         for name in frame.plan.free_after.get(id(st), ()):
             t = frame.placed.pop(name, None)
             if t is not None:
@@ -634,6 +630,16 @@ class Interpreter:
             self.observe(st, env, self._wrote)
             self._wrote = ()
         return sig
+
+    def _located(self, st: Stmt, e: Exception) -> Exception:
+        """What a statement's failure raises: a TilesimError with the statement's place (itself where it has
+        one), or a ParseError for a too deep program or an internal error."""
+        if isinstance(e, TilesimError):
+            return e if e.line is not None else e.at(source=self.program.source, line=st.line, column=st.column)
+        if isinstance(e, RecursionError):
+            return self._err(st, "the program nests too deeply", "pto.interp.depth")
+        return self._err(st, f"internal error ({type(e).__name__}: {e}); please report it with this program",
+                         "pto.interp.internal", cls=TilesimError)
 
     # --------------------------------------------------------------- values
     def _get(self, env, op, node, loose: bool = False, ty: TypeRef | None = None):
@@ -948,13 +954,49 @@ class Interpreter:
         var = st.extra["var"]
         ivt = "index"
         self.iters.append(0)
+        calls = None
         for k, i in enumerate(range(lb, ub, step)):
             self.iters[-1] = k
+            if calls:
+                self._run_calls(calls)
+                continue
             inner = env.new_child({var: Scalar(ivt, i), **{n: v for (n, _), v in zip(iters, carried)}})
             sig = self._region(st.body, inner, frame)
             carried = self._yielded(st, sig, len(iters))
+            if calls is None:
+                calls = not iters and self._bound_body(st.body, inner, frame)
         self.iters.pop()
         self._bind(env, st, carried)
+
+    def _bound_body(self, body: list, env, frame: _Frame) -> list | None:
+        """``(statement, call)`` for each statement of a loop body that has run once, when every one is a
+        prepared step (:meth:`.Step.bind`) and nothing watches or frees per statement; else None (PTO166).
+        Such a body binds no names (its ops write tiles in place), so its tiles stay those ``env`` binds now."""
+        if self.trace is not None or self.observe is not None:
+            return None
+        calls = []
+        for n, st in enumerate(body):
+            if st.kind == "yield" and not st.ins and n == len(body) - 1:
+                break  # the empty terminator
+            step = self._steps.get(id(st))
+            call = step.bind(env, self.prof, self.undefined) if step is not None else None
+            if call is None or frame.plan.free_after.get(id(st)):
+                return None
+            calls.append((st, call))
+        return calls
+
+    def _run_calls(self, calls: list) -> None:
+        """One iteration of a bound loop body, failing as :meth:`_exec` does."""
+        for st, call in calls:
+            try:
+                call()
+            except (ParseError, _Return):
+                raise
+            except _LOCATED as e:
+                located = self._located(st, e)
+                if located is e:
+                    raise
+                raise located from None
 
     def _yielded(self, st: Stmt, sig, n: int) -> list:
         vals = sig[1] if sig is not None and sig[0] == "yield" else []
@@ -1513,6 +1555,9 @@ def _nd(dtype: str, rows: int, cols: int) -> Tile:
     per = 32 // get_dtype(dtype).size
     return Tile("vec", dtype, rows, -(-cols // per) * per, (rows, cols))
 
+
+#: what :meth:`Interpreter._located` places on a failing statement
+_LOCATED = (TilesimError, RecursionError, ArithmeticError, ValueError, TypeError, IndexError, KeyError, AttributeError)
 
 _KINDS = {
     "constant": Interpreter._constant, "alloc": Interpreter._alloc, "make_view": Interpreter._make_view,

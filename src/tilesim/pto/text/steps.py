@@ -6,7 +6,8 @@ SSA value, with no window, the statement gets a :class:`Step`: its operand names
 :func:`~.dispatch.arrange` passes the operands and attributes. Later runs (a loop body) look the names up,
 check that each is still a tile, and call the op; anything else (a name now bound to a view or a scalar)
 takes the general way again for that run. The op's own checks run on every call, so a prepared statement
-refuses what the general way refuses (decision PTO106).
+refuses what the general way refuses (decision PTO106). A loop body made only of prepared statements binds
+them once (:meth:`Step.bind`) and runs its iterations as plain calls (decision PTO166).
 """
 
 from __future__ import annotations
@@ -54,6 +55,43 @@ class Step:
             if t.undefined is not before and t.undefined is not None and t.undefined.any():
                 undefined.append((self.line, self.op, int(np.count_nonzero(t.undefined))))
         return vals[: self.n_outs]
+
+    def bind(self, env, prof, undefined: list):
+        """The step as a call with the tiles ``env`` binds now, for a loop body whose names cannot be rebound
+        between iterations (PTO166): ``call()`` does what :meth:`run` does, without looking anything up; None
+        when a name is not bound to a tile."""
+        try:
+            vals = [env[n] for n in self.names]
+        except KeyError:
+            return None
+        if not all(isinstance(v, Tile) for v in vals):
+            return None
+        fn, args, outs, line, op = self.fn, [vals[i] for i in self.order], vals[: self.n_outs], self.line, self.op
+        kw = {**self.kw, **{p: vals[i] for p, i in self.kw_slots}, "target": prof}
+        boxed = [v for v in vals if v.is_boxed]
+        boxed_outs = [t for t in outs if t.is_boxed]
+        if not boxed and len(outs) == 1:  # the common case, without the loops
+            out = outs[0]
+
+            def call_one() -> None:
+                before = out.undefined
+                fn(*args, **kw)
+                u = out.undefined
+                if u is not before and u is not None and u.any():
+                    undefined.append((line, op, int(np.count_nonzero(u))))
+            return call_one
+
+        def call() -> None:
+            for v in boxed:
+                v.pull()
+            before = [t.undefined for t in outs]
+            fn(*args, **kw)
+            for t in boxed_outs:
+                t.push()
+            for t, b in zip(outs, before):
+                if t.undefined is not b and t.undefined is not None and t.undefined.any():
+                    undefined.append((line, op, int(np.count_nonzero(t.undefined))))
+        return call
 
 
 def prepare(st: Stmt, key: str, fn, outs: list, ins: list) -> Step | None:
