@@ -39,7 +39,7 @@ def test_quant_scalar_rounds_once_and_checks():
     with pytest.raises(TilesimError, match="pto.op.operand"):
         pto.set_quant_scalar("0.5", out_dtype="i8", config=cfg, target="cpu")
     with pytest.raises(DtypeError, match="pto.dtype.name"):
-        pto.set_quant_scalar(0.5, out_dtype="int4", config=cfg, target="cpu")
+        pto.set_quant_scalar(0.5, out_dtype="int3", config=cfg, target="cpu")
     with pytest.raises(TilesimError, match="pto.op.operand"):
         pto.set_quant_scalar(0.5, out_dtype="i8", config={}, target="cpu")
 
