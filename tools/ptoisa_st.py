@@ -100,6 +100,14 @@ class Row:
     exact: int = 0
     reasons: list[str] = field(default_factory=list)
 
+    def tally(self, case: str, passed: bool, exact: bool, verbose: bool, why: str = "fails") -> None:
+        """Count one case that ran: passed or failed (``why``, named when ``verbose``), and bit-exact or not."""
+        self.passed += passed
+        self.failed += not passed
+        self.exact += exact
+        if verbose and not passed:
+            self.reasons.append(f"{case}: {why}")
+
 
 _TEST = re.compile(r"TEST_F\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<([^>]*)>\(\s*\)\s*;\s*\}")
 _READ = re.compile(r'ReadFile\(\s*GetGoldenDir\(\)\s*\+\s*"/([\w.]+)"')
@@ -240,13 +248,9 @@ def score(row: Row, case: Case, verbose: bool, *outputs: tuple[np.ndarray, np.nd
     """Count the case: it passes when each output ``(got, want, dt)`` (tilesim's bits, upstream's bits, their
     dtype) passes ResultCmp at the case's eps, and is exact when each is equal bit for bit."""
     results = [pto.result_cmp(numbers(got, dt), numbers(want, dt), case.eps) for got, want, dt in outputs]
-    passed = all(r.passed for r in results)
-    row.passed += passed
-    row.failed += not passed
-    row.exact += all(np.array_equal(np.ravel(got), np.ravel(want)) for got, want, _ in outputs)
-    if verbose and not passed:
-        row.reasons.append(f"{case.name}: fails (" + ", ".join(f"{r.failures} > {r.allowed}" for r in results
-                                                             if not r.passed) + ")")
+    row.tally(case.name, all(r.passed for r in results),
+              all(np.array_equal(np.ravel(got), np.ravel(want)) for got, want, _ in outputs), verbose,
+              "fails (" + ", ".join(f"{r.failures} > {r.allowed}" for r in results if not r.passed) + ")")
 
 
 _TEST_LINE = re.compile(r"^\s*TEST(?:_F)?\(", re.M)
@@ -319,11 +323,7 @@ def run_part_arg(folder: Path, st: Path, verbose: bool) -> Row:
                 got, want = t.bits.view(dt).astype(np.float64), gold.view(dt).astype(np.float64)
                 ok &= pto.result_cmp(got, want, k["kEpsilon"]).passed
                 exact &= bool((t.bits == gold).all())
-            row.passed += ok
-            row.failed += not ok
-            row.exact += exact
-            if verbose and not ok:
-                row.reasons.append(f"{name}: fails")
+            row.tally(name, ok, exact, verbose)
     return row
 
 
@@ -472,11 +472,8 @@ def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
             else:  # a packed stream (TCMPS's mask bytes): the first bytes of dst's valid region, row by row
                 got, want = dst.valid_values.ravel()[: golden.size], golden.astype(np.float64)
             res = pto.result_cmp(np.asarray(got, np.float64), np.asarray(want, np.float64), eps)
-            row.passed += res.passed
-            row.failed += not res.passed
-            row.exact += bool((np.asarray(got) == np.asarray(want)).all())
-            if verbose and not res.passed:
-                row.reasons.append(f"{case}: fails ({res.failures} > {res.allowed})")
+            row.tally(case, res.passed, bool((np.asarray(got) == np.asarray(want)).all()), verbose,
+                      f"fails ({res.failures} > {res.allowed})")
         row.not_mapped += row.cases - len(tests)
         if row.cases > len(tests):
             row.reasons.append(f"{row.cases - len(tests)} TEST_F bodies are not one templated call")

@@ -75,11 +75,7 @@ def run_ttest(folder: Path, st: Path, verbose: bool) -> Row:
             values = np.fromfile(case.dir / "cmp_file.bin", np.int32, 2)
             got = [comm.ttest(sig, int(v), cmp=_cmp_word(case.args[5]), target="cpu") for v in values]
             ok = got == np.fromfile(case.dir / "golden.bin", np.bool_, 2).tolist()
-            row.passed += ok
-            row.failed += not ok
-            row.exact += ok
-            if verbose and not ok:
-                row.reasons.append(f"{case.name}: fails")
+            row.tally(case.name, ok, ok, verbose)
     return row
 
 
@@ -218,11 +214,7 @@ def run_twait(folder: Path, st: Path, verbose: bool) -> Row:
             row.refused += 1
             row.reasons.append(f"{name}: refused: {e.rule}")
             continue
-        row.passed += ok
-        row.failed += not ok
-        row.exact += ok
-        if verbose and not ok:
-            row.reasons.append(f"{name}: fails")
+        row.tally(name, ok, ok, verbose)
     return row
 
 

@@ -96,11 +96,7 @@ def run_img2col(folder: Path, st: Path, verbose: bool) -> Row:
             continue
         want = _img2col_expected(src, vr, vc, int(call.group(2)), int(call.group(3)), (r, c))
         ok = bool((dst.bits == want).all())
-        row.passed += ok
-        row.failed += not ok
-        row.exact += ok
-        if verbose and not ok:
-            row.reasons.append(f"{case}: fails")
+        row.tally(case, ok, ok, verbose)
     return row
 
 

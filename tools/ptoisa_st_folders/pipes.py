@@ -140,11 +140,8 @@ def run_tcvt(folder: Path, st: Path, verbose: bool) -> Row:
             pto.tstore(out, dst, target="cpu")
             eps = case.eps if case.eps is not None else 0.001
             res = pto.result_cmp(_values(out, d_dt), _values(want, d_dt), eps)
-            row.passed += res.passed
-            row.failed += not res.passed
-            row.exact += bool((out.view(np.uint8) == want.view(np.uint8)).all())
-            if verbose and not res.passed:
-                row.reasons.append(f"{case.name}: fails ({res.failures} > {res.allowed})")
+            row.tally(case.name, res.passed, bool((out.view(np.uint8) == want.view(np.uint8)).all()), verbose,
+                      f"fails ({res.failures} > {res.allowed})")
     return row
 
 
