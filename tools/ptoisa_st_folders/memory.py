@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from tilesim import pto
+from tilesim.pto.dtypes import PACKED
+from tilesim.pto.ops.convert_sub_byte import mx_encode
 
 from ptoisa_st import CXX_DTYPES, Row, each_case, refusals, score
 
@@ -40,10 +42,24 @@ def offsets(fmt: str, g: list[int], w: list[int]) -> np.ndarray:
     return flat.transpose(3, 0, 1, 2, 4).reshape(g[3], -1)
 
 
+def unpack(data: np.ndarray) -> np.ndarray:
+    """The codes of a flat packed fp4 byte stream, as the CPU simulator reads it: element 2k in the low nibble
+    of byte k (include/pto/cpu/MXTypes.hpp ``GetProperDataPart``)."""
+    return np.stack([data & 0xF, data >> 4], axis=-1).reshape(*data.shape[:-1], -1)
+
+
+def pack(codes: np.ndarray) -> np.ndarray:
+    """The flat byte stream of fp4 codes (an even count), element 2k in the low nibble of byte k."""
+    flat = np.ravel(codes).astype(np.uint8)
+    return flat[0::2] | flat[1::2] << 4
+
+
 def run_tstore(folder: Path, st: Path, verbose: bool) -> Row:
     """``test_tstore<format, T, g0..g4, W0..W4>``: ND into a row-major tile of g0*g1*g2*g3 rows, DN into a
     col-major tile of g3 rows, NZ into an Nz tile of g2*g3 rows and g0*g1*g4 columns, each with 32-byte rounded
-    capacity; the whole stored array (zeros elsewhere) compared with ``golden.bin``."""
+    capacity; the whole stored array (zeros elsewhere) compared with ``golden.bin``. Packed fp4 arrays are
+    unpacked to one code a lane, gathered and loaded with ``packed=False`` (a window's rows need not start on a
+    byte), and the result packed again and compared byte for byte as main.cpp does."""
     row = Row(folder.name)
 
     def form(c):
@@ -54,20 +70,26 @@ def run_tstore(folder: Path, st: Path, verbose: bool) -> Row:
             fmt, dt = FORMATS[case.args[0]], case.dtype
             vals = ints(case.args[2:])
             g, w = vals[:5], vals[5:]
-            flat_in = case.read("input.bin", dt, 1, int(np.prod(w))).ravel()
+            fp4 = {"packed": False} if dt in PACKED else {}
+            n = int(np.prod(w))
+            flat_in = (unpack(case.read("input.bin", "u8", 1, n // 2).ravel()) if fp4 else
+                       case.read("input.bin", dt, 1, n).ravel())
             where = offsets(fmt, g, w)
             vr, vc = where.shape
-            per = 32 // pto.get_dtype(dt).size
+            per = 32 // pto.get_dtype(dt).size * (2 if fp4 else 1)
             up = (lambda n: -(-n // per) * per)
             shape, lay = {"ND": ((vr, up(vc)), ("row_major", "none_box")),
                           "DN": ((up(vr), vc), ("col_major", "none_box")),
                           "NZ": ((vr, up(vc)), ("col_major", "row_major"))}[fmt]
             src = tile(dt, shape, (vr, vc), blayout=lay[0], slayout=lay[1])
-            pto.tload(src, flat_in[where].view(src.dtype.np), target="cpu")
-            window = pto.tstore(np.zeros((vr, vc), src.dtype.np), src, target="cpu")
+            pto.tload(src, flat_in[where].view(src.dtype.np), target="cpu", **fp4)
+            window = pto.tstore(np.zeros((vr, vc), src.dtype.np), src, target="cpu", **fp4)
             out = np.zeros_like(flat_in)
             out[where] = window.view(src.dtype.lane)
-            score(row, case, verbose, (out, case.read("golden.bin", dt, 1, out.size).ravel(), dt))
+            if fp4:
+                score(row, case, verbose, (pack(out), case.read("golden.bin", "u8", 1, n // 2).ravel(), "u8"))
+            else:
+                score(row, case, verbose, (out, case.read("golden.bin", dt, 1, out.size).ravel(), dt))
     return row
 
 
