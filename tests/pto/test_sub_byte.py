@@ -119,6 +119,16 @@ def test_packed_global_memory():
     assert i4.valid_bits.tolist() == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
 
 
+@pytest.mark.parametrize("dt", ["f4e2m1", "f4e1m2"])
+def test_tload_pads_fp4_with_the_simulators_limits(dt):
+    """fp4 has no infinity, so PadValue::Max/Min pad with numeric_limits max() and min(): codes 0x7 and 0x1 for
+    both twin types (pto-isa include/pto/cpu/MXTypes.hpp, TLoad.hpp getPadValue)."""
+    for pad, code in (("max", 0x7), ("min", 0x1), ("null", 0x0)):
+        t = Tile("vec", dt, 2, 64, valid=(2, 3), pad=pad)
+        pto.tload(t, np.full((2, 3), 0xA, np.uint8), packed=False, target="cpu")
+        assert (t.bits[:, :3] == 0xA).all() and (t.bits[:, 3:] == code).all()
+
+
 def test_pto_text_types():
     prog = """
     module {

@@ -112,13 +112,29 @@ def _tload_nz(case, dt: str, shape: list[int], pad: str):
     return dst.storage()[:n], flat[:n], dt
 
 
+def _tload_fp4(dt: str, tr: int, tc: int, cols: int, pad: str):
+    """``runTLOADND`` of a packed fp4 type: main.cpp's data is ``MXType(double(i))`` of each flat index i, two
+    codes a byte; the golden is the tile's packed storage (``tr * tc / 2`` bytes), ``numeric_limits`` max()
+    (code 7) or min() (code 1) where not valid. A global row of odd length starts mid-byte, which tilesim's
+    packed array cannot hold, so those codes go in one a lane (``packed=False``)."""
+    codes = mx_encode(np.arange(tr * cols, dtype=np.float64), pto.get_dtype(dt))[0].reshape(tr, cols)
+    dst = tile(dt, (tr, tc), (tr, cols), pad=pad)
+    if cols % 2:
+        pto.tload(dst, codes, packed=False, target="cpu")
+    else:
+        pto.tload(dst, pack(codes).reshape(tr, cols // 2), target="cpu")
+    want = np.full((tr, tc), {"max": 7, "min": 1}.get(pad, 0), np.uint8)
+    want[:, :cols] = codes
+    return pack(dst.bits), pack(want), "u8"
+
+
 def run_tload(folder: Path, st: Path, verbose: bool) -> Row:
     """``tload_test<key, T, blocks>``: the kernel's ``runTLOADND/DN/NZ<T, s0, s1, s2, ROWS, COLS, TROWS,
     TCOLS, dyn, Pad>`` over the tensor of flat indices main.cpp builds. ND: the (TROWS x COLS) rows into a
     row-major TROWS x TCOLS tile (valid TROWS x COLS); DN: s0 * s1 * s2 blocks of ROWS x COLS / (s0 * s1 * s2),
     each block's columns side by side, into a col-major tile (valid ROWS x TCOLS); NZ: see ``_tload_nz``. The
-    tile's storage is compared with the golden exactly; pad values fill what is not valid. Packed fp4 types
-    are not mapped."""
+    tile's storage is compared with the golden exactly; pad values fill what is not valid. Packed fp4 types:
+    see ``_tload_fp4``."""
     row = Row(folder.name)
     kernel = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
     runs = {int(k): (fn, [a.strip() for a in args.split(",")]) for k, fn, args in _RUN_ND.findall(kernel)}
@@ -138,6 +154,9 @@ def run_tload(folder: Path, st: Path, verbose: bool) -> Row:
             pad = PADS[a[9]]
             if fn == "runTLOADNZ":
                 score(row, case, verbose, _tload_nz(case, dt, [int(v) for v in a[1:6]], pad))
+                continue
+            if dt in PACKED:
+                score(row, case, verbose, _tload_fp4(dt, tr, tc, cols, pad))
                 continue
             if fn == "runTLOADND":
                 dst = tile(dt, (tr, tc), (tr, cols), pad=pad)

@@ -22,7 +22,7 @@ import ml_dtypes
 import numpy as np
 
 from ...errors import DtypeError, TilesimError
-from ..dtypes import DType
+from ..dtypes import FP4, DType
 from ..tile import Tile, to_bits
 from ._common import Op
 
@@ -132,6 +132,8 @@ def pad_bits(dt: DType, pad: str) -> int:
     if pad.startswith("custom:"):
         return int(pad.split(":")[1], 16) & ((1 << dt.bits) - 1)
     big = pad == "max"
+    if dt.name in FP4:  # no infinity: the simulator's numeric_limits max() and min() codes (PTO153)
+        return 0x7 if big else 0x1
     if dt.is_int:
         return int(to_bits(np.asarray(dt.format.int_max if big else dt.format.int_min), dt)[()])
     fi = ml_dtypes.finfo(dt.np)
