@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from tilesim import pto
+from tilesim.pto.dtypes import PACKED
 
 from ptoisa_st import CXX_DTYPES, Row, each_case, refusals, score
 
@@ -111,7 +112,7 @@ def run_tmatmul(folder: Path, st: Path, verbose: bool) -> Row:
 
 
 #: the MX element and scale types by their C++ names
-MX_TYPES = {pto.get_dtype(n).cxx: n for n in ("f8e4m3", "f8e5m2", "f8e8m0")}
+MX_TYPES = {pto.get_dtype(n).cxx: n for n in ("f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "f4e1m2")}
 
 
 def mx_scales(case, m: int, groups: int, n: int):
@@ -129,10 +130,12 @@ def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, b
     """``RunTMATMULMX``'s chain on tilesim: A and B through Nz mat tiles to Left and Right, the E8M0 scales
     to ScaleLeft (Zz) and ScaleRight (Nn) tiles, TMATMUL_MX (with a bias row), TSTORE; (stored, golden, f32).
     ``RunTMATMULMX_SPLIT_K`` (``base_k``): the same over each base_k slice of K, TMATMUL_MX for the first
-    (with the bias) and its accumulating form for the others."""
-    M, K, N = _up(vm, 16), _up(vk, 64), _up(vn, 32)
+    (with the bias) and its accumulating form for the others. fp4 A and B (``isFp4``) come packed two codes a
+    byte, as gen_data.py writes them and TLOAD reads them; N is then rounded to 64."""
+    w = 2 if a_t in PACKED else 1                   # codes a byte
+    M, K, N = _up(vm, 16), _up(vk, 64), _up(vn, 32 * w)
     G = K // 32
-    a_all, b_all = case.read("x1_gm.bin", "u8", vm, vk), case.read("x2_gm.bin", "u8", vk, vn)
+    a_all, b_all = case.read("x1_gm.bin", "u8", vm, vk // w), case.read("x2_gm.bin", "u8", vk, vn // w)
     sa, sb = mx_scales(case, M, G, vn)
     acc = tile("f32", (M, N), (vm, vn), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
     step = base_k or K
@@ -140,8 +143,9 @@ def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, b
         kv, g0, gs = min(step, vk - k0), k0 // 32, step // 32
         a_mat = tile(a_t, (M, step), (vm, kv), loc="mat", blayout="col_major", slayout="row_major")
         b_mat = tile(b_t, (step, N), (kv, vn), loc="mat", blayout="col_major", slayout="row_major")
-        pto.tload(a_mat, a_all[:, k0:k0 + kv].view(a_mat.dtype.np), target="cpu")
-        pto.tload(b_mat, b_all[k0:k0 + kv].view(b_mat.dtype.np), target="cpu")
+        a_gm, b_gm = a_all[:, k0 // w:(k0 + kv) // w], b_all[k0:k0 + kv]
+        pto.tload(a_mat, a_gm if w == 2 else a_gm.view(a_mat.dtype.np), target="cpu")
+        pto.tload(b_mat, b_gm if w == 2 else b_gm.view(b_mat.dtype.np), target="cpu")
         left = tile(a_t, (M, step), (vm, kv), loc="left", blayout="col_major", slayout="row_major")   # TileLeft
         right = tile(b_t, (step, N), (kv, vn), loc="right", blayout="row_major", slayout="col_major")
         pto.tmov(left, a_mat, target="cpu")
@@ -163,8 +167,8 @@ def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, b
 
 def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
     """``TmatmulMXTest<T, U, S, isBias, isFp4, key>(...)``: the kernel's ``RunTMATMULMX<f32, A, B, E8M0, bias,
-    M, K, N, isBias, false>`` (or its split-K form, BASEK = 64) for the key of ``LaunchTMATMUL_MX[_BIAS]``.
-    Packed fp4 kernels and the GEMV kernels (TGEMV_MX) are not mapped."""
+    M, K, N, isBias, isFp4>`` (or its split-K form, BASEK = 64) for the key of ``LaunchTMATMUL_MX[_BIAS]``.
+    The GEMV kernels (TGEMV_MX) are not mapped."""
     row = Row(folder.name)
     keys = kernel_keys(folder)
 
@@ -177,9 +181,7 @@ def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
         run = run_of(case)
         if run is None or run[0] not in ("RunTMATMULMX", "RunTMATMULMX_SPLIT_K"):
             return f"{run[0] if run else 'no run function'}: TGEMV_MX has no tilesim op"
-        if run[1][-1] == "true" or run[1][1] not in MX_TYPES or run[1][2] not in MX_TYPES:
-            return "packed fp4 elements (two codes a byte) have no tilesim dtype"
-        return None
+        return None if run[1][1] in MX_TYPES and run[1][2] in MX_TYPES else "an element type with no tilesim dtype"
 
     for case in each_case(folder, st, row, form):
         with refusals(row, case):
