@@ -256,6 +256,30 @@ def test_mx_scale_files_are_read_back_into_logical_matrices(tmp_path):
     assert (got_a == a).all() and (got_b == b).all()
 
 
+def test_gemv_mx_scale_files_nd_and_dn(tmp_path):
+    """TGEMV_MX's files: A's scales as they are (ND); B's in pairs along K per column (ND) or transposed (DN),
+    laid out here by element loops."""
+    from ptoisa_st_folders import matmul
+
+    rng = np.random.default_rng(4)
+    g, n = 6, 5
+    a, b = rng.integers(0, 256, (1, g)).astype(np.uint8), rng.integers(0, 256, (g, n)).astype(np.uint8)
+    a.tofile(tmp_path / "x1_mx_gm.bin")
+    case = st.Case("c", [], tmp_path, 0.0, None)
+    layouts = {"nd": [b[k0 + j, c] for k0 in range(0, g, 2) for c in range(n) for j in range(2)],
+               "dn": [b[k, c] for c in range(n) for k in range(g)]}
+    for fmt, words in layouts.items():
+        np.array(words, np.uint8).tofile(tmp_path / "x2_mx_gm.bin")
+        got_a, got_b = matmul.mx_scales(case, 1, g, n, "nd", fmt)
+        assert (got_a == a).all() and (got_b == b).all(), fmt
+
+
+def test_packed_fp4_streams_put_the_even_element_low():
+    """pto-isa's twin types: element 2k in the low nibble of byte k (MXTypes.hpp SetProperDataPart)."""
+    assert memory.pack(np.array([0x1, 0x2, 0xF, 0x0])).tolist() == [0x21, 0x0F]
+    assert memory.unpack(np.array([[0x21, 0x0F]], np.uint8)).tolist() == [[0x1, 0x2, 0xF, 0x0]]
+
+
 def test_the_top_k_program_sorts_a_row():
     """TMRGSORT's top-k program on 1024 f32 lanes of (value, index) records: block merges of 64 then 256 lanes
     leave one sorted 1024-lane block, copied to dst: the records by value, descending."""

@@ -115,28 +115,36 @@ def run_tmatmul(folder: Path, st: Path, verbose: bool) -> Row:
 MX_TYPES = {pto.get_dtype(n).cxx: n for n in ("f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "f4e1m2")}
 
 
-def mx_scales(case, m: int, groups: int, n: int):
-    """The logical scale matrices (m x groups for A, groups x n for B, n rounded to 16) from gen_data.py's
-    files: A's in 16 x 2 blocks row by row (its ``zz`` format), B's in 2 x 16 blocks transposed (``nn``)."""
-    n16 = -(-n // 16) * 16
+def mx_scales(case, m: int, groups: int, n: int, a_fmt: str = "zz", b_fmt: str = "nn"):
+    """The logical scale matrices (m x groups for A, groups x n for B) from gen_data.py's files: A's in 16 x 2
+    blocks row by row (its ``zz`` format, m a multiple of 16) or as they are (``nd``); B's in 2 x 16 blocks
+    transposed (``nn``, n rounded to 16), in pairs along K (``nd``) or transposed (``dn``)."""
+    n16 = -(-n // 16) * 16 if b_fmt == "nn" else n
     a = np.fromfile(case.dir / "x1_mx_gm.bin", np.uint8, m * groups)
     b = np.fromfile(case.dir / "x2_mx_gm.bin", np.uint8, groups * n16)
-    a = a.reshape(m // 16, groups // 2, 16, 2).transpose(0, 2, 1, 3).reshape(m, groups)
-    b = b.reshape(n16 // 16, groups // 2, 16, 2).transpose(1, 3, 0, 2).reshape(groups, n16)
-    return a, b
+    a = a.reshape(m, groups) if a_fmt == "nd" else \
+        a.reshape(m // 16, groups // 2, 16, 2).transpose(0, 2, 1, 3).reshape(m, groups)
+    b = {"nn": lambda: b.reshape(n16 // 16, groups // 2, 16, 2).transpose(1, 3, 0, 2),
+         "nd": lambda: b.reshape(groups // 2, n, 2).transpose(0, 2, 1),
+         "dn": lambda: b.reshape(n, groups).T}[b_fmt]()
+    return a, b.reshape(groups, n16)
 
 
-def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, base_k: int | None = None):
+def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, base_k: int | None = None,
+              gemv: bool = False, scales: tuple[str, str] = ("zz", "nn")):
     """``RunTMATMULMX``'s chain on tilesim: A and B through Nz mat tiles to Left and Right, the E8M0 scales
     to ScaleLeft (Zz) and ScaleRight (Nn) tiles, TMATMUL_MX (with a bias row), TSTORE; (stored, golden, f32).
     ``RunTMATMULMX_SPLIT_K`` (``base_k``): the same over each base_k slice of K, TMATMUL_MX for the first
     (with the bias) and its accumulating form for the others. fp4 A and B (``isFp4``) come packed two codes a
-    byte, as gen_data.py writes them and TLOAD reads them; N is then rounded to 64."""
+    byte, as gen_data.py writes them and TLOAD reads them; N is then rounded to 64. ``gemv``: ``RunTGEMVMX``
+    (and its split-K form, BASEK = 1024), the same chain with TGEMV_MX's forms and the files' scale formats
+    (TGEMV_MX's arithmetic is TMATMUL_MX's; its compact tiles and row-major A hold the same values)."""
     w = 2 if a_t in PACKED else 1                   # codes a byte
     M, K, N = _up(vm, 16), _up(vk, 64), _up(vn, 32 * w)
     G = K // 32
     a_all, b_all = case.read("x1_gm.bin", "u8", vm, vk // w), case.read("x2_gm.bin", "u8", vk, vn // w)
-    sa, sb = mx_scales(case, M, G, vn)
+    sa, sb = mx_scales(case, vm if scales[0] == "nd" else M, G, vn, *scales)
+    name = "tgemv_mx" if gemv else "tmatmul_mx"
     acc = tile("f32", (M, N), (vm, vn), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
     step = base_k or K
     for i, k0 in enumerate(range(0, K, step)):
@@ -155,20 +163,30 @@ def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, b
         b_scale = tile("f8e8m0", (gs, N), (gs, vn), sb[g0:g0 + gs], loc="scaling", blayout="col_major",
                        slayout="col_major", fractal=32)
         if i:
-            pto.tmatmul_mx_acc(acc, acc, left, a_scale, right, b_scale, target="cpu")
+            getattr(pto, f"{name}_acc")(acc, acc, left, a_scale, right, b_scale, target="cpu")
         elif bias:
             row = tile("f32", (1, N), (1, vn), case.read("bias_gm.bin", "f32", 1, vn), loc="bias")
-            pto.tmatmul_mx_bias(acc, left, a_scale, right, b_scale, row, target="cpu")
+            getattr(pto, f"{name}_bias")(acc, left, a_scale, right, b_scale, row, target="cpu")
         else:
-            pto.tmatmul_mx(acc, left, a_scale, right, b_scale, target="cpu")
+            getattr(pto, name)(acc, left, a_scale, right, b_scale, target="cpu")
     out = pto.tstore(np.zeros((vm, vn), np.float32), acc, target="cpu")
     return out.view(np.uint32), case.read("golden.bin", "f32", vm, vn), "f32"
 
 
+def _mx_run(fn: str, a: list[str]):
+    """A kernel run function's template arguments as :func:`matmul_mx`'s: (A, B, (M, K, N), bias, base_k,
+    gemv, scale formats)."""
+    if fn == "RunTGEMVMX":                          # <format, f32, A, B, E8M0, M, K, N, isFp4>, no bias
+        return a[2], a[3], a[5:8], False, None, True, ("nd", ("nn", "nd", "dn")[int(a[0])])
+    if fn == "RunTGEMVMX_SPLIT_K":                  # <f32, A, B, E8M0, bias, M, K, N, isFp4>, with its bias
+        return a[1], a[2], a[5:8], True, 1024, True, ("nd", "nn")
+    return a[1], a[2], a[5:8], a[8] == "true", 64 if fn.endswith("SPLIT_K") else None, False, ("zz", "nn")
+
+
 def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
     """``TmatmulMXTest<T, U, S, isBias, isFp4, key>(...)``: the kernel's ``RunTMATMULMX<f32, A, B, E8M0, bias,
-    M, K, N, isBias, isFp4>`` (or its split-K form, BASEK = 64) for the key of ``LaunchTMATMUL_MX[_BIAS]``.
-    The GEMV kernels (TGEMV_MX) are not mapped."""
+    M, K, N, isBias, isFp4>`` (or its split-K form, BASEK = 64) for the key of ``LaunchTMATMUL_MX[_BIAS]``,
+    or its ``RunTGEMVMX`` / ``RunTGEMVMX_SPLIT_K`` (see :func:`_mx_run`)."""
     row = Row(folder.name)
     keys = kernel_keys(folder)
 
@@ -179,15 +197,16 @@ def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
 
     def form(case):
         run = run_of(case)
-        if run is None or run[0] not in ("RunTMATMULMX", "RunTMATMULMX_SPLIT_K"):
-            return f"{run[0] if run else 'no run function'}: TGEMV_MX has no tilesim op"
-        return None if run[1][1] in MX_TYPES and run[1][2] in MX_TYPES else "an element type with no tilesim dtype"
+        if run is None or run[0] not in ("RunTMATMULMX", "RunTMATMULMX_SPLIT_K", "RunTGEMVMX", "RunTGEMVMX_SPLIT_K"):
+            return f"{run[0] if run else 'no run function'}: not a kernel the adapter reads"
+        a_t, b_t = _mx_run(*run[:2])[:2]
+        return None if a_t in MX_TYPES and b_t in MX_TYPES else "an element type with no tilesim dtype"
 
     for case in each_case(folder, st, row, form):
         with refusals(row, case):
-            fn, a, _ = run_of(case)
-            score(row, case, verbose, matmul_mx(case, MX_TYPES[a[1]], MX_TYPES[a[2]], *(int(v) for v in a[5:8]),
-                                                a[8] == "true", 64 if fn.endswith("SPLIT_K") else None))
+            a_t, b_t, mkn, bias, base_k, gemv, scales = _mx_run(*run_of(case)[:2])
+            score(row, case, verbose, matmul_mx(case, MX_TYPES[a_t], MX_TYPES[b_t], *(int(v) for v in mkn), bias,
+                                                base_k, gemv, scales))
     return row
 
 
