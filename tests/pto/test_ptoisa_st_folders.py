@@ -239,6 +239,31 @@ TEST(C, Bad)
     assert (row.cases, row.passed, row.failed, row.reasons) == (2, 1, 1, ["Bad: fails"])
 
 
+def test_an_argmax_argmin_gtest_is_read_from_main_cpp(tmp_path):
+    """TROWARGMAX/TROWARGMIN's gtest: the first index of each row's max and min; a wrong expectation fails."""
+    test = """TEST(R, {name})
+{{
+    using SrcTile = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 4>;
+    using DstTile = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 1>;
+    using TmpTile = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 1>;
+    SrcTile src;
+    DstTile argmax;
+    DstTile argmin;
+    TmpTile tmp;
+    const int values[2][4] = {{{{3, 9, 9, -1}}, {{0, -2, 5, -2}}}};
+    TROWARGMAX(argmax, src, tmp);
+    TROWARGMIN(argmin, src, tmp);
+    const int expectedMax[2] = {{1, 2}};
+    const int expectedMin[2] = {{3, {min1}}};
+}}
+"""
+    folder = tmp_path / "trowreduceidx"
+    folder.mkdir()
+    (folder / "main.cpp").write_text(test.format(name="Good", min1=1) + test.format(name="Bad", min1=3))
+    row = st.run_folder(folder, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.reasons) == (2, 1, 1, ["Bad: fails"])
+
+
 def test_mx_scale_files_are_read_back_into_logical_matrices(tmp_path):
     """gen_data.py writes A's E8M0 scales in 16 x 2 blocks, block rows first (zZ), and B's in 2 x 16 blocks
     stored transposed, column blocks first (nN); element loops here lay them out, the adapter reads them back."""

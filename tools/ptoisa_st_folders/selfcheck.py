@@ -67,19 +67,46 @@ def _tpartmul(body: str, made) -> bool | None:
     return bool((dst.valid_values == want).all())                 # overlap: the product, else the other source
 
 
+def _set_values(body: str, src: pto.Tile) -> bool:
+    """Set main.cpp's ``const int values[R][C] = {...}`` into the top-left of src; False if it has none."""
+    vals = re.search(r"values\[(\d+)\]\[(\d+)\]\s*=\s*\{(.*?)\};", body, re.S)
+    if vals:
+        r, c = int(vals.group(1)), int(vals.group(2))
+        src.values[:r, :c] = np.array([int(v) for v in re.findall(r"-?\d+", vals.group(3))]).reshape(r, c)
+    return vals is not None
+
+
+def _expected(body: str, name: str) -> list[int] | None:
+    """main.cpp's ``name[N] = {...}`` as integers."""
+    exp = re.search(rf"\b{name}\[\d+\]\s*=\s*\{{(.*?)\}};", body, re.S)
+    return [int(v) for v in re.findall(r"-?\d+", exp.group(1))] if exp else None
+
+
 def _tcolprod(body: str, made) -> bool | None:
     """TCOLPROD of ``values[R][C]`` set into src's valid region; dst's valid row must be ``expected[C]``."""
     m = re.search(r"TCOLPROD\((\w+),\s*(\w+)\);", body)
-    vals = re.search(r"values\[(\d+)\]\[(\d+)\]\s*=\s*\{(.*?)\};", body, re.S)
-    exp = re.search(r"expected\[(\d+)\]\s*=\s*\{(.*?)\};", body, re.S)
-    if not (m and vals and exp):
+    want = _expected(body, "expected")
+    if not (m and want and _set_values(body, made[m.group(2)])):
         return None
     dst, src = made[m.group(1)], made[m.group(2)]
-    r, c = int(vals.group(1)), int(vals.group(2))
-    src.values[:r, :c] = np.array([int(v) for v in re.findall(r"-?\d+", vals.group(3))]).reshape(r, c)
     pto.tcolprod(dst, src, target="cpu")
-    want = [int(v) for v in re.findall(r"-?\d+", exp.group(2))]
     return dst.valid_values[0].tolist() == want
+
+
+def _reduce_idx(body: str, made) -> bool | None:
+    """TROWARGMAX/MIN or TCOLARGMAX/MIN (dst, src, tmp) of ``values[R][C]`` set into src's valid region:
+    each dst's valid indices, row by row, must be ``expectedMax`` / ``expectedMin``."""
+    calls = re.findall(r"T(ROW|COL)ARG(MAX|MIN)\((\w+),\s*(\w+),\s*(\w+)\);", body)
+    if not calls or not all(_set_values(body, made[src]) for *_, src, _ in calls):
+        return None
+    ok = True
+    for axis, kind, dst, src, tmp in calls:
+        want = _expected(body, f"expected{kind.title()}")
+        if want is None:
+            return None
+        getattr(pto, f"t{axis.lower()}arg{kind.lower()}")(made[dst], made[src], made[tmp], target="cpu")
+        ok &= made[dst].valid_values.ravel().tolist() == want
+    return ok
 
 
 def _thistogram(body: str, made) -> bool | None:
@@ -107,7 +134,8 @@ def _thistogram(body: str, made) -> bool | None:
     return True
 
 
-CHECKS = {"textract": _textract_fp, "tpartmul": _tpartmul, "tcolprod": _tcolprod, "thistogram": _thistogram}
+CHECKS = {"textract": _textract_fp, "tpartmul": _tpartmul, "tcolprod": _tcolprod, "thistogram": _thistogram,
+          "tcolreduceidx": _reduce_idx, "trowreduceidx": _reduce_idx}
 
 
 def run_selfcheck(folder: Path, st: Path, verbose: bool, row: Row | None = None, names=None) -> Row:
@@ -137,4 +165,5 @@ def run_selfcheck(folder: Path, st: Path, verbose: bool, row: Row | None = None,
     return row
 
 
-ADAPTERS = {"tpartmul": run_selfcheck, "tcolprod": run_selfcheck, "thistogram": run_selfcheck}
+ADAPTERS = {"tpartmul": run_selfcheck, "tcolprod": run_selfcheck, "thistogram": run_selfcheck,
+            "tcolreduceidx": run_selfcheck, "trowreduceidx": run_selfcheck}
