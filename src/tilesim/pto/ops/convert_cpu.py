@@ -164,9 +164,10 @@ def numpy_cast_into(bits: np.ndarray, s: DType, d: DType, out: np.ndarray) -> bo
 
 def _convert(bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) -> tuple[np.ndarray, np.ndarray]:
     undefined = np.zeros(bits.shape, bool)
-    fast = None if saturate else _NUMPY_CASTS.get((s.name, d.name))
-    if fast is not None and bits.size and not np.isnan(bits.view(s.np).max()):  # max propagates NaN
-        return bits.view(s.np).astype(fast).view(d.lane), undefined
+    if not saturate and (s.name, d.name) in _NUMPY_CASTS:
+        out = np.empty(bits.shape, d.lane)
+        if numpy_cast_into(bits, s, d, out):
+            return out, undefined
     if not saturate and s.is_int and d.is_int:
         v = bits.view(s.np)
         return v.astype(d.np).view(d.lane), undefined
