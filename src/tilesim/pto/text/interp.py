@@ -616,10 +616,7 @@ class Interpreter:
         except (ParseError, _Return):
             raise
         except _LOCATED as e:
-            located = self._located(st, e)
-            if located is e:
-                raise
-            raise located from None
+            self._raise_located(st, e)
         for name in frame.plan.free_after.get(id(st), ()):
             t = frame.placed.pop(name, None)
             if t is not None:
@@ -631,15 +628,18 @@ class Interpreter:
             self._wrote = ()
         return sig
 
-    def _located(self, st: Stmt, e: Exception) -> Exception:
-        """What a statement's failure raises: a TilesimError with the statement's place (itself where it has
-        one), or a ParseError for a too deep program or an internal error."""
+    def _raise_located(self, st: Stmt, e: Exception):
+        """Raise a statement's failure ``e`` (called while it is being handled): a TilesimError with the
+        statement's place (``e`` itself where it has one), or a ParseError for a too deep program or an
+        internal error."""
         if isinstance(e, TilesimError):
-            return e if e.line is not None else e.at(source=self.program.source, line=st.line, column=st.column)
+            if e.line is not None:
+                raise
+            raise e.at(source=self.program.source, line=st.line, column=st.column) from None
         if isinstance(e, RecursionError):
-            return self._err(st, "the program nests too deeply", "pto.interp.depth")
-        return self._err(st, f"internal error ({type(e).__name__}: {e}); please report it with this program",
-                         "pto.interp.internal", cls=TilesimError)
+            raise self._err(st, "the program nests too deeply", "pto.interp.depth") from None
+        raise self._err(st, f"internal error ({type(e).__name__}: {e}); please report it with this program",
+                        "pto.interp.internal", cls=TilesimError) from None
 
     # --------------------------------------------------------------- values
     def _get(self, env, op, node, loose: bool = False, ty: TypeRef | None = None):
@@ -993,10 +993,7 @@ class Interpreter:
             except (ParseError, _Return):
                 raise
             except _LOCATED as e:
-                located = self._located(st, e)
-                if located is e:
-                    raise
-                raise located from None
+                self._raise_located(st, e)
 
     def _yielded(self, st: Stmt, sig, n: int) -> list:
         vals = sig[1] if sig is not None and sig[0] == "yield" else []
@@ -1556,7 +1553,7 @@ def _nd(dtype: str, rows: int, cols: int) -> Tile:
     return Tile("vec", dtype, rows, -(-cols // per) * per, (rows, cols))
 
 
-#: what :meth:`Interpreter._located` places on a failing statement
+#: what :meth:`Interpreter._raise_located` places on a failing statement
 _LOCATED = (TilesimError, RecursionError, ArithmeticError, ValueError, TypeError, IndexError, KeyError, AttributeError)
 
 _KINDS = {
