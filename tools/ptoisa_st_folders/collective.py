@@ -42,6 +42,8 @@ def _run(fn: str, targs: str, cargs: str) -> Run | None:
     """The runner call's scenario: ``Run<Op>[WithRoot|Empty]<T, count>(n, n, 0, 0[, root])`` (one row of
     ``count``, a 1 x count tile; Empty: 0 rows) or ``Run<Op>{LargeShape,PingPong}_<T>_<R>x<C>_tile<TR>(n, ...)``
     (R x C per rank, a TR x C tile, values ``i + rank * 100``)."""
+    if not re.fullmatch(r"\s*\d+(?:\s*,\s*\d+)*\s*", cargs):
+        return None
     args = [int(a) for a in cargs.split(",")]
     named = _NAMED.search(fn)
     if named:
