@@ -171,9 +171,9 @@ def tget(dst: np.ndarray, src: np.ndarray, staging: Tile, pong: Tile | None = No
 def _engine(inst: str, engine, prof) -> str:
     e = str(engine).rsplit("::", 1)[-1].lower()
     if e not in DMA_ENGINES or e not in prof.dma_engines:
-        _comm_error(inst, "engine must be " + " or ".join(e for e in DMA_ENGINES if e in prof.dma_engines)
-                    + f" on {prof.name} (DmaEngine; URMA and RDMA are NPU_ARCH 3510's)", "engine",
-                    "pto.comm.engine", engine)
+        allowed = " or ".join(k for k in DMA_ENGINES if k in prof.dma_engines)
+        _comm_error(inst, f"engine must be {allowed} on {prof.name} (DmaEngine; URMA and RDMA are NPU_ARCH 3510's)",
+                    "engine", "pto.comm.engine", engine)
     return e
 
 
