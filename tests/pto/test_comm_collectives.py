@@ -255,3 +255,12 @@ def test_the_urma_adapter_checks_every_peer(tmp_path, folder, monkeypatch):
     monkeypatch.setattr(comm, folder[:-5], lambda dst, src, **k: dst)          # a copy that moves nothing
     row = collective.run_comm_st(f, tmp_path, False)
     assert (row.passed, row.failed) == (0, 2)
+
+
+def test_tilesim_vectors_names_the_collectives_as_communication_instructions():
+    from typer.testing import CliRunner
+
+    from tilesim.cli import app
+    for op in ("comm_tgather", "comm_tscatter"):
+        r = CliRunner().invoke(app, ["vectors", "pto", op])
+        assert r.exit_code != 0 and "communication instruction" in r.output and "--blocks" in r.output
