@@ -119,4 +119,4 @@ def all_cases(seed: int) -> list[Case]:
     for fam in MORE_FAMILIES:
         cases += fam(np.random.default_rng([seed, zlib.crc32(fam.__name__.encode())]))
     return cases
-MORE_FAMILIES += (collective_cases,)  # PTO184-PTO186
+MORE_FAMILIES += (collective_cases, bf16_family(collective_cases, COMM_DTS=ONLY, REDUCE_DTS=ONLY))  # PTO184-PTO186
