@@ -507,7 +507,8 @@ def main() -> None:
     comm_st = a.checkout / COMM_ST
     folders = [(p.name, p) for p in sorted((st / "testcase").iterdir()) if (p / "main.cpp").is_file()]
     if (comm_st / "testcase").is_dir():
-        folders += [(f"comm/{p.name}", p) for p in sorted((comm_st / "testcase").iterdir()) if (p / "main.cpp").is_file()]
+        folders += [(f"comm/{p.name}", p) for p in sorted((comm_st / "testcase").iterdir())
+                    if (p / "main.cpp").is_file()]
     if a.only:
         want = set(a.only.split(","))
         folders = [(n, p) for n, p in folders if n in want]

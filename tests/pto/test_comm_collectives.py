@@ -264,3 +264,38 @@ def test_tilesim_vectors_names_the_collectives_as_communication_instructions():
     for op in ("comm_tgather", "comm_tscatter"):
         r = CliRunner().invoke(app, ["vectors", "pto", op])
         assert r.exit_code != 0 and "communication instruction" in r.output and "--blocks" in r.output
+
+
+_R = "!pto.partition_tensor_view<1x8xf32>"
+_T = "!pto.tile_buf<vec, 1x8xf32>"
+PING_PONG = f"""
+func.func @k(%g: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {{
+  %k0 = arith.constant 0 : index
+  %k1 = arith.constant 1 : index
+  %k2 = arith.constant 2 : index
+  %k3 = arith.constant 3 : index
+  %k8 = arith.constant 8 : index
+  %gv = pto.make_tensor_view %g, shape = [%k3, %k8], strides = [%k8, %k1] : !pto.tensor_view<3x8xf32>
+  %yv = pto.make_tensor_view %y, shape = [%k1, %k8], strides = [%k8, %k1] : !pto.tensor_view<1x8xf32>
+  %zv = pto.make_tensor_view %z, shape = [%k1, %k8], strides = [%k8, %k1] : !pto.tensor_view<1x8xf32>
+  %r0 = pto.partition_view %gv, offsets = [%k0, %k0], sizes = [%k1, %k8] : !pto.tensor_view<3x8xf32> -> {_R}
+  %r1 = pto.partition_view %gv, offsets = [%k1, %k0], sizes = [%k1, %k8] : !pto.tensor_view<3x8xf32> -> {_R}
+  %r2 = pto.partition_view %gv, offsets = [%k2, %k0], sizes = [%k1, %k8] : !pto.tensor_view<3x8xf32> -> {_R}
+  %a = pto.alloc_tile : {_T}
+  %p = pto.alloc_tile : {_T}
+  %q = pto.alloc_tile : {_T}
+  pto.treduce ins(%r0, %r1, %r2, %a, %p, %q : {_R}, {_R}, {_R}, {_T}, {_T}, {_T}) outs(%yv : !pto.tensor_view<1x8xf32>) {{op = #pto.reduce_op<Sum>, root = 1}}
+  pto.tput ins(%yv, %p, %q : !pto.tensor_view<1x8xf32>, {_T}, {_T}) outs(%zv : !pto.tensor_view<1x8xf32>) {{atomicType = #pto.atomic_type<atomic_add>}}
+  return
+}}
+"""
+
+
+def test_ping_pong_treduce_and_tput_pto_forms():
+    g = np.array([[1e8] * 8, [1.0] * 8, [-1e8] * 8], np.float32)
+    z = np.full((1, 8), 0.5, np.float32)
+    out = pto.run_text(PING_PONG, {"g": g, "z": z}, "cpu")
+    assert out["y"].ravel().tolist() == [0.0] * 8                 # (1 + 1e8) + -1e8 in f32: the root first
+    assert out["z"].ravel().tolist() == [0.5] * 8                 # z += y
+    with pytest.raises(TilesimError, match=r":\d+:\d+: TREDUCE: operand pong: rule pto.comm.pingpong"):
+        pto.run_text(PING_PONG.replace("%a, %p, %q :", "%a, %p, %p :"), {"g": g, "z": z}, "cpu")
