@@ -1,6 +1,5 @@
 """Why a testcase folder is not mapped, where no adapter can be written (or not yet): folders that test the
-simulator's own machinery rather than an instruction, and kernels
-that need an instruction tilesim lacks."""
+simulator's own machinery rather than an instruction, and kernels that need an instruction tilesim lacks."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ NOT_MAPPED = {
                "windows); tilesim's Python tiles own their storage, addresses exist only in .pto programs",
     "setgetval": "not an instruction test: the Tile class's SetValue/GetValue accessors",
     "ttrace": "not an instruction test: the simulator's trace recorder (PTO_CPU_SIM_TRACE_MODE)",
-    "hashfind": "a kernel of several instructions (TEXPANDS, TXOR, TSHR, TMULS, MGATHER ...): no adapter yet",
     "tpack": "main.cpp calls TPACK, which pto-isa 3186c381 does not define (no PTO_INST entry point, no "
              "include/pto/cpu implementation): the test does not build",
     **{f: f"{op} of a ConvTile (NC1HWC0/FRACTAL_Z layouts): tilesim's ConvTile feeds TIMG2COL only (PTO140)"
