@@ -47,9 +47,13 @@ def _bits(x) -> np.ndarray:
 
 
 def _src(dt: str, x: np.ndarray) -> pto.Tile:
-    """A vec tile of ``x``'s shape holding ``x`` (float64 numbers) rounded once to dt, as static_cast does."""
+    """A vec tile of ``x``'s shape holding ``x`` (float64 numbers) rounded once to dt, as static_cast does
+    (numpy's casts to f32 and f16 round once; ml_dtypes' bf16 goes through f32, so bf16 takes Tile.fill's)."""
     t = pto.Tile("vec", dt, *x.shape)
-    t.fill(np.asarray(x, np.float64))
+    if dt == "bf16":
+        t.fill(np.asarray(x, np.float64))
+    else:
+        t.values[...] = np.asarray(x, np.float64).astype(t.values.dtype)
     return t
 
 
@@ -162,13 +166,19 @@ def _e4m3_value(code: np.ndarray) -> np.ndarray:
     return (sign * np.where(e == 0, m * 2.0 ** -9, (1 + m / 8) * 2.0 ** (e - 7))).astype(F32)
 
 
+def _nearest(dist: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Per row of ``dist`` (distances to ``codes``), the code at the least distance, ties to the even code, then
+    the lower."""
+    tie = np.where(dist == dist.min(axis=-1, keepdims=True), codes % 2 * 256 + codes, 1 << 20)
+    return codes[tie.argmin(axis=-1)]
+
+
 def _e4m3(x: np.ndarray, alg: str) -> np.ndarray:
     """The test's search over the codes, f32 distances, ties to the even code then the lower."""
     x = np.asarray(x, F32)
     clipped = np.clip(np.nan_to_num(x), F32(-448), F32(448))
-    dist = np.abs(_e4m3_value(_E4M3_CODES)[None, :] - clipped.reshape(-1, 1))
-    key = np.lexsort((np.broadcast_to(_E4M3_CODES, dist.shape), _E4M3_CODES % 2 + 0 * dist, dist), axis=-1)
-    codes = _E4M3_CODES[key[:, 0]].reshape(x.shape)
+    codes = _nearest(np.abs(_e4m3_value(_E4M3_CODES)[None, :] - clipped.reshape(-1, 1)), _E4M3_CODES)
+    codes = codes.reshape(x.shape)
     if alg == "nv":
         codes = np.where(np.abs(x) < F32(2.0 ** -10), np.where(np.signbit(x), 0x80, 0), codes)
     return np.where(np.isnan(x), 0x7F, codes)
@@ -181,8 +191,7 @@ def _e2m1(x: np.ndarray) -> np.ndarray:
     """Nearest of the 8 magnitudes (ties to the even code), the sign bit from x's f32 sign."""
     x = np.asarray(x, F32)
     a = np.minimum(np.abs(np.nan_to_num(x, posinf=6.0, neginf=6.0)).astype(np.float64), 6.0)
-    dist = np.abs(_E2M1[None, :] - a.reshape(-1, 1))
-    mag = np.lexsort((np.arange(8) % 2 + 0 * dist, dist), axis=-1)[:, 0].reshape(x.shape)
+    mag = _nearest(np.abs(_E2M1[None, :] - a.reshape(-1, 1)), np.arange(8)).reshape(x.shape)
     return np.where(np.isnan(x), 7, np.where(np.signbit(x), 8, 0) | mag)
 
 
