@@ -241,7 +241,7 @@ def _check_groups(src: pto.Tile, out, kind: str, alg: str, axis: int = 1, encode
     return bool(ok)
 
 
-def _int8(body: str, asym: bool) -> bool:
+def _int8(asym: bool) -> bool:
     """Int8Sym/Int8AsymMatchesExactReference: 4 x 32 f32 sources, per-row scale (and offset) in column 0 of
     an 8 x 1 column-major tile with 4 valid rows; dst = clamp(nearbyint(x * s [+ z])) in f32."""
     r, c = np.meshgrid(np.arange(4), np.arange(32), indexing="ij")
@@ -267,7 +267,7 @@ def _int8(body: str, asym: bool) -> bool:
     return bool((dst.values == want).all())
 
 
-def _fp8_nv_rceil(body: str) -> bool:
+def _fp8_nv_rceil() -> bool:
     """MxFp8NvNdMatchesDescaleRceil: a 4 x 32 f32 source of zeros but for (1, 0), (2, 0), (3, 0) as in
     TestFP8ExactMatch; NV MXFP8; bytes by the test's own (OCP) search."""
     x = np.zeros((4, 32))
@@ -430,12 +430,12 @@ def _check(main: str):
         if m := re.search(r"TestFp8NzReordersExponentsExactly<(\w+)>\(\)", body):
             return _fp8_nz(_TYPES[m.group(1)])
         if "TQUANT<QuantType::INT8_SYM>(dst, src, scale);" in body:
-            return _int8(body, asym=False)
+            return _int8(asym=False)
         if "TQUANT<QuantType::INT8_ASYM>(dst, src, scale, &offset);" in body:
-            return _int8(body, asym=True)
+            return _int8(asym=True)
         if re.search(r"TQUANT<QuantType::MXFP8, DstTile, SrcTile, ExpTile, MaxTile, ScalingTile, "
                      r"QuantScaleAlg::NV>\(\s*dst, src, &exp, &max, &scaling\);", body):
-            return _fp8_nv_rceil(body)
+            return _fp8_nv_rceil()
         if "TQUANT" not in body and "cpu_quant::" in body:
             return _edges(body)
         return None
