@@ -45,7 +45,7 @@ import numpy as np
 
 from .. import formats
 from ..errors import SpecGapError
-from . import jit
+from . import jit, transcend
 from .dtypes import DType, get_dtype
 
 __all__ = [
@@ -204,6 +204,38 @@ def _certified(name: str, x: np.ndarray, out: np.ndarray | None) -> tuple[np.nda
     return r, n
 
 
+def _fused(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray | None):
+    """f32 lanes of exp, log, 1/sqrt of ``a`` or (``expdif``) exp(a - b), ``b`` a row or a column, from
+    :mod:`tilesim.pto.transcend`'s one-pass kernels (decision PTO190), written into ``out`` if given; the lanes
+    they leave (outside their domain, or not certified) take :func:`_certified`. None when a result is NaN (the
+    exact path decides its payload); False when an operand's layout is not one the kernels take."""
+    shape = out.shape if out is not None else np.shape(a) if b is None else np.broadcast_shapes(a.shape, b.shape)
+    if len(shape) > 2 or b is not None and len(shape) != 2:
+        return False
+    R, C = shape if len(shape) == 2 else (1, int(np.prod(shape)))
+    o = np.empty(shape, np.uint32) if out is None else out
+    x, y, w = jit.rows(a, (R, C)), None if b is None else jit.rows(b, (R, C)), jit.rows(o, (R, C))
+    if x is None or w is None or not x[2] or b is not None and y is None or b is not None and R * C == 0:
+        return False
+    bad = transcend.run(op, x, y, w, R, C)
+    if bad is None:  # too many to list: find the marks
+        bad = np.flatnonzero(o.reshape(-1) == transcend.MARK)
+    if bad.size:
+        i, j = np.divmod(bad, C)
+        o2, a2 = o.reshape(R, C), np.broadcast_to(a, (R, C))
+        v = a2[i, j].view(np.float32)
+        if op == "expdif":
+            with np.errstate(all="ignore"):
+                v = v - np.broadcast_to(b, (R, C))[i, j].view(np.float32)
+            if np.isnan(v).any():
+                return None
+        r, n = _certified("exp" if op == "expdif" else op, v, None)
+        if n and np.isnan(r.view(np.float32).max()):
+            return None
+        o2[i, j] = r
+    return o
+
+
 def _transcendental_exact(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
     """The reference: float64 result 2**-45 (relative) from every rounding boundary, else 60-digit decimal."""
     with np.errstate(all="ignore"):
@@ -341,6 +373,12 @@ def fast_f32(op: str, a: np.ndarray, b: np.ndarray | None = None, out: np.ndarra
     covered (``out`` may then hold anything). ``out`` must not overlap ``a`` or ``b``."""
     if (op in _F32_SELECT or op == "relu") and nan_mode != "first" or op == "abs" and not x86:
         return None
+    if op in transcend.KINDS:
+        done = _fused(op, a, b, out)
+        if done is not False:
+            return done
+        if op == "expdif":
+            return None
     if op in _F64:  # a NaN result is never certified: look for one only where the exact path ran
         r, n = _certified(op, a.view(np.float32), out)
         return None if n and np.isnan(r.view(np.float32).max()) else r
@@ -365,7 +403,7 @@ def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray,
     """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` overlaps a source, which
     the exact path may still need); False, with ``out`` unspecified, when the exact path must decide (NaN results,
     or ``op`` not covered)."""
-    if op not in jit.OPS and op not in _F64:
+    if op not in jit.OPS and op not in _F64 and op not in transcend.KINDS:
         return False
     if np.may_share_memory(out, a) or b is not None and np.may_share_memory(out, b):
         r = fast_f32(op, a, b, nan_mode=nan_mode, x86=x86)

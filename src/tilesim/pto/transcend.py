@@ -1,0 +1,271 @@
+"""f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (decision PTO190).
+
+Each kernel evaluates the function in float64 with a stated relative error bound
+``EPS`` = 2**-44, then rounds to f32 where the certificate holds: the float64
+value ``y`` lies more than ``EPS * |y|`` from the nearest f32 rounding boundary,
+so the exact value rounds to the same f32 code (the correctly rounded one, which
+is what :func:`tilesim.pto.numerics._transcendental_exact` computes). Lanes
+outside the kernels' domain (zeros, subnormals, infinities, NaNs, results that
+are not normal f32 numbers) and the rare uncertified lane are marked and left to
+:func:`tilesim.pto.numerics._certified` on those lanes alone.
+
+The evaluations, and why each errs by less than ``EPS`` (relative; unit
+roundoff u = 2**-53):
+
+* exp: ``x = k ln2 + r``, ``|r| <= ln2 / 2``, ``ln2`` in two parts (the first
+  with 40 bits, so ``k * L1`` and ``x - k * L1`` are exact); ``exp(r)`` by its
+  Taylor polynomial of degree 11 (truncation below ``0.3466**12 / 12! / 0.707``
+  < 2**-46.6), times ``2**k`` (exact). Inputs in (-87.3, 88.7): the result is a
+  normal f32 number.
+* log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)); ``log m = 2 atanh(s)``,
+  ``s = (m - 1) / (m + 1)`` (``|s| <= 0.1716``; ``m - 1`` exact) through
+  ``s**17`` (truncation below ``s**18 / 19`` < 2**-50), plus ``e ln2`` in two
+  parts. The sum loses at most a factor 2 to cancellation (e = +-1 and m at an
+  end of its range). Positive normal inputs; ``log 1 = +0``.
+* 1/sqrt: the f32 estimate ``1 / sqrtf(x)`` (relative error below 2**-22.9), one
+  second-order step in float64 (``t = x y**2`` is exact, ``r = 1 - t``, ``y + y
+  r (1/2 + 3r/8)``; truncation about ``2.5 e**3`` < 2**-66, rounding below
+  2**-51). Positive normal inputs.
+
+The certificate: with ``h`` half an f32 ulp in ``y``'s binade, ``|y| < 2**25 h``,
+so an error below ``EPS |y|`` is below ``2**-19 h``; a lane is certified when
+``| |y - f| - h | > 2**-19 h`` with ``f`` the f32 rounding of ``y`` (``y - f`` is
+exact). About one lane in 2**19 is not, and takes the exact path.
+
+Large tiles run as row chunks on a small persistent thread pool, one chunk per core
+(the kernels release the GIL); each lane is computed alone, so the bits do not
+depend on the split (:data:`THREADS_FROM`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal, localcontext
+
+import numpy as np
+from numba import njit
+
+__all__ = ["KINDS", "EPS", "MARK", "THREADS_FROM", "run"]
+
+_kernel = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+_inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
+
+#: the float64 evaluations' relative error bound, and the certificate's window in half f32 ulps (2**25 EPS)
+EPS = 2.0 ** -44
+_WINDOW = EPS * 2.0 ** 25
+_EXP_MASK = np.uint64(0x7FF0000000000000)
+_ULP24 = np.uint64(24 << 52)
+_MANT, _ONE, _HALF = np.uint64((1 << 52) - 1), np.uint64(1023 << 52), np.uint64(1022 << 52)
+_SQRT2_MANT = np.uint64(0x6A09E667F3BCC)  # sqrt(2)'s significand bits lie between this and the next
+#: a marked lane's code (a NaN: certified lanes are never NaN)
+MARK = np.uint32(0xFFFFFFFF)
+
+
+def _constants() -> tuple[float, float, float, float]:
+    """ln2 as L1 (40 bits) + L2, and as LN2_HI (45 bits) + LN2_LO, from 40-digit decimal arithmetic."""
+    with localcontext() as ctx:
+        ctx.prec = 40
+        ln2 = Decimal(2).ln()
+        l1 = math.floor(float(ln2) * 2.0 ** 40) / 2.0 ** 40
+        hi = math.floor(float(ln2) * 2.0 ** 45) / 2.0 ** 45
+        return l1, float(ln2 - Decimal(l1)), hi, float(ln2 - Decimal(hi))
+
+
+_L1, _L2, _LN2_HI, _LN2_LO = _constants()
+_INV_LN2, _ROUND = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52
+_E = [1.0 / math.factorial(n) for n in range(12)]
+_E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11 = _E[2:]
+_A = [2.0 / n for n in range(3, 19, 2)]  # atanh's series, times 2: 2/3, 2/5, ..., 2/17
+_A3, _A5, _A7, _A9, _A11, _A13, _A15, _A17 = _A
+
+
+@_inline
+def _settle(y):
+    """(f32 rounding of the float64 ``y`` (nonzero, its f32 rounding normal), whether it is certified)."""
+    f = np.float32(y)
+    h = np.uint64((np.float64(y).view(np.uint64) & _EXP_MASK) - _ULP24).view(np.float64)
+    return f, abs(abs(y - np.float64(f)) - h) > h * _WINDOW
+
+
+@_inline
+def _exp(v):
+    """(exp of the float64 ``v`` (an f32 value), whether ``v`` is in the kernel's domain)."""
+    k = (v * _INV_LN2 + _ROUND) - _ROUND
+    r = (v - k * _L1) - k * _L2
+    r2 = r * r
+    r4 = r2 * r2
+    q = ((_E2 + r * _E3) + r2 * (_E4 + r * _E5)) + r4 * (((_E6 + r * _E7) + r2 * (_E8 + r * _E9))
+                                                         + r4 * (_E10 + r * _E11))
+    p = 1.0 + (r + r2 * q)
+    ok = (v > -87.3) & (v < 88.7)
+    scale = np.uint64((np.int64(k if ok else 0.0) + 1023) << 52).view(np.float64)
+    return p * scale, ok
+
+
+@_inline
+def _log(b):
+    """(log of the f32 code ``b``, whether ``b`` is a positive normal number)."""
+    u = np.float64(np.uint32(b).view(np.float32)).view(np.uint64)
+    big = (u & _MANT) > _SQRT2_MANT  # significand past sqrt(2): halve it
+    e = np.int64(u >> np.uint64(52)) - (1022 if big else 1023)
+    m = np.uint64((u & _MANT) | (_HALF if big else _ONE)).view(np.float64)
+    f = m - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    z2 = z * z
+    z4 = z2 * z2
+    q = ((_A3 + z * _A5) + z2 * (_A7 + z * _A9)) + z4 * ((_A11 + z * _A13) + z2 * (_A15 + z * _A17))
+    ek = np.float64(e)
+    y = ek * _LN2_HI + ((ek * _LN2_LO + s * (z * q)) + 2.0 * s)
+    return y, b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+
+
+@_inline
+def _rsqrt(b):
+    """(1/sqrt of the f32 code ``b``, whether ``b`` is a positive normal number)."""
+    x = np.uint32(b).view(np.float32)
+    y = np.float64(np.float32(1) / np.sqrt(x))
+    r = 1.0 - (np.float64(x) * y) * y
+    return y + y * (r * (0.5 + 0.375 * r)), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+
+
+@_inline
+def _code(y, ok):
+    """(the certified f32 code of ``y``, or the mark; whether marked)."""
+    f, sure = _settle(y)
+    bad = np.uint32(1) ^ np.uint32(ok & (sure | (y == 0.0)))
+    return np.float32(f).view(np.uint32) | (np.uint32(0) - bad), bad  # all ones where marked
+
+
+@_inline
+def _marked(o, base, C, bad, nb):
+    """Append the marked lanes of the row ``o`` (flat indices ``base + j``) to ``bad`` from ``nb``; -1 when
+    ``bad`` is full."""
+    for j in range(C):
+        if o[j] == MARK:
+            if nb == bad.size:
+                return -1
+            bad[nb] = base + j
+            nb += 1
+    return nb
+
+
+# One kernel per function (one taking it as an argument does not vectorise). x: f32 codes, rows r0..r1 of a
+# (flat buffer, row step) pair as jit.rows gives; out likewise; bad: the flat indices (i * C + j) of marked lanes.
+@_kernel
+def _exp_k(x, sx, out, so, r0, r1, C, bad):
+    xf = x.view(np.float32)
+    nb = 0
+    for i in range(r0, r1):
+        a, o = xf[i * sx:i * sx + C], out[i * so:i * so + C]
+        n = 0
+        for j in range(C):
+            y, ok = _exp(np.float64(a[j]))
+            c, m = _code(y, ok)
+            o[j] = c
+            n += m
+        if n and nb >= 0:
+            nb = _marked(o, i * C, C, bad, nb)
+    return nb
+
+
+@_kernel
+def _log_k(x, sx, out, so, r0, r1, C, bad):
+    nb = 0
+    for i in range(r0, r1):
+        a, o = x[i * sx:i * sx + C], out[i * so:i * so + C]
+        n = 0
+        for j in range(C):
+            y, ok = _log(a[j])
+            c, m = _code(y, ok)
+            o[j] = c
+            n += m
+        if n and nb >= 0:
+            nb = _marked(o, i * C, C, bad, nb)
+    return nb
+
+
+@_kernel
+def _rsqrt_k(x, sx, out, so, r0, r1, C, bad):
+    nb = 0
+    for i in range(r0, r1):
+        a, o = x[i * sx:i * sx + C], out[i * so:i * so + C]
+        n = 0
+        for j in range(C):
+            y, ok = _rsqrt(a[j])
+            c, m = _code(y, ok)
+            o[j] = c
+            n += m
+        if n and nb >= 0:
+            nb = _marked(o, i * C, C, bad, nb)
+    return nb
+
+
+@_kernel
+def _expdif_k(x, sx, b, sb, cb, out, so, r0, r1, C, bad):
+    """exp(float32(a - b)) with ``b`` a row's value (cb 0) or a row of C values (cb 1)."""
+    xf, bf = x.view(np.float32), b.view(np.float32)
+    nb = 0
+    for i in range(r0, r1):
+        a, o = xf[i * sx:i * sx + C], out[i * so:i * so + C]
+        w = bf[i * sb:i * sb + C] if cb else bf[i * sb:i * sb + 1]
+        n = 0
+        if cb:
+            for j in range(C):
+                y, ok = _exp(np.float64(a[j] - w[j]))
+                c, m = _code(y, ok)
+                o[j] = c
+                n += m
+        else:
+            t = w[0]
+            for j in range(C):
+                y, ok = _exp(np.float64(a[j] - t))
+                c, m = _code(y, ok)
+                o[j] = c
+                n += m
+        if n and nb >= 0:
+            nb = _marked(o, i * C, C, bad, nb)
+    return nb
+
+
+#: op -> kernel
+_KERNELS = {"exp": _exp_k, "log": _log_k, "rsqrt": _rsqrt_k, "expdif": _expdif_k}
+KINDS = frozenset(_KERNELS)
+#: tiles of at least this many lanes run as row chunks, one per core (below it, a thread hand-off costs more than
+#: it saves; measured by benchmarks/run.py's pto-large section)
+THREADS_FROM = 1 << 15
+_CORES = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
+_pool: ThreadPoolExecutor | None = None
+#: capacity of a chunk's list of marked lanes (more marks: the caller finds them with one numpy pass)
+_BAD_CAP = 4096
+
+
+def _chunks(R: int, C: int) -> list[tuple[int, int]]:
+    n = min(_CORES, R) if R * C >= THREADS_FROM else 1
+    edges = [R * k // n for k in range(n + 1)]
+    return [(edges[k], edges[k + 1]) for k in range(n)]
+
+
+def run(kind: str, x: tuple, b: tuple | None, out: tuple, R: int, C: int) -> np.ndarray | None:
+    """``kind`` (exp, log, rsqrt; expdif with ``b``) of R x C f32 lanes given as :func:`tilesim.pto.jit.rows`
+    triples (buffer, row step, column step), into ``out``'s triple. Returns the flat indices (``i * C + j``) of
+    the lanes left to the exact path (their ``out`` lanes hold a NaN mark), or None when there are too many to
+    list (then every marked lane is one holding 0xFFFFFFFF)."""
+    global _pool
+    kernel = _KERNELS[kind]
+    args = (x[0], x[1]) if b is None else (x[0], x[1], b[0], b[1], b[2])
+    spans = _chunks(R, C)
+    bads = [np.empty(min(_BAD_CAP, (r1 - r0) * C), np.int64) for r0, r1 in spans]
+    if len(spans) == 1:
+        counts = [kernel(*args, out[0], out[1], 0, R, C, bads[0])]
+    else:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(_CORES - 1, thread_name_prefix="tilesim-transcend")
+        rest = [_pool.submit(kernel, *args, out[0], out[1], r0, r1, C, bad) for (r0, r1), bad in
+                zip(spans[1:], bads[1:])]
+        counts = [kernel(*args, out[0], out[1], spans[0][0], spans[0][1], C, bads[0])] + [f.result() for f in rest]
+    if min(counts) < 0:
+        return None
+    return np.concatenate([bad[:n] for bad, n in zip(bads, counts)]) if len(counts) > 1 else bads[0][:counts[0]]
