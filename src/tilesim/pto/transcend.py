@@ -1,40 +1,35 @@
 """f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (decision PTO190).
 
-Each kernel evaluates the function in float64 with a stated relative error bound
-``EPS`` = 2**-44, then rounds to f32 where the certificate holds: the float64
-value ``y`` lies more than ``EPS * |y|`` from the nearest f32 rounding boundary,
-so the exact value rounds to the same f32 code (the correctly rounded one, which
-is what :func:`tilesim.pto.numerics._transcendental_exact` computes). Lanes
-outside the kernels' domain (zeros, subnormals, infinities, NaNs, results that
-are not normal f32 numbers) and the rare uncertified lane are marked and left to
-:func:`tilesim.pto.numerics._certified` on those lanes alone.
+Each kernel evaluates the function in float64 with a relative error below
+``EPS`` = 2**-44 (below 2**9.5 float64 ulps in any binade), then rounds it to f32
+where the certificate holds: its 29 dropped bits lie more than 2**10 from their
+midpoint, so the exact value rounds to the same f32 code, the correctly rounded
+one that :func:`tilesim.pto.numerics._transcendental_exact` computes. Lanes
+outside a kernel's domain (zeros, subnormals, infinities, NaNs, results that are
+not normal f32 numbers) and the uncertified ones (about one in 2**17) are marked
+and left to :func:`tilesim.pto.numerics._certified`, lane by lane.
 
-The evaluations, and why each errs by less than ``EPS`` (relative; unit
-roundoff u = 2**-53):
+The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
 
 * exp: ``x = k ln2 + r``, ``|r| <= ln2 / 2``, ``ln2`` in two parts (the first
   with 40 bits, so ``k * L1`` and ``x - k * L1`` are exact); ``exp(r)`` by its
   Taylor polynomial of degree 11 (truncation below ``0.3466**12 / 12! / 0.707``
-  < 2**-46.6), times ``2**k`` (exact). Inputs in (-87.3, 88.7): the result is a
-  normal f32 number.
+  < 2**-46.6); the certificate on ``exp(r)``, then ``k`` added to the f32
+  exponent. Inputs in (-87.3, 88.7), whose results are normal f32 numbers.
 * log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)); ``log m = 2 atanh(s)``,
   ``s = (m - 1) / (m + 1)`` (``|s| <= 0.1716``; ``m - 1`` exact) through
   ``s**17`` (truncation below ``s**18 / 19`` < 2**-50), plus ``e ln2`` in two
-  parts. The sum loses at most a factor 2 to cancellation (e = +-1 and m at an
-  end of its range). Positive normal inputs; ``log 1 = +0``.
+  parts (the first with 45 bits: ``e * LN2_HI`` exact). Positive normal inputs.
 * 1/sqrt: the f32 estimate ``1 / sqrtf(x)`` (relative error below 2**-22.9), one
-  second-order step in float64 (``t = x y**2`` is exact, ``r = 1 - t``, ``y + y
-  r (1/2 + 3r/8)``; truncation about ``2.5 e**3`` < 2**-66, rounding below
-  2**-51). Positive normal inputs.
+  second-order step in float64 (``r = 1 - x y**2``, ``y + y r (1/2 + 3r/8)``;
+  truncation about ``2.5 e**3`` < 2**-66, rounding below 2**-51). Positive
+  normal inputs.
 
-The certificate: with ``h`` half an f32 ulp in ``y``'s binade, ``|y| < 2**25 h``,
-so an error below ``EPS |y|`` is below ``2**-19 h``; a lane is certified when
-``| |y - f| - h | > 2**-19 h`` with ``f`` the f32 rounding of ``y`` (``y - f`` is
-exact). About one lane in 2**19 is not, and takes the exact path.
-
-Large tiles run as row chunks on a small persistent thread pool, one chunk per core
-(the kernels release the GIL); each lane is computed alone, so the bits do not
-depend on the split (:data:`THREADS_FROM`).
+``tests/pto/test_fast_paths.py`` holds the float64 values to ``EPS / 4`` against
+50-digit decimal arithmetic and the f32 results to the exact path. Large tiles run
+as row chunks on a small persistent thread pool, one chunk per core (the kernels
+release the GIL); each lane is computed alone, so the bits do not depend on the
+split (:data:`THREADS_FROM`).
 """
 
 from __future__ import annotations
@@ -51,12 +46,12 @@ __all__ = ["KINDS", "EPS", "MARK", "THREADS_FROM", "run"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
+_row = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 
-#: the float64 evaluations' relative error bound, and the certificate's window in half f32 ulps (2**25 EPS)
+#: the float64 evaluations' relative error bound; the certificate's window (in float64 ulps, about their dropped
+#: 29 bits' midpoint: a modular shift puts it at 0.._NEAR)
 EPS = 2.0 ** -44
-_WINDOW = EPS * 2.0 ** 25
-_EXP_MASK = np.uint64(0x7FF0000000000000)
-_ULP24 = np.uint64(24 << 52)
+_LOW29, _SHIFT, _NEAR = np.uint64((1 << 29) - 1), np.uint64((1 << 29) - (1 << 28) + (1 << 10)), np.uint64(1 << 11)
 _MANT, _ONE, _HALF = np.uint64((1 << 52) - 1), np.uint64(1023 << 52), np.uint64(1022 << 52)
 _SQRT2_MANT = np.uint64(0x6A09E667F3BCC)  # sqrt(2)'s significand bits lie between this and the next
 #: a marked lane's code (a NaN: certified lanes are never NaN)
@@ -82,26 +77,33 @@ _A3, _A5, _A7, _A9, _A11, _A13, _A15, _A17 = _A
 
 
 @_inline
-def _settle(y):
-    """(f32 rounding of the float64 ``y`` (nonzero, its f32 rounding normal), whether it is certified)."""
-    f = np.float32(y)
-    h = np.uint64((np.float64(y).view(np.uint64) & _EXP_MASK) - _ULP24).view(np.float64)
-    return f, abs(abs(y - np.float64(f)) - h) > h * _WINDOW
+def _near(y):
+    """Whether the float64 ``y`` (its f32 rounding normal, or 0) lies within 2**10 float64 ulps of an f32 rounding
+    boundary: its 29 dropped bits within 2**10 of their midpoint 2**28 (an error below EPS |y| is below 2**9.5
+    ulps in every binade)."""
+    return ((np.float64(y).view(np.uint64) + _SHIFT) & _LOW29) <= _NEAR
 
 
 @_inline
 def _exp(v):
-    """(exp of the float64 ``v`` (an f32 value), whether ``v`` is in the kernel's domain)."""
+    """(exp(r) in [0.707, 1.415], the integer k of exp(v) = 2**k exp(r), whether ``v`` (an f32 value) is in the
+    kernel's domain)."""
     k = (v * _INV_LN2 + _ROUND) - _ROUND
     r = (v - k * _L1) - k * _L2
     r2 = r * r
     r4 = r2 * r2
     q = ((_E2 + r * _E3) + r2 * (_E4 + r * _E5)) + r4 * (((_E6 + r * _E7) + r2 * (_E8 + r * _E9))
                                                          + r4 * (_E10 + r * _E11))
-    p = 1.0 + (r + r2 * q)
     ok = (v > -87.3) & (v < 88.7)
-    scale = np.uint64((np.int64(k if ok else 0.0) + 1023) << 52).view(np.float64)
-    return p * scale, ok
+    return 1.0 + (r + r2 * q), np.int32(k if ok else 0.0), ok
+
+
+@_inline
+def _exp_code(p, k, ok):
+    """(the f32 code of ``p * 2**k`` where ``ok`` and the certificate holds for ``p``, else the mark; whether
+    marked)."""
+    bad = np.uint32(_near(p)) | (np.uint32(1) ^ np.uint32(ok))
+    return (np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))) | (np.uint32(0) - bad), bad
 
 
 @_inline
@@ -133,10 +135,9 @@ def _rsqrt(b):
 
 @_inline
 def _code(y, ok):
-    """(the certified f32 code of ``y``, or the mark; whether marked)."""
-    f, sure = _settle(y)
-    bad = np.uint32(1) ^ np.uint32(ok & (sure | (y == 0.0)))
-    return np.float32(f).view(np.uint32) | (np.uint32(0) - bad), bad  # all ones where marked
+    """(the f32 code of ``y`` where ``ok`` and the certificate holds, else the mark; whether marked)."""
+    bad = np.uint32(_near(y)) | (np.uint32(1) ^ np.uint32(ok))
+    return np.float32(y).view(np.uint32) | (np.uint32(0) - bad), bad  # all ones where marked
 
 
 @_inline
@@ -152,21 +153,70 @@ def _marked(o, base, C, bad, nb):
     return nb
 
 
-# One kernel per function (one taking it as an argument does not vectorise). x: f32 codes, rows r0..r1 of a
-# (flat buffer, row step) pair as jit.rows gives; out likewise; bad: the flat indices (i * C + j) of marked lanes.
-@_kernel
-def _exp_k(x, sx, out, so, r0, r1, C, bad):
-    xf = x.view(np.float32)
-    nb = 0
-    for i in range(r0, r1):
-        a, o = xf[i * sx:i * sx + C], out[i * so:i * so + C]
-        n = 0
-        for j in range(C):
-            y, ok = _exp(np.float64(a[j]))
-            c, m = _code(y, ok)
+# One row function per function (one taking it as an argument does not vectorise; a row function called from the
+# chunk loop vectorises better than the same loop inlined there). a: a row's f32 codes (f32 values for exp),
+# o: its output codes; returns how many lanes it marked.
+@_row
+def _exp_row(a, o):
+    n = 0
+    for j in range(a.size):
+        p, k, ok = _exp(np.float64(a[j]))
+        c, m = _exp_code(p, k, ok)
+        o[j] = c
+        n += m
+    return n
+
+
+@_row
+def _log_row(a, o):
+    n = 0
+    for j in range(a.size):
+        y, ok = _log(a[j])
+        c, m = _code(y, ok)
+        o[j] = c
+        n += m
+    return n
+
+
+@_row
+def _rsqrt_row(a, o):
+    n = 0
+    for j in range(a.size):
+        y, ok = _rsqrt(a[j])
+        c, m = _code(y, ok)
+        o[j] = c
+        n += m
+    return n
+
+
+@_row
+def _expdif_row(a, w, cb, o):
+    """exp(float32(a - w)): ``w`` the row's C values (cb 1) or its one value (cb 0)."""
+    n = 0
+    if cb:
+        for j in range(a.size):
+            p, k, ok = _exp(np.float64(a[j] - w[j]))
+            c, m = _exp_code(p, k, ok)
             o[j] = c
             n += m
-        if n and nb >= 0:
+    else:
+        t = w[0]
+        for j in range(a.size):
+            p, k, ok = _exp(np.float64(a[j] - t))
+            c, m = _exp_code(p, k, ok)
+            o[j] = c
+            n += m
+    return n
+
+
+# The chunk loops: rows r0..r1 of x (f32 codes: a flat buffer and its row step, as jit.rows gives them) into out
+# likewise; bad: the flat indices (i * C + j) of the marked lanes. Returns their count, or -1 when bad is full.
+@_kernel
+def _exp_k(x, sx, out, so, r0, r1, C, bad):
+    xf, nb = x.view(np.float32), 0
+    for i in range(r0, r1):
+        o = out[i * so:i * so + C]
+        if _exp_row(xf[i * sx:i * sx + C], o) and nb >= 0:
             nb = _marked(o, i * C, C, bad, nb)
     return nb
 
@@ -175,14 +225,8 @@ def _exp_k(x, sx, out, so, r0, r1, C, bad):
 def _log_k(x, sx, out, so, r0, r1, C, bad):
     nb = 0
     for i in range(r0, r1):
-        a, o = x[i * sx:i * sx + C], out[i * so:i * so + C]
-        n = 0
-        for j in range(C):
-            y, ok = _log(a[j])
-            c, m = _code(y, ok)
-            o[j] = c
-            n += m
-        if n and nb >= 0:
+        o = out[i * so:i * so + C]
+        if _log_row(x[i * sx:i * sx + C], o) and nb >= 0:
             nb = _marked(o, i * C, C, bad, nb)
     return nb
 
@@ -191,14 +235,8 @@ def _log_k(x, sx, out, so, r0, r1, C, bad):
 def _rsqrt_k(x, sx, out, so, r0, r1, C, bad):
     nb = 0
     for i in range(r0, r1):
-        a, o = x[i * sx:i * sx + C], out[i * so:i * so + C]
-        n = 0
-        for j in range(C):
-            y, ok = _rsqrt(a[j])
-            c, m = _code(y, ok)
-            o[j] = c
-            n += m
-        if n and nb >= 0:
+        o = out[i * so:i * so + C]
+        if _rsqrt_row(x[i * sx:i * sx + C], o) and nb >= 0:
             nb = _marked(o, i * C, C, bad, nb)
     return nb
 
@@ -206,26 +244,10 @@ def _rsqrt_k(x, sx, out, so, r0, r1, C, bad):
 @_kernel
 def _expdif_k(x, sx, b, sb, cb, out, so, r0, r1, C, bad):
     """exp(float32(a - b)) with ``b`` a row's value (cb 0) or a row of C values (cb 1)."""
-    xf, bf = x.view(np.float32), b.view(np.float32)
-    nb = 0
+    xf, bf, nb = x.view(np.float32), b.view(np.float32), 0
     for i in range(r0, r1):
-        a, o = xf[i * sx:i * sx + C], out[i * so:i * so + C]
-        w = bf[i * sb:i * sb + C] if cb else bf[i * sb:i * sb + 1]
-        n = 0
-        if cb:
-            for j in range(C):
-                y, ok = _exp(np.float64(a[j] - w[j]))
-                c, m = _code(y, ok)
-                o[j] = c
-                n += m
-        else:
-            t = w[0]
-            for j in range(C):
-                y, ok = _exp(np.float64(a[j] - t))
-                c, m = _code(y, ok)
-                o[j] = c
-                n += m
-        if n and nb >= 0:
+        o = out[i * so:i * so + C]
+        if _expdif_row(xf[i * sx:i * sx + C], bf[i * sb:i * sb + (C if cb else 1)], cb, o) and nb >= 0:
             nb = _marked(o, i * C, C, bad, nb)
     return nb
 
