@@ -39,8 +39,7 @@ from numba import njit
 from numpy.lib.stride_tricks import as_strided
 
 __all__ = ["OPS", "rows", "run", "rowsum", "sequential", "picked", "certify", "f16_widen", "f16_round", "LOW29",
-           "NEAR29",
-           "SHIFT29", "TINY", "HUGE"]
+           "NEAR29", "SHIFT29", "TINY", "HUGE"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy")
 _inline = njit(cache=True, error_model="numpy", inline="always")
