@@ -259,7 +259,7 @@ KINDS = frozenset(_KERNELS)
 #: it saves; measured by benchmarks/run.py's pto-large section)
 THREADS_FROM = 1 << 15
 _CORES = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
-_pool: ThreadPoolExecutor | None = None
+_pool: tuple[int, ThreadPoolExecutor] | None = None  # (the process id it was made in, the pool)
 #: capacity of a chunk's list of marked lanes (more marks: the caller finds them with one numpy pass)
 _BAD_CAP = 4096
 
@@ -270,24 +270,26 @@ def _chunks(R: int, C: int) -> list[tuple[int, int]]:
     return [(edges[k], edges[k + 1]) for k in range(n)]
 
 
+def _workers() -> ThreadPoolExecutor:
+    """The pool of ``_CORES - 1`` threads (a new one in a forked child, where the parent's threads do not run)."""
+    global _pool
+    if _pool is None or _pool[0] != os.getpid():
+        _pool = (os.getpid(), ThreadPoolExecutor(_CORES - 1, thread_name_prefix="tilesim-transcend"))
+    return _pool[1]
+
+
 def run(kind: str, x: tuple, b: tuple | None, out: tuple, R: int, C: int) -> np.ndarray | None:
     """``kind`` (exp, log, rsqrt; expdif with ``b``) of R x C f32 lanes given as :func:`tilesim.pto.jit.rows`
     triples (buffer, row step, column step), into ``out``'s triple. Returns the flat indices (``i * C + j``) of
-    the lanes left to the exact path (their ``out`` lanes hold a NaN mark), or None when there are too many to
-    list (then every marked lane is one holding 0xFFFFFFFF)."""
-    global _pool
+    the lanes left to the exact path (their ``out`` lanes hold :data:`MARK`), or None when there are too many to
+    list (then they are the lanes holding MARK)."""
     kernel = _KERNELS[kind]
     args = (x[0], x[1]) if b is None else (x[0], x[1], b[0], b[1], b[2])
     spans = _chunks(R, C)
     bads = [np.empty(min(_BAD_CAP, (r1 - r0) * C), np.int64) for r0, r1 in spans]
-    if len(spans) == 1:
-        counts = [kernel(*args, out[0], out[1], 0, R, C, bads[0])]
-    else:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(_CORES - 1, thread_name_prefix="tilesim-transcend")
-        rest = [_pool.submit(kernel, *args, out[0], out[1], r0, r1, C, bad) for (r0, r1), bad in
-                zip(spans[1:], bads[1:])]
-        counts = [kernel(*args, out[0], out[1], spans[0][0], spans[0][1], C, bads[0])] + [f.result() for f in rest]
+    rest = [_workers().submit(kernel, *args, out[0], out[1], r0, r1, C, bad)
+            for (r0, r1), bad in zip(spans[1:], bads[1:])]
+    counts = [kernel(*args, out[0], out[1], spans[0][0], spans[0][1], C, bads[0])] + [f.result() for f in rest]
     if min(counts) < 0:
         return None
-    return np.concatenate([bad[:n] for bad, n in zip(bads, counts)]) if len(counts) > 1 else bads[0][:counts[0]]
+    return bads[0][:counts[0]] if len(counts) == 1 else np.concatenate([bad[:n] for bad, n in zip(bads, counts)])
