@@ -34,15 +34,18 @@ split (:data:`THREADS_FROM`).
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal, localcontext
 
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "MARK", "THREADS_FROM", "run"]
+__all__ = ["KINDS", "EPS", "MARK", "THREADS_FROM", "CORES", "has_spare_core", "run"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
@@ -258,23 +261,40 @@ KINDS = frozenset(_KERNELS)
 #: tiles of at least this many lanes run as row chunks, one per core (below it, a thread hand-off costs more than
 #: it saves; measured by benchmarks/run.py's pto-large section)
 THREADS_FROM = 1 << 15
-_CORES = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
+#: row spans per core in a split tile
+CHUNKS_PER_CORE = 4
+#: the cores this process may run on (at most 8), one row chunk each
+CORES = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
 _pool: tuple[int, ThreadPoolExecutor] | None = None  # (the process id it was made in, the pool)
+_load = (-2.0, 0.0)  # (when read, the one-minute load average)
 #: capacity of a chunk's list of marked lanes (more marks: the caller finds them with one numpy pass)
 _BAD_CAP = 4096
 
 
+def has_spare_core() -> bool:
+    """Whether the machine has a core to spare: its one-minute load average (read at most once a second) below
+    ``CORES - 0.5``. On a loaded machine a pool thread waits for a core for milliseconds, far longer than it
+    saves (benchmarks/run.py at load 10 on 2 cores: a median of 2.8x numpy's time for texp split, 2.0x not)."""
+    global _load
+    now = time.monotonic()
+    if now - _load[0] > 1.0:
+        _load = (now, os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0)
+    return _load[1] < CORES - 0.5
+
+
 def _chunks(R: int, C: int) -> list[tuple[int, int]]:
-    n = min(_CORES, R) if R * C >= THREADS_FROM else 1
+    """Row spans: one below THREADS_FROM lanes or on a busy machine, else CHUNKS_PER_CORE per core (a thread
+    that the machine keeps waiting then holds back at most one small span, not a core's share)."""
+    n = min(CORES * CHUNKS_PER_CORE, R) if CORES > 1 and R * C >= THREADS_FROM and has_spare_core() else 1
     edges = [R * k // n for k in range(n + 1)]
     return [(edges[k], edges[k + 1]) for k in range(n)]
 
 
 def _workers() -> ThreadPoolExecutor:
-    """The pool of ``_CORES - 1`` threads (a new one in a forked child, where the parent's threads do not run)."""
+    """The pool of ``CORES - 1`` threads (a new one in a forked child, where the parent's threads do not run)."""
     global _pool
     if _pool is None or _pool[0] != os.getpid():
-        _pool = (os.getpid(), ThreadPoolExecutor(_CORES - 1, thread_name_prefix="tilesim-transcend"))
+        _pool = (os.getpid(), ThreadPoolExecutor(max(1, CORES - 1), thread_name_prefix="tilesim-transcend"))
     return _pool[1]
 
 
@@ -282,14 +302,35 @@ def run(kind: str, x: tuple, b: tuple | None, out: tuple, R: int, C: int) -> np.
     """``kind`` (exp, log, rsqrt; expdif with ``b``) of R x C f32 lanes given as :func:`tilesim.pto.jit.rows`
     triples (buffer, row step, column step), into ``out``'s triple. Returns the flat indices (``i * C + j``) of
     the lanes left to the exact path (their ``out`` lanes hold :data:`MARK`), or None when there are too many to
-    list (then they are the lanes holding MARK)."""
+    list (then they are the lanes holding MARK).
+
+    Row spans are claimed in turn by this thread and the pool's (``next`` on a shared counter is atomic under the
+    GIL); this thread then waits only for spans a pool thread has claimed and not finished."""
     kernel = _KERNELS[kind]
     args = (x[0], x[1]) if b is None else (x[0], x[1], b[0], b[1], b[2])
     spans = _chunks(R, C)
     bads = [np.empty(min(_BAD_CAP, (r1 - r0) * C), np.int64) for r0, r1 in spans]
-    rest = [_workers().submit(kernel, *args, out[0], out[1], r0, r1, C, bad)
-            for (r0, r1), bad in zip(spans[1:], bads[1:])]
-    counts = [kernel(*args, out[0], out[1], spans[0][0], spans[0][1], C, bads[0])] + [f.result() for f in rest]
+    counts: list = [None] * len(spans)
+    finished = [threading.Event() for _ in spans] if len(spans) > 1 else []
+    claim = itertools.count()
+
+    def work() -> None:
+        while (k := next(claim)) < len(spans):
+            try:
+                counts[k] = kernel(*args, out[0], out[1], spans[k][0], spans[k][1], C, bads[k])
+            finally:  # a span that failed in a pool thread is left None: raised below
+                if finished:
+                    finished[k].set()
+
+    if finished:
+        for _ in range(CORES - 1):
+            _workers().submit(work)
+    work()
+    for k, event in enumerate(finished):
+        if counts[k] is None:
+            event.wait()
+    if None in counts:
+        raise RuntimeError(f"tilesim: a row span of {kind} failed in a pool thread")
     if min(counts) < 0:
         return None
     return bads[0][:counts[0]] if len(counts) == 1 else np.concatenate([bad[:n] for bad, n in zip(bads, counts)])
