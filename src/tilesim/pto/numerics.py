@@ -15,17 +15,20 @@ Values stay bit patterns. The rules, and why each is exact:
   2**-45 (relative) away from every rounding boundary of the target format;
   the rare element that does not is recomputed with 60-digit
   :mod:`decimal` arithmetic. The result is the correctly rounded value.
-* Fast paths (decisions PTO105, PTO170, PTO171): f32 ``+ - * / sqrt 1/x``
+* Fast paths (decisions PTO105, PTO170, PTO171, PTO190): f32 ``+ - * / sqrt 1/x``
   without flushing run as numba kernels (:mod:`tilesim.pto.jit`) whose bits
   are numpy's float32 ones wherever no lane is NaN (those bits are the IEEE
   result on every target); a NaN anywhere sends the whole call to the exact
   path, which gives NaN payloads. f32 max/min/relu under the ``first`` rule
   and x86's abs and neg are exact kernels on every input. f32 exp, log and
-  1/sqrt round numpy's float64 result to f32 directly where its low 29 bits
-  show it more than 32 float64 ulps from a rounding boundary (numpy's float64
-  exp, log and sqrt err by a few ulps), or it is 0 or past 2**128; only the
-  other lanes (boundary cases, subnormal results, NaN) take the exact path
-  above. f16/bf16 ``+ - * / sqrt 1/x`` round their float32 result by numpy's
+  1/sqrt (and expdif's exp of an f32 difference) are one numba pass each
+  (:mod:`tilesim.pto.transcend`, PTO190): a float64 evaluation within 2**-44,
+  rounded to f32 where its low 29 bits show it more than 2**10 float64 ulps
+  from a rounding boundary. The lanes it leaves take :func:`_certified`:
+  numpy's float64 result rounded where it is more than 32 ulps from a
+  boundary (numpy's float64 exp, log and sqrt err by a few ulps), or 0 or
+  past 2**128; only the other lanes (boundary cases, subnormal results, NaN)
+  take the exact path above. f16/bf16 ``+ - * / sqrt 1/x`` round their float32 result by numpy's
   cast (f16) or a bit rounding (bf16) instead of :func:`tilesim.formats.encode`.
   Tests hold each fast path equal to the exact one.
 * Integers: two's complement wrap-around (computed in int64/uint64, which wrap

@@ -6,7 +6,7 @@ where the certificate holds: its 29 dropped bits lie more than 2**10 from their
 midpoint, so the exact value rounds to the same f32 code, the correctly rounded
 one that :func:`tilesim.pto.numerics._transcendental_exact` computes. Lanes
 outside a kernel's domain (zeros, subnormals, infinities, NaNs, results that are
-not normal f32 numbers) and the uncertified ones (about one in 2**17) are marked
+not normal f32 numbers) and the uncertified ones (about one in 2**18) are marked
 and left to :func:`tilesim.pto.numerics._certified`, lane by lane.
 
 The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
@@ -258,9 +258,9 @@ def _expdif_k(x, sx, b, sb, cb, out, so, r0, r1, C, bad):
 #: op -> kernel
 _KERNELS = {"exp": _exp_k, "log": _log_k, "rsqrt": _rsqrt_k, "expdif": _expdif_k}
 KINDS = frozenset(_KERNELS)
-#: tiles of at least this many lanes run as row chunks, one per core (below it, a thread hand-off costs more than
-#: it saves; measured by benchmarks/run.py's pto-large section)
-THREADS_FROM = 1 << 15
+#: tiles of at least this many lanes are split over the cores (a pool thread's wake-up took 50-100 us on the
+#: virtual machines measured, more than a split of a smaller tile saves)
+THREADS_FROM = 1 << 17
 #: row spans per core in a split tile
 CHUNKS_PER_CORE = 4
 #: the cores this process may run on (at most 8), one row chunk each
