@@ -209,8 +209,9 @@ def large_ops(rep: Report, rounds: int) -> None:
                 rep.row(f"{name}, one thread (not a figure)", t_fn, t_peer, 1e6, 1.5, ratio_bar=True, counted=False)
     finally:
         transcend.THREADS_FROM = threads
+    split = "yes" if transcend.has_spare_core() else "no"
     print(f"{'':44} split into row spans from {threads} lanes on {transcend.CORES} cores when the load average is "
-          f"below {transcend.CORES - 0.5}: {'yes' if transcend.has_spare_core() else 'no'} (load {os.getloadavg()[0]:.2f})")
+          f"below {transcend.CORES - 0.5}: {split} (load {os.getloadavg()[0]:.2f})")
 
 
 def _tadd_loop(n: int) -> str:
