@@ -18,9 +18,6 @@ NOT_MAPPED = {
              "include/pto/cpu implementation): the test does not build",
     "tquant": _SELF.format(op="tquant") + "; its MX forms by tests/pto/golden/tquant_mx.npz (PTO145)",
     "tquant_dn": _SELF.format(op="tquant_mx") + " (TQUANT_DN is its grp_axis=0 form, PTO145)",
-    **{f: f"{op} of a ConvTile (NC1HWC0/FRACTAL_Z layouts): tilesim's ConvTile feeds TIMG2COL only (PTO140)"
-       for f, op in (("textract_conv", "TEXTRACT"), ("tloadconv", "TLOAD"), ("tstore_conv", "TSTORE"),
-                     ("ttrans_conv", "TTRANS"))},
     "tpushpop_vc": "vector-to-cube pushes of split halves from two vector subblocks (tilesim's Python pipes run one)",
     "tpushpop_vc_nosplit": "vector-to-cube pushes from two vector subblocks (tilesim's Python pipes run one)",
     "tpushpop_fixpipe": "TPUSH with a FixpipeParams TConfig (a quantising push) is not modelled",
