@@ -40,51 +40,65 @@ def _global(dt: str, layout: str, g) -> str:
 
 #: TLOAD: (dtype, layout, tile shape, global shape); the last two read a global of another shape by the
 #: simulator's walk (decision PTO172)
-LOADS = (("f16", "NC1HWC0", (2, 2, 3, 4, 16), (2, 2, 3, 4, 16)), ("i8", "NC1HWC0", (1, 2, 2, 3, 32), (1, 2, 2, 3, 32)),
-         ("f32", "NDC1HWC0", (2, 2, 3, 2, 3, 8), (2, 2, 3, 2, 3, 8)),
-         ("u16", "FRACTAL_Z", (12, 1, 16, 16), (2, 2, 3, 16, 16)), ("i32", "FRACTAL_Z", (2, 2, 3, 20, 8), (2, 2, 3, 20, 8)),
-         ("f32", "NC1HWC0", (1, 2, 3, 4, 8), (2, 3, 3, 5, 8)), ("i16", "FRACTAL_Z", (2, 2, 3, 5, 16), (3, 2, 3, 7, 16)))
+CONV_LOADS = (("f16", "NC1HWC0", (2, 2, 3, 4, 16), (2, 2, 3, 4, 16)),
+              ("i8", "NC1HWC0", (1, 2, 2, 3, 32), (1, 2, 2, 3, 32)),
+              ("f32", "NDC1HWC0", (2, 2, 3, 2, 3, 8), (2, 2, 3, 2, 3, 8)),
+              ("u16", "FRACTAL_Z", (12, 1, 16, 16), (2, 2, 3, 16, 16)),
+              ("i32", "FRACTAL_Z", (2, 2, 3, 20, 8), (2, 2, 3, 20, 8)),
+              ("f32", "NC1HWC0", (1, 2, 3, 4, 8), (2, 3, 3, 5, 8)),
+              ("i16", "FRACTAL_Z", (2, 2, 3, 5, 16), (3, 2, 3, 7, 16)))
 #: TSTORE: (dtype, layout, shape), into a global of random lanes
-STORES = (("f32", "NC1HWC0", (2, 2, 3, 4, 8)), ("f16", "NDC1HWC0", (2, 2, 2, 3, 2, 16)), ("u8", "NC1HWC0", (1, 1, 2, 5, 32)))
+CONV_STORES = (("f32", "NC1HWC0", (2, 2, 3, 4, 8)), ("f16", "NDC1HWC0", (2, 2, 2, 3, 2, 16)),
+               ("u8", "NC1HWC0", (1, 1, 2, 5, 32)))
 #: TEXTRACT: (dtype, layout, source shape, dst rows x cols, dst valid, index row, index col)
-EXTRACTS = (("f16", "FRACTAL_Z", (6, 3, 16, 16), (48, 32), (40, 30), 16, 16),
-            ("f32", "FRACTAL_Z", (2, 2, 3, 32, 8), (16, 32), (16, 17), 16, 0),
-            ("i8", "FRACTAL_Z_3D", (4, 2, 16, 32), (64, 16), (64, 16), 32, 16),
-            ("i32", "FRACTAL_Z", (4, 2, 16, 8), (24, 16), (17, 9), 8, 16))
+CONV_EXTRACTS = (("f16", "FRACTAL_Z", (6, 3, 16, 16), (48, 32), (40, 30), 16, 16),
+                 ("f32", "FRACTAL_Z", (2, 2, 3, 32, 8), (16, 32), (16, 17), 16, 0),
+                 ("i8", "FRACTAL_Z_3D", (4, 2, 16, 32), (64, 16), (64, 16), 32, 16),
+                 ("i32", "FRACTAL_Z", (4, 2, 16, 8), (24, 16), (17, 9), 8, 16))
 #: TTRANS: (dtype, src layout, src shape, dst layout, dst shape)
-TRANSES = (("f32", "NCHW", (3, 11, 2, 3), "NC1HWC0", (3, 2, 2, 3, 8)),
-           ("u16", "NC1HWC0", (2, 2, 3, 2, 16), "NCHW", (2, 32, 3, 2)),
-           ("i8", "NC1HWC0", (19, 1, 2, 3, 32), "FRACTAL_Z", (6, 2, 16, 32)),
-           ("f16", "GNCHW", (2, 3, 20, 2, 2), "GNC1HWC0", (2, 3, 2, 2, 2, 16)),
-           ("i32", "GNC1HWC0", (2, 9, 2, 2, 1, 8), "FRACTAL_Z", (8, 1, 16, 8)),
-           ("f32", "NCDHW", (17, 10, 2, 2, 3), "FRACTAL_Z_3D", (24, 2, 16, 8)),
-           ("f8e8m0", "NCHW", (2, 40, 1, 3), "NC1HWC0", (2, 2, 1, 3, 32)))
+CONV_TRANSES = (("f32", "NCHW", (3, 11, 2, 3), "NC1HWC0", (3, 2, 2, 3, 8)),
+                ("u16", "NC1HWC0", (2, 2, 3, 2, 16), "NCHW", (2, 32, 3, 2)),
+                ("i8", "NC1HWC0", (19, 1, 2, 3, 32), "FRACTAL_Z", (6, 2, 16, 32)),
+                ("f16", "GNCHW", (2, 3, 20, 2, 2), "GNC1HWC0", (2, 3, 2, 2, 2, 16)),
+                ("i32", "GNC1HWC0", (2, 9, 2, 2, 1, 8), "FRACTAL_Z", (8, 1, 16, 8)),
+                ("f32", "NCDHW", (17, 10, 2, 2, 3), "FRACTAL_Z_3D", (24, 2, 16, 8)),
+                ("f8e8m0", "NCHW", (2, 40, 1, 3), "NC1HWC0", (2, 2, 1, 3, 32)))
+
+
+#: the bf16 cases (the g++ build, PTO88)
+CONV_BF16 = {"CONV_LOADS": (("bf16", "NC1HWC0", (1, 2, 4, 4, 16), (1, 2, 4, 4, 16)),
+                            ("bf16", "FRACTAL_Z", (6, 1, 16, 16), (2, 1, 3, 16, 16))),
+             "CONV_STORES": (("bf16", "NDC1HWC0", (1, 2, 1, 2, 3, 16)),),
+             "CONV_EXTRACTS": (("bf16", "FRACTAL_Z", (4, 2, 16, 16), (32, 32), (30, 20), 16, 0),),
+             "CONV_TRANSES": (("bf16", "GNCHW", (1, 2, 18, 2, 4), "GNC1HWC0", (1, 2, 2, 2, 4, 16)),
+                              ("bf16", "NC1HWC0", (17, 1, 2, 2, 16), "FRACTAL_Z", (4, 2, 16, 16)))}
 
 
 def convtile_cases(rng) -> list[Case]:
     """Every ConvTile form of the four ops on target cpu, the destination's untouched lanes kept (sentinel)."""
     cases = []
-    for dt, layout, shape, g in LOADS:
+    for dt, layout, shape, g in CONV_LOADS:
         dst, gm = _holder("dst", dt, shape, "mat"), Spec("gm", dt, 1, int(np.prod(g)), loc="gm")
         call = f"{{ {_conv('cv', 'dst', dt, layout, shape, 'mat')} {_global(dt, layout, g)} TLOAD(cv, g); }}"
         cases.append(Case("tload", call, (dst, gm), {"dst": (dst.rows, dst.cols), "gm": (1, gm.cols)},
                           {"dst": sentinel(dt, (dst.rows, dst.cols)), "gm": rand_lanes(rng, dt, (1, gm.cols))},
                           args={"conv": {"dst": [layout, list(shape)]}, "global": list(g)}, suffix=".conv"))
-    for dt, layout, shape in STORES:
+    for dt, layout, shape in CONV_STORES:
         src, gm = _holder("src", dt, shape, "mat"), Spec("dst_gm", dt, 1, int(np.prod(shape)), loc="gm")
         call = (f"{{ {_conv('cv', 'src', dt, layout, shape, 'mat')} {_global(dt, layout, shape)} "
                 "TSTORE(g, cv); }").replace("gm.data()", "dst_gm.data()")
         cases.append(Case("tstore", call, (gm, src), {"dst_gm": (1, gm.cols), "src": (src.rows, src.cols)},
-                          {"dst_gm": rand_lanes(rng, dt, (1, gm.cols)), "src": rand_lanes(rng, dt, (src.rows, src.cols))},
+                          {"dst_gm": rand_lanes(rng, dt, (1, gm.cols)),
+                           "src": rand_lanes(rng, dt, (src.rows, src.cols))},
                           args={"conv": {"src": [layout, list(shape)]}, "global": list(shape)}, suffix=".conv"))
-    for dt, layout, shape, (rows, cols), valid, ir, ic in EXTRACTS:
+    for dt, layout, shape, (rows, cols), valid, ir, ic in CONV_EXTRACTS:
         src, dst = _holder("src", dt, shape, "mat"), Spec("dst", dt, rows, cols, "row_major", "col_major", loc="right")
         call = f"{{ {_conv('cv', 'src', dt, layout, shape, 'mat')} TEXTRACT(dst, cv, {ir}, {ic}); }}"
         cases.append(Case("textract", call, (dst, src), {"dst": valid, "src": (src.rows, src.cols)},
                           {"dst": sentinel(dt, (rows, cols)), "src": rand_lanes(rng, dt, (src.rows, src.cols))},
                           args={"conv": {"src": [layout, list(shape)]}, "index_row": ir, "index_col": ic},
                           suffix=".conv"))
-    for dt, sl, ss, dl, ds in TRANSES:
+    for dt, sl, ss, dl, ds in CONV_TRANSES:
         src, dst = _holder("src", dt, ss, "vec"), _holder("dst", dt, ds, "vec")
         call = (f"{{ {_conv('cs', 'src', dt, sl, ss, 'vec')} {_conv('cd', 'dst', dt, dl, ds, 'vec')} "
                 "TTRANS(cd, cs, src); }")
