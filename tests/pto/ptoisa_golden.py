@@ -2,7 +2,8 @@
 
 ``tools/ptoisa_vectors`` writes one ``<op>.npz`` per op under ``tests/pto/golden/`` (clang, C++20), and
 one ``<op>.bf16.npz`` per op for the cases with a bf16 tile (g++ >= 14, C++23, whose ``std::bfloat16_t``
-is a real bfloat16; PTO88):
+is a real bfloat16; PTO88); an op's ConvTile forms are in ``<op>.conv.npz`` and ``<op>.conv.bf16.npz``
+(``args["conv"]``: the ConvTiles over the tiles' storage, PTO172-PTO174):
 
 * ``cases``: a JSON list, one object per case: ``tiles`` (role, dtype, rows, cols,
   blayout, slayout, valid) in the order the driver declared them, and ``args``
