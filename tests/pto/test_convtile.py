@@ -254,6 +254,8 @@ F32 = np.zeros((1, 1, 2, 2, 8), np.float32)
                        target="cpu"), "pto.convtile.global", GeometryError),
     (lambda: pto.tstore(np.zeros((1, 1, 2, 16, 8), np.float32), ConvTile("f32", (1, 1, 2, 16, 8), "FRACTAL_Z"),
                         target="cpu"), "pto.convtile.layout", GeometryError),
+    (lambda: pto.tload(ConvTile("f32", (1, 1, 2, 2, 8)), F32, offset=(0, 1), target="cpu"), "pto.op.operand",
+     TilesimError),
     (lambda: pto.tstore(F32.copy(), ConvTile("f32", (1, 1, 2, 2, 8)), atomic="add", target="cpu"),
      "pto.tstore.atomic", TilesimError),
     (lambda: pto.textract(Tile("right", "f32", 8, 16, slayout="col_major"),

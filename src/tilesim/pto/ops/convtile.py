@@ -84,10 +84,13 @@ def global_index(layout: str, g: tuple[int, ...], c0: int, r: np.ndarray, c: np.
     return r // (g[1] * g[2] * g[4]), r // (g[2] * g[4]) % g[1], r // g[4] % g[2], c, r % g[4]
 
 
-def _gm_plan(op: Op, t: ConvTile, gm, operand: str, layouts: tuple[str, ...]):
+def _gm_plan(op: Op, t: ConvTile, gm, operand: str, layouts: tuple[str, ...], offset):
     """Check a ConvTile TLOAD/TSTORE; returns (tile index, global index) of the walk."""
     if not isinstance(gm, np.ndarray):
         op.fail("global memory must be a numpy array", operand, "pto.op.operand", type(gm).__name__, TilesimError)
+    if tuple(offset) != (0, 0):
+        op.fail("a ConvTile's global tensor is the whole array (pass a slice of it instead of an offset)", "offset",
+                "pto.op.operand", tuple(offset), TilesimError)
     if not op.prof.img2col_from_tile:
         op.fail(f"the {op.inst} ISA page gives no ConvTile form on {op.prof.name} (pto-isa's CPU simulator has "
                 "one: target cpu)", "src" if operand == "dst" else "dst", "pto.convtile.target", op.prof.name,
@@ -127,18 +130,18 @@ def _gm_plan(op: Op, t: ConvTile, gm, operand: str, layouts: tuple[str, ...]):
     return tile_index(t, r, c), gi
 
 
-def tload(dst: ConvTile, src: np.ndarray, *, target=None) -> ConvTile:
+def tload(dst: ConvTile, src: np.ndarray, *, offset=(0, 0), target=None) -> ConvTile:
     """TLOAD into a ConvTile (cpu): every tile element from the global element of the same walk position."""
     op = Op("tload", target)
-    ti, gi = _gm_plan(op, dst, src, "src", ("NC1HWC0", "NDC1HWC0", "FRACTAL_Z"))
+    ti, gi = _gm_plan(op, dst, src, "src", ("NC1HWC0", "NDC1HWC0", "FRACTAL_Z"), offset)
     dst.bits[ti] = src.view(dst.dtype.lane)[gi]
     return dst
 
 
-def tstore(dst: np.ndarray, src: ConvTile, *, atomic: str = "none", target=None) -> np.ndarray:
+def tstore(dst: np.ndarray, src: ConvTile, *, offset=(0, 0), atomic: str = "none", target=None) -> np.ndarray:
     """TSTORE of a ConvTile (cpu), in place; returns ``dst``."""
     op = Op("tstore", target)
-    ti, gi = _gm_plan(op, src, dst, "dst", ("NC1HWC0", "NDC1HWC0"))
+    ti, gi = _gm_plan(op, src, dst, "dst", ("NC1HWC0", "NDC1HWC0"), offset)
     if str(atomic).lower().removeprefix("atomic_") != "none":
         op.fail("a ConvTile store has no atomic form in tilesim", "atomic", "pto.tstore.atomic", atomic,
                 TilesimError)

@@ -92,7 +92,7 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), packed: bool | None = No
     A :class:`~tilesim.pto.conv.ConvTile` dst takes a global array in its layout (:mod:`.convtile`, PTO172).
     """
     if isinstance(dst, ConvTile):
-        return convtile.tload(dst, src, target=target)
+        return convtile.tload(dst, src, offset=offset, target=target)
     op = Op("tload", target)
     op.tile(dst, "dst", tuple(LOCATIONS) if op.prof.tload_any_loc else ("vec", "mat"))
     gm = _gm(op, src, "src")
@@ -142,7 +142,7 @@ def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset
     global array in its layout (:mod:`.convtile`, PTO172).
     """
     if isinstance(src, ConvTile) and fp is None and pre_quant_scalar is None and not relu_pre_mode:
-        return convtile.tstore(dst, src, atomic=atomic, target=target)
+        return convtile.tstore(dst, src, offset=offset, atomic=atomic, target=target)
     op = Op("tstore", target)
     if fp is not None and not isinstance(fp, Tile) and pre_quant_scalar is None:
         fp, pre_quant_scalar = None, fp
