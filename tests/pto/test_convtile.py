@@ -269,6 +269,8 @@ F32 = np.zeros((1, 1, 2, 2, 8), np.float32)
      GeometryError),
     (lambda: pto.textract(Tile("right", "f32", 8, 16), ConvTile("f32", (1, 1, 16, 8), "FRACTAL_Z"), target="cpu"),
      "pto.op.layout", GeometryError),
+    (lambda: pto.textract(Tile("right", "f32", 16, 16, slayout="col_major", fractal=1024),
+                          ConvTile("f32", (1, 1, 16, 8), "FRACTAL_Z"), target="cpu"), "pto.op.layout", GeometryError),
     (lambda: pto.textract(Tile("right", "f32", 8, 16, slayout="col_major"), ConvTile("f32", (1, 1, 2, 2, 8)),
                           target="cpu"), "pto.convtile.layout", GeometryError),
     (lambda: pto.textract(Tile("right", "f16", 16, 16, slayout="col_major"),

@@ -162,6 +162,8 @@ def textract(dst: Tile, src: ConvTile, index_row=0, index_col=0, *, target=None)
     if src.layout not in ("FRACTAL_Z", "FRACTAL_Z_3D"):
         op.fail("a ConvTile TEXTRACT takes FRACTAL_Z or FRACTAL_Z_3D", "src", "pto.convtile.layout", src.layout)
     op.layout(dst, "dst", ("Zn",), "the Zn layout (BLayout RowMajor, SLayout ColMajor)")
+    if dst.fractal != _BLOCK:
+        op.fail(f"must use {_BLOCK}-byte fractals, as the source's", "dst", "pto.op.layout", dst.fractal)
     for t, n in ((dst, "dst"), (src, "src")):
         if t.dtype.name not in CONV_DTYPES:
             op.fail(f"a ConvTile TEXTRACT takes {', '.join(CONV_DTYPES)}", n, "pto.op.dtype", str(t.dtype),
