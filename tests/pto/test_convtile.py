@@ -177,6 +177,21 @@ def test_tload_same_shape_is_the_identity():
                                         target="cpu").bits, gm)
 
 
+@given(st.sampled_from(["NC1HWC0", "NDC1HWC0"]), st.lists(st.integers(1, 3), min_size=5, max_size=5),
+       st.sampled_from(["f32", "f16", "u8"]))
+def test_tload_tstore_round_trip(layout, dims, dt):
+    """A global of the tile's own shape loads element for element and stores back unchanged."""
+    c0 = 32 // pto.get_dtype(dt).size
+    shape = (*dims[: 4 if layout == "NC1HWC0" else 5], c0)
+    rng = np.random.default_rng(seed("round_trip", layout, dims, dt))
+    lane = pto.get_dtype(dt).lane
+    gm = rng.integers(0, 1 << (8 * lane.itemsize), size=shape, dtype=np.uint64).astype(lane)
+    t = pto.tload(ConvTile(dt, shape, layout), gm.view(pto.get_dtype(dt).np), target="cpu")
+    assert np.array_equal(t.bits, gm)
+    out = pto.tstore(np.zeros_like(gm).view(pto.get_dtype(dt).np), t, target="cpu")
+    assert np.array_equal(out.view(lane), gm)
+
+
 # --------------------------------------------------------------------------- TEXTRACT oracle
 @pytest.mark.parametrize("dt,layout,shape,rc,valid,ir,ic", [
     ("f16", "FRACTAL_Z", (6, 3, 16, 16), (48, 32), (40, 30), 16, 16),
