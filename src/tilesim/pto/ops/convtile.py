@@ -270,7 +270,14 @@ TTRANS_PAIRS = {("NCHW", "NC1HWC0"): (_want_nchw, _nchw), ("NC1HWC0", "NCHW"): (
 
 
 def ttrans(dst: ConvTile, src: ConvTile, tmp=None, *, target=None) -> ConvTile:
-    """TTRANS between two ConvTiles: a layout change by the pair's index map (:data:`TTRANS_PAIRS`)."""
+    """TTRANS between two ConvTiles: a layout change by the pair's index map (:data:`TTRANS_PAIRS`).
+
+    >>> src = ConvTile("f32", (1, 10, 1, 1), "NCHW", loc="vec")
+    >>> src.values[0, :, 0, 0] = range(10)
+    >>> dst = ttrans(ConvTile("f32", (1, 2, 1, 1, 8), "NC1HWC0", loc="vec"), src, target="cpu")
+    >>> dst.values[0, :, 0, 0].astype(int).tolist()
+    [[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 0, 0, 0, 0, 0, 0]]
+    """
     op = Op("ttrans", target)
     for t, n in ((dst, "dst"), (src, "src")):
         if not isinstance(t, ConvTile):
