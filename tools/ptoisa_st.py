@@ -202,7 +202,8 @@ def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | Non
     ``form`` alone judges a case for which ``exempt(case)`` holds (main.cpp builds its data, or only the
     kernel names its types)."""
     main = (folder / "main.cpp").read_text()
-    marks = list(_TEST_AT.finditer(main))
+    marks = [m for m in _TEST_AT.finditer(main)                    # not a commented-out TEST_F
+             if not main[main.rfind("\n", 0, m.start()) + 1: m.start()].lstrip().startswith("//")]
     row.cases = len(marks)
     with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
         try:

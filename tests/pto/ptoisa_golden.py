@@ -2,7 +2,8 @@
 
 ``tools/ptoisa_vectors`` writes one ``<op>.npz`` per op under ``tests/pto/golden/`` (clang, C++20), and
 one ``<op>.bf16.npz`` per op for the cases with a bf16 tile (g++ >= 14, C++23, whose ``std::bfloat16_t``
-is a real bfloat16; PTO88):
+is a real bfloat16; PTO88); an op's ConvTile forms are in ``<op>.conv.npz`` and ``<op>.conv.bf16.npz``
+(``args["conv"]``: the ConvTiles over the tiles' storage, PTO172-PTO174):
 
 * ``cases``: a JSON list, one object per case: ``tiles`` (role, dtype, rows, cols,
   blayout, slayout, valid) in the order the driver declared them, and ``args``
@@ -153,6 +154,8 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
         return _run_mrgsort(case, tiles, target)
     if case.op == "timg2col":
         return _run_img2col(case, tiles, target)
+    if "conv" in case.args:
+        return _run_conv(case, tiles, target)
     if case.op == "tquant_mx":                    # exp, max, scaling (and the ZZ exponents) are outputs too
         pto.tquant_mx(tiles["dst"], tiles["src"], tiles["dst_exp"], tiles["dst_max"], tiles["dst_scaling"],
                       exp_zz=tiles.get("dst_zz"), **case.args, target=target)
@@ -205,6 +208,28 @@ def _run_img2col(case: Case, tiles: dict[str, Tile], target) -> dict[str, Tile]:
     for op in (pto.setfmatrix, pto.set_img2col_padding, pto.set_img2col_rpt):
         op(conv, mode=a["mode"] if a["mode"].endswith("auto") else manual, config=cfg, target=target)
     pto.timg2col(tiles["dst"], conv, a["pos_m"], a["pos_k"], mode=a["mode"], config=cfg, target=target)
+    return tiles
+
+
+def _run_conv(case: Case, tiles: dict, target) -> dict:
+    """A ConvTile form (PTO172-PTO174): each ``args["conv"]`` role is a ConvTile of that layout and shape over
+    the first lanes of the role's tile; a global tensor is the ``gm`` array in ``args["global"]``'s shape."""
+    a, convs = dict(case.args), {}
+    for role, (layout, shape) in a.pop("conv").items():
+        t, n = tiles[role], int(np.prod(shape))
+        convs[role] = pto.ConvTile(t.dtype, tuple(shape), layout, loc=t.loc)
+        convs[role].bits[...] = t.bits.reshape(-1)[:n].reshape(shape)
+    g = tuple(a.pop("global", ()))
+    if case.op == "tload":
+        pto.tload(convs["dst"], tiles["gm"].reshape(g), target=target)
+    elif case.op == "tstore":
+        pto.tstore(tiles["dst_gm"].reshape(g), convs["src"], target=target)
+    elif case.op == "textract":
+        pto.textract(tiles["dst"], convs["src"], a["index_row"], a["index_col"], target=target)
+    else:
+        pto.ttrans(convs["dst"], convs["src"], tiles["src"], target=target)
+    if "dst" in convs:
+        tiles["dst"].bits.reshape(-1)[: convs["dst"].bits.size] = convs["dst"].bits.ravel()
     return tiles
 
 

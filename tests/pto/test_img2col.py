@@ -188,7 +188,7 @@ def test_other_refusals():
     pto.setfmatrix(ConvTile("f32", (1, 1, 2, 2, 8)), config=BlockConfig(), target="a5")   # the NPUs do not check
     with pytest.raises(TilesimError, match="pto.op.operand"):
         pto.set_img2col_rpt(src, config=object(), target="cpu")
-    for kw, rule in ((dict(shape=(1, 2, 3, 4)), "pto.convtile.shape"), (dict(layout="NCHW"), "pto.convtile.layout"),
+    for kw, rule in ((dict(shape=(1, 2, 3, 4)), "pto.convtile.shape"), (dict(layout="NHWC"), "pto.convtile.layout"),
                      (dict(stride_h=256), "pto.convtile.field"), (dict(pad_list=(1, 2)), "pto.convtile.field"),
                      (dict(bogus=1), "pto.convtile.field"), (dict(loc="l9"), "pto.tile.loc")):
         args = {"dtype": "f32", "shape": (1, 1, 2, 2, 8), **kw}

@@ -10,9 +10,6 @@ NOT_MAPPED = {
     "ttrace": "not an instruction test: the simulator's trace recorder (PTO_CPU_SIM_TRACE_MODE)",
     "tpack": "main.cpp calls TPACK, which pto-isa 3186c381 does not define (no PTO_INST entry point, no "
              "include/pto/cpu implementation): the test does not build",
-    **{f: f"{op} of a ConvTile (NC1HWC0/FRACTAL_Z layouts): tilesim's ConvTile feeds TIMG2COL only (PTO140)"
-       for f, op in (("textract_conv", "TEXTRACT"), ("tloadconv", "TLOAD"), ("tstore_conv", "TSTORE"),
-                     ("ttrans_conv", "TTRANS"))},
     "tpushpop_vc": "vector-to-cube pushes of split halves from two vector subblocks (tilesim's Python pipes run one)",
     "tpushpop_vc_nosplit": "vector-to-cube pushes from two vector subblocks (tilesim's Python pipes run one)",
     "tpushpop_fixpipe": "TPUSH with a FixpipeParams TConfig (a quantising push) is not modelled",

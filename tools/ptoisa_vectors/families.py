@@ -27,6 +27,7 @@ from .gather import concat_cases, gather_cases
 from .gemv import gemv_cases
 from .generate import generator_cases
 from .img2col import IMG2COLS_BF16, img2col_cases
+from .convtile import CONV_BF16, convtile_cases
 from .gm_index import mgather_cases, mscatter_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
@@ -111,6 +112,7 @@ MORE_FAMILIES += (scatter_cases, bf16_family(scatter_cases, SCATTER_PAIRS=(("bf1
 MORE_FAMILIES += (mgather_cases, mscatter_cases, bf16_family(mgather_cases, GM_INDEX_DTS=ONLY),
                   bf16_family(mscatter_cases, GM_INDEX_DTS=ONLY))  # PTO134
 MORE_FAMILIES += (gemv_cases, bf16_family(gemv_cases, MATMUL_TYPES=((BF16, "f32"),)))  # PTO135
+MORE_FAMILIES += (convtile_cases, bf16_family(convtile_cases, **CONV_BF16))  # PTO172-PTO174: ConvTiles
 
 
 def all_cases(seed: int) -> list[Case]:

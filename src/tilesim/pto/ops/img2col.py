@@ -138,6 +138,9 @@ def timg2col(dst: Tile, src: ConvTile, pos_m: int = 0, pos_k: int = 0, *, mode: 
     op.tile(dst, "dst", "left")
     if src.loc != "mat":
         op.fail("must be a mat ConvTile", "src", "pto.op.loc", src.loc)
+    if src.layout not in ("NC1HWC0", "NDC1HWC0"):
+        op.fail("TIMG2COL reads a feature map: an NC1HWC0 or NDC1HWC0 ConvTile", "src", "pto.convtile.layout",
+                src.layout)
     op.layout(dst, "dst", ("Nz",), "the Nz layout (BLayout ColMajor, SLayout RowMajor)")
     if dst.dtype != src.dtype:
         op.fail(f"must have src's dtype {src.dtype}, not {dst.dtype}", "dst", "pto.op.same_dtype", str(dst.dtype),

@@ -45,7 +45,8 @@ from .. import numerics as nx
 from ..dtypes import FP4, INT4, PACKED, get_dtype
 from ..targets import LOCATIONS
 from ..tile import Tile
-from . import convert_cpu, fixpipe
+from ..conv import ConvTile
+from . import convert_cpu, convtile, fixpipe
 from ._cast import RELU, relu_before, word
 from ._common import Op
 from .layout import pad_lane
@@ -87,7 +88,11 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), packed: bool | None = No
     >>> t = tload(Tile("vec", "f32", 2, 8), np.arange(16, dtype=np.float32).reshape(2, 8))
     >>> t.values[1, :3].tolist()
     [8.0, 9.0, 10.0]
+
+    A :class:`~tilesim.pto.conv.ConvTile` dst takes a global array in its layout (:mod:`.convtile`, PTO172).
     """
+    if isinstance(dst, ConvTile):
+        return convtile.tload(dst, src, offset=offset, target=target)
     op = Op("tload", target)
     op.tile(dst, "dst", tuple(LOCATIONS) if op.prof.tload_any_loc else ("vec", "mat"))
     gm = _gm(op, src, "src")
@@ -133,8 +138,11 @@ def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset
     select the fixpipe forms, which convert to the global array's dtype.
     Raises: ``pto.op.loc``, ``pto.op.dtype``, ``pto.mem.elem_size``,
     ``pto.op.valid_nonzero``, ``pto.mem.window``, ``pto.tstore.atomic``,
-    ``pto.tstore.st_phase``, ``pto.op.fp_cols``.
+    ``pto.tstore.st_phase``, ``pto.op.fp_cols``. A :class:`~tilesim.pto.conv.ConvTile` src stores to a
+    global array in its layout (:mod:`.convtile`, PTO172).
     """
+    if isinstance(src, ConvTile) and fp is None and pre_quant_scalar is None and not relu_pre_mode:
+        return convtile.tstore(dst, src, offset=offset, atomic=atomic, target=target)
     op = Op("tstore", target)
     if fp is not None and not isinstance(fp, Tile) and pre_quant_scalar is None:
         fp, pre_quant_scalar = None, fp
