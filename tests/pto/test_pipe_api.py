@@ -48,6 +48,7 @@ def test_pipe_checks():
     c2v = pto.TPipe(1)
     pto.tpush(c2v, acc, 1)
     assert _rule(lambda: pto.tpop(c2v, Tile("vec", "f32", 8, 16), 2)) == "pto.pipe.split"
+    pto.tpop(c2v, Tile("vec", "f32", 8, 16), 1)         # the trapping pop left the payload in place
     pto.tpush(c2v, acc)
     assert _rule(lambda: pto.tpop(c2v, Tile("vec", "f32", 8, 16))) == "pto.pipe.shape"
     v2c = pto.TPipe(2)
