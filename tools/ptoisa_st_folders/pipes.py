@@ -14,6 +14,8 @@ from tilesim.pto.ops import convert_sub_byte
 
 from ptoisa_st import CXX_DTYPES, Row, _int, count_tests, each_case, refusals, score
 
+from .pipe_scenarios import HOOKS_ONLY, SCENARIOS
+
 #: the 4-bit C++ types of the tcvt folder, beside CXX_DTYPES
 SUB_BYTE_CXX = {"int4b_t": "i4", "float4_e2m1x2_t": "f4e2m1", "float4_e1m2x2_t": "f4e1m2"}
 _TYPES = {**CXX_DTYPES, **SUB_BYTE_CXX}
@@ -45,6 +47,7 @@ def run_scale_addr(folder: Path, st: Path, verbose: bool) -> Row:
 
 _PUSHPOP_TEST = re.compile(r"TEST_F\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<(\w+),\s*(\d+),\s*(\d+)"
                            r"(?:,\s*TileType::(\w+))?>\(\)\s*;\s*\}")
+_ANY_TEST = re.compile(r"TEST_F\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{\s*(?:(\w+)(?:<([^>]*)>)?\()?")
 _PUSHPOP_MACRO = re.compile(r"^TPUSHPOP_TEST\((\w+),\s*(\d+),\s*(\d+),\s*(\w+)\)", re.M)
 #: the single-lane push/pop scenarios and the constant of their bodies that counts the tiles (None: one)
 _PUSHPOP_RUNS = {"runCubeToVectorSingleTile": None, "runCubeToVectorMultiCoreStream": "kIterations",
@@ -58,14 +61,16 @@ def run_push_pop(folder: Path, st: Path, verbose: bool) -> Row:
     times as the scenario's constant says (once without) and pop each into a tile of the same shape, checked
     by ResultCmp at 0 (the scenarios of :data:`_PUSHPOP_RUNS`; the producer and consumer threads of the
     multi-core forms run one after the other here, the sequential model, and the FIFO's depth and free timing
-    change no data). The tests of the simulator's thread hooks, two vector lanes, split halves and GM FIFO
-    slots are not mapped."""
+    change no data); the other gtests (two vector subblocks, split halves, vector-to-cube pushes, slot counts,
+    GM FIFO slots) run as their step-for-step transcriptions in :mod:`.pipe_scenarios`. A gtest of the
+    simulator's thread hooks alone (no instruction's data) is not mapped."""
     row = Row(folder.name)
     main = (folder / "main.cpp").read_text()
     tests = [(case, fn, t, int(r), int(c), loc) for case, fn, t, r, c, loc in _PUSHPOP_TEST.findall(main)]
     tests += [(f"{t}_{r}_{c}_{loc}", "testPushPopSingleThread", t, int(r), int(c), loc)
               for t, r, c, loc in _PUSHPOP_MACRO.findall(main)]
     row.cases = count_tests(main)
+    done = set()
     for case, fn, cxx, R, C, loc in tests:
         body = re.search(rf"void {fn}\(\)\s*\{{(.*?)\n\}}", main, re.S)
         locs = dict(re.findall(r"using (\w+)Tile = Tile<TileType::(\w+)", body.group(1))) if body else {}
@@ -89,10 +94,19 @@ def run_push_pop(folder: Path, st: Path, verbose: bool) -> Row:
         row.passed += ok
         row.failed += not ok
         row.exact += exact
+        done.add(case)
+    for name, fn, targs in _ANY_TEST.findall(main):
+        run = SCENARIOS.get(name) or SCENARIOS.get(fn)
+        if name in done or run is None:
+            continue
+        ok = run([a.strip() for a in targs.split(",")] if targs else [])
+        row.tally(name, ok, ok, verbose)
     row.not_mapped = row.cases - row.passed - row.failed - row.refused
-    if row.not_mapped:
-        row.reasons.append(f"{row.not_mapped} gtests of the simulator's thread hooks, two vector lanes, split "
-                           "halves or GM FIFO slots")
+    hooks = [HOOKS_ONLY[n] for n, _, _ in _ANY_TEST.findall(main) if n in HOOKS_ONLY]
+    if hooks:
+        row.reasons.append(f"{len(hooks)} not an instruction test: " + "; ".join(hooks))
+    elif row.not_mapped:
+        row.reasons.append(f"{row.not_mapped} gtests no transcription serves")
     return row
 
 
@@ -146,4 +160,5 @@ def run_tcvt(folder: Path, st: Path, verbose: bool) -> Row:
 
 
 ADAPTERS = {"tget_scale_addr": run_scale_addr, "tgetscaleaddr": run_scale_addr, "tpushpop": run_push_pop,
-            "tpushpop_cv": run_push_pop, "tpushpop_cv_nosplit": run_push_pop, "tcvt": run_tcvt}
+            "tpushpop_cv": run_push_pop, "tpushpop_cv_nosplit": run_push_pop, "tcvt": run_tcvt,
+            "tpushpop_vc": run_push_pop, "tpushpop_vc_nosplit": run_push_pop}
