@@ -23,7 +23,7 @@ from .tile import Tile
 __all__ = ["Ring"]
 
 
-def _error(op: str, detail: str, operand: str, rule: str, value=None, cls=TilesimError):
+def _ring_error(op: str, detail: str, operand: str, rule: str, value=None, cls=TilesimError):
     raise cls(detail, instruction=op, operand=operand, rule=rule, value=value)
 
 
@@ -44,7 +44,7 @@ def _halves(data: np.ndarray, split: int, op: str) -> list:
         return [data]
     axis = split - 1
     if data.shape[axis] % 2:
-        _error(op, f"split {split} halves the {('rows', 'columns')[axis]}; the tile has {data.shape[axis]}", "tile",
+        _ring_error(op, f"split {split} halves the {('rows', 'columns')[axis]}; the tile has {data.shape[axis]}", "tile",
                "pto.pipe.split", data.shape[axis])
     return np.split(data, 2, axis=axis)
 
@@ -66,8 +66,8 @@ class Ring:
 
     def _claim(self, op: str) -> int:
         if self.depth is not None and (self.next_slot in self.slots or self.occupied >= self.depth):
-            _error(op, f"the pipe's {self.depth} slots are full at slot {self.next_slot}: in the sequential model "
-                   "no consumer can free one while this push waits", "pipe", "pto.pipe.full", self.depth, StateError)
+            _ring_error(op, f"the pipe's {self.depth} slots are full at slot {self.next_slot}: in the sequential model "
+                   "no consumer can free one while this push waits", "pipe", "pto.pipe.full", self.depth, cls=StateError)
         return self.next_slot
 
     def _advance(self, index: int) -> None:
@@ -90,7 +90,7 @@ class Ring:
     def _push_half(self, tile: Tile, data: np.ndarray, split: int, subblock: int, op: str) -> None:
         """One vector subblock's half of a v2c payload; the slot commits when both halves are in."""
         if self.subblocks != 2:
-            _error(op, f"a vector-side push with split {split} sends one subblock's half of the cube's tile; "
+            _ring_error(op, f"a vector-side push with split {split} sends one subblock's half of the cube's tile; "
                    "this pipe runs a single vector subblock (TPipe(..., subblocks=2) runs two), so the other "
                    "half is never pushed", "split", "pto.pipe.subblocks", split)
         slot = self.slots.get(self.next_slot)
@@ -98,13 +98,13 @@ class Ring:
             index = self._claim(op)
             slot = self.slots[index] = _Slot("v2c", tile.dtype, split, [None, None], 1, committed=False)
         if slot.parts[subblock] is not None:
-            _error(op, f"subblock {subblock} already pushed its half of slot {self.next_slot}; subblock "
+            _ring_error(op, f"subblock {subblock} already pushed its half of slot {self.next_slot}; subblock "
                    f"{1 - subblock} has not, so this push would wait forever", "subblock", "pto.pipe.subblocks",
-                   subblock, StateError)
+                   subblock, cls=StateError)
         other = slot.parts[1 - subblock]
         if other is not None and (slot.split != split or slot.dtype != tile.dtype
                                   or other.shape[2 - split] != data.shape[2 - split]):
-            _error(op, f"subblock {subblock}'s half ({tile.dtype} {data.shape}, split {split}) does not match "
+            _ring_error(op, f"subblock {subblock}'s half ({tile.dtype} {data.shape}, split {split}) does not match "
                    f"subblock {1 - subblock}'s ({slot.dtype} {other.shape}, split {slot.split})", "tile",
                    "pto.pipe.shape", (data.shape, other.shape))
         slot.parts[subblock] = data
@@ -124,8 +124,8 @@ class Ring:
             s = self.slots.get(index)
             if s is not None and s.committed and s.direction == direction and lane not in s.popped:
                 return index
-        _error(op, f"no slot was pushed to the {direction} pipe for subblock {lane} before this pop", "pipe",
-               "pto.pipe.empty", direction, StateError)
+        _ring_error(op, f"no slot was pushed to the {direction} pipe for subblock {lane} before this pop", "pipe",
+               "pto.pipe.empty", direction, cls=StateError)
 
     def pop(self, direction: str, dst: Tile, split: int, subblock: int, op: str) -> Tile:
         vec = dst.loc == "vec"
@@ -140,14 +140,14 @@ class Ring:
         index = self._find(direction, lane, op)
         slot = self.slots[index]
         if slot.split != split:
-            _error(op, f"popped with split {split}, pushed with split {slot.split}", "split", "pto.pipe.split",
+            _ring_error(op, f"popped with split {split}, pushed with split {slot.split}", "split", "pto.pipe.split",
                    (slot.split, split))
         if slot.dtype != dst.dtype:
-            _error(op, f"the payload is {slot.dtype}, the tile {dst.dtype}", "tile", "pto.pipe.dtype",
+            _ring_error(op, f"the payload is {slot.dtype}, the tile {dst.dtype}", "tile", "pto.pipe.dtype",
                    (str(slot.dtype), str(dst.dtype)))
         data = slot.parts[lane] if len(slot.parts) == 2 and direction == "c2v" else slot.parts[0]
         if data.shape != dst.valid:
-            _error(op, f"the payload is {data.shape[0]}x{data.shape[1]}, the tile's valid region "
+            _ring_error(op, f"the payload is {data.shape[0]}x{data.shape[1]}, the tile's valid region "
                    f"{dst.valid_rows}x{dst.valid_cols}", "tile", "pto.pipe.shape", (data.shape, dst.valid))
         self._take(index, direction, lane)
         dst.bits[: data.shape[0], : data.shape[1]] = data
@@ -162,7 +162,7 @@ class Ring:
     def free(self, subblock: int, op: str) -> None:
         held = self.held.get(subblock)
         if not held:
-            _error(op, f"subblock {subblock} holds no popped slot to free", "pipe", "pto.pipe.free", subblock,
+            _ring_error(op, f"subblock {subblock} holds no popped slot to free", "pipe", "pto.pipe.free", subblock,
                    StateError)
         index = held.pop(0)
         slot = self.slots[index]

@@ -1,0 +1,75 @@
+"""The pipe gtests of pto-isa's tpushpop folders as tools/ptoisa_st_folders/pipe_scenarios.py transcribes them
+onto tilesim's Python pipes (PTO178): each transcription's checks hold (their expected values are the
+gtests' own formulas, not tilesim's output), a broken pipe fails them, and a made-up folder maps its gtests,
+leaving the hooks-only one not mapped with its reason."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from tilesim.pto import pipe_ring
+
+_PATH = Path(__file__).resolve().parents[2] / "tools" / "ptoisa_st.py"
+if "ptoisa_st" not in sys.modules:
+    _spec = importlib.util.spec_from_file_location("ptoisa_st", _PATH)
+    _mod = importlib.util.module_from_spec(_spec)
+    sys.modules["ptoisa_st"] = _mod
+    _spec.loader.exec_module(_mod)
+
+from ptoisa_st_folders import pipe_scenarios, pipes  # noqa: E402  (tools/ is on the path once ptoisa_st is loaded)
+
+#: each transcription with the template arguments its gtest passes (None: an inline test body)
+ARGS = {"runCubeToVectorNoSplitGmSlotUsesValidShape": ["int32_t", "128", "128", "16"],
+        "runCubeToVectorNoSplitGmSlotUsesDynamicValidShape": ["float", "16", "32", "16", "32"],
+        "runSplitSingleTile": ["float", "16", "32", "TileSplitAxis::TILE_LEFT_RIGHT"],
+        "runSplitWraparound": ["float", "16", "32", "TileSplitAxis::TILE_UP_DOWN"],
+        "runSplitWraparoundBothDir": ["float", "16", "32", "TileSplitAxis::TILE_LEFT_RIGHT"]}
+
+
+@pytest.mark.parametrize("name", sorted(pipe_scenarios.SCENARIOS))
+def test_each_transcription_holds(name):
+    assert pipe_scenarios.SCENARIOS[name](ARGS.get(name, ["float", "16", "32"]))
+
+
+def test_swapped_halves_fail_the_split_transcriptions(monkeypatch):
+    halves = pipe_ring._halves
+    monkeypatch.setattr(pipe_ring, "_halves", lambda data, split, op: halves(data, split, op)[::-1])
+    assert not pipe_scenarios.SCENARIOS["a5_style_c2v_dual_subblock_split_push_pop"]([])
+    assert not pipe_scenarios.SCENARIOS["runDirBothGmFifoKeepsC2VOrderAcrossV2CPrefetch"]([])
+
+
+def test_checks_need_the_trap_and_the_values():
+    ck = pipe_scenarios.Checks()
+    ck.traps("pto.pipe.full", lambda: None)
+    assert not ck.ok
+    ck = pipe_scenarios.Checks()
+    ck.eq([[0, 0]], 0)
+    assert ck.ok
+    ck.eq([1, 2], [1, 3])
+    assert not ck.ok
+
+
+def test_a_folder_maps_its_gtests_and_names_the_hooks_one(tmp_path):
+    folder = tmp_path / "tpushpop_demo"
+    folder.mkdir()
+    (folder / "main.cpp").write_text("""
+TEST_F(T, vector_to_cube_single_tile_float_16x32)
+{
+    runVectorToCubeNoSplitSingleTile<float, 16, 32>();
+}
+TEST_F(T, a5_style_c2v_local_split_push_pop)
+{
+    using AccTile = TileAcc<float, 16, 16>;
+}
+TEST_F(T, cpu_stub_prefers_injected_hooks_for_subblock_and_pipe_state)
+{
+    HookTestPipe::SharedStateStorage storage{};
+}
+""")
+    row = pipes.run_push_pop(folder, tmp_path, False)
+    assert (row.cases, row.passed, row.exact, row.failed, row.not_mapped) == (3, 2, 2, 0, 1)
+    assert "injected" in row.reasons[0] and "not an instruction test" in row.reasons[0]
