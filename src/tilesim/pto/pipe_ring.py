@@ -44,8 +44,8 @@ def _halves(data: np.ndarray, split: int, op: str) -> list:
         return [data]
     axis = split - 1
     if data.shape[axis] % 2:
-        _ring_error(op, f"split {split} halves the {('rows', 'columns')[axis]}; the tile has {data.shape[axis]}", "tile",
-               "pto.pipe.split", data.shape[axis])
+        _ring_error(op, f"split {split} halves the {('rows', 'columns')[axis]}; the tile has {data.shape[axis]}",
+                    "tile", "pto.pipe.split", data.shape[axis])
     return np.split(data, 2, axis=axis)
 
 
@@ -66,8 +66,9 @@ class Ring:
 
     def _claim(self, op: str) -> int:
         if self.depth is not None and (self.next_slot in self.slots or self.occupied >= self.depth):
-            _ring_error(op, f"the pipe's {self.depth} slots are full at slot {self.next_slot}: in the sequential model "
-                   "no consumer can free one while this push waits", "pipe", "pto.pipe.full", self.depth, cls=StateError)
+            _ring_error(op, f"the pipe's {self.depth} slots are full at slot {self.next_slot}: in the sequential "
+                        "model no consumer can free one while this push waits", "pipe", "pto.pipe.full", self.depth,
+                        cls=StateError)
         return self.next_slot
 
     def _advance(self, index: int) -> None:
@@ -91,22 +92,22 @@ class Ring:
         """One vector subblock's half of a v2c payload; the slot commits when both halves are in."""
         if self.subblocks != 2:
             _ring_error(op, f"a vector-side push with split {split} sends one subblock's half of the cube's tile; "
-                   "this pipe runs a single vector subblock (TPipe(..., subblocks=2) runs two), so the other "
-                   "half is never pushed", "split", "pto.pipe.subblocks", split)
+                        "this pipe runs a single vector subblock (TPipe(..., subblocks=2) runs two), so the other "
+                        "half is never pushed", "split", "pto.pipe.subblocks", split)
         slot = self.slots.get(self.next_slot)
         if slot is None or slot.committed:
             index = self._claim(op)
             slot = self.slots[index] = _Slot("v2c", tile.dtype, split, [None, None], 1, committed=False)
         if slot.parts[subblock] is not None:
             _ring_error(op, f"subblock {subblock} already pushed its half of slot {self.next_slot}; subblock "
-                   f"{1 - subblock} has not, so this push would wait forever", "subblock", "pto.pipe.subblocks",
-                   subblock, cls=StateError)
+                        f"{1 - subblock} has not, so this push would wait forever", "subblock", "pto.pipe.subblocks",
+                        subblock, cls=StateError)
         other = slot.parts[1 - subblock]
         if other is not None and (slot.split != split or slot.dtype != tile.dtype
                                   or other.shape[2 - split] != data.shape[2 - split]):
             _ring_error(op, f"subblock {subblock}'s half ({tile.dtype} {data.shape}, split {split}) does not match "
-                   f"subblock {1 - subblock}'s ({slot.dtype} {other.shape}, split {slot.split})", "tile",
-                   "pto.pipe.shape", (data.shape, other.shape))
+                        f"subblock {1 - subblock}'s ({slot.dtype} {other.shape}, split {slot.split})", "tile",
+                        "pto.pipe.shape", (data.shape, other.shape))
         slot.parts[subblock] = data
         if other is not None:
             slot.parts = [np.concatenate(slot.parts, axis=split - 1)]
@@ -125,7 +126,7 @@ class Ring:
             if s is not None and s.committed and s.direction == direction and lane not in s.popped:
                 return index
         _ring_error(op, f"no slot was pushed to the {direction} pipe for subblock {lane} before this pop", "pipe",
-               "pto.pipe.empty", direction, cls=StateError)
+                    "pto.pipe.empty", direction, cls=StateError)
 
     def pop(self, direction: str, dst: Tile, split: int, subblock: int, op: str) -> Tile:
         vec = dst.loc == "vec"
@@ -141,14 +142,14 @@ class Ring:
         slot = self.slots[index]
         if slot.split != split:
             _ring_error(op, f"popped with split {split}, pushed with split {slot.split}", "split", "pto.pipe.split",
-                   (slot.split, split))
+                        (slot.split, split))
         if slot.dtype != dst.dtype:
             _ring_error(op, f"the payload is {slot.dtype}, the tile {dst.dtype}", "tile", "pto.pipe.dtype",
-                   (str(slot.dtype), str(dst.dtype)))
+                        (str(slot.dtype), str(dst.dtype)))
         data = slot.parts[lane] if len(slot.parts) == 2 and direction == "c2v" else slot.parts[0]
         if data.shape != dst.valid:
             _ring_error(op, f"the payload is {data.shape[0]}x{data.shape[1]}, the tile's valid region "
-                   f"{dst.valid_rows}x{dst.valid_cols}", "tile", "pto.pipe.shape", (data.shape, dst.valid))
+                        f"{dst.valid_rows}x{dst.valid_cols}", "tile", "pto.pipe.shape", (data.shape, dst.valid))
         self._take(index, direction, lane)
         dst.bits[: data.shape[0], : data.shape[1]] = data
         dst.push()
@@ -163,7 +164,7 @@ class Ring:
         held = self.held.get(subblock)
         if not held:
             _ring_error(op, f"subblock {subblock} holds no popped slot to free", "pipe", "pto.pipe.free", subblock,
-                   StateError)
+                        cls=StateError)
         index = held.pop(0)
         slot = self.slots[index]
         slot.freed += 1
