@@ -9,11 +9,13 @@ from pathlib import Path
 import numpy as np
 
 from tilesim import pto
+from tilesim.pto.conv import BlockConfig
 from tilesim.pto.dtypes import PACKED
 from tilesim.pto.ops import convert_sub_byte
 
 from ptoisa_st import CXX_DTYPES, Row, _int, count_tests, each_case, refusals, score
 
+from .common import tile
 from .pipe_scenarios import HOOKS_ONLY, SCENARIOS
 
 #: the 4-bit C++ types of the tcvt folder, beside CXX_DTYPES
@@ -159,6 +161,71 @@ def run_tcvt(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+_FIX_KEY = re.compile(r"tilingKey == (\d+)\)\s*\{\s*(\w+)<([^>]*)>")
+_FIX_CASE = re.compile(r"TEST_F\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{\s*\w+<(\d+)>")
+
+
+def _fixpipe_kernels(folder: Path) -> dict[int, tuple[list[str], str, float | None, bool]]:
+    """tilingKey -> (the run function's template arguments, its QuantMode, its SET_QUANT_SCALAR value, whether
+    it loads a quant vector), from the kernel."""
+    text = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
+    out = {}
+    for key, fn, targs in _FIX_KEY.findall(text):
+        body = re.search(rf"void {fn}\(.*?\n\}}", text, re.S).group(0)
+        scalar = re.search(r"SET_QUANT_SCALAR<\w+>\(([-0-9.eE+]+)f?\)", body)
+        out[int(key)] = ([a.strip() for a in targs.split(",")], re.search(r"QuantMode_t::(\w+)>", body).group(1),
+                         float(scalar.group(1)) if scalar else None, "SET_QUANT_VECTOR" in body)
+    return out
+
+
+def _up(n: int, to: int) -> int:
+    return -(-n // to) * to
+
+
+def run_push_fixpipe(folder: Path, st: Path, verbose: bool) -> Row:
+    """``RunTPushPopFixpipe*<InT, AccT, OutT, M, K, N>`` of the case's tilingKey: TLOAD of ``x1_gm.bin`` and
+    ``x2_gm.bin`` into Nz mat tiles, TMOV to Left and Right, TMATMUL, the kernel's SET_QUANT_SCALAR or
+    SET_QUANT_VECTOR (``quant_gm.bin``'s words), TPUSH with the kernel's FixpipeParams quant mode (PTO179),
+    TPOP into an OutT vec tile, TADDS 1, TSTORE; compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
+    row = Row(folder.name)
+    kernels = _fixpipe_kernels(folder)
+    keys = dict(_FIX_CASE.findall((folder / "main.cpp").read_text()))
+    form = (lambda c: "gen_data.py made no data" if c.dir is None else
+            None if int(keys.get(c.name, 0)) in kernels else "no kernel for the tilingKey")
+    for case in each_case(folder, st, row, form, exempt=lambda c: True):
+        with refusals(row, case):
+            targs, quant, scalar, vector = kernels[int(keys[case.name])]
+            in_t, acc_t, out_t = (CXX_DTYPES[t] for t in targs[:3])
+            m, k, n = (int(v) for v in targs[3:6])
+            align = 32 if pto.get_dtype(in_t).size == 1 else 16
+            M, K, N = _up(m, 16), _up(k, align), _up(n, align)
+            a_mat = tile(in_t, (M, K), (m, k), loc="mat", blayout="col_major", slayout="row_major")
+            b_mat = tile(in_t, (K, N), (k, n), loc="mat", blayout="col_major", slayout="row_major")
+            pto.tload(a_mat, case.read("x1_gm.bin", in_t, m, k).view(a_mat.dtype.np), target="cpu")
+            pto.tload(b_mat, case.read("x2_gm.bin", in_t, k, n).view(b_mat.dtype.np), target="cpu")
+            left = tile(in_t, (M, K), (m, k), loc="left", blayout=pto.get_target("cpu").left_blayout or "row_major",
+                        slayout="row_major")
+            right = tile(in_t, (K, N), (k, n), loc="right", blayout="row_major", slayout="col_major")
+            acc = tile(acc_t, (M, N), (m, n), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
+            pto.tmov(left, a_mat, target="cpu")
+            pto.tmov(right, b_mat, target="cpu")
+            pto.tmatmul(acc, left, right, target="cpu")
+            cfg = BlockConfig()
+            if scalar is not None:
+                pto.set_quant_scalar(scalar, out_dtype=out_t, config=cfg, target="cpu")
+            if vector:
+                fb = tile("u64", (1, N), (1, n), loc="scaling", data=case.read("quant_gm.bin", "u64", 1, n))
+                pto.set_quant_vector(fb, config=cfg, target="cpu")
+            pipe = pto.TPipe(1, depth=2, no_split=True)
+            pto.tpush(pipe, acc, quant=quant, config=cfg, target="cpu")
+            vec = pto.tpop(pipe, tile(out_t, (m, n)))
+            out = pto.tadds(tile(out_t, (m, n)), vec, 1.0, target="cpu")
+            pto.tfree(pipe)
+            got = pto.tstore(np.zeros((m, n), out.dtype.np), out, target="cpu")
+            score(row, case, verbose, (got.view(out.dtype.lane), case.read("golden.bin", out_t, m, n), out_t))
+    return row
+
+
 ADAPTERS = {"tget_scale_addr": run_scale_addr, "tgetscaleaddr": run_scale_addr, "tpushpop": run_push_pop,
             "tpushpop_cv": run_push_pop, "tpushpop_cv_nosplit": run_push_pop, "tcvt": run_tcvt,
-            "tpushpop_vc": run_push_pop, "tpushpop_vc_nosplit": run_push_pop}
+            "tpushpop_vc": run_push_pop, "tpushpop_vc_nosplit": run_push_pop, "tpushpop_fixpipe": run_push_fixpipe}

@@ -34,6 +34,7 @@ from ..errors import StateError, TilesimError
 from .dtypes import get_dtype
 from .memory import Memory, tassign
 from .targets import get_target
+from .pipe_quant import quantised
 from .pipe_ring import Ring
 from .text.pipes import DIRECTIONS
 from .tile import Tile
@@ -124,12 +125,15 @@ def _split(op: str, split) -> int:
     return split
 
 
-def tpush(pipe: TPipe, tile, split: int = 0, *, direction: str | None = None, subblock: int = 0) -> TPipe:
+def tpush(pipe: TPipe, tile, split: int = 0, *, direction: str | None = None, subblock: int = 0,
+          quant: str | None = None, relu: bool = False, config=None, target=None) -> TPipe:
     """TPUSH: copy an acc, vec or mat tile's valid region into the pipe (halves for split 1, 2), or commit a slot
     that :func:`talloc` handed out (a numpy array). A vector subblock pushes its half of a split v2c payload;
-    subblock 1's unsplit vector push does nothing (the simulator's inactive lane). Raises ``pto.pipe.split``,
-    ``pto.pipe.subblocks``, ``pto.pipe.direction``, ``pto.pipe.full``, ``pto.pipe.shape``, ``pto.pipe.slot``,
-    ``pto.op.loc``."""
+    subblock 1's unsplit vector push does nothing (the simulator's inactive lane). ``quant`` names a
+    FixpipeParams mode (F322F16, F322BF16, DEQF16, VDEQF16) that converts an acc tile on its way to the vector
+    side, with the quant registers of ``config`` (:func:`tilesim.pto.pipe_quant.quantised`, PTO179). Raises
+    ``pto.pipe.split``, ``pto.pipe.subblocks``, ``pto.pipe.direction``, ``pto.pipe.full``, ``pto.pipe.shape``,
+    ``pto.pipe.slot``, ``pto.pipe.quant``, ``pto.op.loc``."""
     _pipe("TPUSH", pipe)
     d = pipe.direction("TPUSH", direction)
     if isinstance(tile, np.ndarray):
@@ -141,7 +145,11 @@ def tpush(pipe: TPipe, tile, split: int = 0, *, direction: str | None = None, su
                     type(tile).__name__)
     if tile.loc not in PUSH_LOCS:
         _pipe_error("TPUSH", f"pushes an acc, vec or mat tile, not a {tile.loc} tile", "tile", "pto.op.loc", tile.loc)
-    pipe.ring.push(d, tile, _split("TPUSH", split), pipe.subblock("TPUSH", subblock, tile), "TPUSH")
+    split, sub = _split("TPUSH", split), pipe.subblock("TPUSH", subblock, tile)
+    if quant is None:
+        pipe.ring.push(d, tile.loc, tile.dtype, tile.valid_bits.copy(), split, sub, "TPUSH")
+    else:
+        pipe.ring.push(d, tile.loc, *quantised(tile, quant, d, split, relu, config, target), split, sub, "TPUSH")
     return pipe
 
 

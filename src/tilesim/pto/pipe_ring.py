@@ -74,21 +74,21 @@ class Ring:
     def _advance(self, index: int) -> None:
         self.next_slot = (index + 1) % self.depth if self.depth is not None else index + 1
 
-    def push(self, direction: str, tile: Tile, split: int, subblock: int, op: str) -> None:
-        data = tile.valid_bits.copy()
-        if direction == "v2c" and tile.loc == "vec":
+    def push(self, direction: str, loc: str, dtype, data: np.ndarray, split: int, subblock: int, op: str) -> None:
+        """Push ``data`` (a copy of a ``loc`` tile's valid region, of ``dtype``)."""
+        if direction == "v2c" and loc == "vec":
             if split == 0:
                 if subblock:
                     return                               # the inactive lane: no transfer
             else:
-                return self._push_half(tile, data, split, subblock, op)
+                return self._push_half(dtype, data, split, subblock, op)
         parts = _halves(data, split, op) if direction == "c2v" else [data]
         consumers = 2 if split or (self.no_split and self.subblocks == 2 and direction == "c2v") else 1
         index = self._claim(op)
-        self.slots[index] = _Slot(direction, tile.dtype, split, parts, consumers)
+        self.slots[index] = _Slot(direction, dtype, split, parts, consumers)
         self._advance(index)
 
-    def _push_half(self, tile: Tile, data: np.ndarray, split: int, subblock: int, op: str) -> None:
+    def _push_half(self, dtype, data: np.ndarray, split: int, subblock: int, op: str) -> None:
         """One vector subblock's half of a v2c payload; the slot commits when both halves are in."""
         if self.subblocks != 2:
             _ring_error(op, f"a vector-side push with split {split} sends one subblock's half of the cube's tile; "
@@ -97,15 +97,15 @@ class Ring:
         slot = self.slots.get(self.next_slot)
         if slot is None or slot.committed:
             index = self._claim(op)
-            slot = self.slots[index] = _Slot("v2c", tile.dtype, split, [None, None], 1, committed=False)
+            slot = self.slots[index] = _Slot("v2c", dtype, split, [None, None], 1, committed=False)
         if slot.parts[subblock] is not None:
             _ring_error(op, f"subblock {subblock} already pushed its half of slot {self.next_slot}; subblock "
                         f"{1 - subblock} has not, so this push would wait forever", "subblock", "pto.pipe.subblocks",
                         subblock, cls=StateError)
         other = slot.parts[1 - subblock]
-        if other is not None and (slot.split != split or slot.dtype != tile.dtype
+        if other is not None and (slot.split != split or slot.dtype != dtype
                                   or other.shape[2 - split] != data.shape[2 - split]):
-            _ring_error(op, f"subblock {subblock}'s half ({tile.dtype} {data.shape}, split {split}) does not match "
+            _ring_error(op, f"subblock {subblock}'s half ({dtype} {data.shape}, split {split}) does not match "
                         f"subblock {1 - subblock}'s ({slot.dtype} {other.shape}, split {slot.split})", "tile",
                         "pto.pipe.shape", (data.shape, other.shape))
         slot.parts[subblock] = data
