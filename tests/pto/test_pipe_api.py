@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -232,3 +233,59 @@ def test_ring_is_a_bounded_fifo(steps, depth):
         else:
             assert _rule(lambda: pto.tfree(pipe)) == "pto.pipe.free"
         assert pipe.occupied == len(pushed) + len(popped)
+
+
+# ---------------------------------------------------------------- quantising pushes (PTO179)
+
+
+def _acc_of(dt, values):
+    t = Tile("acc", dt, 16, 16, **ACC)
+    t.values[...] = values
+    return t
+
+
+def _pushed(acc, quant, cfg):
+    pipe = pto.TPipe(1)
+    pto.tpush(pipe, acc, quant=quant, config=cfg, target="cpu")
+    return pto.tpop(pipe, Tile("vec", "bf16" if quant == "F322BF16" else "f16", 16, 16)).values
+
+
+def test_quantising_push_scalar_modes():
+    """F322F16 scales by the quant scalar (1.0 when unset) and casts with no clamp; DEQF16 clamps to +-65504
+    first. The oracle is numpy's own float16 cast of the scaled values."""
+    from tilesim.pto.conv import BlockConfig
+    v = np.linspace(-70000, 70000, 256, dtype=np.float32).reshape(16, 16)
+    cfg = BlockConfig()
+    got = _pushed(_acc_of("f32", v), "F322F16", cfg)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(got, v.astype(np.float16), equal_nan=True) and np.isinf(got).any()
+    pto.set_quant_scalar(2.0, out_dtype="f16", config=cfg, target="cpu")
+    ints = np.arange(-128, 128, dtype=np.int32).reshape(16, 16) * 300
+    got = _pushed(_acc_of("i32", ints), "DEQF16", cfg)
+    assert np.array_equal(got, np.clip(ints * np.float32(2), -65504, 65504).astype(np.float16))
+    got = _pushed(_acc_of("f32", v), "F322BF16", BlockConfig())
+    assert np.array_equal(np.asarray(got, np.float32), v.astype(ml_dtypes.bfloat16).astype(np.float32))
+
+
+def test_quantising_push_vector_mode_and_checks():
+    from tilesim.pto.conv import BlockConfig
+    cfg = BlockConfig()
+    scales = np.arange(1, 17, dtype=np.float32) / 4
+    fp = Tile("scaling", "u64", 1, 16)
+    fp.bits[0] = scales.view(np.uint32).astype(np.uint64)     # the gen_data words: the f32 bits, zero-extended
+    ints = np.arange(256, dtype=np.int32).reshape(16, 16) - 128
+    acc = _acc_of("i32", ints)
+    assert _rule(lambda: _pushed(acc, "VDEQF16", cfg)) == "pto.pipe.quant"      # no SET_QUANT_VECTOR yet
+    pto.set_quant_vector(fp, config=cfg, target="cpu")
+    # the 19-bit scale of each word (bits 13..31): sign, 8-bit exponent, 10-bit mantissa, as gen_data.py decodes
+    m1 = (scales.view(np.uint32) >> 13) & 0x7FFFF
+    decoded = (1 + (m1 & 0x3FF) / 1024) * 2.0 ** (((m1 >> 10) & 0xFF).astype(int) - 127)
+    assert np.array_equal(_pushed(acc, "VDEQF16", cfg), (ints * decoded).astype(np.float16))
+    pipe = pto.TPipe(3)
+    assert _rule(lambda: pto.tpush(pipe, acc, quant="NOPE", direction="c2v")) == "pto.pipe.quant"
+    assert _rule(lambda: pto.tpush(pipe, acc, 1, quant="DEQF16", direction="c2v")) == "pto.pipe.quant"
+    assert _rule(lambda: pto.tpush(pipe, acc, quant="DEQF16", direction="v2c")) == "pto.pipe.quant"
+    assert _rule(lambda: pto.tpush(pipe, acc, quant="F322F16", direction="c2v")) == "pto.op.dtype"
+    assert _rule(lambda: pto.tpush(pipe, Tile("vec", "i32", 16, 16), quant="DEQF16", direction="c2v")) \
+        == "pto.op.loc"
+    assert pipe.occupied == 0

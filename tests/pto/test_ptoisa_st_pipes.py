@@ -73,3 +73,48 @@ TEST_F(T, cpu_stub_prefers_injected_hooks_for_subblock_and_pipe_state)
     row = pipes.run_push_pop(folder, tmp_path, False)
     assert (row.cases, row.passed, row.exact, row.failed, row.not_mapped) == (3, 2, 2, 0, 1)
     assert "injected" in row.reasons[0] and "not an instruction test" in row.reasons[0]
+
+
+GEN_FIXPIPE = """
+import os
+import numpy as np
+rng = np.random.default_rng(3)
+for case, scale in (("S.case1", 2.0), ("S.case2", 2.0), ("S.case3", 3.0)):
+    os.makedirs(case)
+    a = rng.integers(-2, 3, (32, 32)).astype(np.int8)
+    b = rng.integers(-2, 3, (32, 32)).astype(np.int8)
+    a.tofile(case + "/x1_gm.bin"); b.tofile(case + "/x2_gm.bin")
+    c = a.astype(np.int32) @ b.astype(np.int32)
+    ((c * np.float32(scale)).astype(np.float16) + np.float16(1)).astype(np.float16).tofile(case + "/golden.bin")
+"""
+
+KERNEL_FIXPIPE = """
+template <typename InT, typename AccT, typename OutT, int M, int K, int N>
+__global__ AICORE void RunDeq(__gm__ OutT* out, __gm__ InT* srcA, __gm__ InT* srcB)
+{
+    using FixpipeConfig = FixpipeParams<LayoutMode_t::NZ2ND, QuantMode_t::DEQF16>;
+    SET_QUANT_SCALAR<OutT>(2.0f);
+}
+
+template <int32_t tilingKey>
+void LaunchTPushPopFixpipe(uint8_t* out, uint8_t* srcA, uint8_t* srcB, uint8_t* srcQuant, void* stream)
+{
+    if constexpr (tilingKey == 3) {
+        RunDeq<int8_t, int32_t, half, 32, 32, 32>(out, srcA, srcB);
+    }
+}
+"""
+
+
+def test_a_fixpipe_push_folder_runs_its_kernel(tmp_path):
+    """The quantising-push adapter: DEQF16 at the kernel's scalar 2.0 (case3's golden used 3.0 and fails;
+    case2 names a tilingKey the kernel lacks)."""
+    folder = tmp_path / "tpushpop_fixpipe"
+    folder.mkdir()
+    (folder / "main.cpp").write_text(
+        "TEST_F(S, case1) { TestFunc<3>(32, 32, 32); }\nTEST_F(S, case2) { TestFunc<9>(32, 32, 32); }\n"
+        "TEST_F(S, case3) { TestFunc<3>(32, 32, 32); }\nbool ret = ResultCmp(golden, devFinal, 0.001f);\n")
+    (folder / "t_kernel.cpp").write_text(KERNEL_FIXPIPE)
+    (folder / "gen_data.py").write_text(GEN_FIXPIPE)
+    row = pipes.run_push_fixpipe(folder, tmp_path, True)
+    assert (row.cases, row.passed, row.failed, row.exact, row.not_mapped) == (3, 1, 1, 1, 1)
