@@ -9,6 +9,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tilesim.pto import pipe_ring
@@ -20,7 +21,7 @@ if "ptoisa_st" not in sys.modules:
     sys.modules["ptoisa_st"] = _mod
     _spec.loader.exec_module(_mod)
 
-from ptoisa_st_folders import pipe_scenarios, pipes  # noqa: E402  (tools/ is on the path once ptoisa_st is loaded)
+from ptoisa_st_folders import pipe_kernels, pipe_scenarios, pipes  # noqa: E402  (tools/ is on the path once ptoisa_st is loaded)
 
 #: each transcription with the template arguments its gtest passes (None: an inline test body)
 ARGS = {"runCubeToVectorNoSplitGmSlotUsesValidShape": ["int32_t", "128", "128", "16"],
@@ -117,4 +118,41 @@ def test_a_fixpipe_push_folder_runs_its_kernel(tmp_path):
     (folder / "t_kernel.cpp").write_text(KERNEL_FIXPIPE)
     (folder / "gen_data.py").write_text(GEN_FIXPIPE)
     row = pipes.run_push_fixpipe(folder, tmp_path, True)
+    assert (row.cases, row.passed, row.failed, row.exact, row.not_mapped) == (3, 1, 1, 1, 1)
+
+
+@pytest.mark.parametrize("split, nz_push", [(1, True), (2, False)])
+def test_the_cube_vector_kernel_program(split, nz_push):
+    """tpush_a3/a5's kernel on integer data, where every sum is exact: C + (A + 1) @ B, numpy's."""
+    rng = np.random.default_rng(split)
+    a, b, c = (rng.integers(-4, 5, shape).astype(np.float32) for shape in ((32, 64), (64, 512), (32, 512)))
+    got = pipe_kernels.program(a, b, c, split, nz_push)
+    assert np.array_equal(got, c + (a + 1) @ b)
+
+
+GEN_KERNEL = """
+import os
+import numpy as np
+rng = np.random.default_rng(5)
+a, b, c = (rng.integers(-4, 5, s).astype(np.float32) for s in ((32, 64), (64, 512), (32, 512)))
+for case, g in (("T.case_1", c + (a + 1) @ b), ("T.case_2", c + a @ b), ("T.case_3", c)):
+    os.makedirs(case)
+    a.tofile(case + "/a.bin"); b.tofile(case + "/b.bin"); c.tofile(case + "/c.bin"); g.tofile(case + "/golden.bin")
+"""
+
+
+def test_a_kernel_folder_maps_its_launchers(tmp_path):
+    """tpush_a5's form: case_1 (BI_LEFTRIGHT) passes, case_2's golden lacks the + 1 and fails, case_3's launcher
+    (BI_NOSPLIT) is not mapped."""
+    folder = tmp_path / "tpush_a5"
+    folder.mkdir()
+    (folder / "main.cpp").write_text(
+        "    if constexpr (key == 1) {\n        LaunchTPut_BI_LEFTRIGHT(d, a, b, c);\n"
+        "    } else if constexpr (key == 2) {\n        LaunchTPut_BI_TOPDOWN(d, a, b, c);\n"
+        "    } else if constexpr (key == 3) {\n        LaunchTPut_BI_NOSPLIT(d, a, b, c);\n    }\n"
+        "    bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n"
+        "TEST_F(T, case_1)\n{\n    test_tpush<1>();\n}\nTEST_F(T, case_2)\n{\n    test_tpush<2>();\n}\n"
+        "TEST_F(T, case_3)\n{\n    test_tpush<3>();\n}\n")
+    (folder / "gen_data.py").write_text(GEN_KERNEL)
+    row = pipe_kernels.run_push_kernel(folder, tmp_path, True)
     assert (row.cases, row.passed, row.failed, row.exact, row.not_mapped) == (3, 1, 1, 1, 1)

@@ -21,7 +21,5 @@ NOT_MAPPED = {
     **{f: f"{op} of a ConvTile (NC1HWC0/FRACTAL_Z layouts): tilesim's ConvTile feeds TIMG2COL only (PTO140)"
        for f, op in (("textract_conv", "TEXTRACT"), ("tloadconv", "TLOAD"), ("tstore_conv", "TSTORE"),
                      ("ttrans_conv", "TTRANS"))},
-    "tpush_a3": "a cube/vector kernel of many instructions around TPUSH/TPOP (no adapter yet)",
-    "tpush_a5": "a cube/vector kernel of many instructions around TPUSH/TPOP (no adapter yet)",
     "tmatmul_mx_nddn": "TMATMUL_MX from ND/DN global layouts with MX scale tiles (no adapter yet)",
 }

@@ -15,6 +15,7 @@ from tilesim.pto.ops import convert_sub_byte
 
 from ptoisa_st import CXX_DTYPES, Row, _int, count_tests, each_case, refusals, score
 
+from . import pipe_kernels
 from .common import tile
 from .pipe_scenarios import HOOKS_ONLY, SCENARIOS
 
@@ -228,4 +229,5 @@ def run_push_fixpipe(folder: Path, st: Path, verbose: bool) -> Row:
 
 ADAPTERS = {"tget_scale_addr": run_scale_addr, "tgetscaleaddr": run_scale_addr, "tpushpop": run_push_pop,
             "tpushpop_cv": run_push_pop, "tpushpop_cv_nosplit": run_push_pop, "tcvt": run_tcvt,
-            "tpushpop_vc": run_push_pop, "tpushpop_vc_nosplit": run_push_pop, "tpushpop_fixpipe": run_push_fixpipe}
+            "tpushpop_vc": run_push_pop, "tpushpop_vc_nosplit": run_push_pop, "tpushpop_fixpipe": run_push_fixpipe,
+            **pipe_kernels.ADAPTERS}
