@@ -289,3 +289,17 @@ def test_quantising_push_vector_mode_and_checks():
     assert _rule(lambda: pto.tpush(pipe, Tile("vec", "i32", 16, 16), quant="DEQF16", direction="c2v")) \
         == "pto.op.loc"
     assert pipe.occupied == 0
+
+
+def test_shapes_the_simulator_would_read_misaligned():
+    """The simulator moves split halves of the whole tile, v2c rows at the producer's static width, and reads a
+    slot at the consumer's static width: tilesim refuses what those would read differently (PTO178)."""
+    acc = Tile("acc", "f32", 32, 16, valid=(16, 16), **ACC)
+    assert _rule(lambda: pto.tpush(pto.TPipe(1), acc, 1)) == "pto.pipe.shape"
+    narrow = Tile("vec", "f32", 16, 16, valid=(16, 8))
+    assert _rule(lambda: pto.tpush(pto.TPipe(2), narrow)) == "pto.pipe.shape"
+    pipe = pto.TPipe(1)
+    pto.tpush(pipe, _acc())
+    wide = Tile("vec", "f32", 16, 32, valid=(16, 16))
+    assert _rule(lambda: pto.tpop(pipe, wide)) == "pto.pipe.shape"
+    assert pipe.occupied == 1

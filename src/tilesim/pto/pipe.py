@@ -146,6 +146,12 @@ def tpush(pipe: TPipe, tile, split: int = 0, *, direction: str | None = None, su
     if tile.loc not in PUSH_LOCS:
         _pipe_error("TPUSH", f"pushes an acc, vec or mat tile, not a {tile.loc} tile", "tile", "pto.op.loc", tile.loc)
     split, sub = _split("TPUSH", split), pipe.subblock("TPUSH", subblock, tile)
+    whole = tile.valid == (tile.rows, tile.cols)
+    if not whole and (split or (d == "v2c" and tile.loc == "vec" and tile.valid_cols != tile.cols)):
+        how = "halves of the whole tile" if split else "rows at the static width"
+        _pipe_error("TPUSH", f"the simulator moves {how} ({tile.rows}x{tile.cols}), not of its valid region "
+                    f"{tile.valid_rows}x{tile.valid_cols}: push a tile whose valid region is the whole tile", "tile",
+                    "pto.pipe.shape", tile.valid)
     if quant is None:
         pipe.ring.push(d, tile.loc, tile.dtype, tile.valid_bits.copy(), split, sub, "TPUSH")
     else:

@@ -150,6 +150,10 @@ class Ring:
         if data.shape != dst.valid:
             _ring_error(op, f"the payload is {data.shape[0]}x{data.shape[1]}, the tile's valid region "
                         f"{dst.valid_rows}x{dst.valid_cols}", "tile", "pto.pipe.shape", (data.shape, dst.valid))
+        if data.shape[1] != dst.cols:   # the simulator reads the slot's rows at the tile's static width
+            _ring_error(op, f"the payload's rows are {data.shape[1]} wide and the tile's {dst.cols}: the simulator "
+                        "reads a slot at the tile's static width, so it would read them misaligned", "tile",
+                        "pto.pipe.shape", (data.shape[1], dst.cols))
         self._take(index, direction, lane)
         dst.bits[: data.shape[0], : data.shape[1]] = data
         dst.push()
