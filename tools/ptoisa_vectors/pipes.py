@@ -13,7 +13,10 @@ from .move import _fp_source, box, quant_word_pool
 
 _SPLIT = {0: "TILE_NO_SPLIT", 1: "TILE_UP_DOWN", 2: "TILE_LEFT_RIGHT"}
 #: SET_QUANT_SCALAR's f32 values of the scalar-mode cases (0.0: the word 0, which the simulator reads as 1.0)
-QUANT_SCALARS = {"F322F16": (0.0, 0.5, -3.0, 1e30), "DEQF16": (2.0, 1 / 3, -0.75, 65504.0)}
+QUANT_SCALARS = {"F322F16": (0.0, 0.5, -3.0, 1e30), "F322BF16": (0.0, 0.5, -3.0, 1e30),
+                 "DEQF16": (2.0, 1 / 3, -0.75, 65504.0)}
+#: the quantising pushes: (mode, acc dtype, payload dtype)
+QUANT_PUSHES = (("F322F16", "f32", "f16"), ("DEQF16", "i32", "f16"), ("VDEQF16", "i32", "f16"))
 #: c2v producers of the split cases: (dtype, location kind of ``box``)
 SPLIT_PRODUCERS = (("f32", "acc"), ("f16", "nz"), ("i8", "nz"))
 
@@ -33,14 +36,14 @@ def _pop(role: str, split: int, sub: int, dim: int) -> str:
     return _in(sub, dim, f"TPOP<Pp, T_{role}, TileSplitAxis::{s}>(pp, {role}); TFREE<Pp, TileSplitAxis::{s}>(pp);")
 
 
-def quant_push_cases(rng) -> list[Case]:
+def quant_push_cases(rng, pushes=QUANT_PUSHES) -> list[Case]:
     cases = []
     R, C = 32, 32
-    for mode, src_dt in (("F322F16", "f32"), ("DEQF16", "i32"), ("VDEQF16", "i32")):
+    for mode, src_dt, dst_dt in pushes:
         for value in QUANT_SCALARS.get(mode, (None,)):
             src = box("src", src_dt, R, C, "acc", loc="acc")
-            specs, data = [Spec("dst", "f16", R, C), src], {"dst": sentinel("f16", (R, C)),
-                                                            "src": _fp_source(rng, src_dt, R * C).reshape(R, C)}
+            specs, data = [Spec("dst", dst_dt, R, C), src], {"dst": sentinel(dst_dt, (R, C)),
+                                                             "src": _fp_source(rng, src_dt, R * C).reshape(R, C)}
             valid = {"dst": (R, C), "src": (R, C)}
             if value is None:
                 specs.append(Spec("fp", "u64", 1, C, loc="scaling"))
@@ -48,7 +51,7 @@ def quant_push_cases(rng) -> list[Case]:
                 setup, args = "SET_QUANT_VECTOR(fp); ", {"quant": mode}
             else:
                 word = int(lanes("f32", [value])[0])
-                setup = f"{{ float s; int32_t w = P[0]; std::memcpy(&s, &w, 4); SET_QUANT_SCALAR<half>(s); }} "
+                setup = f"{{ float s; int32_t w = P[0]; std::memcpy(&s, &w, 4); SET_QUANT_SCALAR<typename T_dst::DType>(s); }} "
                 args = {"quant": mode, "quant_scalar": word}
             call = ("{ " + _pipe(0, "C2V", 2 * R * C) + setup + _in(0, 1, f"TPUSH<Pp, T_src, FixpipeParams<"
                     f"LayoutMode_t::NZ2ND, QuantMode_t::{mode}>>(pp, src);") + _pop("dst", 0, 0, 1) + "}")
@@ -109,3 +112,8 @@ def subblock_cases(rng) -> list[Case]:
 def pipe_cases(rng) -> list[Case]:
     """The TPUSH family: quantising pushes, then the subblock forms."""
     return quant_push_cases(rng) + subblock_cases(rng)
+
+
+def pipe_bf16_cases(rng) -> list[Case]:
+    """F322BF16 pushes (bf16 payloads: built by ``--bf16-cxx``)."""
+    return quant_push_cases(rng, (("F322BF16", "f32", "bf16"),))
