@@ -21,7 +21,8 @@ if "ptoisa_st" not in sys.modules:
     sys.modules["ptoisa_st"] = _mod
     _spec.loader.exec_module(_mod)
 
-from ptoisa_st_folders import pipe_kernels, pipe_scenarios, pipes  # noqa: E402  (tools/ is on the path once ptoisa_st is loaded)
+# tools/ is on the path once ptoisa_st is loaded
+from ptoisa_st_folders import pipe_kernels, pipe_scenarios, pipes  # noqa: E402
 
 #: each transcription with the template arguments its gtest passes (None: an inline test body)
 ARGS = {"runCubeToVectorNoSplitGmSlotUsesValidShape": ["int32_t", "128", "128", "16"],

@@ -51,7 +51,8 @@ def quant_push_cases(rng, pushes=QUANT_PUSHES) -> list[Case]:
                 setup, args = "SET_QUANT_VECTOR(fp); ", {"quant": mode}
             else:
                 word = int(lanes("f32", [value])[0])
-                setup = f"{{ float s; int32_t w = P[0]; std::memcpy(&s, &w, 4); SET_QUANT_SCALAR<typename T_dst::DType>(s); }} "
+                setup = ("{ float s; int32_t w = P[0]; std::memcpy(&s, &w, 4); "
+                         "SET_QUANT_SCALAR<typename T_dst::DType>(s); } ")
                 args = {"quant": mode, "quant_scalar": word}
             call = ("{ " + _pipe(0, "C2V", 2 * R * C) + setup + _in(0, 1, f"TPUSH<Pp, T_src, FixpipeParams<"
                     f"LayoutMode_t::NZ2ND, QuantMode_t::{mode}>>(pp, src);") + _pop("dst", 0, 0, 1) + "}")
