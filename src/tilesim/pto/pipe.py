@@ -1,9 +1,9 @@
 """TPUSH, TPOP, TALLOC, TFREE and TSYNC from Python: a :class:`TPipe` between the cube and vector sides of one
 block, and TGET_SCALE_ADDR, in the sequential model (decision PTO152).
 
-A ``TPipe(dir_mask)`` holds the FIFOs the ``.pto`` statements use (:mod:`tilesim.pto.text.pipes`): dir_mask
-1 carries cube-to-vector payloads (``c2v``), 2 vector-to-cube (``v2c``), 3 both, and then each push and pop
-names its ``direction``. Tile payloads (TileData overloads):
+A ``TPipe(dir_mask)`` holds a pipe's slots: dir_mask 1 carries cube-to-vector payloads (``c2v``), 2
+vector-to-cube (``v2c``), 3 both, and then each push and pop names its ``direction``. Tile payloads
+(TileData overloads):
 
 >>> import numpy as np
 >>> from tilesim import pto
@@ -21,7 +21,9 @@ context does; a pipe of one subblock serves subblock 0, whose split pop takes th
 slot protocol, ``depth`` (the slot count) and ``no_split`` follow pto-isa's CPU simulator
 (:mod:`tilesim.pto.pipe_ring`, PTO178). GlobalData overloads: ``talloc(pipe, shape, dtype)`` hands the
 producer a FIFO slot (a numpy array it writes), ``tpush(pipe, slot)`` commits it, ``tpop(pipe)`` returns the
-oldest committed slot and ``tfree(pipe, slot)`` releases it. TSYNC orders nothing in the sequential model.
+oldest committed slot and ``tfree(pipe, slot)`` releases it. ``tpush(..., quant=MODE)`` converts an acc tile
+with a FixpipeParams quant mode (:mod:`tilesim.pto.pipe_quant`, PTO179). TSYNC orders nothing in the
+sequential model.
 """
 
 from __future__ import annotations
@@ -33,9 +35,9 @@ import numpy as np
 from ..errors import StateError, TilesimError
 from .dtypes import get_dtype
 from .memory import Memory, tassign
-from .targets import get_target
 from .pipe_quant import quantised
 from .pipe_ring import Ring
+from .targets import get_target
 from .text.pipes import DIRECTIONS
 from .tile import Tile
 
