@@ -157,3 +157,17 @@ def test_a_kernel_folder_maps_its_launchers(tmp_path):
     (folder / "gen_data.py").write_text(GEN_KERNEL)
     row = pipe_kernels.run_push_kernel(folder, tmp_path, True)
     assert (row.cases, row.passed, row.failed, row.exact, row.not_mapped) == (3, 1, 1, 1, 1)
+
+
+def test_a_plain_gtest_kernel_folder_is_a_case(tmp_path):
+    """tpush_a3's form: ``test_tpush()`` has no template arguments (each_case's ``plain``), its one split is
+    TILE_LEFT_RIGHT; case_2's golden is wrong."""
+    folder = tmp_path / "tpush_a3"
+    folder.mkdir()
+    (folder / "main.cpp").write_text(
+        "TPUSH<P, Tile<TileType::Acc, float, 32, 64>, TileSplitAxis::TILE_LEFT_RIGHT>(v15, v34);\n"
+        "    bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n"
+        "TEST_F(T, case_1)\n{\n    test_tpush();\n}\nTEST_F(T, case_2)\n{\n    test_tpush();\n}\n")
+    (folder / "gen_data.py").write_text(GEN_KERNEL.replace("c + a @ b", "c - (a + 1) @ b"))
+    row = pipe_kernels.run_push_kernel(folder, tmp_path, True)
+    assert (row.cases, row.passed, row.failed, row.exact, row.not_mapped) == (2, 1, 1, 1, 0)
