@@ -196,11 +196,11 @@ class Case:
 
 
 def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | None] = lambda c: None,
-              exempt: Callable[[Case], bool] = lambda c: False) -> Iterator[Case]:
+              exempt: Callable[[Case], bool] = lambda c: False, plain: bool = False) -> Iterator[Case]:
     """The folder's cases, with gen_data.py run once; counts ``row.cases`` and, with why, each case not mapped:
-    a TEST_F with no templated call, no data, no known element type or eps, or ``form(case)`` giving a reason.
-    ``form`` alone judges a case for which ``exempt(case)`` holds (main.cpp builds its data, or only the
-    kernel names its types)."""
+    a TEST_F with no templated call (unless ``plain``: its body calls an untemplated function), no data, no
+    known element type or eps, or ``form(case)`` giving a reason. ``form`` alone judges a case for which
+    ``exempt(case)`` holds (main.cpp builds its data, or only the kernel names its types)."""
     main = (folder / "main.cpp").read_text()
     marks = [m for m in _TEST_AT.finditer(main)                    # not a commented-out TEST_F
              if not main[main.rfind("\n", 0, m.start()) + 1: m.start()].lstrip().startswith("//")]
@@ -218,7 +218,7 @@ def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | Non
             types = [a for a in (calls[0][1] if calls else ()) if a in CXX_DTYPES]
             case = Case(m.group(2), calls, dirs.get(f"{m.group(1)}.{m.group(2)}"),
                         eps_of(main, types[0] if types else ""), CXX_DTYPES[types[0]] if types else None)
-            why = ("no templated call" if not calls else form(case) if exempt(case) else
+            why = ("no templated call" if not (calls or plain) else form(case) if exempt(case) else
                    "gen_data.py made no data" if case.dir is None else
                    f"no tilesim dtype for {_first_type(calls)}" if not types else
                    "no eps" if case.eps is None else form(case))

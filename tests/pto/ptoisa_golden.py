@@ -162,6 +162,8 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
         return tiles
     if case.op in comm.COMM_OPS:
         return _run_comm(case, tiles, target)
+    if case.op == "tpush":
+        return _run_pipe(case, tiles, target)
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
     if case.op == "tdeinterleave" and "src" in tiles:  # its one-source form
         pos = ("dst0", "dst1", "src")
@@ -259,6 +261,34 @@ def _run_comm(case: Case, tiles: dict, target) -> dict:
         t["dst_gm"][...] = fn(t["sig_gm"], a.pop("value"), **a, target=target)
     else:                                                   # tnotify, twait: the signal is dst_gm
         fn(t["dst_gm"], a.pop("value"), **a, target=target)
+    return tiles
+
+
+def _run_pipe(case: Case, tiles: dict, target) -> dict:
+    """TPUSH/TPOP through a TPipe (PTO178, PTO179): a quantising push of ``src`` popped into ``dst``, or a
+    push and pops of the case's direction and split over two vector subblocks (``src``/``dst0``,``dst1`` on
+    c2v; ``src0``,``src1``/``dst`` on v2c), subblock 1 first where the driver runs it first."""
+    a, t = dict(case.args), tiles
+    if "quant" in a:
+        cfg = pto.BlockConfig()
+        cfg.quant_scalar = a.get("quant_scalar")
+        cfg.quant_vector = t.get("fp")
+        pipe = pto.TPipe(1, depth=2)
+        pto.tpush(pipe, t["src"], quant=a["quant"], config=cfg, target=target)
+        pto.tpop(pipe, t["dst"])
+        return tiles
+    d, split = a["direction"], a["split"]
+    pipe = pto.TPipe(1 if d == "c2v" else 2, depth=2, subblocks=2, no_split=a.get("no_split", False))
+    if d == "c2v":
+        pto.tpush(pipe, t["src"], split)
+        for k in ((0, 1) if split else (1, 0)):
+            pto.tpop(pipe, t[f"dst{k}"], split, subblock=k)
+            pto.tfree(pipe, split=split, subblock=k)
+    else:
+        for k in ((0, 1) if split else (1, 0)):
+            pto.tpush(pipe, t[f"src{k}"], split, subblock=k)
+        pto.tpop(pipe, t["dst"], split)
+        pto.tfree(pipe, split=split)
     return tiles
 
 

@@ -10,10 +10,5 @@ NOT_MAPPED = {
     "ttrace": "not an instruction test: the simulator's trace recorder (PTO_CPU_SIM_TRACE_MODE)",
     "tpack": "main.cpp calls TPACK, which pto-isa 3186c381 does not define (no PTO_INST entry point, no "
              "include/pto/cpu implementation): the test does not build",
-    "tpushpop_vc": "vector-to-cube pushes of split halves from two vector subblocks (tilesim's Python pipes run one)",
-    "tpushpop_vc_nosplit": "vector-to-cube pushes from two vector subblocks (tilesim's Python pipes run one)",
-    "tpushpop_fixpipe": "TPUSH with a FixpipeParams TConfig (a quantising push) is not modelled",
-    "tpush_a3": "a cube/vector kernel of many instructions around TPUSH/TPOP (no adapter yet)",
-    "tpush_a5": "a cube/vector kernel of many instructions around TPUSH/TPOP (no adapter yet)",
     "tmatmul_mx_nddn": "TMATMUL_MX from ND/DN global layouts with MX scale tiles (no adapter yet)",
 }

@@ -33,6 +33,7 @@ from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
 from .memory import memory_cases, packed_memory_cases, store_fixpipe_cases
+from .pipes import pipe_bf16_cases, pipe_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases, tmov_fp_cases
 from .permute import permute_cases
 from .quant_mx import MX_QUANTS_BF16, quant_mx_cases
@@ -114,6 +115,7 @@ MORE_FAMILIES += (mgather_cases, mscatter_cases, bf16_family(mgather_cases, GM_I
 MORE_FAMILIES += (gemv_cases, bf16_family(gemv_cases, MATMUL_TYPES=((BF16, "f32"),)))  # PTO135
 MORE_FAMILIES += (convtile_cases, bf16_family(convtile_cases, **CONV_BF16))  # PTO172-PTO174: ConvTiles
 
+MORE_FAMILIES += (pipe_cases, pipe_bf16_cases)  # TPUSH/TPOP: quantising pushes, two vector subblocks (PTO178, PTO179)
 
 def all_cases(seed: int) -> list[Case]:
     rng = np.random.default_rng(seed)
