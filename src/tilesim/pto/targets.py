@@ -353,6 +353,7 @@ class Profile:
         img2col_banked_rpt: the repeat and padding registers have an A and a B bank (A5); A2A3 has one each.
         quant_scalar_zero_extends: SET_QUANT_SCALAR widens the f32 bits through ``uint32_t`` (the CPU simulator);
             elsewhere through ``int32_t``, and SET_QUANT_VECTOR holds 128-byte addresses (PTO141).
+        gm_index_nz: MGATHER/MSCATTER also take an NZ global table with an Nz vec tile (A2A3, PTO188).
         pairsum_zeroes_tile: TPAIRREDUCESUM first zeroes all of dst's storage, as the CPU simulator does (PTO127).
         int_promotion: shifts of 8- and 16-bit lanes compute in C++'s ``int`` (counts up to 31, then
             truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO122); elsewhere a count
@@ -423,6 +424,7 @@ class Profile:
     img2col_from_tile: bool = False
     img2col_banked_rpt: bool = False
     quant_scalar_zero_extends: bool = False
+    gm_index_nz: bool = False
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -501,7 +503,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
         tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
-        absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave", "tquant_mx"})),
+        absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave", "tquant_mx"}),
+        gm_index_nz=True),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
