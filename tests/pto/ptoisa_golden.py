@@ -210,18 +210,26 @@ def _run_img2col(case: Case, tiles: dict[str, Tile], target) -> dict[str, Tile]:
 
 def _run_comm(case: Case, tiles: dict, target) -> dict:
     """The communication ops (:mod:`tilesim.pto.comm`) on the case's global arrays: a group is the arrays
-    ``dst_gm0..`` (TBROADCAST) or ``src0_gm..`` (TREDUCE); TTEST's bool is the driver's ``dst_gm[0]``."""
+    ``dst_gm0..`` (TBROADCAST, the collective TSCATTER) or ``src0_gm..`` (TREDUCE, the collective TGATHER); a
+    ``pong`` tile makes the ping-pong form; TTEST's bool is the driver's ``dst_gm[0]``."""
     a, fn, t = dict(case.args), comm.COMM_OPS[case.op], tiles
+    pong = (t["pong"],) if "pong" in t else ()
     if case.op in ("tput", "tget"):
-        fn(t["dst_gm"], t["src_gm"], t["staging"], **a, target=target)
+        fn(t["dst_gm"], t["src_gm"], t["staging"], *pong, **a, target=target)
     elif case.op in ("tput_async", "tget_async"):
-        fn(t["dst_gm"], t["src_gm"], target=target)
+        fn(t["dst_gm"], t["src_gm"], **a, target=target)
     elif case.op == "tbroadcast":
         fn([t[f"dst_gm{k}"] for k in range(sum(r.startswith("dst_gm") for r in t))], t["src_gm"], t["staging"],
            target=target)
     elif case.op == "treduce":
         group = [t[f"src{k}_gm"] for k in range(sum(r.endswith("_gm") and r.startswith("src") for r in t))]
-        fn(group, t["dst_gm"], t["acc"], t["recv"], **a, target=target)
+        fn(group, t["dst_gm"], t["acc"], t["recv"], *pong, **a, target=target)
+    elif case.op == "comm_tgather":
+        group = [t[f"src{k}_gm"] for k in range(sum(r.endswith("_gm") and r.startswith("src") for r in t))]
+        fn(group, t["dst_gm"], *(t[k] for k in ("staging", "ping", "pong") if k in t), **a, target=target)
+    elif case.op == "comm_tscatter":
+        group = [t[f"dst_gm{k}"] for k in range(sum(r.startswith("dst_gm") for r in t))]
+        fn(group, t["src_gm"], *(t[k] for k in ("staging", "ping", "pong") if k in t), **a, target=target)
     elif case.op == "ttest":
         t["dst_gm"][...] = fn(t["sig_gm"], a.pop("value"), **a, target=target)
     else:                                                   # tnotify, twait: the signal is dst_gm

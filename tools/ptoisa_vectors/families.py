@@ -15,7 +15,7 @@ from .bf16 import (
 )
 from .bitwise import bitwise_cases
 from .common import BF16, DTS, ONLY, Case
-from .comm import comm_cases
+from .comm import collective_cases, comm_cases
 from .compare import cmp_layout_cases, compare_select_cases, compare_select_layout_cases, tcmps_u8_cases
 from .convert import tcvt_cases, tcvt_sub_byte_cases
 from .elementwise import (
@@ -119,3 +119,4 @@ def all_cases(seed: int) -> list[Case]:
     for fam in MORE_FAMILIES:
         cases += fam(np.random.default_rng([seed, zlib.crc32(fam.__name__.encode())]))
     return cases
+MORE_FAMILIES += (collective_cases, bf16_family(collective_cases, COMM_DTS=ONLY, REDUCE_DTS=ONLY))  # PTO184-PTO186

@@ -360,6 +360,8 @@ class Profile:
         gm_index_nz: MGATHER/MSCATTER also take an NZ global table with an Nz vec tile (A2A3, PTO188).
         int4_one_byte: an ``i4`` (``int4b_t``) global element is one byte, its low nibble, as the CPU simulator's
             struct is; elsewhere ``int4b_t`` is packed two a byte, as fp4 is (PTO153, PTO189).
+        dma_engines: the DmaEngine values TPUT_ASYNC/TGET_ASYNC take (URMA and RDMA are NPU_ARCH 3510's only;
+            the CPU simulator copies for each, PTO186).
         pairsum_zeroes_tile: TPAIRREDUCESUM first zeroes all of dst's storage, as the CPU simulator does (PTO127).
         int_promotion: shifts of 8- and 16-bit lanes compute in C++'s ``int`` (counts up to 31, then
             truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO122); elsewhere a count
@@ -432,6 +434,7 @@ class Profile:
     quant_scalar_zero_extends: bool = False
     gm_index_nz: bool = False
     int4_one_byte: bool = False
+    dma_engines: frozenset = frozenset({"sdma", "urma", "rdma"})
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -511,7 +514,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
         tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
         absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave", "tquant_mx"}),
-        gm_index_nz=True),
+        gm_index_nz=True, dma_engines=frozenset({"sdma"})),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,

@@ -51,7 +51,7 @@ from ..ops.convert_cpu import UndefinedCastWarning
 from ..targets import DEFAULT_TARGET, Profile, get_target
 from ..tile import Tile, to_bits
 from . import scalars as sc
-from .comm import COMM_SPECIAL, WAITING_OPS, comm_fed
+from .comm import COMM_SPECIAL, WAITING_OPS, collective, comm_fed
 from .conv import CONFIG_OPS, PAGE_SPELLINGS, REGISTER_OPS, conv_tile, tprefetch_async, with_registers
 from .dispatch import call_op, enum_word
 from .forms import op_key
@@ -1109,7 +1109,7 @@ class Interpreter:
         name = st.op
         if name.startswith("arith."):
             return self._arith(st, env)
-        special = _SPECIAL.get(name)
+        special = _SPECIAL.get(name) or collective(st)
         if special is not None:
             return special(self, st, env, frame)
         if name.startswith("pto.section"):
