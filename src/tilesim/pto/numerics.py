@@ -71,7 +71,10 @@ def as_key(bits: np.ndarray, dt: DType, *, float_view: bool = False) -> np.ndarr
 
 
 def int_view(bits: np.ndarray, dt: DType) -> np.ndarray:
-    """Integer lanes as int64 (uint64 for u64): exact values for arithmetic."""
+    """Integer lanes as int64 (uint64 for u64): exact values for arithmetic; an ``i4`` lane's low nibble,
+    sign-extended."""
+    if dt.name == "i4":
+        return ((bits.astype(np.int64) & 0xF) ^ 8) - 8
     v = bits.view(dt.np)
     return v if dt.name == "u64" else v.astype(np.int64)
 
