@@ -1,5 +1,6 @@
 """tools/ptoisa_st.py's tisa_coverage adapter on a small made-up main.cpp: an instruction test passes, a wrong
-tilesim result fails, the repository scans and the other listed tests are counted not mapped, with why."""
+tilesim result fails, the repository scans and the other listed tests are counted not mapped, with why; and the
+tflashattn adapter's kernel against a float64 attention."""
 
 from __future__ import annotations
 
@@ -80,3 +81,16 @@ def test_tpack_keeps_the_low_half_the_test_expects():
     dst = pto.Tile("vec", "i16", 2, 16, valid=(2, 8))
     assert tisa_coverage._tpack("", {"src": src, "dst": dst})
     assert dst.valid_values[0, 0] == np.int32(40000).astype(np.int16)          # wraps: -25536
+
+
+def test_flashattn_kernel_matches_a_float64_softmax_attention():
+    """The tflashattn kernel as tilesim ops, against softmax(q k^T / sqrt(d)) v in float64 (restated here)."""
+    from ptoisa_st_folders import flashattn
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.standard_normal((64, 32), dtype=np.float32) * np.float32(0.5) for _ in range(3))
+    s = q.astype(np.float64) @ k.T.astype(np.float64) / np.sqrt(32.0)
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    want = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+    got = flashattn.attention(q, k, v)
+    assert got.dtype == np.float32 and np.abs(got - want).max() < 2e-5
+    assert np.abs(flashattn.attention(q, k, v[::-1].copy()) - want).max() > 1e-2   # the check can fail
