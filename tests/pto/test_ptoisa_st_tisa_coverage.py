@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tilesim import pto
 
@@ -94,3 +95,22 @@ def test_flashattn_kernel_matches_a_float64_softmax_attention():
     got = flashattn.attention(q, k, v)
     assert got.dtype == np.float32 and np.abs(got - want).max() < 2e-5
     assert np.abs(flashattn.attention(q, k, v[::-1].copy()) - want).max() > 1e-2   # the check can fail
+
+
+def test_tassign_checks_pass_and_fail_on_a_broken_alias(tmp_path, monkeypatch):
+    """The tassign adapter's restated checks pass on tilesim's A2A3 memory; with TASSIGN not aliasing (each tile
+    its own bytes) the alias checks fail; the windowed strips stay not mapped, and tilesim does refuse them."""
+    from ptoisa_st_folders import tassign as adapter
+    from tilesim.errors import TilesimError
+    from tilesim.pto.memory import Memory
+    d = tmp_path / "tassign"
+    d.mkdir()
+    (d / "main.cpp").write_text("".join(f"TEST_F(T, {n})\n{{\n}}\n" for n in [*adapter.CHECKS, *adapter.NOT_MAPPED]))
+    row = adapter.run_tassign(d, tmp_path, verbose=True)
+    assert (row.cases, row.passed, row.failed, row.not_mapped) == (5, 3, 0, 2)
+    strip = pto.Tile("acc", "i32", 128, 256, valid=(16, 256), **adapter._ACC)
+    with pytest.raises(TilesimError) as e:              # if tilesim ever accepts it, map the two windowed tests
+        adapter.tassign(strip, 1024, memory=Memory("a2a3"))
+    assert e.value.rule == "pto.mem.bounds"
+    monkeypatch.setattr(adapter, "tassign", lambda tile, addr, memory: tile)   # every tile its own storage
+    assert not adapter._exact_alias(Memory("a2a3")) and not adapter._interior_alias(Memory("a2a3"))
