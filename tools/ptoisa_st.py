@@ -89,8 +89,6 @@ OP_OF = {"tfusemuladd": "tfusedmuladd", "tfusemuladdrelu": "tfusedmuladdrelu"}
 
 #: why a folder is not mapped, where that is known (the rest: "kernel not the plain one")
 NOT_MAPPED = {
-    "tisa_coverage": "not an instruction test (a list of entry points)",
-    "tflashattn": "not an instruction test (a kernel of many instructions)",
 }
 
 

@@ -4,9 +4,9 @@ simulator's own machinery rather than an instruction, and kernels that need an i
 from __future__ import annotations
 
 NOT_MAPPED = {
-    "tassign": "not an instruction test: the simulator's tile storage (TASSIGN aliasing one buffer, Acc "
-               "windows); tilesim's Python tiles own their storage, addresses exist only in .pto programs",
-    "setgetval": "not an instruction test: the Tile class's SetValue/GetValue accessors",
+    "setgetval": "not an instruction test: case1 calls Tile::SetValue/GetValue, the C++ Tile class's scalar "
+                 "accessors (no PTO_INST entry point), around a TSTORE; k_aligned_default_false checks the Tile "
+                 "object's kAligned byte after placement new (SetKAligned/GetKAligned)",
     "ttrace": "not an instruction test: the simulator's trace recorder (PTO_CPU_SIM_TRACE_MODE)",
     "tpack": "main.cpp calls TPACK, which pto-isa 3186c381 does not define (no PTO_INST entry point, no "
              "include/pto/cpu implementation): the test does not build",

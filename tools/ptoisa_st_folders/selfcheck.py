@@ -47,6 +47,8 @@ def _tiles(body: str) -> dict[str, pto.Tile] | None:
             made[var] = pto.Tile(loc.lower(), CXX_DTYPES[t], int(r), int(c), valid=(int(vr or r), int(vc or c)),
                                  blayout=_LAYOUT[bl], slayout=_LAYOUT[sl], fractal=frac)
     for fill, var, start in _FILL.findall(body):
+        if var not in made:                         # a type the reader does not read: the check builds it
+            continue
         t = made[var]
         if fill == "FillAll":
             t.values[...] = float(start) if "." in start else int(start)
