@@ -87,6 +87,21 @@ class _Return(Exception):
     """Unwinds a function body at ``return`` (internal)."""
 
 
+def uses_bf16(program: Program) -> bool:
+    """Whether a function argument or a statement's type names bf16 (element, dtype or view type)."""
+    def named(x) -> bool:
+        if isinstance(x, TypeRef):
+            return x.name == "bf16" or any(named(v) for _, v in x.params)
+        if isinstance(x, (list, tuple)):
+            return any(named(v) for v in x)
+        return x == "bf16" or getattr(x, "elem", None) == "bf16"
+
+    def stmts(body) -> bool:
+        return any(named(st.in_types) or named(st.out_types) or any(stmts(r) for r in st.regions)
+                   for st in body if isinstance(st, Stmt))
+    return stmts(program.stmts) or any(named([t for _, t in f.args]) or stmts(f.body or ()) for f in program.funcs)
+
+
 def program_target(program: Program) -> str | None:
     """The target a module names (``pto.target_arch = "a5"``/``"a3"``, ``pto.device-spec``), or None."""
     arch = str(program.attrs.get("pto.target_arch", "")).lower()
@@ -148,6 +163,8 @@ class Interpreter:
                                rule="pto.interp.strict", value=strict)
         if strict and not self.prof.strict:
             self.prof = self.prof.with_(strict=True)
+        if self.prof.cvt_cpu_model and not self.prof.gxx and uses_bf16(program):  # only g++ builds it (PTO193)
+            self.prof = self.prof.with_(gxx=True)
         self.trace = trace
         #: called after each executed statement with it, its environment and the tiles and global windows a
         #: tile op wrote (``(outs, windows)``; empty for other statements): value traces (:mod:`tilesim.pto.trace`)
