@@ -147,11 +147,14 @@ class Interpreter:
             by an undefined C++ cast (target ``cpu``; ``a2a3``/``a5`` refuse those always). Without it such
             elements get x86-64's values, :attr:`undefined` counts them and :meth:`run` warns
             (:class:`~tilesim.pto.ops.convert_cpu.UndefinedCastWarning`).
+        copy_inputs: False: a writable contiguous pointer input of the argument's dtype is the global memory
+            itself (the run writes into it, as the simulator writes its buffers) instead of a copy, saving a pass
+            over each; for callers whose arrays are theirs to give (the CLI reads them from files).
     """
 
     def __init__(self, program: Program, inputs: dict | None = None, target=None,
                  trace: Callable[[Stmt, list], None] | None = None, *, blocks: int = 1, level: str | None = None,
-                 stdout=None, strict: bool = False) -> None:
+                 stdout=None, strict: bool = False, copy_inputs: bool = True) -> None:
         self.program = program
         if inputs is not None and not isinstance(inputs, dict):
             raise TilesimError("inputs must be a dict of arrays by argument name", instruction="pto.run",
@@ -166,6 +169,10 @@ class Interpreter:
         if self.prof.cvt_cpu_model and not self.prof.gxx and uses_bf16(program):  # only g++ builds it (PTO193)
             self.prof = self.prof.with_(gxx=True)
         self.trace = trace
+        if not isinstance(copy_inputs, bool):
+            raise TilesimError("copy_inputs must be True or False", instruction="pto.run", operand="copy_inputs",
+                               rule="pto.interp.copy_inputs", value=copy_inputs)
+        self.copy_inputs = copy_inputs
         #: called after each executed statement with it, its environment and the tiles and global windows a
         #: tile op wrote (``(outs, windows)``; empty for other statements): value traces (:mod:`tilesim.pto.trace`)
         self.observe: Callable | None = None
@@ -330,7 +337,7 @@ class Interpreter:
                 arr = g.lanes.view(g.dtype.np)
                 if g.shape is not None and int(np.prod(g.shape)) <= arr.size:
                     arr = arr[: int(np.prod(g.shape))].reshape(g.shape)
-                out[name] = arr.copy()
+                out[name] = arr     # the run's own buffer (a later run makes new ones): not copied
         for name, t in {**self.tile_args, **self.results}.items():
             t.pull()
             out[name] = t.valid_values.copy()
@@ -408,7 +415,9 @@ class Interpreter:
             if name in self.inputs:
                 arr = self._input_array(name, fn, allow_nd=True)
                 lanes = self._exact(arr, dt, name, fn).reshape(-1)
-                g = Global(name, dt, lanes.copy(), True, arr.shape)
+                if np.may_share_memory(lanes, arr) and (self.copy_inputs or not lanes.flags.writeable):
+                    lanes = lanes.copy()
+                g = Global(name, dt, lanes, True, arr.shape)
             else:
                 if pl.is_read(name) and not comm_fed(fn, pl, name):
                     raise self._missing(fn, name, ty, f"an array of {dt} (numpy {dt.np})")
