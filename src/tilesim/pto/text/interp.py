@@ -198,6 +198,8 @@ class Interpreter:
         self._plans: dict[int, Plan] = {}
         #: id(statement) -> its prepared step (:mod:`.steps`), or None where it does not qualify
         self._steps: dict[int, Step | None] = {}
+        #: the tile each alloc_tile type describes, by the type's id (the program's types live as long as it does)
+        self._specs: dict[int, tuple] = {}
         self._constants = _constant_names(program)
         self._planning: set = set()
         self._peers: Peers | None = None
@@ -769,9 +771,13 @@ class Interpreter:
     def _alloc(self, st: Stmt, env, frame) -> None:
         if not st.out_types:
             raise self._err(st, "pto.alloc_tile needs a !pto.tile_buf type", "pto.interp.type")
-        spec = tile_spec(st.out_types[0], self.prof)
+        ty = st.out_types[0]
+        spec = self._specs.get(id(ty), (None, None))[1]
         if spec is None:
-            raise self._err(st, "pto.alloc_tile needs a concrete !pto.tile_buf type", "pto.interp.type")
+            spec = tile_spec(ty, self.prof)
+            if spec is None:
+                raise self._err(st, "pto.alloc_tile needs a concrete !pto.tile_buf type", "pto.interp.type")
+            self._specs[id(ty)] = (ty, spec)      # ty kept, so that its id is not reused
         kw = st.extra["kw"]
         for i, key in enumerate(("valid_row", "valid_col")):
             if (spec.valid[i] is None) != (key in kw):
