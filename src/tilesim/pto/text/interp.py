@@ -87,6 +87,12 @@ class _Return(Exception):
     """Unwinds a function body at ``return`` (internal)."""
 
 
+def derived(program: Program) -> dict:
+    """What runs derive from the program alone (plans, the profiles it verified on, whether it names bf16), kept
+    on it for the next run: a kernel run many times is planned and verified once."""
+    return program.__dict__.setdefault("_derived", {})
+
+
 def uses_bf16(program: Program) -> bool:
     """Whether a function argument or a statement's type names bf16 (element, dtype or view type)."""
     def named(x) -> bool:
@@ -166,7 +172,10 @@ class Interpreter:
                                rule="pto.interp.strict", value=strict)
         if strict and not self.prof.strict:
             self.prof = self.prof.with_(strict=True)
-        if self.prof.cvt_cpu_model and not self.prof.gxx and uses_bf16(program):  # only g++ builds it (PTO193)
+        bf16 = derived(program).get("bf16")
+        if bf16 is None:
+            bf16 = derived(program)["bf16"] = uses_bf16(program)
+        if self.prof.cvt_cpu_model and not self.prof.gxx and bf16:  # only g++ builds it (PTO193)
             self.prof = self.prof.with_(gxx=True)
         self.trace = trace
         if not isinstance(copy_inputs, bool):
@@ -195,11 +204,13 @@ class Interpreter:
         #: ``(line, op, elements)`` for each statement run that marked elements in ``Tile.undefined``
         self.undefined: list[tuple[int, str, int]] = []
         self.sync_traces: list = []
-        self._plans: dict[int, Plan] = {}
+        self._plans: dict[int, Plan] = derived(program).setdefault("plans", {})
         #: id(statement) -> its prepared step (:mod:`.steps`), or None where it does not qualify
         self._steps: dict[int, Step | None] = {}
         #: the tile each alloc_tile type describes, by the type's id (the program's types live as long as it does)
         self._specs: dict[int, tuple] = {}
+        #: id(arith statement) -> :meth:`_arith_form`
+        self._arith_forms: dict[int, tuple] = {}
         self._constants = _constant_names(program)
         self._planning: set = set()
         self._peers: Peers | None = None
@@ -223,7 +234,11 @@ class Interpreter:
     # -------------------------------------------------------------------- run
     def run(self, entry: str | None = None) -> dict[str, np.ndarray]:
         """Run the entry function (or the loose statements) ``blocks`` times; return the outputs."""
-        verify(self.program, self.prof, self.level)
+        verified = derived(self.program).setdefault("verified", set())
+        key = (self.prof.absent_ops, self.prof.dtypes.get("tgather_compare"), self.level)  # what verify reads
+        if key not in verified:
+            verify(self.program, self.prof, self.level)
+            verified.add(key)
         fn = self._entry(entry) if self.program.funcs else None
         args = self._bind_inputs(fn)
         done: dict = {}
@@ -679,8 +694,9 @@ class Interpreter:
         if op.kind == "indexed":
             base = self._get(env, Operand("value", name=op.name, line=op.line, column=op.column), node, loose)
             return base, tuple(self._get(env, i, node) for i in op.indices)
-        if op.name in env:
-            return env[op.name]
+        for scope in getattr(env, "maps", (env,)):  # innermost first, as ChainMap looks, in one pass
+            if op.name in scope:
+                return scope[op.name]
         if loose and op.name in self.inputs:
             t = self._loose_input(op, ty, node)
             env.maps[-1][op.name] = t
@@ -1289,6 +1305,21 @@ class Interpreter:
 
     # ---------------------------------------------------------------- arith
     def _arith(self, st: Stmt, env) -> None:
+        fixed = self._arith_forms.get(id(st))
+        if fixed is None:
+            fixed = self._arith_forms[id(st)] = self._arith_form(st)
+        kind, pred, to, tname = fixed
+        vals = []
+        for o in st.ins:
+            v = self._get(env, o, st)
+            if isinstance(v, Operand):
+                v = sc.constant(tname, v.value)
+            vals.append(v)
+        r = sc.run_arith(kind, vals, pred=pred, to=to)
+        self._bind(env, st, [r])
+
+    def _arith_form(self, st: Stmt) -> tuple:
+        """What an arith statement's text fixes: (op kind, predicate, result type, literal operands' type)."""
         kind = st.op.split(".", 1)[1]
         syn = st.extra.get("syn")
         pred = None
@@ -1297,16 +1328,8 @@ class Interpreter:
             if len(words) != 1:
                 raise self._err(st, f"arith.{kind} needs one predicate (eq, slt, ...)", "pto.arith.predicate")
             pred = words[0]
-        vals = []
-        for o in st.ins:
-            v = self._get(env, o, st)
-            if isinstance(v, Operand):
-                tname = st.in_types[0].name if st.in_types else "index"
-                v = sc.constant(tname, v.value)
-            vals.append(v)
-        to = st.out_types[0].name if st.out_types else None
-        r = sc.run_arith(kind, vals, pred=pred, to=to)
-        self._bind(env, st, [r])
+        return (kind, pred, st.out_types[0].name if st.out_types else None,
+                st.in_types[0].name if st.in_types else "index")
 
     # ----------------------------------------------------------------- sync
     def _sync(self, st: Stmt, env) -> None:

@@ -1,6 +1,7 @@
-"""Global memory and the caller's arrays: by default a run copies each pointer input and leaves the caller's
-arrays alone; ``copy_inputs=False`` (``tilesim run``, the Qwen3 benchmark) runs on them in place. The outputs
-are the run's own buffers, which a later run does not touch."""
+"""Runs of one parsed program. Global memory and the caller's arrays: by default a run copies each pointer
+input and leaves the caller's arrays alone; ``copy_inputs=False`` (``tilesim run``, the Qwen3 benchmark) runs on
+them in place. The outputs are the run's own buffers, which a later run does not touch. A program is planned
+and verified once per target rule set (``interp.derived``); a later run on another target is verified again."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from tilesim import pto
 from tilesim.errors import TilesimError
-from tilesim.pto.text.interp import Interpreter
+from tilesim.pto.text.interp import Interpreter, derived
 
 _PROGRAM = """\
 module {
@@ -66,3 +67,23 @@ def test_copy_inputs_must_be_a_bool():
     with pytest.raises(TilesimError) as e:
         Interpreter(pto.parse(_PROGRAM), {}, "cpu", copy_inputs="no")
     assert e.value.rule == "pto.interp.copy_inputs"
+
+
+def test_a_program_verified_on_one_target_is_verified_again_on_another():
+    text = _PROGRAM.replace("pto.tadd ins(%a, %a : !pto.tile_buf<vec, 8x8xf32>, !pto.tile_buf<vec, 8x8xf32>) "
+                            "outs(%a : !pto.tile_buf<vec, 8x8xf32>)",
+                            "pto.thistogram ins(%a, %a : !pto.tile_buf<vec, 8x8xf32>, !pto.tile_buf<vec, 8x8xf32>) "
+                            "outs(%a : !pto.tile_buf<vec, 8x8xf32>)")
+    program = pto.parse(text)
+    for _ in range(2):
+        with pytest.raises(TilesimError) as e:
+            Interpreter(program, {"x": X.copy(), "y": np.zeros(64, np.float32)}, "a2a3").run()
+        assert e.value.rule == "pto.op.target"
+
+
+def test_runs_of_one_program_share_its_plans_and_agree():
+    program = pto.parse(_PROGRAM)
+    outs = [Interpreter(program, {"x": X.copy(), "y": np.zeros(64, np.float32)}, t).run()["y"]
+            for t in ("cpu", "a5", "cpu")]
+    assert all((o == 2 * X).all() for o in outs)
+    assert derived(program)["plans"] and derived(program)["verified"]
