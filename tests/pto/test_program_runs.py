@@ -87,3 +87,19 @@ def test_runs_of_one_program_share_its_plans_and_agree():
             for t in ("cpu", "a5", "cpu")]
     assert all((o == 2 * X).all() for o in outs)
     assert derived(program)["plans"] and derived(program)["verified"]
+
+
+def test_what_runs_derive_goes_with_the_program_and_is_not_pickled():
+    import gc
+    import pickle
+
+    from tilesim.pto.text import interp
+
+    program = pto.parse(_PROGRAM)
+    Interpreter(program, {"x": X.copy(), "y": np.zeros(64, np.float32)}, "cpu").run()
+    assert "_derived" not in vars(pickle.loads(pickle.dumps(program)))
+    key = id(program)
+    assert key in interp._DERIVED
+    del program
+    gc.collect()
+    assert key not in interp._DERIVED

@@ -34,6 +34,7 @@ import math
 import re
 import sys
 import warnings
+import weakref
 from collections import ChainMap
 from fractions import Fraction
 from pathlib import Path
@@ -87,10 +88,19 @@ class _Return(Exception):
     """Unwinds a function body at ``return`` (internal)."""
 
 
+#: id(program) -> (a weak reference to it, what runs derived from it); an entry goes when its program does
+_DERIVED: dict[int, tuple] = {}
+
+
 def derived(program: Program) -> dict:
-    """What runs derive from the program alone (plans, the profiles it verified on, whether it names bf16), kept
-    on it for the next run: a kernel run many times is planned and verified once."""
-    return program.__dict__.setdefault("_derived", {})
+    """What runs derive from the program alone (plans, the rule sets it verified on, whether it names bf16), kept
+    for its next run while it lives (not on the object: a pickled program carries none of it): a kernel run many
+    times is planned and verified once."""
+    key = id(program)
+    entry = _DERIVED.get(key)
+    if entry is None or entry[0]() is not program:
+        entry = _DERIVED[key] = (weakref.ref(program, lambda _, k=key: _DERIVED.pop(k, None)), {})
+    return entry[1]
 
 
 def uses_bf16(program: Program) -> bool:
