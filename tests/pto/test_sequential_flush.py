@@ -10,7 +10,6 @@ from hypothesis import given, settings, strategies as st
 from tilesim.pto import get_dtype
 from tilesim.pto import numerics as nx
 from tilesim.pto.ops import reduce as rd
-from tilesim.pto.tile import to_bits
 
 #: values whose sums cancel to subnormals (1.5 - 1.25 = 0.25 of 2^-126) and whose products underflow, and others
 _NEAR = np.array([1.5, -1.5, 1.25, -1.25, 2.0, -1.0, 1.0, 0.0, -0.0, 2.0 ** -20, -(2.0 ** -20), 3.0, 0.5, np.inf,
@@ -21,7 +20,7 @@ _PAIRS = [("f32", "f32", False), ("f32", "f32", True), ("f16", "f32", True), ("b
 
 @st.composite
 def _case(draw):
-    R, C = draw(st.integers(1, 9)), draw(st.integers(0, 40))
+    R, C = draw(st.integers(1, 6)), draw(st.integers(0, 24))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
     src, dst, acc_f32 = draw(st.sampled_from(_PAIRS))
     scale = draw(st.sampled_from([2.0 ** -126, 2.0 ** -14, 1.0, 2.0 ** -63]))
@@ -30,10 +29,10 @@ def _case(draw):
     special = rng.random((R, C)) < nan_rate
     x[special] = rng.choice(_NEAR[-3:], int(special.sum()))
     dt = get_dtype(src)
-    return to_bits(x, dt), dt, get_dtype(dst), acc_f32
+    return x.astype(dt.np).view(dt.lane), dt, get_dtype(dst), acc_f32
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(_case(), st.sampled_from(["sum", "prod"]), st.integers(0, 1), st.booleans())
 def test_one_pass_equals_the_loop(case, kind, axis, flush):
     bits, src, dst, acc_f32 = case
