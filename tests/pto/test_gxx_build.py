@@ -75,3 +75,12 @@ def test_the_profile_flag_and_the_api():
     np.testing.assert_array_equal(dst.bits[:, 0], _in_order(x).view(np.uint32))
     pto.trowsum(dst, src, target="cpu")
     np.testing.assert_array_equal(dst.bits[:, 0], _vectorised(x).view(np.uint32))
+
+
+def test_diff_names_the_vectorised_sum_only_where_one_side_has_it():
+    from tilesim.pto.trace import why
+
+    gxx = pto.get_target("cpu").with_(gxx=True)
+    assert [r[:5] for r in why("pto.trowsum", "cpu", gxx)] == ["PTO91"]
+    assert [r[:5] for r in why("pto.trowsum", "cpu", "a5")] == ["PTO91"]
+    assert not any("vectorised" in r for r in why("pto.trowsum", gxx, "a5"))

@@ -442,6 +442,11 @@ class Profile:
             object.__setattr__(self, "dtypes",
                                MappingProxyType({op: r.for_target(base) for op, r in OP_TYPES.items()}))
 
+    @property
+    def vectorised_rowsum(self) -> bool:
+        """TROWSUM of an ND f32/f16 source adds as clang's vectorised loop does (PTO91), not g++'s (PTO193)."""
+        return self.x86_nans and not self.gxx
+
     def with_(self, **changes) -> "Profile":
         """A copy with some fields changed; its name records that it is a variant."""
         name = changes.pop("name", None) or self.name.split("+")[0] + "+" + ",".join(

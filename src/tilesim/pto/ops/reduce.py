@@ -389,7 +389,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     f = op.prof.flush_denormals
     if name in ("trowmax", "trowmin"):
         out = _convert_exact(line_extremes(bits, sdt, name[4:], op.prof.nan_mode, 1), sdt, dst.dtype)
-    elif name == "trowsum" and op.prof.x86_nans and not op.prof.gxx and src.is_nd and sdt.name in ("f32", "f16"):
+    elif name == "trowsum" and op.prof.vectorised_rowsum and src.is_nd and sdt.name in ("f32", "f16"):
         out = _to_lanes(_vectorised_rowsum(_to_lanes(bits, sdt, _F32)), _F32, dst.dtype)
     else:
         out = sequential(name[4:], bits, sdt, dst.dtype, 1, f, acc_f32=name == "trowsum",
