@@ -42,16 +42,19 @@ NOT_IN_BANK = {
 def check(out_dir: Path, verbose: int) -> bool:
     """Replay every stored case on target cpu and print the coverage table: per tilesim op, the cases and
     how many agree bit for bit (NaN payloads included, PTO91) apart from lanes tilesim marks undefined, clang's
-    bank, the bf16 one (g++, PTO88) and g++'s plain cases (``.gxx``, PTO193) side by side; ops without vectors are listed with the reason."""
+    bank, the bf16 one (g++, PTO88) and g++'s plain cases (``.gxx``, PTO193) side by side; ops without vectors
+    are listed with the reason."""
     from tilesim.pto import OPS
     from tilesim.pto import __all__ as pto_all
     from tilesim.pto.comm import COMM_OPS
     from tests.pto import ptoisa_golden as g
     OPS = {**OPS, **COMM_OPS}
     total = Counter()
-    stored = defaultdict(dict)  # op -> {"": clang's file, "bf16": g++'s, "gxx": g++'s plain cases}
+    # op -> {"": clang's files (<op>.npz, <op>.conv.npz), "bf16": g++'s, "gxx": g++'s plain cases (PTO193)}
+    stored = defaultdict(dict)
     for p in sorted(out_dir.glob("*.npz")):
-        stored[g.op_of(p)][p.name.split(".")[1] if p.name.count(".") == 2 else ""] = p
+        kind = next((k for k in ("bf16", "gxx") if p.name.endswith(f".{k}.npz")), "")
+        stored[g.op_of(p)].setdefault(kind, []).append(p)
     print(f"{'op':18} {'cases':>6} {'exact':>6} {'bf16':>6} {'exact':>6} {'g++':>6} {'exact':>6}")
     for op in sorted(set(OPS) | set(stored)):
         if op not in stored:
@@ -62,10 +65,10 @@ def check(out_dir: Path, verbose: int) -> bool:
             if kind not in stored[op]:
                 row += f" {'-':>6} {'-':>6}"
                 continue
-            _, cases = g.load(stored[op][kind])
+            cases = [(c, g.target_of(p)) for p in stored[op][kind] for c in g.load(p)[1]]
             exact = shown = loose = 0
-            for c in cases:
-                good, why = g.replay(c, g.target_of(stored[op][kind]), undefined_may_differ=True)
+            for c, target in cases:
+                good, why = g.replay(c, target, undefined_may_differ=True)
                 exact += good
                 loose += bool(good and why)
                 if not good and shown < verbose:
