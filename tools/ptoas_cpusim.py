@@ -143,12 +143,12 @@ def _inputs(case, program, root: Path, seed: int = 0):
 
 
 def time_tilesim(case, program, inputs: dict, target: str, rounds: int) -> tuple[list[float], list[float], dict]:
-    """Wall and process CPU seconds per run (a fresh copy of the inputs each round, not timed), and the last
-    run's outputs."""
+    """Wall and process CPU seconds per run (a fresh copy of the inputs each round, not timed, which the run
+    writes in place as the simulator's driver does), and the last run's outputs."""
     walls, cpus, out = [], [], {}
     for _ in range(rounds):
         fresh = {k: np.copy(v) for k, v in inputs.items()}
-        it = Interpreter(program, fresh, target, level=case.level, stdout=io.StringIO())
+        it = Interpreter(program, fresh, target, level=case.level, stdout=io.StringIO(), copy_inputs=False)
         t0, c0 = time.perf_counter(), time.process_time()
         with contextlib.redirect_stdout(io.StringIO()):
             out = it.run()

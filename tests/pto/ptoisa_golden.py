@@ -321,5 +321,11 @@ def files() -> list[Path]:
 
 
 def op_of(path: Path) -> str:
-    """The op a bank file holds: ``tcvt`` for ``tcvt.npz`` and ``tcvt.bf16.npz``."""
+    """The op a bank file holds: ``tcvt`` for ``tcvt.npz``, ``tcvt.bf16.npz`` and ``tcvt.gxx.npz``."""
     return path.name.split(".")[0]
+
+
+def target_of(path: Path):
+    """The profile a bank file replays on: ``cpu``; for ``<op>.gxx.npz`` (plain cases that g++ built) ``cpu``
+    with the g++ build's orders (PTO193)."""
+    return pto.get_target("cpu").with_(gxx=True) if path.name.endswith(".gxx.npz") else "cpu"

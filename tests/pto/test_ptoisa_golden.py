@@ -28,8 +28,8 @@ def test_the_golden_vectors_are_there():
     assert ops <= set(pto.OPS) | set(pto.comm.COMM_OPS) | {"tpush"}  # one file per tilesim op; tpush: pipes
     for p in FILES:
         meta, cases = g.load(p)
-        bf16 = p.name.endswith(".bf16.npz")
-        assert len(meta["pto_isa_commit"]) == 40 and ("g++" if bf16 else "clang") in meta["compiler"]
+        bf16, gxx = p.name.endswith(".bf16.npz"), p.name.endswith(".gxx.npz")
+        assert len(meta["pto_isa_commit"]) == 40 and ("g++" if bf16 or gxx else "clang") in meta["compiler"]
         assert bf16 == any(t["dtype"] == "bf16" for t in cases[0].tiles)  # bf16 cases only from g++ (PTO88)
     assert {"tcvt", "trowsum", "tadd", "texp", "tmatmul"} <= {g.op_of(p) for p in FILES if ".bf16." in p.name}
 
@@ -40,7 +40,7 @@ def test_replay(path):
     _, cases = g.load(path)
     failed = []
     for case in cases:
-        ok, why = g.replay(case, undefined_may_differ=g.op_of(path) in VECTOR_CASTS)
+        ok, why = g.replay(case, g.target_of(path), undefined_may_differ=g.op_of(path) in VECTOR_CASTS)
         if not ok:
             failed.append(f"{case.label}: {why}")
     assert not failed, f"{len(failed)} of {len(cases)} cases differ:\n" + "\n".join(failed[:10])

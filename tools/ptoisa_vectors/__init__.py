@@ -2,6 +2,7 @@
 
     python tools/ptoisa_vectors PTO_ISA_CHECKOUT [-o tests/pto/golden] [--cxx clang++-19] [--check]
                                  [--ops tdiv,texp] [--keep BUILD_DIR] [--jobs 2] [--bf16-cxx G++]
+                                 [--gxx-ops trowsum]
     python tools/ptoisa_vectors [PTO_ISA_CHECKOUT] --check-only [-o tests/pto/golden]
 
 (``python -m ptoisa_vectors`` with ``tools`` on ``PYTHONPATH`` is the same.) One module per op family
@@ -47,7 +48,10 @@ the checkout and of ``--keep`` has the same paths:
                                  --bf16-cxx "chroot /srv/trixie g++-14"
 
 and stored as ``<op>.bf16.npz`` with that compiler's version; the other files
-stay clang's. ``--check`` shows both banks side by side.
+stay clang's. ``--gxx-ops trowsum`` also builds an op's plain (not bf16) cases
+with that g++ and stores them as ``<op>.gxx.npz``: the build a program with
+bf16 runs as on ``cpu`` (PTO193), replayed on ``cpu`` with ``gxx``.
+``--check`` shows the banks side by side.
 """
 
 from .families import all_cases

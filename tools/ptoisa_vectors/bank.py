@@ -10,7 +10,8 @@ import numpy as np
 from .common import Case
 
 
-def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
+def save(cases: list[Case], results, out_dir: Path, meta: dict, suffix: str = "") -> None:
+    """One file per op stem, ``<stem><suffix>.npz`` (``.gxx``: plain cases built by g++, PTO193)."""
     by_op = defaultdict(list)
     for c, r in zip(cases, results):
         by_op[c.stem].append((c, r))
@@ -24,7 +25,7 @@ def save(cases: list[Case], results, out_dir: Path, meta: dict) -> None:
                           "args": c.args})
             ins += [c.storage(s.role).view(np.uint8) for s in c.specs]
             outs += [r[s.role].view(np.uint8) for s in c.specs if s.role.startswith("dst")]
-        np.savez_compressed(out_dir / f"{op}.npz", cases=json.dumps(specs), meta=json.dumps(meta),
+        np.savez_compressed(out_dir / f"{op}{suffix}.npz", cases=json.dumps(specs), meta=json.dumps(meta),
                             inputs=np.concatenate(ins), outputs=np.concatenate(outs))
 
 
@@ -41,30 +42,33 @@ NOT_IN_BANK = {
 def check(out_dir: Path, verbose: int) -> bool:
     """Replay every stored case on target cpu and print the coverage table: per tilesim op, the cases and
     how many agree bit for bit (NaN payloads included, PTO91) apart from lanes tilesim marks undefined, clang's
-    bank and the bf16 one (g++, PTO88) side by side; ops without vectors are listed with the reason."""
+    bank, the bf16 one (g++, PTO88) and g++'s plain cases (``.gxx``, PTO193) side by side; ops without vectors
+    are listed with the reason."""
     from tilesim.pto import OPS
     from tilesim.pto import __all__ as pto_all
     from tilesim.pto.comm import COMM_OPS
     from tests.pto import ptoisa_golden as g
     OPS = {**OPS, **COMM_OPS}
     total = Counter()
-    stored = defaultdict(dict)  # op -> {"": clang's files (<op>.npz, <op>.conv.npz), "bf16": g++'s}
+    # op -> {"": clang's files (<op>.npz, <op>.conv.npz), "bf16": g++'s, "gxx": g++'s plain cases (PTO193)}
+    stored = defaultdict(dict)
     for p in sorted(out_dir.glob("*.npz")):
-        stored[g.op_of(p)].setdefault("bf16" if p.name.endswith(".bf16.npz") else "", []).append(p)
-    print(f"{'op':18} {'cases':>6} {'exact':>6} {'bf16':>6} {'exact':>6}")
+        kind = next((k for k in ("bf16", "gxx") if p.name.endswith(f".{k}.npz")), "")
+        stored[g.op_of(p)].setdefault(kind, []).append(p)
+    print(f"{'op':18} {'cases':>6} {'exact':>6} {'bf16':>6} {'exact':>6} {'g++':>6} {'exact':>6}")
     for op in sorted(set(OPS) | set(stored)):
         if op not in stored:
-            print(f"{op:18} {'-':>6} {'-':>6} {'-':>6} {'-':>6}   not in the bank: {NOT_IN_BANK.get(op, '?')}")
+            print(f"{op:18}" + f" {'-':>6}" * 6 + f"   not in the bank: {NOT_IN_BANK.get(op, '?')}")
             continue
         row = f"{op:18}"
-        for kind in ("", "bf16"):
+        for kind in ("", "bf16", "gxx"):
             if kind not in stored[op]:
                 row += f" {'-':>6} {'-':>6}"
                 continue
-            cases = [c for p in stored[op][kind] for c in g.load(p)[1]]
+            cases = [(c, g.target_of(p)) for p in stored[op][kind] for c in g.load(p)[1]]
             exact = shown = loose = 0
-            for c in cases:
-                good, why = g.replay(c, undefined_may_differ=True)
+            for c, target in cases:
+                good, why = g.replay(c, target, undefined_may_differ=True)
                 exact += good
                 loose += bool(good and why)
                 if not good and shown < verbose:
@@ -73,12 +77,13 @@ def check(out_dir: Path, verbose: int) -> bool:
             total.update({f"cases{kind}": len(cases), f"exact{kind}": exact, "loose": loose})
             row += f" {len(cases):6} {exact:6}" + ("*" if loose else "")
         print(row)
-    print(f"{'total':18} {total['cases']:6} {total['exact']:6} {total['casesbf16']:6} {total['exactbf16']:6}   "
+    print(f"{'total':18} {total['cases']:6} {total['exact']:6} {total['casesbf16']:6} {total['exactbf16']:6} "
+          f"{total['casesgxx']:6} {total['exactgxx']:6}   "
           f"({len(stored)} of {len(OPS)} ops in the bank)")
     if total["loose"]:
         print(f"* {total['loose']} of the agreeing cases differ only in lanes tilesim marks undefined (C++ "
               "undefined behaviour, issue 11; PTO67)")
-    return total["exact"] + total["exactbf16"] == total["cases"] + total["casesbf16"]
+    return all(total[f"exact{k}"] == total[f"cases{k}"] for k in ("", "bf16", "gxx"))
 
 
 def text_level_ops() -> set[str]:

@@ -14,8 +14,8 @@ from .driver import Toolchain, build, find_cxx, kernel_name, run_driver
 from .families import all_cases
 
 
-def _generate(a, tc: Toolchain, cases: list[Case], work: Path, commit: str) -> None:
-    """Build, run and store these cases with one toolchain."""
+def _generate(a, tc: Toolchain, cases: list[Case], work: Path, commit: str, suffix: str = "") -> None:
+    """Build, run and store these cases with one toolchain (files ``<op><suffix>.npz``)."""
     keys, ops = [], []
     for c in cases:
         if c.key not in keys:
@@ -32,7 +32,7 @@ def _generate(a, tc: Toolchain, cases: list[Case], work: Path, commit: str) -> N
     kept = [k for k in keys if k not in rejected]
     results = run_driver(exe, cases, {k: i for i, k in enumerate(kept)}, work, tc)
     save(cases, results, a.out, {"pto_isa_commit": commit, "compiler": tc.version, "flags": list(tc.flags),
-                                 "seed": a.seed})
+                                 "seed": a.seed}, suffix)
     print(f"wrote {len({c.stem for c in cases})} files to {a.out}")
 
 
@@ -44,6 +44,9 @@ def main() -> None:
                     "wrapper (\"chroot DIR g++-14\")")
     ap.add_argument("--bf16-cxx", help="g++ (>= 14, C++23 std::bfloat16_t) for the bf16 cases, maybe after a "
                     "wrapper (\"chroot DIR g++-14\"); without it they are left out")
+    ap.add_argument("--gxx-ops", help="comma-separated ops whose plain (not bf16) cases are also built with "
+                    "--bf16-cxx's g++ and stored as <op>.gxx.npz: the whole-g++ build cpu models for a program "
+                    "with bf16 (PTO193); without --ops only these files are made")
     ap.add_argument("--jobs", type=int, default=2, help="parallel compiles (default 2)")
     ap.add_argument("--seed", type=int, default=20260)
     ap.add_argument("--check", action="store_true", help="replay the vectors through tilesim afterwards")
@@ -56,7 +59,7 @@ def main() -> None:
     if not a.check_only:
         if a.checkout is None:
             ap.error("give the pto-isa checkout")
-        cases = all_cases(a.seed)
+        cases = all_cases(a.seed) if a.ops or not a.gxx_ops else []  # --gxx-ops alone: only the .gxx files
         if a.ops:
             want = set(a.ops.split(","))
             unknown = want - {c.stem for c in cases}
@@ -78,6 +81,14 @@ def main() -> None:
             _generate(a, find_cxx(a.cxx), plain, work, commit)
         if bf16 and a.bf16_cxx:
             _generate(a, find_cxx(a.bf16_cxx, bf16=True), bf16, work / "bf16", commit)
+        if a.gxx_ops:
+            if not a.bf16_cxx:
+                ap.error("--gxx-ops needs --bf16-cxx")
+            want = set(a.gxx_ops.split(","))
+            gxx = [c for c in all_cases(a.seed) if c.stem in want]
+            if not gxx:
+                ap.error(f"no plain cases for {a.gxx_ops}")
+            _generate(a, find_cxx(a.bf16_cxx, bf16=True), gxx, work / "gxx", commit, ".gxx")
         if not a.keep:
             shutil.rmtree(work)
     if a.check or a.check_only:

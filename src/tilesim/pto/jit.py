@@ -12,7 +12,8 @@ order, so the bits agree wherever the kernel answers:
 - :func:`rowsum`: TROWSUM in the CPU simulator's vectorised order (two 4-lane
   partial sums over each 8 columns, then the lanes, then the remainder; PTO91).
 - :func:`sequential`: a sum or product from +0 or 1, element after element
-  (TCOLSUM, TROWPROD, TCOLPROD of f32).
+  (TCOLSUM, TROWPROD, TCOLPROD of f32; every f32-accumulated sum and product on
+  the NPUs, with subnormal steps flushed, PTO194).
 - :func:`picked`: each row's lane at an argmax's column, with counts of NaNs
   and zeros among them (the row arg ops' test for lines the scan must decide).
 - :func:`certify`: float64 results of exp, log and 1/sqrt rounded to f32 where
@@ -259,10 +260,12 @@ def rowsum(x, sx, out, R, C):
 
 
 @_kernel
-def sequential(prod, x, sx, out, R, C, axis):
+def sequential(prod, x, sx, out, R, C, axis, flush):
     """Sum (``prod`` False, from +0) or product (from 1) of R x C f32 values (:func:`rows` of them) along
-    ``axis``, element after element in index order, into ``out`` (f32, one per line); True when one is NaN."""
+    ``axis``, element after element in index order, into ``out`` (f32, one per line); ``flush``: each step's
+    subnormal result becomes a zero of its sign (the NPUs, PTO194). True when one is NaN."""
     start = np.float32(1) if prod else np.float32(0)
+    tiny = np.float32(2.0 ** -126)
     nan = False
     if axis == 0:
         out[:] = start
@@ -274,18 +277,20 @@ def sequential(prod, x, sx, out, R, C, axis):
             else:
                 for j in range(C):
                     out[j] = out[j] + v[j]
+            if flush:
+                for j in range(C):
+                    if abs(out[j]) < tiny:
+                        out[j] = np.float32(math.copysign(0.0, out[j]))
         for j in range(C):
             nan |= out[j] != out[j]
         return nan
     for i in range(R):  # unsigned offsets, as in rowsum
         a = np.uint64(i) * np.uint64(sx)
         acc = start
-        if prod:
-            for j in range(C):
-                acc = acc * x[a + np.uint64(j)]
-        else:
-            for j in range(C):
-                acc = acc + x[a + np.uint64(j)]
+        for j in range(C):
+            acc = acc * x[a + np.uint64(j)] if prod else acc + x[a + np.uint64(j)]
+            if flush and abs(acc) < tiny:
+                acc = np.float32(math.copysign(0.0, acc))
         out[i] = acc
         nan |= acc != acc
     return nan

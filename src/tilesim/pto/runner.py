@@ -39,7 +39,8 @@ def run_file(path: Path, inputs: dict[str, np.ndarray], console, *, trace: bool 
     """Run ``path`` on ``target`` (default: the module's ``pto.target_arch``, else a5), ``blocks`` times;
     print a table of the outputs and any sync/pipe findings, return the outputs. Elements converted by a
     C++-undefined cast are counted in a warning line on stderr; ``strict`` makes the first one an error."""
-    it = Interpreter(parse_file(path), inputs, target, blocks=blocks, strict=strict)
+    # ``tilesim run``'s arrays were read from files for this run: global memory is them, not copies of them
+    it = Interpreter(parse_file(path), inputs, target, blocks=blocks, strict=strict, copy_inputs=False)
     prof = it.prof
 
     def show(st: Stmt, results: list) -> None:

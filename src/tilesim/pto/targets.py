@@ -332,6 +332,9 @@ class Profile:
             nothing for an empty dst (the CPU simulator).
         x86_nans: NaN results of float arithmetic carry payloads as x86-64 gives them
             (:func:`tilesim.pto.numerics.x86_nans`), not the canonical NaN.
+        gxx: (cpu) the simulator as g++ 14 builds it (C++23, the only build that compiles bf16, PTO88) for
+            f32/f16 too, where that is known to differ from clang's build: TROWSUM adds element after element,
+            not vectorised (PTO193). The interpreter takes it for a program with a bf16 type.
         cpu_masks: TCMP, TCMPS and TSEL write and read masks as the CPU simulator's loops do
             (:mod:`tilesim.pto.ops.masks_cpu`, PTO94).
         prefetch_copies: TPREFETCH copies global memory into dst's valid region, element (r, c) from
@@ -416,6 +419,7 @@ class Profile:
     colsum_pairwise: bool = True
     expand_casts: bool = False
     x86_nans: bool = False
+    gxx: bool = False
     cpu_masks: bool = False
     f16_pad_limits_zero: bool = False
     tload_fills_pad: bool = False
@@ -449,6 +453,11 @@ class Profile:
             base = self.name.split("+")[0]
             object.__setattr__(self, "dtypes",
                                MappingProxyType({op: r.for_target(base) for op, r in OP_TYPES.items()}))
+
+    @property
+    def vectorised_rowsum(self) -> bool:
+        """TROWSUM of an ND f32/f16 source adds as clang's vectorised loop does (PTO91), not g++'s (PTO193)."""
+        return self.x86_nans and not self.gxx
 
     def with_(self, **changes) -> "Profile":
         """A copy with some fields changed; its name records that it is a variant."""

@@ -82,6 +82,13 @@ def _custom_pad(value) -> str:
 _LAYOUT_ALIASES = {"rowmajor": "row_major", "colmajor": "col_major", "nonebox": "none_box", "none": "none_box"}
 
 
+#: the fields of a Tile that follow from its type arguments alone
+_STATIC_FIELDS = ("loc", "dtype", "rows", "cols", "blayout", "slayout", "fractal", "pad", "inner_rows", "inner_cols",
+                  "_layout", "signature", "span")
+#: checked type arguments (with their types) -> those fields: a tile of a type seen before skips the checks
+_STATIC: dict[tuple, dict] = {}
+
+
 class Tile:
     """A PTO tile.
 
@@ -118,6 +125,33 @@ class Tile:
 
     def __init__(self, loc: str = "vec", dtype="f32", rows: int = 16, cols: int = 16, valid=None,
                  blayout: str = "row_major", slayout: str = "none_box", fractal: int = 512, pad="null") -> None:
+        args = (loc, dtype, rows, cols, blayout, slayout, fractal, pad)
+        try:
+            key = args + tuple(map(type, args))              # 1 and True are equal keys; their types are not
+            static = _STATIC.get(key)
+        except TypeError:                                    # an unhashable argument: checked (and refused) below
+            key = static = None
+        if static is None:
+            self._check_args(*args)
+            static = {k: self.__dict__[k] for k in _STATIC_FIELDS}
+            if key is not None and len(_STATIC) < 4096:
+                _STATIC[key] = static
+        else:
+            self.__dict__.update(static)
+        self.addr: int | None = None
+        #: lanes whose value the last op on target ``cpu`` wrote through C++ undefined behaviour (x86-64's result;
+        #: :meth:`mark_undefined`)
+        self.undefined: np.ndarray | None = None
+        self._mem = np.zeros(self.span, np.uint8)
+        self._off = 0
+        self._shadow = np.zeros((self.rows, self.cols), self.dtype.lane) if self.is_boxed else None
+        self._bits = self._view()
+        self._valid = (self.rows, self.cols)
+        self.set_valid(*(valid if valid is not None else (self.rows, self.cols)))
+
+    def _check_args(self, loc, dtype, rows, cols, blayout, slayout, fractal, pad) -> None:
+        """Check and normalise the type arguments; set the fields that follow from them alone
+        (:data:`_STATIC_FIELDS`, which ``__init__`` keeps per argument tuple)."""
         self.loc = _norm(loc, tuple(LOCATIONS), "loc", "pto.tile.loc")
         self.dtype: DType = get_dtype(dtype, instruction="Tile", operand="dtype")
         for name, v in (("rows", rows), ("cols", cols)):
@@ -148,17 +182,7 @@ class Tile:
         self.signature = (self.loc, self.dtype.name, self.rows, self.cols, self.blayout, self.slayout, self.fractal,
                           self.pad)
         self._check_static()
-        self.addr: int | None = None
-        #: lanes whose value the last op on target ``cpu`` wrote through C++ undefined behaviour (x86-64's result;
-        #: :meth:`mark_undefined`)
-        self.undefined: np.ndarray | None = None
         self.span = self._span()
-        self._mem = np.zeros(self.span, np.uint8)
-        self._off = 0
-        self._shadow = np.zeros((self.rows, self.cols), self.dtype.lane) if self.is_boxed else None
-        self._bits = self._view()
-        self._valid = (self.rows, self.cols)
-        self.set_valid(*(valid if valid is not None else (self.rows, self.cols)))
 
     # ------------------------------------------------------------ static rules
     def _inner_box(self) -> tuple[int, int]:

@@ -105,9 +105,9 @@ _FLOAT = frozenset(FLOATS + FP8 + FP4)
 #: states or None for any, the decision, what differs): why two targets write different values at one
 #: statement. Op-specific rows come first.
 REASONS: tuple[tuple[str, frozenset | None, frozenset | None, str, str], ...] = (
-    ("x86_nans", frozenset({"trowsum"}), frozenset({"f32", "f16"}), "PTO91", "cpu sums an ND f32/f16 row as "
-     "clang's vectorised loop does (two 4-lane partial sums per 8 columns, then the rest in order); a2a3 and a5 "
-     "sum in index order (PTO5)"),
+    ("vectorised_rowsum", frozenset({"trowsum"}), frozenset({"f32", "f16"}), "PTO91", "cpu sums an ND f32/f16 "
+     "row as clang's vectorised loop does (two 4-lane partial sums per 8 columns, then the rest in order); a2a3, "
+     "a5 and cpu on a program with bf16 (g++'s build, PTO193) sum in index order (PTO5)"),
     ("colarg_unsigned_as_float", _COLARG, frozenset({"u16", "u32"}), "PTO8", "A2A3 compares u16/u32 column-arg "
      "inputs as f16/f32 bit patterns"),
     ("colarg_f16_index", _COLARG, _TWO_BYTE, "PTO8", "A2A3 passes a 2-byte source's column-arg index through f16 "

@@ -220,24 +220,32 @@ def sequential(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: int, f
         bits, src = convert_cpu.cast(bits, src, dst)[0], dst
     if x86 and not src.is_int:
         return _sequential_x86(kind, bits, src, dst, axis, acc_f32, layout, cast_from or src)
-    n = bits.shape[axis]
     if src.is_int:
         v = nx.int_view(bits, src)
         with np.errstate(over="ignore"):
             r = (v.sum(axis=axis, dtype=v.dtype) if kind == "sum" else v.prod(axis=axis, dtype=v.dtype))
         return r.astype(dst.np).view(dst.lane) if dst.name != "u64" else r.view(np.uint64)
     x = _as_acc_f32(bits, src, flush)
+    if acc_f32 or dst.name == "f32":  # one f32 pass: numba, the loop only for lines that end NaN (PTO194)
+        acc = _by_lines(x.view(np.uint32), axis, lambda *a: jit.sequential(kind == "prod", *a, axis, flush),
+                        lambda sub: _sequential_loop(kind, sub.view(np.float32), dst, axis, flush, False).view(np.uint32))
+        return nx.from_f32(acc.view(np.float32), dst, flush=flush)
+    return nx.from_f32(_sequential_loop(kind, x, dst, axis, flush, True), dst, flush=flush)
+
+
+def _sequential_loop(kind: str, x: np.ndarray, dst: DType, axis: int, flush: bool, step_round: bool) -> np.ndarray:
+    """:func:`sequential`'s reference on f32 values ``x``: the loop over ``axis``, each step vectorised over the
+    lines, flushed (``flush``) and rounded to dst (``step_round``); f32 lanes of the results."""
     line = (lambda i: x[:, i]) if axis == 1 else (lambda i: x[i, :])
     acc = np.full(x.shape[1 - axis], 0.0 if kind == "sum" else 1.0, np.float32)
-    step_round = not acc_f32 and dst.name != "f32"
     with np.errstate(all="ignore"):
-        for i in range(n):
+        for i in range(x.shape[axis]):
             acc = acc + line(i) if kind == "sum" else acc * line(i)
             if flush:
                 acc = _ftz32(acc)
             if step_round:
                 acc = nx.as_f32(nx.from_f32(acc, dst, flush=flush), dst)
-    return nx.from_f32(acc, dst, flush=flush)
+    return acc
 
 
 _F32 = get_dtype("f32")
@@ -267,7 +275,7 @@ def _sequential_x86(kind: str, bits: np.ndarray, src: DType, dst: DType, axis: i
     f32 into f32: :func:`tilesim.pto.jit.sequential`, with :func:`_sequential_x86_loop` only for the lines whose
     result is NaN."""
     if src.name == dst.name == "f32" and (loop_src is None or loop_src.name == "f32"):
-        return _by_lines(bits, axis, lambda *a: jit.sequential(kind == "prod", *a, axis),
+        return _by_lines(bits, axis, lambda *a: jit.sequential(kind == "prod", *a, axis, False),
                          lambda sub: _sequential_x86_loop(kind, sub, src, dst, axis, acc_f32, layout, loop_src))
     return _sequential_x86_loop(kind, bits, src, dst, axis, acc_f32, layout, loop_src)
 
@@ -387,7 +395,7 @@ def _row_reduce(name: str, dst: Tile, src: Tile, tmp, target) -> Tile:
     f = op.prof.flush_denormals
     if name in ("trowmax", "trowmin"):
         out = _convert_exact(line_extremes(bits, sdt, name[4:], op.prof.nan_mode, 1), sdt, dst.dtype)
-    elif name == "trowsum" and op.prof.x86_nans and src.is_nd and sdt.name in ("f32", "f16"):
+    elif name == "trowsum" and op.prof.vectorised_rowsum and src.is_nd and sdt.name in ("f32", "f16"):
         out = _to_lanes(_vectorised_rowsum(_to_lanes(bits, sdt, _F32)), _F32, dst.dtype)
     else:
         out = sequential(name[4:], bits, sdt, dst.dtype, 1, f, acc_f32=name == "trowsum",

@@ -34,6 +34,7 @@ import math
 import re
 import sys
 import warnings
+import weakref
 from collections import ChainMap
 from fractions import Fraction
 from pathlib import Path
@@ -88,6 +89,36 @@ class _Return(Exception):
     """Unwinds a function body at ``return`` (internal)."""
 
 
+#: id(program) -> (a weak reference to it, what runs derived from it); an entry goes when its program does
+_DERIVED: dict[int, tuple] = {}
+
+
+def derived(program: Program) -> dict:
+    """What runs derive from the program alone (plans, the rule sets it verified on, whether it names bf16), kept
+    for its next run while it lives (not on the object: a pickled program carries none of it): a kernel run many
+    times is planned and verified once."""
+    key = id(program)
+    entry = _DERIVED.get(key)
+    if entry is None or entry[0]() is not program:
+        entry = _DERIVED[key] = (weakref.ref(program, lambda _, k=key: _DERIVED.pop(k, None)), {})
+    return entry[1]
+
+
+def uses_bf16(program: Program) -> bool:
+    """Whether a function argument or a statement's type names bf16 (element, dtype or view type)."""
+    def named(x) -> bool:
+        if isinstance(x, TypeRef):
+            return x.name == "bf16" or any(named(v) for _, v in x.params)
+        if isinstance(x, (list, tuple)):
+            return any(named(v) for v in x)
+        return x == "bf16" or getattr(x, "elem", None) == "bf16"
+
+    def stmts(body) -> bool:
+        return any(named(st.in_types) or named(st.out_types) or any(stmts(r) for r in st.regions)
+                   for st in body if isinstance(st, Stmt))
+    return stmts(program.stmts) or any(named([t for _, t in f.args]) or stmts(f.body or ()) for f in program.funcs)
+
+
 def program_target(program: Program) -> str | None:
     """The target a module names (``pto.target_arch = "a5"``/``"a3"``, ``pto.device-spec``), or None."""
     arch = str(program.attrs.get("pto.target_arch", "")).lower()
@@ -133,11 +164,14 @@ class Interpreter:
             by an undefined C++ cast (target ``cpu``; ``a2a3``/``a5`` refuse those always). Without it such
             elements get x86-64's values, :attr:`undefined` counts them and :meth:`run` warns
             (:class:`~tilesim.pto.ops.convert_cpu.UndefinedCastWarning`).
+        copy_inputs: False: a writable contiguous pointer input of the argument's dtype is the global memory
+            itself (the run writes into it, as the simulator writes its buffers) instead of a copy, saving a pass
+            over each; for callers whose arrays are theirs to give (the CLI reads them from files).
     """
 
     def __init__(self, program: Program, inputs: dict | None = None, target=None,
                  trace: Callable[[Stmt, list], None] | None = None, *, blocks: int = 1, level: str | None = None,
-                 stdout=None, strict: bool = False) -> None:
+                 stdout=None, strict: bool = False, copy_inputs: bool = True) -> None:
         self.program = program
         if inputs is not None and not isinstance(inputs, dict):
             raise TilesimError("inputs must be a dict of arrays by argument name", instruction="pto.run",
@@ -149,7 +183,16 @@ class Interpreter:
                                rule="pto.interp.strict", value=strict)
         if strict and not self.prof.strict:
             self.prof = self.prof.with_(strict=True)
+        bf16 = derived(program).get("bf16")
+        if bf16 is None:
+            bf16 = derived(program)["bf16"] = uses_bf16(program)
+        if self.prof.cvt_cpu_model and not self.prof.gxx and bf16:  # only g++ builds it (PTO193)
+            self.prof = self.prof.with_(gxx=True)
         self.trace = trace
+        if not isinstance(copy_inputs, bool):
+            raise TilesimError("copy_inputs must be True or False", instruction="pto.run", operand="copy_inputs",
+                               rule="pto.interp.copy_inputs", value=copy_inputs)
+        self.copy_inputs = copy_inputs
         #: called after each executed statement with it, its environment and the tiles and global windows a
         #: tile op wrote (``(outs, windows)``; empty for other statements): value traces (:mod:`tilesim.pto.trace`)
         self.observe: Callable | None = None
@@ -172,9 +215,13 @@ class Interpreter:
         #: ``(line, op, elements)`` for each statement run that marked elements in ``Tile.undefined``
         self.undefined: list[tuple[int, str, int]] = []
         self.sync_traces: list = []
-        self._plans: dict[int, Plan] = {}
+        self._plans: dict[int, Plan] = derived(program).setdefault("plans", {})
         #: id(statement) -> its prepared step (:mod:`.steps`), or None where it does not qualify
         self._steps: dict[int, Step | None] = {}
+        #: the tile each alloc_tile type describes, by the type's id (the program's types live as long as it does)
+        self._specs: dict[int, tuple] = {}
+        #: id(arith statement) -> :meth:`_arith_form`
+        self._arith_forms: dict[int, tuple] = {}
         self._constants = _constant_names(program)
         self._planning: set = set()
         self._peers: Peers | None = None
@@ -200,7 +247,11 @@ class Interpreter:
     # -------------------------------------------------------------------- run
     def run(self, entry: str | None = None) -> dict[str, np.ndarray]:
         """Run the entry function (or the loose statements) ``blocks`` times; return the outputs."""
-        verify(self.program, self.prof, self.level)
+        verified = derived(self.program).setdefault("verified", set())
+        key = (self.prof.absent_ops, self.prof.dtypes.get("tgather_compare"), self.level)  # what verify reads
+        if key not in verified:
+            verify(self.program, self.prof, self.level)
+            verified.add(key)
         fn = self._entry(entry) if self.program.funcs else None
         args = self._bind_inputs(fn)
         done: dict = {}
@@ -316,7 +367,7 @@ class Interpreter:
                 arr = g.lanes.view(g.dtype.np)
                 if g.shape is not None and int(np.prod(g.shape)) <= arr.size:
                     arr = arr[: int(np.prod(g.shape))].reshape(g.shape)
-                out[name] = arr.copy()
+                out[name] = arr     # the run's own buffer (a later run makes new ones): not copied
         for name, t in {**self.tile_args, **self.results}.items():
             t.pull()
             out[name] = t.valid_values.copy()
@@ -394,7 +445,9 @@ class Interpreter:
             if name in self.inputs:
                 arr = self._input_array(name, fn, allow_nd=True)
                 lanes = self._exact(arr, dt, name, fn).reshape(-1)
-                g = Global(name, dt, lanes.copy(), True, arr.shape)
+                if np.may_share_memory(lanes, arr) and (self.copy_inputs or not lanes.flags.writeable):
+                    lanes = lanes.copy()
+                g = Global(name, dt, lanes, True, arr.shape)
             else:
                 if pl.is_read(name) and not comm_fed(fn, pl, name):
                     raise self._missing(fn, name, ty, f"an array of {dt} (numpy {dt.np})")
@@ -676,8 +729,9 @@ class Interpreter:
         if op.kind == "indexed":
             base = self._get(env, Operand("value", name=op.name, line=op.line, column=op.column), node, loose)
             return base, tuple(self._get(env, i, node) for i in op.indices)
-        if op.name in env:
-            return env[op.name]
+        for scope in getattr(env, "maps", (env,)):  # innermost first, as ChainMap looks, in one pass
+            if op.name in scope:
+                return scope[op.name]
         if loose and op.name in self.inputs:
             t = self._loose_input(op, ty, node)
             env.maps[-1][op.name] = t
@@ -772,16 +826,20 @@ class Interpreter:
     def _alloc(self, st: Stmt, env, frame) -> None:
         if not st.out_types:
             raise self._err(st, "pto.alloc_tile needs a !pto.tile_buf type", "pto.interp.type")
-        conv = conv_tile(st.out_types[0], self.program.source)
-        if conv is not None:                       # a ConvTile is not placed in the buffers (PTO187)
-            if st.extra["kw"]:
-                raise self._err(st, "a conv_tile takes no addr or valid operands (tilesim does not place it in "
-                                    "the mat buffer)", "pto.interp.valid_operand", next(iter(st.extra["kw"])))
-            env[st.results[0]] = conv
-            return
-        spec = tile_spec(st.out_types[0], self.prof)
+        ty = st.out_types[0]
+        spec = self._specs.get(id(ty), (None, None))[1]
         if spec is None:
-            raise self._err(st, "pto.alloc_tile needs a concrete !pto.tile_buf type", "pto.interp.type")
+            conv = conv_tile(ty, self.program.source)
+            if conv is not None:                       # a ConvTile is not placed in the buffers (PTO187)
+                if st.extra["kw"]:
+                    raise self._err(st, "a conv_tile takes no addr or valid operands (tilesim does not place it in "
+                                        "the mat buffer)", "pto.interp.valid_operand", next(iter(st.extra["kw"])))
+                env[st.results[0]] = conv
+                return
+            spec = tile_spec(ty, self.prof)
+            if spec is None:
+                raise self._err(st, "pto.alloc_tile needs a concrete !pto.tile_buf type", "pto.interp.type")
+            self._specs[id(ty)] = (ty, spec)      # ty kept, so that its id is not reused
         kw = st.extra["kw"]
         for i, key in enumerate(("valid_row", "valid_col")):
             if (spec.valid[i] is None) != (key in kw):
@@ -1295,6 +1353,21 @@ class Interpreter:
 
     # ---------------------------------------------------------------- arith
     def _arith(self, st: Stmt, env) -> None:
+        fixed = self._arith_forms.get(id(st))
+        if fixed is None:
+            fixed = self._arith_forms[id(st)] = self._arith_form(st)
+        kind, pred, to, tname = fixed
+        vals = []
+        for o in st.ins:
+            v = self._get(env, o, st)
+            if isinstance(v, Operand):
+                v = sc.constant(tname, v.value)
+            vals.append(v)
+        r = sc.run_arith(kind, vals, pred=pred, to=to)
+        self._bind(env, st, [r])
+
+    def _arith_form(self, st: Stmt) -> tuple:
+        """What an arith statement's text fixes: (op kind, predicate, result type, literal operands' type)."""
         kind = st.op.split(".", 1)[1]
         syn = st.extra.get("syn")
         pred = None
@@ -1303,16 +1376,8 @@ class Interpreter:
             if len(words) != 1:
                 raise self._err(st, f"arith.{kind} needs one predicate (eq, slt, ...)", "pto.arith.predicate")
             pred = words[0]
-        vals = []
-        for o in st.ins:
-            v = self._get(env, o, st)
-            if isinstance(v, Operand):
-                tname = st.in_types[0].name if st.in_types else "index"
-                v = sc.constant(tname, v.value)
-            vals.append(v)
-        to = st.out_types[0].name if st.out_types else None
-        r = sc.run_arith(kind, vals, pred=pred, to=to)
-        self._bind(env, st, [r])
+        return (kind, pred, st.out_types[0].name if st.out_types else None,
+                st.in_types[0].name if st.in_types else "index")
 
     # ----------------------------------------------------------------- sync
     def _sync(self, st: Stmt, env) -> None:
