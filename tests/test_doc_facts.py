@@ -10,7 +10,8 @@ from .docblocks import ROOT, pages
 DECISIONS = (ROOT / "docs" / "decisions.md").read_text()
 IDS = re.findall(r"^### ([A-Z]+)(\d+)\.", DECISIONS, re.M)
 SERIES = {s: sorted(int(n) for s2, n in IDS if s2 == s) for s, _ in IDS}
-ID = r"\b({s})(\d+)\b".format(s="|".join(sorted(SERIES, key=len, reverse=True)))
+# ids count from 1, so C0 (a conv layout's channel block) is not read as a decision
+ID = r"\b({s})([1-9]\d*)\b".format(s="|".join(sorted(SERIES, key=len, reverse=True)))
 RANGE = re.compile(ID + r"\s*[-–]\s*" + ID)
 
 
