@@ -26,5 +26,4 @@ NOT_MAPPED = {
     "tpushpop_fixpipe": "TPUSH with a FixpipeParams TConfig (a quantising push) is not modelled",
     "tpush_a3": "a cube/vector kernel of many instructions around TPUSH/TPOP (no adapter yet)",
     "tpush_a5": "a cube/vector kernel of many instructions around TPUSH/TPOP (no adapter yet)",
-    "tmatmul_mx_nddn": "TMATMUL_MX from ND/DN global layouts with MX scale tiles (no adapter yet)",
 }

@@ -31,7 +31,7 @@ from .gm_index import mgather_cases, mscatter_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
-from .memory import memory_cases, packed_memory_cases, store_fixpipe_cases
+from .memory import memory_cases, packed_memory_cases, scale_move_cases, store_fixpipe_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases, tmov_fp_cases
 from .permute import permute_cases
 from .quant_mx import MX_QUANTS_BF16, quant_mx_cases
@@ -111,6 +111,7 @@ MORE_FAMILIES += (scatter_cases, bf16_family(scatter_cases, SCATTER_PAIRS=(("bf1
 MORE_FAMILIES += (mgather_cases, mscatter_cases, bf16_family(mgather_cases, GM_INDEX_DTS=ONLY),
                   bf16_family(mscatter_cases, GM_INDEX_DTS=ONLY))  # PTO134
 MORE_FAMILIES += (gemv_cases, bf16_family(gemv_cases, MATMUL_TYPES=((BF16, "f32"),)))  # PTO135
+MORE_FAMILIES += (scale_move_cases,)  # PTO181: tmatmul_mx_nddn's ND scale TLOAD and TMOV
 
 
 def all_cases(seed: int) -> list[Case]:

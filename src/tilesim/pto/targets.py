@@ -359,6 +359,9 @@ class Profile:
             must be below the dtype's width.
         tmov_ignores_scalar: TMOV's pre-quant scalar is checked, then ignored (a plain move), as the CPU
             simulator's TMOV does (pto-isa include/pto/cpu/TMov.hpp; PTO47).
+        tmov_src_valid: TMOV copies src's valid region whatever dst's valid shape, as long as it fits in
+            dst's tile, as the CPU simulator's element loop does with its assert compiled out (PTO181);
+            elsewhere the two valid shapes must be equal.
         mx_sim_codes: TMATMUL_MX reads fp8 and E8M0 codes as the CPU simulator's ``MXType`` does:
             every code a finite number, E8M0 0xFF = 2**128 (PTO75).
         empty_reduce_cpu: a row (column) reduce over an empty line gives +0 (sum), 1 (product)
@@ -417,6 +420,7 @@ class Profile:
     quant_saturate_inf: bool = False
     mx_sim_codes: bool = False
     tmov_ignores_scalar: bool = False
+    tmov_src_valid: bool = False
     int_promotion: bool = False
     pairsum_zeroes_tile: bool = False
     partarg_any_valid: bool = False
@@ -491,7 +495,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
         fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True,
         pairsum_zeroes_tile=True, partarg_any_valid=True, img2col_from_tile=True,
-        quant_scalar_zero_extends=True),
+        quant_scalar_zero_extends=True, tmov_src_valid=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,

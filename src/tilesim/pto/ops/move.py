@@ -6,7 +6,7 @@ sit (:meth:`Tile.offsets`). Semantics follow the pto-isa CPU reference
 (include/pto/cpu/TMov.hpp, TExtract.hpp, TInsert.hpp):
 
 * ``tmov(dst, src)``: ``dst[i, j] = src[i, j]`` over the (equal) valid
-  shapes; ``relu_pre_mode`` zeroes negative results; dtype changes convert by value
+  shapes (on ``cpu`` over src's, which need only fit in dst's tile: PTO181); ``relu_pre_mode`` zeroes negative results; dtype changes convert by value
   (:data:`~tilesim.pto.ops._cast.CASTS`, e.g. an f32 accumulator to f16).
 * ``textract(dst, src, r0, c0)``: ``dst[i, j] = src[r0 + i, c0 + j]`` over
   dst's valid shape, which must fit inside src's valid region.
@@ -114,7 +114,8 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
         op.fail(f"{src.loc} -> {dst.loc} is not a TMOV path on {op.prof.name}; paths: "
                 + ", ".join(f"{a}->{b}" for a, b in sorted(paths)) + _TMOV_INSTEAD.get((src.loc, dst.loc), ""),
                 "dst", "pto.op.loc", f"{src.loc}->{dst.loc}")
-    op.valid_match(src, dst, "dst", "src")
+    if not op.prof.tmov_src_valid or src.valid_rows > dst.rows or src.valid_cols > dst.cols:
+        op.valid_match(src, dst, "dst", "src")
     if fp is not None:
         return textract_fp(dst, src, fp, 0, 0, relu_pre_mode=use_relu, target=op.prof)
     R, C = src.valid
