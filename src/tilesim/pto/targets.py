@@ -274,6 +274,16 @@ _ROWS = [
         ("i32", "i16", "u32", "u16", "f16", "bf16", "f32")),
 ]
 
+#: HiFloat8 (PTO182, PTO183), (cpu, a5) signatures added to rows above: cpu copies its codes (TTRANS, TLOAD,
+#: TSTORE) and converts it to and from every dtype of ALL but bf16; A5 loads and stores it (docs/isa/TLOAD.md,
+#: TSTORE.md) and converts f32/f16 -> hif8 and hif8 -> f32 (TCVT.md); A2A3 has none of these forms
+_HIF8_CVT_CPU = frozenset(p for t in ALL if t != "bf16" for p in (("hif8", t), (t, "hif8"))) | {("hif8", "hif8")}
+_HIF8_ROWS = {"ttrans": ({("hif8",)}, set()), "tload": ({("hif8",)}, {("hif8",)}),
+              "tstore": ({("hif8",)}, {("hif8",)}),
+              "tcvt": (_HIF8_CVT_CPU, {("f32", "hif8"), ("f16", "hif8"), ("hif8", "f32")})}
+_ROWS = [dataclasses.replace(r, cpu=r.cpu | _HIF8_ROWS[r.op][0], a5=r.a5 | _HIF8_ROWS[r.op][1])
+         if r.op in _HIF8_ROWS else r for r in _ROWS]
+
 OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})
 
 

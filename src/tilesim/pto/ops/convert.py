@@ -17,7 +17,9 @@ Round modes (pto ``RoundMode``): ``CAST_RINT``/``RINT`` nearest-even,
 * int -> int: saturating clamps, otherwise wraps (C casts).
 
 The 4-bit dtypes (``i4``, ``f4e2m1``, ``f4e1m2``) convert on ``cpu`` only, as the simulator does
-(:mod:`.convert_sub_byte`, PTO153).
+(:mod:`.convert_sub_byte`, PTO153). HiFloat8 (``hif8``) converts on ``cpu`` as the simulator's
+``hifloat8_t`` does (:mod:`.convert_hif8`), and on A5 f32/f16 -> hif8 rounds to nearest, ties away
+from zero, whatever the mode (the hardware's ROUND_A), and hif8 -> f32 is exact (PTO183).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ...errors import SpecGapError, TilesimError
 from .. import numerics as nx
 from ..dtypes import DType
 from ..tile import Tile
-from . import convert_cpu, convert_sub_byte
+from . import convert_cpu, convert_hif8, convert_sub_byte
 from ._common import Op
 
 __all__ = ["tcvt", "ROUND_MODES"]
@@ -122,8 +124,9 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
                                                                    dst.valid_bits):
         dst.mark_undefined((slice(0, R), slice(0, C)), False)
         return dst
-    lanes, undefined = (convert_sub_byte if sub_byte else convert_cpu).convert(src.bits[:R, :C], src.dtype,
-                                                                               dst.dtype, mode, saturate)
+    module = convert_hif8 if "hif8" in (src.dtype.name, dst.dtype.name) else \
+        convert_sub_byte if sub_byte else convert_cpu
+    lanes, undefined = module.convert(src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
     convert_cpu.refuse_undefined(op, undefined, src.bits[:R, :C], src.dtype, dst.dtype)
     dst.bits[:R, :C] = lanes
     dst.mark_undefined((slice(0, R), slice(0, C)), undefined)
@@ -134,6 +137,8 @@ def convert(op: Op, bits: np.ndarray, s: DType, d: DType, mode: str, saturate: b
     """Lane-wise conversion of ``bits`` from ``s`` to ``d`` (no side effects)."""
     p = op.prof
     flush = p.flush_denormals
+    if "hif8" in (s.name, d.name):
+        return _hif8_npu(bits, s, d, flush)
     if s.is_float:
         if flush:
             bits = nx.flush_bits(bits, s)
@@ -173,3 +178,12 @@ def convert(op: Op, bits: np.ndarray, s: DType, d: DType, mode: str, saturate: b
     if saturate:
         return formats.encode(v, d.format, saturate=True)
     return v.astype(d.np).view(d.lane) if v.dtype != np.uint64 else v.astype(d.np).view(d.lane)
+
+
+def _hif8_npu(bits: np.ndarray, s: DType, d: DType, flush: bool) -> np.ndarray:
+    """A5's HiFloat8 conversions (PTO183): f32/f16 -> hif8 to nearest, ties away (ROUND_A; no saturation:
+    overflow is ±Inf), hif8 -> f32 exact."""
+    if s.name == "hif8":
+        return nx.from_f64(formats.decode(bits, s.format), d, flush=False)
+    x = nx.as_f32(nx.flush_bits(bits, s) if flush else bits, s).astype(np.float64)
+    return formats.encode(x, d.format, rounding="rmm")

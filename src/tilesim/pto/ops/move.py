@@ -36,6 +36,8 @@ from ._common import Op
 
 __all__ = ["tmov", "tmov_fp", "textract", "tinsert", "textract_fp", "tinsert_fp", "ACC_TO_VEC_MODES"]
 
+#: targets whose TMOV moves HiFloat8 codes (docs/isa/TMOV.md lists hifloat8_t for A5; the simulator copies them)
+_HIF8_TARGETS = ("cpu", "a5")
 #: what to do instead of a TMOV path a target lacks
 _TMOV_INSTEAD = {
     ("acc", "vec"): "; to bring an acc tile to vec, TSTORE it to global memory and TLOAD it into the vec tile",
@@ -103,6 +105,9 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
         fp, pre_quant_scalar = None, fp
     op.tile(dst, "dst", None)
     op.tile(src, "src", None)
+    if "hif8" in (src.dtype.name, dst.dtype.name) and op.prof.name not in _HIF8_TARGETS:
+        op.fail(f"{op.prof.name} has no hifloat8_t (TMOV's page lists it on A5 only, PTO183)", "src,dst",
+                "pto.op.dtype", f"{src.dtype}->{dst.dtype}", DtypeError)
     use_relu = word(op, relu_pre_mode, "relu_pre_mode", RELU)
     if acc_to_vec_mode is not None:
         word(op, acc_to_vec_mode, "acc_to_vec_mode", ACC_TO_VEC_MODES)
