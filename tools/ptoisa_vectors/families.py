@@ -28,6 +28,7 @@ from .gemv import gemv_cases
 from .generate import generator_cases
 from .img2col import IMG2COLS_BF16, img2col_cases
 from .gm_index import mgather_cases, mscatter_cases
+from .hif8 import hif8_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
@@ -112,6 +113,7 @@ MORE_FAMILIES += (mgather_cases, mscatter_cases, bf16_family(mgather_cases, GM_I
                   bf16_family(mscatter_cases, GM_INDEX_DTS=ONLY))  # PTO134
 MORE_FAMILIES += (gemv_cases, bf16_family(gemv_cases, MATMUL_TYPES=((BF16, "f32"),)))  # PTO135
 MORE_FAMILIES += (scale_move_cases,)  # PTO181: tmatmul_mx_nddn's ND scale TLOAD and TMOV
+MORE_FAMILIES += (hif8_cases,)  # PTO182, PTO183: HiFloat8's TCVT, TTRANS, TLOAD, TSTORE, TMOV
 
 
 def all_cases(seed: int) -> list[Case]:
