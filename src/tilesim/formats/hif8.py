@@ -22,6 +22,7 @@ the same quantum (``rne``: ties to the even multiple of it). Decision PTO182.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -71,6 +72,7 @@ _POS_CODES = np.array(sorted((c for c in range(128) if np.isfinite(VALUES[c])), 
 _POS_VALUES = VALUES[_POS_CODES.astype(np.intp)]
 
 
+@lru_cache(maxsize=None)
 def parts_table() -> Parts:
     """Exact :class:`Parts` of the 256 codes (``sig * 2**exp``, sig odd or 0)."""
     sign = np.arange(256) >= 128

@@ -6,7 +6,8 @@ sit (:meth:`Tile.offsets`). Semantics follow the pto-isa CPU reference
 (include/pto/cpu/TMov.hpp, TExtract.hpp, TInsert.hpp):
 
 * ``tmov(dst, src)``: ``dst[i, j] = src[i, j]`` over the (equal) valid
-  shapes (on ``cpu`` over src's, which need only fit in dst's tile: PTO181); ``relu_pre_mode`` zeroes negative results; dtype changes convert by value
+  shapes (on ``cpu`` over src's, which need only fit in dst's tile: PTO181);
+  ``relu_pre_mode`` zeroes negative results; dtype changes convert by value
   (:data:`~tilesim.pto.ops._cast.CASTS`, e.g. an f32 accumulator to f16).
 * ``textract(dst, src, r0, c0)``: ``dst[i, j] = src[r0 + i, c0 + j]`` over
   dst's valid shape, which must fit inside src's valid region.
