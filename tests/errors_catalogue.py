@@ -61,9 +61,10 @@ def _error_classes() -> set[str]:
     return seen
 
 
-def _helpers(trees) -> dict[str, tuple[int, int | None, str]]:
-    """Functions with a ``rule`` parameter: name -> (rule position, message position, error class raised)."""
-    out = {}
+def _helpers(trees) -> dict[str, list[tuple[int, int | None, str]]]:
+    """Functions with a ``rule`` parameter: name -> [(rule position, message position, error class raised)], one
+    entry per function of that name (``op.fail`` and the hex reader's ``fail`` put the rule in different places)."""
+    out = defaultdict(list)
     classes = _error_classes()
     for tree in trees.values():
         for fn in ast.walk(tree):
@@ -78,7 +79,7 @@ def _helpers(trees) -> dict[str, tuple[int, int | None, str]]:
             defaults = dict(zip(params[len(params) - len(fn.args.defaults):], fn.args.defaults))
             if not raised and "cls" in defaults:  # raise cls(...), with a default class
                 raised = _name(defaults["cls"])
-            out[fn.name] = (params.index("rule"), msg, raised)
+            out[fn.name].append((params.index("rule"), msg, raised))
     return out
 
 
@@ -103,11 +104,13 @@ def rules() -> dict[str, list[tuple[str, str, str]]]:
             if "rule" in kw:
                 rule = _rule(kw["rule"])
                 msg = call.args[0] if call.args else kw.get("detail")
-            elif name in helpers:
-                pos, mpos, cls = helpers[name]
-                cls = _name(kw["cls"]) if "cls" in kw else cls
-                rule = _rule(call.args[pos]) if pos < len(call.args) else None
-                msg = call.args[mpos] if mpos is not None and mpos < len(call.args) else None
+            else:  # the first helper of that name whose rule position holds a rule id
+                for pos, mpos, raised in helpers.get(name, ()):
+                    rule = _rule(call.args[pos]) if pos < len(call.args) else None
+                    if rule is not None:
+                        cls = _name(kw["cls"]) if "cls" in kw else raised
+                        msg = call.args[mpos] if mpos is not None and mpos < len(call.args) else None
+                        break
             if rule is not None:
                 found[rule].append((cls, module, " ".join(_text(msg).split())))
     return dict(sorted(found.items()))

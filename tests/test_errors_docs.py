@@ -26,6 +26,17 @@ def test_every_rule_literal_is_in_the_catalogue():
     assert {"ame.asm.literal", "formats.fit.range", "cli.input", "tt.stall.*"} <= catalogued
 
 
+def test_rules_passed_to_helpers_by_position_are_in_the_catalogue():
+    # helpers of one name put the rule in different places (``op.fail(detail, operand, rule)``, the hex reader's
+    # ``fail(detail, rule, pos, value)``): every quoted dotted id that opens a line or follows a comma in a
+    # ``fail(`` call of src must be catalogued
+    src = "".join(p.read_text() for p in (ROOT / "src" / "tilesim").rglob("*.py"))
+    calls = re.findall(r"\bfail\((.*?)\)\n", src, re.S)
+    ids = {m for c in calls for m in re.findall(r'(?:^|,)\s*"((?:pto|ame|tt|verify|compare)\.[a-z0-9_.]+)"', c, re.M)}
+    assert len(ids) > 20 and sorted(ids - set(errors_catalogue.rules())) == []
+    assert "pto.textract.conv_align" in ids
+
+
 def test_no_paths_outside_the_repository():
     outside = re.compile("|".join(("shared" + "/spec", "shared" + "/seeds", "/wo" + "rk/", r"seeds/\d")))
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()

@@ -10,6 +10,8 @@ runs the op on target ``cpu`` over tiles of that shape and compares tilesim's ou
 ``golden.bin`` by the ``ResultCmp`` rule (:func:`tilesim.pto.result_cmp`), also counting outputs equal bit
 for bit. It prints one row per folder: cases, pass, fail, refused (tilesim raised), not mapped, and the reason
 a folder or case is not mapped. Nothing of pto-isa is copied into tilesim; the tool only reads the checkout.
+The second st tree, ``tests/cpu/comm/st/testcase/*`` (the collectives), is in the same table as
+``comm/<folder>`` (``--only comm/tgather``).
 
 A folder is mapped when its kernel is the plain one: TLOAD of each input into a row-major vec tile of
 ``TROWS x TCOLS`` (valid the whole tile), the op, TSTORE of dst (``tadd_kernel.cpp`` and its kin). Folders with
@@ -80,13 +82,14 @@ def _plain_shapes(a: list):
     return (a[2], a[3]), (a[2], a[3]), (a[2], a[3])
 
 
+#: the second st tree (the collectives and URMA), its folders shown as ``comm/<folder>``
+COMM_ST = Path("tests/cpu/comm/st")
+
 #: folders named otherwise than their instruction
 OP_OF = {"tfusemuladd": "tfusedmuladd", "tfusemuladdrelu": "tfusedmuladdrelu"}
 
 #: why a folder is not mapped, where that is known (the rest: "kernel not the plain one")
 NOT_MAPPED = {
-    "tisa_coverage": "not an instruction test (a list of entry points)",
-    "tflashattn": "not an instruction test (a kernel of many instructions)",
 }
 
 
@@ -192,13 +195,14 @@ class Case:
 
 
 def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | None] = lambda c: None,
-              exempt: Callable[[Case], bool] = lambda c: False) -> Iterator[Case]:
+              exempt: Callable[[Case], bool] = lambda c: False, plain: bool = False) -> Iterator[Case]:
     """The folder's cases, with gen_data.py run once; counts ``row.cases`` and, with why, each case not mapped:
-    a TEST_F with no templated call, no data, no known element type or eps, or ``form(case)`` giving a reason.
-    ``form`` alone judges a case for which ``exempt(case)`` holds (main.cpp builds its data, or only the
-    kernel names its types)."""
+    a TEST_F with no templated call (unless ``plain``: its body calls an untemplated function), no data, no
+    known element type or eps, or ``form(case)`` giving a reason. ``form`` alone judges a case for which
+    ``exempt(case)`` holds (main.cpp builds its data, or only the kernel names its types)."""
     main = (folder / "main.cpp").read_text()
-    marks = list(_TEST_AT.finditer(main))
+    marks = [m for m in _TEST_AT.finditer(main)                    # not a commented-out TEST_F
+             if not main[main.rfind("\n", 0, m.start()) + 1: m.start()].lstrip().startswith("//")]
     row.cases = len(marks)
     with tempfile.TemporaryDirectory(prefix=f"ptoisa-st-{folder.name}-") as tmp:
         try:
@@ -213,7 +217,7 @@ def each_case(folder: Path, st: Path, row: Row, form: Callable[[Case], str | Non
             types = [a for a in (calls[0][1] if calls else ()) if a in CXX_DTYPES]
             case = Case(m.group(2), calls, dirs.get(f"{m.group(1)}.{m.group(2)}"),
                         eps_of(main, types[0] if types else ""), CXX_DTYPES[types[0]] if types else None)
-            why = ("no templated call" if not calls else form(case) if exempt(case) else
+            why = ("no templated call" if not (calls or plain) else form(case) if exempt(case) else
                    "gen_data.py made no data" if case.dir is None else
                    f"no tilesim dtype for {_first_type(calls)}" if not types else
                    "no eps" if case.eps is None else form(case))
@@ -416,8 +420,8 @@ ADAPTERS.update(_FOLDER_ADAPTERS)
 NOT_MAPPED.update(_FOLDER_NOT_MAPPED)
 
 
-def run_folder(folder: Path, st: Path, verbose: bool) -> Row:
-    op = folder.name
+def run_folder(folder: Path, st: Path, verbose: bool, name: str | None = None) -> Row:
+    op = name or folder.name
     if op in ADAPTERS:
         return ADAPTERS[op](folder, st, verbose)
     row = Row(op)
@@ -494,23 +498,27 @@ def summary(reasons: list[str]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(prog="ptoisa_st", description=__doc__.split("\n\n")[0])
     ap.add_argument("checkout", type=Path, help="a pto-isa checkout (hw-native-sys/pto-isa)")
-    ap.add_argument("--only", help="comma-separated testcase folders")
+    ap.add_argument("--only", help="comma-separated testcase folders (comm/<folder> for the comm tree)")
     ap.add_argument("-v", "--verbose", action="store_true", help="name each failing case")
     a = ap.parse_args()
     st = a.checkout / "tests" / "cpu" / "st"
     if not (st / "testcase").is_dir():
         ap.error(f"{a.checkout} has no tests/cpu/st/testcase (give a pto-isa checkout)")
-    folders = sorted(p for p in (st / "testcase").iterdir() if (p / "main.cpp").is_file())
+    comm_st = a.checkout / COMM_ST
+    folders = [(p.name, p) for p in sorted((st / "testcase").iterdir()) if (p / "main.cpp").is_file()]
+    if (comm_st / "testcase").is_dir():
+        folders += [(f"comm/{p.name}", p) for p in sorted((comm_st / "testcase").iterdir())
+                    if (p / "main.cpp").is_file()]
     if a.only:
         want = set(a.only.split(","))
-        folders = [p for p in folders if p.name in want]
+        folders = [(n, p) for n, p in folders if n in want]
     commit = subprocess.run(["git", "-C", str(a.checkout), "rev-parse", "--short=8", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "?"
     print(f"pto-isa {commit}: {len(folders)} testcase folders")
     print(f"{'folder':22} {'cases':>5} {'pass':>5} {'fail':>5} {'refused':>7} {'not mapped':>10} {'exact':>5}  reason")
     total = Row("total")
-    for folder in folders:
-        r = run_folder(folder, st, a.verbose)
+    for name, folder in folders:
+        r = run_folder(folder, comm_st if name.startswith("comm/") else st, a.verbose, name)
         for k in ("cases", "passed", "failed", "refused", "not_mapped", "exact"):
             setattr(total, k, getattr(total, k) + getattr(r, k))
         why = summary(r.reasons)

@@ -2,7 +2,8 @@
 
 ``tools/ptoisa_vectors`` writes one ``<op>.npz`` per op under ``tests/pto/golden/`` (clang, C++20), and
 one ``<op>.bf16.npz`` per op for the cases with a bf16 tile (g++ >= 14, C++23, whose ``std::bfloat16_t``
-is a real bfloat16; PTO88):
+is a real bfloat16; PTO88); an op's ConvTile forms are in ``<op>.conv.npz`` and ``<op>.conv.bf16.npz``
+(``args["conv"]``: the ConvTiles over the tiles' storage, PTO172-PTO174):
 
 * ``cases``: a JSON list, one object per case: ``tiles`` (role, dtype, rows, cols,
   blayout, slayout, valid) in the order the driver declared them, and ``args``
@@ -153,12 +154,16 @@ def run(case: Case, target="cpu") -> dict[str, Tile]:
         return _run_mrgsort(case, tiles, target)
     if case.op == "timg2col":
         return _run_img2col(case, tiles, target)
+    if "conv" in case.args:
+        return _run_conv(case, tiles, target)
     if case.op == "tquant_mx":                    # exp, max, scaling (and the ZZ exponents) are outputs too
         pto.tquant_mx(tiles["dst"], tiles["src"], tiles["dst_exp"], tiles["dst_max"], tiles["dst_scaling"],
                       exp_zz=tiles.get("dst_zz"), **case.args, target=target)
         return tiles
     if case.op in comm.COMM_OPS:
         return _run_comm(case, tiles, target)
+    if case.op == "tpush":
+        return _run_pipe(case, tiles, target)
     pos, kw = _CALLS.get(case.op, _BINARY_ROLES)
     if case.op == "tdeinterleave" and "src" in tiles:  # its one-source form
         pos = ("dst0", "dst1", "src")
@@ -208,24 +213,82 @@ def _run_img2col(case: Case, tiles: dict[str, Tile], target) -> dict[str, Tile]:
     return tiles
 
 
+def _run_conv(case: Case, tiles: dict, target) -> dict:
+    """A ConvTile form (PTO172-PTO174): each ``args["conv"]`` role is a ConvTile of that layout and shape over
+    the first lanes of the role's tile; a global tensor is the ``gm`` array in ``args["global"]``'s shape."""
+    a, convs = dict(case.args), {}
+    for role, (layout, shape) in a.pop("conv").items():
+        t, n = tiles[role], int(np.prod(shape))
+        convs[role] = pto.ConvTile(t.dtype, tuple(shape), layout, loc=t.loc)
+        convs[role].bits[...] = t.bits.reshape(-1)[:n].reshape(shape)
+    g = tuple(a.pop("global", ()))
+    if case.op == "tload":
+        pto.tload(convs["dst"], tiles["gm"].reshape(g), target=target)
+    elif case.op == "tstore":
+        pto.tstore(tiles["dst_gm"].reshape(g), convs["src"], target=target)
+    elif case.op == "textract":
+        pto.textract(tiles["dst"], convs["src"], a["index_row"], a["index_col"], target=target)
+    else:
+        pto.ttrans(convs["dst"], convs["src"], tiles["src"], target=target)
+    if "dst" in convs:
+        tiles["dst"].bits.reshape(-1)[: convs["dst"].bits.size] = convs["dst"].bits.ravel()
+    return tiles
+
+
 def _run_comm(case: Case, tiles: dict, target) -> dict:
     """The communication ops (:mod:`tilesim.pto.comm`) on the case's global arrays: a group is the arrays
-    ``dst_gm0..`` (TBROADCAST) or ``src0_gm..`` (TREDUCE); TTEST's bool is the driver's ``dst_gm[0]``."""
+    ``dst_gm0..`` (TBROADCAST, the collective TSCATTER) or ``src0_gm..`` (TREDUCE, the collective TGATHER); a
+    ``pong`` tile makes the ping-pong form; TTEST's bool is the driver's ``dst_gm[0]``."""
     a, fn, t = dict(case.args), comm.COMM_OPS[case.op], tiles
+    pong = (t["pong"],) if "pong" in t else ()
     if case.op in ("tput", "tget"):
-        fn(t["dst_gm"], t["src_gm"], t["staging"], **a, target=target)
+        fn(t["dst_gm"], t["src_gm"], t["staging"], *pong, **a, target=target)
     elif case.op in ("tput_async", "tget_async"):
-        fn(t["dst_gm"], t["src_gm"], target=target)
+        fn(t["dst_gm"], t["src_gm"], **a, target=target)
     elif case.op == "tbroadcast":
         fn([t[f"dst_gm{k}"] for k in range(sum(r.startswith("dst_gm") for r in t))], t["src_gm"], t["staging"],
            target=target)
     elif case.op == "treduce":
         group = [t[f"src{k}_gm"] for k in range(sum(r.endswith("_gm") and r.startswith("src") for r in t))]
-        fn(group, t["dst_gm"], t["acc"], t["recv"], **a, target=target)
+        fn(group, t["dst_gm"], t["acc"], t["recv"], *pong, **a, target=target)
+    elif case.op == "comm_tgather":
+        group = [t[f"src{k}_gm"] for k in range(sum(r.endswith("_gm") and r.startswith("src") for r in t))]
+        fn(group, t["dst_gm"], *(t[k] for k in ("staging", "ping", "pong") if k in t), **a, target=target)
+    elif case.op == "comm_tscatter":
+        group = [t[f"dst_gm{k}"] for k in range(sum(r.startswith("dst_gm") for r in t))]
+        fn(group, t["src_gm"], *(t[k] for k in ("staging", "ping", "pong") if k in t), **a, target=target)
     elif case.op == "ttest":
         t["dst_gm"][...] = fn(t["sig_gm"], a.pop("value"), **a, target=target)
     else:                                                   # tnotify, twait: the signal is dst_gm
         fn(t["dst_gm"], a.pop("value"), **a, target=target)
+    return tiles
+
+
+def _run_pipe(case: Case, tiles: dict, target) -> dict:
+    """TPUSH/TPOP through a TPipe (PTO178, PTO179): a quantising push of ``src`` popped into ``dst``, or a
+    push and pops of the case's direction and split over two vector subblocks (``src``/``dst0``,``dst1`` on
+    c2v; ``src0``,``src1``/``dst`` on v2c), subblock 1 first where the driver runs it first."""
+    a, t = dict(case.args), tiles
+    if "quant" in a:
+        cfg = pto.BlockConfig()
+        cfg.quant_scalar = a.get("quant_scalar")
+        cfg.quant_vector = t.get("fp")
+        pipe = pto.TPipe(1, depth=2)
+        pto.tpush(pipe, t["src"], quant=a["quant"], config=cfg, target=target)
+        pto.tpop(pipe, t["dst"])
+        return tiles
+    d, split = a["direction"], a["split"]
+    pipe = pto.TPipe(1 if d == "c2v" else 2, depth=2, subblocks=2, no_split=a.get("no_split", False))
+    if d == "c2v":
+        pto.tpush(pipe, t["src"], split)
+        for k in ((0, 1) if split else (1, 0)):
+            pto.tpop(pipe, t[f"dst{k}"], split, subblock=k)
+            pto.tfree(pipe, split=split, subblock=k)
+    else:
+        for k in ((0, 1) if split else (1, 0)):
+            pto.tpush(pipe, t[f"src{k}"], split, subblock=k)
+        pto.tpop(pipe, t["dst"], split)
+        pto.tfree(pipe, split=split)
     return tiles
 
 

@@ -158,3 +158,135 @@ def test_kept_scalar_conversions_tell_signed_zeros_and_nan_payloads_apart():
     for payload in (0x7FC00001, 0x7FC00002):
         s = np.array(payload, np.uint32).view(np.float32)[()]
         assert pto.texpands(dst, s, target="cpu").bits[0, 0] == payload
+
+
+# ------------------------------------------------- the one-pass exp, log, 1/sqrt kernels (PTO190)
+def _without_fused(monkeypatch):
+    """Route f32 exp/log/rsqrt/expdif around :mod:`tilesim.pto.transcend` (the paths it replaced)."""
+    monkeypatch.setattr(nx, "_fused", lambda *args: False)
+
+
+def _grid(bits: np.ndarray, cols: int) -> np.ndarray:
+    return bits[:bits.size // cols * cols].reshape(-1, cols)
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "rsqrt"])
+def test_one_pass_kernels_equal_the_exact_path_on_every_narrow_code_and_random_f32(name):
+    """Every f16/bf16 code widened, random raw f32 lanes and rand_bits' specials, as a 2-D tile split into row
+    chunks (threads) and as a strided valid region: the kernels' bits, and the exact path's on their marked
+    lanes, against the exact reference."""
+    x = _grid(np.concatenate([_every_narrow_code_as_f32(), _random_f32(11)]), 331)
+    with np.errstate(invalid="ignore"):
+        want = nx._transcendental_exact(name, nx.as_f32(x, F32).astype(np.float64), F32, False)
+    assert np.array_equal(nx.unary(name, x, F32, x86=True), nx.unary_exact(name, x, F32, x86=True))
+    finite = np.isfinite(want.view(np.float32))  # NaN results leave the call to the exact path: one (1.0) here
+    x, want = np.where(finite, x, np.uint32(0x3F800000)), want.copy()
+    want[~finite] = nx._transcendental_exact(name, np.ones(1), F32, False)[0]
+    out = np.full(x.shape, 7, np.uint32)
+    assert nx.fast_f32(name, x, out=out) is not None
+    assert np.array_equal(out, want)
+    wide = np.zeros((x.shape[0], 512), np.uint32)  # a valid region of 331 of 512 columns
+    wide[:, :331] = x
+    out = np.zeros_like(wide)
+    assert nx.fast_f32(name, wide[:, :331], out=out[:, :331]) is not None
+    assert np.array_equal(out[:, :331], want)
+    assert not out[:, 331:].any()
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "rsqrt"])
+def test_one_pass_kernels_mark_the_lanes_near_a_rounding_boundary(name):
+    """2**21 consecutive f32 codes where the function varies slowly (so results come near f32 midpoints about
+    as often as chance allows): the kernels' answer equals the numpy float64 + certificate path's on each."""
+    start = {"exp": 0x3F000000, "log": 0x3F900000, "rsqrt": 0x40100000}[name]
+    x = np.arange(start, start + (1 << 21), dtype=np.uint32).reshape(-1, 1024)
+    ref = nx._certified(name, x.view(np.float32), None)[0]
+    out = np.empty_like(x)
+    assert nx.fast_f32(name, x, out=out) is not None
+    assert np.array_equal(out, ref)
+
+
+def test_one_pass_kernels_err_by_less_than_their_stated_bound():
+    """The float64 values the kernels certify err by less than ``transcend.EPS`` / 4 (relative) against 50-digit
+    decimal arithmetic, on inputs across each kernel's domain."""
+    from decimal import Decimal, localcontext
+
+    from numba import njit
+
+    from tilesim.pto import transcend
+
+    @njit
+    def values(kind, x, out):
+        for i in range(x.size):
+            b = x[i]
+            if kind == 0:
+                p, k, _ = transcend._exp(np.float64(np.uint32(b).view(np.float32)))
+                out[i] = p * 2.0 ** k
+            else:
+                out[i] = transcend._log(b)[0] if kind == 1 else transcend._rsqrt(b)[0]
+
+    rng = np.random.default_rng(12)
+    domains = {"exp": (-87.29, 88.69), "log": (2.0 ** -126, 3e38), "rsqrt": (2.0 ** -126, 3e38)}
+    exact = {"exp": lambda d: d.exp(), "log": lambda d: d.ln(), "rsqrt": lambda d: 1 / d.sqrt()}
+    for kind, (name, (lo, hi)) in enumerate(domains.items()):
+        v = rng.uniform(lo, hi, 1500) if name == "exp" else np.exp2(rng.uniform(np.log2(lo), np.log2(hi), 1500))
+        x = np.concatenate([v, 1 + rng.uniform(-2 ** -10, 2 ** -10, 500), [1.0, 0.5, 2.0, 1.5]]).astype(np.float32)
+        got = np.empty(x.size)
+        values(kind, x.view(np.uint32), got)
+        with localcontext() as ctx:
+            ctx.prec = 50
+            for xi, yi in zip(x.tolist(), got.tolist()):
+                want = exact[name](Decimal(xi))
+                if want:
+                    assert abs((Decimal(yi) - want) / want) < Decimal(transcend.EPS / 4), (name, xi)
+                else:
+                    assert yi == 0.0
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3])
+def test_row_chunks_and_a_full_list_of_marks_change_no_bit(monkeypatch, cores):
+    """Tiles split into row spans for 1, 2 or 3 cores (at a threshold lowered to split small tiles), and spans
+    whose marked lanes overflow their lists: the bits equal the exact path's."""
+    from tilesim.pto import transcend
+    x = _grid(np.concatenate([_random_f32(13, 4000), _every_narrow_code_as_f32()[::37]]), 97)
+    want = {name: nx.unary_exact(name, x, F32, x86=True) for name in ("exp", "log", "rsqrt")}
+    monkeypatch.setattr(transcend, "THREADS_FROM", 64)
+    monkeypatch.setattr(transcend, "CORES", cores)
+    monkeypatch.setattr(transcend, "has_spare_core", lambda: True)  # split whatever the machine's load
+    monkeypatch.setattr(transcend, "_BAD_CAP", 5)
+    for name, w in want.items():
+        assert np.array_equal(nx.unary(name, x, F32, x86=True), w)
+        ok = np.isfinite(w.view(np.float32)).all(axis=1)
+        out = np.empty_like(x[ok])
+        assert nx.fast_f32(name, x[ok], out=out) is not None
+        assert np.array_equal(out, w[ok])
+
+
+@pytest.mark.parametrize("fam", ["row", "col"])
+def test_expdif_one_pass_equals_the_path_it_replaces(monkeypatch, fam):
+    """TROWEXPANDEXPDIF / TCOLEXPANDEXPDIF on cpu, f32, with NaNs, infinities and subnormal differences in some
+    calls and not in others, a valid region smaller than the tiles, and a large tile split into row chunks."""
+    rng = np.random.default_rng(14)
+    op = getattr(pto, f"t{fam}expandexpdif")
+    for shape, special in (((40, 72), 0.0), ((40, 72), 0.1), ((256, 256), 0.0)):
+        R, C = shape
+        a = rand_bits(rng, "f32", shape, special=special, lo=-60, hi=60)
+        b = rand_bits(rng, "f32", (R, 1) if fam == "row" else (1, C), special=special, lo=-30, hi=30)
+        src0 = make_tile(a, "f32", R + 3, C + 8)
+        src1 = make_tile(b, "f32", blayout="col_major") if fam == "row" else make_tile(b, "f32")
+        got = op(make_tile(np.zeros(shape, np.uint32), "f32", R + 3, C + 8), src0, src1, target="cpu")
+        with monkeypatch.context() as m:
+            _without_fused(m)
+            want = op(make_tile(np.zeros(shape, np.uint32), "f32", R + 3, C + 8), src0, src1, target="cpu")
+        assert np.array_equal(got.valid_bits, want.valid_bits)
+
+
+@pytest.mark.parametrize("name", ["texp", "tlog", "trsqrt"])
+def test_unary_ops_with_a_small_valid_region_equal_the_path_they_replace(monkeypatch, name):
+    rng = np.random.default_rng(15)
+    a = rand_bits(rng, "f32", (130, 300), lo=0.01 if name != "texp" else -80, hi=90)
+    got = getattr(pto, name)(make_tile(np.zeros_like(a), "f32", 140, 320), make_tile(a, "f32", 131, 304),
+                             target="cpu")
+    _without_fused(monkeypatch)
+    want = getattr(pto, name)(make_tile(np.zeros_like(a), "f32", 140, 320), make_tile(a, "f32", 131, 304),
+                              target="cpu")
+    assert np.array_equal(got.bits, want.bits)

@@ -51,8 +51,10 @@ def _conv(rng, dt: str, shape, **kw) -> ConvTile:
     return src
 
 
-def _left(dt: str, rows: int, cols: int, valid) -> Tile:
-    t = Tile("left", dt, rows, cols, valid=valid, blayout="col_major", slayout="row_major")
+def _left(dt: str, rows: int, cols: int, valid, target: str = "a5") -> Tile:
+    """A Left tile in the layout TIMG2COL writes on ``target``: Nz, or A2A3's Zz (PTO187)."""
+    t = Tile("left", dt, rows, cols, valid=valid, blayout="row_major" if target == "a2a3" else "col_major",
+             slayout="row_major")
     t.bits[...] = 0x5A
     return t
 
@@ -81,7 +83,7 @@ def test_timg2col_cpu_matches_the_oracle(dt, shape, kw, d, pos):
 @pytest.mark.parametrize("dt,shape,kw,d,pos", CONFIGS[:3])
 def test_timg2col_npu_reads_the_registers_and_writes_whole_blocks(target, dt, shape, kw, d, pos):
     src = _conv(np.random.default_rng(seed("timg2col", target, dt)), dt, shape, **kw)
-    dst, cfg = _left(dt, *d), BlockConfig()
+    dst, cfg = _left(dt, *d, target), BlockConfig()
     untouched = dst.bits.copy()
     with pytest.raises(StateError, match="pto.timg2col.config"):
         pto.timg2col(dst, src, *pos, mode="b_manual", config=cfg, target=target)
@@ -92,7 +94,7 @@ def test_timg2col_npu_reads_the_registers_and_writes_whole_blocks(target, dt, sh
     want = _oracle(dst, src, *pos, -(-dst.valid_cols // per) * per)
     pto.timg2col(dst, src, *pos, mode="b_manual", config=cfg, target=target)
     assert (dst.bits == want).all()
-    auto, acfg = _left(dt, *d), BlockConfig()
+    auto, acfg = _left(dt, *d, target), BlockConfig()
     pto.timg2col(auto, src, *pos, mode="a_auto", config=acfg, target=target)
     assert (auto.bits == want).all() and acfg.banks["a"].fmatrix == src.fmatrix_word()   # auto writes them
 
@@ -158,8 +160,9 @@ def _ok():
     (lambda s, d: (s, _left("i32", 16, 16, (4, 16))), "pto.op.same_dtype", TilesimError, "cpu"),
     (lambda s, d: (ConvTile("f32", (1, 1, 2, 2, 8), loc="vec"), d), "pto.op.loc", GeometryError, "cpu"),
     (lambda s, d: (Tile("mat", "f32", 4, 8), d), "pto.op.operand", TilesimError, "cpu"),
-    (lambda s, d: (ConvTile("u16", (1, 1, 2, 2, 16), fmap_h=2, fmap_w=2), _left("u16", 16, 16, (4, 16))),
+    (lambda s, d: (ConvTile("u16", (1, 1, 2, 2, 16), fmap_h=2, fmap_w=2), _left("u16", 16, 16, (4, 16), "a2a3")),
      "pto.op.dtype", DtypeError, "a2a3"),
+    (lambda s, d: (s, d), "pto.op.layout", GeometryError, "a2a3"),      # an Nz dst: A2A3 writes its Zz Left tile
     (lambda s, d: (ConvTile("f32", (1, 1, 2, 2, 8), stride_w=0), d), "pto.timg2col.stride", GeometryError, "cpu"),
     (lambda s, d: (ConvTile("f32", (1, 1, 2, 2, 8), filter_h=4), d), "pto.timg2col.out", GeometryError, "cpu"),
     (lambda s, d: (ConvTile("f32", (1, 1, 2, 2, 16), fmap_h=2, fmap_w=2), d), "pto.timg2col.c0", GeometryError,
@@ -188,7 +191,7 @@ def test_other_refusals():
     pto.setfmatrix(ConvTile("f32", (1, 1, 2, 2, 8)), config=BlockConfig(), target="a5")   # the NPUs do not check
     with pytest.raises(TilesimError, match="pto.op.operand"):
         pto.set_img2col_rpt(src, config=object(), target="cpu")
-    for kw, rule in ((dict(shape=(1, 2, 3, 4)), "pto.convtile.shape"), (dict(layout="NCHW"), "pto.convtile.layout"),
+    for kw, rule in ((dict(shape=(1, 2, 3, 4)), "pto.convtile.shape"), (dict(layout="NHWC"), "pto.convtile.layout"),
                      (dict(stride_h=256), "pto.convtile.field"), (dict(pad_list=(1, 2)), "pto.convtile.field"),
                      (dict(bogus=1), "pto.convtile.field"), (dict(loc="l9"), "pto.tile.loc")):
         args = {"dtype": "f32", "shape": (1, 1, 2, 2, 8), **kw}

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tilesim import pto
 from tilesim.errors import GeometryError, StateError, TilesimError
@@ -48,6 +51,7 @@ def test_pipe_checks():
     c2v = pto.TPipe(1)
     pto.tpush(c2v, acc, 1)
     assert _rule(lambda: pto.tpop(c2v, Tile("vec", "f32", 8, 16), 2)) == "pto.pipe.split"
+    pto.tpop(c2v, Tile("vec", "f32", 8, 16), 1)         # the trapping pop left the payload in place
     pto.tpush(c2v, acc)
     assert _rule(lambda: pto.tpop(c2v, Tile("vec", "f32", 8, 16))) == "pto.pipe.shape"
     v2c = pto.TPipe(2)
@@ -128,3 +132,174 @@ def test_tget_scale_addr_on_cpu_aliases_src():
     small = pto.tget_scale_addr(Tile("vec", "i16", 1, 16), src, target="cpu")      # the first 32 bytes, as i16
     assert small.bits[0, 6:8].view(np.float32)[0] == 42.0
     assert _rule(lambda: pto.tget_scale_addr(Tile("vec", "f32", 4, 8), src, target="cpu")) == "pto.mem.bounds"
+
+
+# ------------------------------------------------------------ two vector subblocks, slot counts (PTO178)
+
+
+def _vec(rows, cols, start):
+    t = Tile("vec", "f32", rows, cols)
+    t.values[...] = start + np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    return t
+
+
+@pytest.mark.parametrize("split", [1, 2])
+def test_two_subblocks_take_and_give_halves(split):
+    c2v = pto.TPipe(1, subblocks=2)
+    acc = _acc()
+    pto.tpush(c2v, acc, split)
+    shape = (8, 16) if split == 1 else (16, 8)
+    halves = [pto.tpop(c2v, Tile("vec", "f32", *shape), split, subblock=k).values.copy() for k in (1, 0)][::-1]
+    assert (np.concatenate(halves, axis=split - 1) == acc.values).all()
+    v2c = pto.TPipe(2, subblocks=2, depth=1)
+    low, high = _vec(*shape, 100), _vec(*shape, 500)
+    pto.tpush(v2c, high, split, subblock=1)             # the order of the two halves does not matter
+    assert v2c.occupied == 0
+    assert _rule(lambda: pto.tpush(v2c, high, split, subblock=1)) == "pto.pipe.subblocks"
+    assert _rule(lambda: pto.tpush(v2c, _vec(4, 8, 0), split, subblock=0)) == "pto.pipe.shape"
+    pto.tpush(v2c, low, split, subblock=0)
+    assert v2c.occupied == 1
+    got = pto.tpop(v2c, Tile("mat", "f32", 16, 16), split)
+    assert (got.values == np.concatenate([low.values, high.values], axis=split - 1)).all()
+
+
+def test_inactive_subblock_and_no_split():
+    """Subblock 1 takes no part in an unsplit transfer: its v2c push does nothing, its c2v pop is zeros;
+    on a no_split pipe it pops (zeros) and the slot waits for both frees."""
+    v2c = pto.TPipe(2, subblocks=2)
+    pto.tpush(v2c, _vec(16, 16, 7), subblock=1)
+    assert v2c.occupied == 0
+    for no_split, held in ((False, 0), (True, 1)):
+        pipe = pto.TPipe(1, subblocks=2, no_split=no_split, depth=2)
+        pto.tpush(pipe, _acc())
+        mine = _vec(16, 16, 3)
+        assert not pto.tpop(pipe, mine, subblock=1).values.any()
+        pto.tfree(pipe, subblock=1)
+        assert pipe.occupied == 1
+        assert (pto.tpop(pipe, Tile("vec", "f32", 16, 16)).values == _acc().values).all()
+        pto.tfree(pipe)
+        assert pipe.occupied == 0
+        assert len(pipe.ring.slots) == 0
+    no_split = pto.TPipe(1, subblocks=2, no_split=True)
+    pto.tpush(no_split, _acc())
+    pto.tpop(no_split, Tile("vec", "f32", 16, 16))
+    pto.tfree(no_split)
+    assert no_split.occupied == 1                       # subblock 1 has not popped and freed it yet
+
+
+def test_slot_count_checks():
+    assert _rule(lambda: pto.TPipe(1, depth=0)) == "pto.pipe.depth"
+    assert _rule(lambda: pto.TPipe(1, depth=2.5)) == "pto.pipe.depth"
+    assert _rule(lambda: pto.TPipe(1, subblocks=3)) == "pto.pipe.subblocks"
+    pipe = pto.TPipe(1, depth=1, subblocks=2)
+    assert _rule(lambda: pto.tpush(pipe, _acc(), subblock=1)) == "pto.pipe.subblocks"      # the cube has one
+    assert _rule(lambda: pto.tpop(pipe, Tile("vec", "f32", 16, 16), subblock=2)) == "pto.pipe.subblocks"
+    assert _rule(lambda: pto.tfree(pipe)) == "pto.pipe.free"
+    pto.tpush(pipe, _acc())
+    with pytest.raises(StateError) as e:
+        pto.tpush(pipe, _acc(32))
+    assert e.value.rule == "pto.pipe.full" and pipe.occupied == 1
+    assert (pto.tpop(pipe, Tile("vec", "f32", 16, 16)).values == _acc().values).all()
+    pto.tfree(pipe)
+    pto.tpush(pipe, _acc(32))                            # the freed slot takes the next push
+    assert pipe.occupied == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["push", "pop", "free"]), max_size=30), st.integers(1, 4))
+def test_ring_is_a_bounded_fifo(steps, depth):
+    """One subblock, one direction: pops return pushes in order, a push traps exactly when ``depth`` slots
+    are pushed and not freed, a pop exactly when every pushed payload is popped (a deque as the oracle)."""
+    pipe, pushed, popped, n = pto.TPipe(1, depth=depth), [], [], 0
+    for step in steps:
+        if step == "push":
+            t = _acc()
+            t.values[0, 0] = n
+            if len(pushed) + len(popped) == depth:
+                assert _rule(lambda: pto.tpush(pipe, t)) == "pto.pipe.full"
+                continue
+            pto.tpush(pipe, t)
+            pushed.append(n)
+            n += 1
+        elif step == "pop":
+            if not pushed:
+                assert _rule(lambda: pto.tpop(pipe, Tile("vec", "f32", 16, 16))) == "pto.pipe.empty"
+                continue
+            assert pto.tpop(pipe, Tile("vec", "f32", 16, 16)).values[0, 0] == pushed[0]
+            popped.append(pushed.pop(0))
+        elif popped:
+            pto.tfree(pipe)
+            popped.pop(0)
+        else:
+            assert _rule(lambda: pto.tfree(pipe)) == "pto.pipe.free"
+        assert pipe.occupied == len(pushed) + len(popped)
+
+
+# ---------------------------------------------------------------- quantising pushes (PTO179)
+
+
+def _acc_of(dt, values):
+    t = Tile("acc", dt, 16, 16, **ACC)
+    t.values[...] = values
+    return t
+
+
+def _pushed(acc, quant, cfg):
+    pipe = pto.TPipe(1)
+    pto.tpush(pipe, acc, quant=quant, config=cfg, target="cpu")
+    return pto.tpop(pipe, Tile("vec", "bf16" if quant == "F322BF16" else "f16", 16, 16)).values
+
+
+def test_quantising_push_scalar_modes():
+    """F322F16 scales by the quant scalar (1.0 when unset) and casts with no clamp; DEQF16 clamps to +-65504
+    first. The oracle is numpy's own float16 cast of the scaled values."""
+    from tilesim.pto.conv import BlockConfig
+    v = np.linspace(-70000, 70000, 256, dtype=np.float32).reshape(16, 16)
+    cfg = BlockConfig()
+    got = _pushed(_acc_of("f32", v), "F322F16", cfg)
+    with np.errstate(over="ignore"):
+        assert np.array_equal(got, v.astype(np.float16), equal_nan=True) and np.isinf(got).any()
+    pto.set_quant_scalar(2.0, out_dtype="f16", config=cfg, target="cpu")
+    ints = np.arange(-128, 128, dtype=np.int32).reshape(16, 16) * 300
+    got = _pushed(_acc_of("i32", ints), "DEQF16", cfg)
+    assert np.array_equal(got, np.clip(ints * np.float32(2), -65504, 65504).astype(np.float16))
+    got = _pushed(_acc_of("f32", v), "F322BF16", BlockConfig())
+    assert np.array_equal(np.asarray(got, np.float32), v.astype(ml_dtypes.bfloat16).astype(np.float32))
+
+
+def test_quantising_push_vector_mode_and_checks():
+    from tilesim.pto.conv import BlockConfig
+    cfg = BlockConfig()
+    scales = np.arange(1, 17, dtype=np.float32) / 4
+    fp = Tile("scaling", "u64", 1, 16)
+    fp.bits[0] = scales.view(np.uint32).astype(np.uint64)     # the gen_data words: the f32 bits, zero-extended
+    ints = np.arange(256, dtype=np.int32).reshape(16, 16) - 128
+    acc = _acc_of("i32", ints)
+    assert _rule(lambda: _pushed(acc, "VDEQF16", cfg)) == "pto.pipe.quant"      # no SET_QUANT_VECTOR yet
+    pto.set_quant_vector(fp, config=cfg, target="cpu")
+    # the 19-bit scale of each word (bits 13..31): sign, 8-bit exponent, 10-bit mantissa, as gen_data.py decodes
+    m1 = (scales.view(np.uint32) >> 13) & 0x7FFFF
+    decoded = (1 + (m1 & 0x3FF) / 1024) * 2.0 ** (((m1 >> 10) & 0xFF).astype(int) - 127)
+    assert np.array_equal(_pushed(acc, "VDEQF16", cfg), (ints * decoded).astype(np.float16))
+    pipe = pto.TPipe(3)
+    assert _rule(lambda: pto.tpush(pipe, acc, quant="NOPE", direction="c2v")) == "pto.pipe.quant"
+    assert _rule(lambda: pto.tpush(pipe, acc, 1, quant="DEQF16", direction="c2v")) == "pto.pipe.quant"
+    assert _rule(lambda: pto.tpush(pipe, acc, quant="DEQF16", direction="v2c")) == "pto.pipe.quant"
+    assert _rule(lambda: pto.tpush(pipe, acc, quant="F322F16", direction="c2v")) == "pto.op.dtype"
+    assert _rule(lambda: pto.tpush(pipe, Tile("vec", "i32", 16, 16), quant="DEQF16", direction="c2v")) \
+        == "pto.op.loc"
+    assert pipe.occupied == 0
+
+
+def test_shapes_the_simulator_would_read_misaligned():
+    """The simulator moves split halves of the whole tile, v2c rows at the producer's static width, and reads a
+    slot at the consumer's static width: tilesim refuses what those would read differently (PTO178)."""
+    acc = Tile("acc", "f32", 32, 16, valid=(16, 16), **ACC)
+    assert _rule(lambda: pto.tpush(pto.TPipe(1), acc, 1)) == "pto.pipe.shape"
+    narrow = Tile("vec", "f32", 16, 16, valid=(16, 8))
+    assert _rule(lambda: pto.tpush(pto.TPipe(2), narrow)) == "pto.pipe.shape"
+    pipe = pto.TPipe(1)
+    pto.tpush(pipe, _acc())
+    wide = Tile("vec", "f32", 16, 32, valid=(16, 16))
+    assert _rule(lambda: pto.tpop(pipe, wide)) == "pto.pipe.shape"
+    assert pipe.occupied == 1

@@ -84,7 +84,8 @@ def test_the_simulators_quirks():
     assert _cvt("i4", "u8", np.array([15, 8, 7], np.uint8), "RINT", False).tolist() == [255, 248, 7]
 
 
-def test_cvt_4_bit_is_cpu_only():
+def test_cvt_4_bit_pairs_off_the_tcvt_page_are_cpu_only():
+    """The NPUs convert only the page's 4-bit pairs (PTO189: A2A3 f16 <-> i4, A5 bf16 <-> fp4)."""
     src, dst = Tile("vec", "f32", 1, 8), Tile("vec", "i4", 1, 32, valid=(1, 8))
     for target in ("a2a3", "a5"):
         with pytest.raises(DtypeError) as e:

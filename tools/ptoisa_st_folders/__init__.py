@@ -4,10 +4,11 @@ of kernel shapes; each module's ``ADAPTERS`` maps a folder to its runner ``(fold
 
 from __future__ import annotations
 
-from . import (comm, expand, fillpad, fixpipe, fused, gather, generate, indexed, matmul, memory, misc, move, pipes,
-               reduce, scalar, select, selfcheck, sort, ternary, text)
+from . import (collective, comm, conv, expand, fillpad, fixpipe, fused, gather, generate, hashfind, indexed, matmul,
+               memory, misc, move, pipes, quant, reduce, scalar, select, selfcheck, sort, ternary, text, tisa_coverage,
+               flashattn, tassign)
 
-ADAPTERS = {folder: run for module in (comm, expand, fillpad, fixpipe, fused, gather, generate, indexed, matmul,
+ADAPTERS = {folder: run for module in (comm, conv, expand, fillpad, fixpipe, fused, gather, generate, indexed, matmul,
                                        memory, misc, move, pipes, reduce, scalar, select, selfcheck, sort, ternary,
-                                       text)
+                                       text, collective, quant, hashfind, tisa_coverage, flashattn, tassign)
             for folder, run in module.ADAPTERS.items()}

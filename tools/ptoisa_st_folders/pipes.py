@@ -9,10 +9,15 @@ from pathlib import Path
 import numpy as np
 
 from tilesim import pto
+from tilesim.pto.conv import BlockConfig
 from tilesim.pto.dtypes import PACKED
 from tilesim.pto.ops import convert_sub_byte
 
 from ptoisa_st import CXX_DTYPES, Row, _int, count_tests, each_case, refusals, score
+
+from . import pipe_kernels
+from .common import tile
+from .pipe_scenarios import HOOKS_ONLY, SCENARIOS
 
 #: the 4-bit C++ types of the tcvt folder, beside CXX_DTYPES
 SUB_BYTE_CXX = {"int4b_t": "i4", "float4_e2m1x2_t": "f4e2m1", "float4_e1m2x2_t": "f4e1m2"}
@@ -45,6 +50,7 @@ def run_scale_addr(folder: Path, st: Path, verbose: bool) -> Row:
 
 _PUSHPOP_TEST = re.compile(r"TEST_F\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{\s*(\w+)<(\w+),\s*(\d+),\s*(\d+)"
                            r"(?:,\s*TileType::(\w+))?>\(\)\s*;\s*\}")
+_ANY_TEST = re.compile(r"TEST_F\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{\s*(?:(\w+)(?:<([^>]*)>)?\()?")
 _PUSHPOP_MACRO = re.compile(r"^TPUSHPOP_TEST\((\w+),\s*(\d+),\s*(\d+),\s*(\w+)\)", re.M)
 #: the single-lane push/pop scenarios and the constant of their bodies that counts the tiles (None: one)
 _PUSHPOP_RUNS = {"runCubeToVectorSingleTile": None, "runCubeToVectorMultiCoreStream": "kIterations",
@@ -58,14 +64,16 @@ def run_push_pop(folder: Path, st: Path, verbose: bool) -> Row:
     times as the scenario's constant says (once without) and pop each into a tile of the same shape, checked
     by ResultCmp at 0 (the scenarios of :data:`_PUSHPOP_RUNS`; the producer and consumer threads of the
     multi-core forms run one after the other here, the sequential model, and the FIFO's depth and free timing
-    change no data). The tests of the simulator's thread hooks, two vector lanes, split halves and GM FIFO
-    slots are not mapped."""
+    change no data); the other gtests (two vector subblocks, split halves, vector-to-cube pushes, slot counts,
+    GM FIFO slots) run as their step-for-step transcriptions in :mod:`.pipe_scenarios`. A gtest of the
+    simulator's thread hooks alone (no instruction's data) is not mapped."""
     row = Row(folder.name)
     main = (folder / "main.cpp").read_text()
     tests = [(case, fn, t, int(r), int(c), loc) for case, fn, t, r, c, loc in _PUSHPOP_TEST.findall(main)]
     tests += [(f"{t}_{r}_{c}_{loc}", "testPushPopSingleThread", t, int(r), int(c), loc)
               for t, r, c, loc in _PUSHPOP_MACRO.findall(main)]
     row.cases = count_tests(main)
+    done = set()
     for case, fn, cxx, R, C, loc in tests:
         body = re.search(rf"void {fn}\(\)\s*\{{(.*?)\n\}}", main, re.S)
         locs = dict(re.findall(r"using (\w+)Tile = Tile<TileType::(\w+)", body.group(1))) if body else {}
@@ -89,10 +97,19 @@ def run_push_pop(folder: Path, st: Path, verbose: bool) -> Row:
         row.passed += ok
         row.failed += not ok
         row.exact += exact
+        done.add(case)
+    for name, fn, targs in _ANY_TEST.findall(main):
+        run = SCENARIOS.get(name) or SCENARIOS.get(fn)
+        if name in done or run is None:
+            continue
+        ok = run([a.strip() for a in targs.split(",")] if targs else [])
+        row.tally(name, ok, ok, verbose)
     row.not_mapped = row.cases - row.passed - row.failed - row.refused
-    if row.not_mapped:
-        row.reasons.append(f"{row.not_mapped} gtests of the simulator's thread hooks, two vector lanes, split "
-                           "halves or GM FIFO slots")
+    hooks = [HOOKS_ONLY[n] for n, _, _ in _ANY_TEST.findall(main) if n in HOOKS_ONLY]
+    if hooks:
+        row.reasons.append(f"{len(hooks)} not an instruction test: " + "; ".join(hooks))
+    elif row.not_mapped:
+        row.reasons.append(f"{row.not_mapped} gtests no transcription serves")
     return row
 
 
@@ -145,5 +162,72 @@ def run_tcvt(folder: Path, st: Path, verbose: bool) -> Row:
     return row
 
 
+_FIX_KEY = re.compile(r"tilingKey == (\d+)\)\s*\{\s*(\w+)<([^>]*)>")
+_FIX_CASE = re.compile(r"TEST_F\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{\s*\w+<(\d+)>")
+
+
+def _fixpipe_kernels(folder: Path) -> dict[int, tuple[list[str], str, float | None, bool]]:
+    """tilingKey -> (the run function's template arguments, its QuantMode, its SET_QUANT_SCALAR value, whether
+    it loads a quant vector), from the kernel."""
+    text = "".join(p.read_text() for p in folder.glob("*_kernel.cpp"))
+    out = {}
+    for key, fn, targs in _FIX_KEY.findall(text):
+        body = re.search(rf"void {fn}\(.*?\n\}}", text, re.S).group(0)
+        scalar = re.search(r"SET_QUANT_SCALAR<\w+>\(([-0-9.eE+]+)f?\)", body)
+        out[int(key)] = ([a.strip() for a in targs.split(",")], re.search(r"QuantMode_t::(\w+)>", body).group(1),
+                         float(scalar.group(1)) if scalar else None, "SET_QUANT_VECTOR" in body)
+    return out
+
+
+def _up(n: int, to: int) -> int:
+    return -(-n // to) * to
+
+
+def run_push_fixpipe(folder: Path, st: Path, verbose: bool) -> Row:
+    """``RunTPushPopFixpipe*<InT, AccT, OutT, M, K, N>`` of the case's tilingKey: TLOAD of ``x1_gm.bin`` and
+    ``x2_gm.bin`` into Nz mat tiles, TMOV to Left and Right, TMATMUL, the kernel's SET_QUANT_SCALAR or
+    SET_QUANT_VECTOR (``quant_gm.bin``'s words), TPUSH with the kernel's FixpipeParams quant mode (PTO179),
+    TPOP into an OutT vec tile, TADDS 1, TSTORE; compared with ``golden.bin`` by ResultCmp at main.cpp's eps."""
+    row = Row(folder.name)
+    kernels = _fixpipe_kernels(folder)
+    keys = dict(_FIX_CASE.findall((folder / "main.cpp").read_text()))
+    form = (lambda c: "gen_data.py made no data" if c.dir is None else
+            None if int(keys.get(c.name, 0)) in kernels else "no kernel for the tilingKey")
+    for case in each_case(folder, st, row, form, exempt=lambda c: True):
+        with refusals(row, case):
+            targs, quant, scalar, vector = kernels[int(keys[case.name])]
+            in_t, acc_t, out_t = (CXX_DTYPES[t] for t in targs[:3])
+            m, k, n = (int(v) for v in targs[3:6])
+            align = 32 if pto.get_dtype(in_t).size == 1 else 16
+            M, K, N = _up(m, 16), _up(k, align), _up(n, align)
+            a_mat = tile(in_t, (M, K), (m, k), loc="mat", blayout="col_major", slayout="row_major")
+            b_mat = tile(in_t, (K, N), (k, n), loc="mat", blayout="col_major", slayout="row_major")
+            pto.tload(a_mat, case.read("x1_gm.bin", in_t, m, k).view(a_mat.dtype.np), target="cpu")
+            pto.tload(b_mat, case.read("x2_gm.bin", in_t, k, n).view(b_mat.dtype.np), target="cpu")
+            left = tile(in_t, (M, K), (m, k), loc="left", blayout=pto.get_target("cpu").left_blayout or "row_major",
+                        slayout="row_major")
+            right = tile(in_t, (K, N), (k, n), loc="right", blayout="row_major", slayout="col_major")
+            acc = tile(acc_t, (M, N), (m, n), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
+            pto.tmov(left, a_mat, target="cpu")
+            pto.tmov(right, b_mat, target="cpu")
+            pto.tmatmul(acc, left, right, target="cpu")
+            cfg = BlockConfig()
+            if scalar is not None:
+                pto.set_quant_scalar(scalar, out_dtype=out_t, config=cfg, target="cpu")
+            if vector:
+                fb = tile("u64", (1, N), (1, n), loc="scaling", data=case.read("quant_gm.bin", "u64", 1, n))
+                pto.set_quant_vector(fb, config=cfg, target="cpu")
+            pipe = pto.TPipe(1, depth=2, no_split=True)
+            pto.tpush(pipe, acc, quant=quant, config=cfg, target="cpu")
+            vec = pto.tpop(pipe, tile(out_t, (m, n)))
+            out = pto.tadds(tile(out_t, (m, n)), vec, 1.0, target="cpu")
+            pto.tfree(pipe)
+            got = pto.tstore(np.zeros((m, n), out.dtype.np), out, target="cpu")
+            score(row, case, verbose, (got.view(out.dtype.lane), case.read("golden.bin", out_t, m, n), out_t))
+    return row
+
+
 ADAPTERS = {"tget_scale_addr": run_scale_addr, "tgetscaleaddr": run_scale_addr, "tpushpop": run_push_pop,
-            "tpushpop_cv": run_push_pop, "tpushpop_cv_nosplit": run_push_pop, "tcvt": run_tcvt}
+            "tpushpop_cv": run_push_pop, "tpushpop_cv_nosplit": run_push_pop, "tcvt": run_tcvt,
+            "tpushpop_vc": run_push_pop, "tpushpop_vc_nosplit": run_push_pop, "tpushpop_fixpipe": run_push_fixpipe,
+            **pipe_kernels.ADAPTERS}

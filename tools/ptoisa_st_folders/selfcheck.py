@@ -13,9 +13,16 @@ from tilesim import pto
 
 from ptoisa_st import CXX_DTYPES, Case, Row, count_tests, refusals
 
-_TEST = re.compile(r"TEST(?:_F)?\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{(.*?)\n\}", re.S)
+_TEST = re.compile(r"TEST(?:_F)?\(\s*\w+\s*,\s*(\w+)\s*\)\s*\{(?: ([^\n]*)\}|(.*?)\n\})", re.S)
 _USING = re.compile(r"using\s+(\w+)\s*=\s*Tile<TileType::Vec,\s*(\w+),\s*(\d+),\s*(\d+)"
                     r"(?:,\s*BLayout::(RowMajor|ColMajor),\s*(\d+),\s*(\d+))?>;")
+#: cube tiles: ``Tile<TileType::Left, T, R, C, BLayout::X, VR, VC, SLayout::Y, fractal>``, ``TileAcc<T, R, C>`` ...
+_CUBE = re.compile(r"using\s+(\w+)\s*=\s*Tile(?:<TileType::|)(Left|Right|Acc|Bias)(?:<|,\s*)(\w+),\s*(\d+),\s*(\d+)"
+                   r"(?:,\s*BLayout::(\w+),\s*(\d+),\s*(\d+),\s*SLayout::(\w+),\s*(\d+))?>;")
+#: pto_tile.hpp's defaults on cpu (TileLeft, TileRight, TileAcc; a plain Bias Tile): blayout, slayout, fractal
+_CUBE_DEFAULT = {"Left": ("ColMajor", "RowMajor", 512), "Right": ("RowMajor", "ColMajor", 512),
+                 "Acc": ("ColMajor", "RowMajor", 1024), "Bias": ("RowMajor", "NoneBox", 512)}
+_LAYOUT = {"RowMajor": "row_major", "ColMajor": "col_major", "NoneBox": "none_box"}
 _DECL = re.compile(r"^\s*(\w+)\s+(\w+)\s*;", re.M)
 _FILL = re.compile(r"(FillLinear|FillAll)\((\w+)(?:,\s*(-?[\d.]+)f?)?\);")
 
@@ -32,7 +39,16 @@ def _tiles(body: str) -> dict[str, pto.Tile] | None:
             return None
         made[var] = pto.Tile("vec", CXX_DTYPES[t], int(r), int(c), valid=(int(vr or r), int(vc or c)),
                              blayout="col_major" if lay == "ColMajor" else "row_major")
+    cube = {k: v for k, *v in _CUBE.findall(body)}
+    for typ, var in _DECL.findall(body):
+        if typ in cube:
+            loc, t, r, c, bl, vr, vc, sl, frac = cube[typ]
+            bl, sl, frac = (bl, sl, int(frac)) if bl else _CUBE_DEFAULT[loc]
+            made[var] = pto.Tile(loc.lower(), CXX_DTYPES[t], int(r), int(c), valid=(int(vr or r), int(vc or c)),
+                                 blayout=_LAYOUT[bl], slayout=_LAYOUT[sl], fractal=frac)
     for fill, var, start in _FILL.findall(body):
+        if var not in made:                         # a type the reader does not read: the check builds it
+            continue
         t = made[var]
         if fill == "FillAll":
             t.values[...] = float(start) if "." in start else int(start)
@@ -134,24 +150,74 @@ def _thistogram(body: str, made) -> bool | None:
     return True
 
 
+def float_eq(got: np.ndarray, want: np.ndarray) -> bool:
+    """gtest's EXPECT_FLOAT_EQ on f32 arrays: every pair within 4 ulps (+0 equals -0), a NaN equal to nothing."""
+    g, w = (np.asarray(v, np.float32).view(np.int32).astype(np.int64) for v in (got, want))
+    g, w = (np.where(v < 0, -(v & 0x7FFFFFFF), v) for v in (g, w))           # sign-magnitude -> a number line
+    return bool(((np.abs(g - w) <= 4) & ~np.isnan(got) & ~np.isnan(want)).all())
+
+
+#: the values main.cpp's ``SetValue(tile, r, c, EXPR)`` loops write, by EXPR (r, c: the loop's row and column)
+_SET = {"static_cast<float>(r + c + 1)": lambda r, c: r + c + 1,
+        "static_cast<float>((r == c) ? 1.5f : 0.5f)": lambda r, c: np.where(r == c, 1.5, 0.5),
+        "static_cast<float>((r == c) ? 2.0f : 1.0f)": lambda r, c: np.where(r == c, 2.0, 1.0),
+        "static_cast<float>(c)": lambda r, c: c + 0 * r}
+_SET_AT = re.compile(r"^\s*SetValue\((\w+), (r|0), c, (.+)\);$", re.M)
+_MATMUL = re.compile(r"\b(TMATMUL|TMATMUL_ACC|TGEMV|TGEMV_ACC|TGEMV_BIAS)\(([\w, ]+)\);")
+
+
+def _tmatmul_layout(body: str, made) -> bool | None:
+    """TMATMUL/TGEMV and their ACC/BIAS forms on Left/Right/Acc tiles main.cpp declares, filled by its
+    ``SetValue`` loops (over lhs's valid region, or row 0 of a bias); each dst, every element, must equal (4 ulps)
+    the test's ComputeExpected: acc (or 0) plus the f32 products summed in k order, plus bias[c]."""
+    sets = _SET_AT.findall(body)
+    calls = _MATMUL.findall(body)
+    if not sets or not calls or any(e not in _SET for *_, e in sets):
+        return None
+    lhs_valid = made[calls[0][1].split(",")[1].strip()].valid
+    for var, r0, expr in sets:
+        t = made[var]
+        rows, cols = (1, t.valid_cols) if r0 == "0" else lhs_valid
+        r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+        t.values[:rows, :cols] = _SET[expr](r, c)
+    ok = True
+    for op, args in calls:
+        dst, *srcs = (made[a.strip()] for a in args.split(","))
+        getattr(pto, op.lower())(dst, *srcs, target="cpu")
+        acc = srcs.pop(0) if op.endswith("_ACC") else None
+        lhs, rhs, *bias = srcs
+        m, k, n = lhs.valid_rows, lhs.valid_cols, rhs.valid_cols
+        want = np.zeros(dst.values.shape, np.float32)
+        if acc is not None:
+            want[:m, :n] = acc.values[:m, :n]
+        for i in range(k):
+            want[:m, :n] += lhs.values[:m, i:i + 1].astype(np.float32) * rhs.values[i, :n].astype(np.float32)
+        if bias:
+            want[:m, :n] += bias[0].values[0, :n]
+        ok &= float_eq(dst.values, want)
+    return ok
+
+
 CHECKS = {"textract": _textract_fp, "tpartmul": _tpartmul, "tcolprod": _tcolprod, "thistogram": _thistogram,
-          "tcolreduceidx": _reduce_idx, "trowreduceidx": _reduce_idx}
+          "tcolreduceidx": _reduce_idx, "trowreduceidx": _reduce_idx, "tmatmul_layout": _tmatmul_layout}
 
 
-def run_selfcheck(folder: Path, st: Path, verbose: bool, row: Row | None = None, names=None) -> Row:
+def run_selfcheck(folder: Path, st: Path, verbose: bool, row: Row | None = None, names=None, check=None) -> Row:
     """Each test of the folder (or, with ``names``, those tests only, counted into ``row``) that calls the
-    folder's instruction in the form :data:`CHECKS` reads; others are not mapped."""
+    folder's instruction in the form its check (``check``, else the folder's in :data:`CHECKS`) reads; others
+    are not mapped. A test's body is its block, or the one line of ``TEST(S, n) { call(); }``."""
     main = (folder / "main.cpp").read_text()
     if row is None:
         row = Row(folder.name, cases=count_tests(main))
-    check = CHECKS[folder.name]
-    for name, body in _TEST.findall(main):
+    check = check or CHECKS[folder.name]
+    for name, line, block in _TEST.findall(main):
+        body = line or block
         if names is not None and name not in names:
             continue
-        made = _tiles(body)
         case = Case(name, [], folder, 0.0, None)
         with refusals(row, case):
             try:
+                made = _tiles(body)
                 ok = check(body, made) if made is not None else None
             except (KeyError, ValueError):                      # a tile or value the adapter did not read
                 ok = None
@@ -166,4 +232,4 @@ def run_selfcheck(folder: Path, st: Path, verbose: bool, row: Row | None = None,
 
 
 ADAPTERS = {"tpartmul": run_selfcheck, "tcolprod": run_selfcheck, "thistogram": run_selfcheck,
-            "tcolreduceidx": run_selfcheck, "trowreduceidx": run_selfcheck}
+            "tcolreduceidx": run_selfcheck, "trowreduceidx": run_selfcheck, "tmatmul_layout": run_selfcheck}

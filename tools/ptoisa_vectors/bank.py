@@ -48,9 +48,9 @@ def check(out_dir: Path, verbose: int) -> bool:
     from tests.pto import ptoisa_golden as g
     OPS = {**OPS, **COMM_OPS}
     total = Counter()
-    stored = defaultdict(dict)  # op -> {"": clang's file, "bf16": g++'s}
+    stored = defaultdict(dict)  # op -> {"": clang's files (<op>.npz, <op>.conv.npz), "bf16": g++'s}
     for p in sorted(out_dir.glob("*.npz")):
-        stored[g.op_of(p)]["bf16" if p.name.endswith(".bf16.npz") else ""] = p
+        stored[g.op_of(p)].setdefault("bf16" if p.name.endswith(".bf16.npz") else "", []).append(p)
     print(f"{'op':18} {'cases':>6} {'exact':>6} {'bf16':>6} {'exact':>6}")
     for op in sorted(set(OPS) | set(stored)):
         if op not in stored:
@@ -61,7 +61,7 @@ def check(out_dir: Path, verbose: int) -> bool:
             if kind not in stored[op]:
                 row += f" {'-':>6} {'-':>6}"
                 continue
-            _, cases = g.load(stored[op][kind])
+            cases = [c for p in stored[op][kind] for c in g.load(p)[1]]
             exact = shown = loose = 0
             for c in cases:
                 good, why = g.replay(c, undefined_may_differ=True)

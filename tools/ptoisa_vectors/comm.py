@@ -108,3 +108,62 @@ def signal_cases(rng) -> list[Case]:
             cases.append(Case("twait", call, (_gm("dst_gm", "i32", 2, 2),), {"dst_gm": (2, 2)}, {"dst_gm": sig},
                               (value,), {"value": value, "cmp": cmp.lower()}))
     return cases
+
+
+def collective_cases(rng) -> list[Case]:
+    """The collective TGATHER/TSCATTER (bank ops ``comm_tgather``/``comm_tscatter``: three ranks of 3 x 64, the
+    whole array 11 rows, so that the rows beyond 3 x 3 show they are left alone; one staging tile, or ping and
+    pong) on every element size, and the ping-pong forms (PTO184, PTO185): TPUT (AtomicAdd too) and TGET with
+    two staging tiles, TREDUCE of four ranks with acc, ping and pong (3-row chunks, the last one partial), and
+    TPUT_ASYNC/TGET_ASYNC on the URMA engine (PTO186)."""
+    cases = []
+    h, n, extra = 3, 3, 2
+    for dt in COMM_DTS:
+        ranks = [conversion_pool(rng, dt, h * _C).reshape(h, _C) for _ in range(n)]
+        cols = max(_C // 2, 32 // np.dtype(ranks[0].dtype).itemsize)
+        per, whole = _gt(dt, h, _C), _gt(dt, n * h + extra, _C)
+        for root, tiles in ((0, ("staging",)), (2, ("ping", "pong"))):
+            tile_specs = tuple(Spec(t, dt, 2, cols) for t in tiles)
+            tile_data = {t: sentinel(dt, (2, cols)) for t in tiles}
+            for op, part, one in (("comm_tgather", "src{k}_gm", "dst_gm"), ("comm_tscatter", "dst_gm{k}", "src_gm")):
+                names = [part.format(k=k) for k in range(n)]
+                group = (f"using GT = {per}; GT t[{n}] = {{" + ", ".join(f"GT({m}.data())" for m in names)
+                         + f"}}; comm::ParallelGroup<GT> g(t, {n}, {root}); {whole} w({one}.data()); ")
+                specs = (_gm(one, dt, n * h + extra, _C), *(_gm(m, dt, h, _C) for m in names), *tile_specs)
+                if op == "comm_tgather":
+                    data = {one: sentinel(dt, (n * h + extra, _C)), **dict(zip(names, ranks))}
+                else:
+                    rest = conversion_pool(rng, dt, extra * _C).reshape(extra, _C)
+                    data = {one: np.concatenate([*ranks, rest]), **{m: sentinel(dt, (h, _C)) for m in names}}
+                call = f"comm::{op[5:].upper()}(g, w, {', '.join(tiles)});"
+                cases.append(Case(op, group + call, specs, {s.role: (s.rows, s.cols) for s in specs},
+                                  {**data, **tile_data}, (), {"root": root}))
+        src, old = (conversion_pool(rng, dt, _R * _C).reshape(_R, _C) for _ in range(2))
+        gt = _gt(dt, _R, _C)
+        specs = (_gm("dst_gm", dt), _gm("src_gm", dt), Spec("staging", dt, 2, cols), Spec("pong", dt, 2, cols))
+        valid = {"dst_gm": (_R, _C), "src_gm": (_R, _C), "staging": (2, cols), "pong": (2, cols)}
+        data = {"dst_gm": old, "src_gm": src, "staging": sentinel(dt, (2, cols)), "pong": sentinel(dt, (2, cols))}
+        for op, call, args in (("tput", "comm::TPUT(d, s, staging, pong);", {}),
+                               ("tput", "comm::TPUT<AtomicType::AtomicAdd>(d, s, staging, pong);", {"atomic": "add"}),
+                               ("tget", "comm::TGET(d, s, staging, pong);", {})):
+            cases.append(Case(op, f"{gt} d(dst_gm.data()), s(src_gm.data()); {call}", specs, valid, data, (), args))
+        for op in ("tput_async", "tget_async"):
+            call = (f"{gt} d(dst_gm.data()), s(src_gm.data()); comm::AsyncSession ses; "
+                    f"comm::{op.upper()}<comm::DmaEngine::URMA>(d, s, ses);")
+            cases.append(Case(op, call, specs[:2], {k: valid[k] for k in ("dst_gm", "src_gm")},
+                              {k: data[k] for k in ("dst_gm", "src_gm")}, (), {"engine": "urma"}))
+    for dt in REDUCE_DTS:
+        ranks = [conversion_pool(rng, dt, _R * _C).reshape(_R, _C) for _ in range(4)]
+        gt = _gt(dt, _R, _C)
+        specs = (_gm("dst_gm", dt), *(_gm(f"src{k}_gm", dt) for k in range(4)), Spec("acc", dt, 3, _C),
+                 Spec("recv", dt, 3, _C), Spec("pong", dt, 3, _C))
+        for op, root in (("Sum", 0), ("Max", 3), ("Min", 1), ("Sum", 2)):
+            call = (f"using GT = {gt}; GT d(dst_gm.data()); GT t[4] = {{"
+                    + ", ".join(f"GT(src{k}_gm.data())" for k in range(4))
+                    + f"}}; comm::ParallelGroup<GT> g(t, 4, {root}); "
+                    f"comm::TREDUCE(g, d, acc, recv, pong, comm::ReduceOp::{op});")
+            cases.append(Case("treduce", call, specs, {s.role: (3, _C) if s.loc == "vec" else (_R, _C) for s in specs},
+                              {"dst_gm": sentinel(dt, (_R, _C)), **{f"src{k}_gm": ranks[k] for k in range(4)},
+                               **{t: sentinel(dt, (3, _C)) for t in ("acc", "recv", "pong")}}, (),
+                              {"op": op.lower(), "root": root}))
+    return cases

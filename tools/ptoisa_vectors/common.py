@@ -76,6 +76,7 @@ class Case:
     data: dict[str, np.ndarray]       # logical (rows, cols) lanes per role
     params: tuple[int, ...] = ()
     args: dict = field(default_factory=dict)
+    suffix: str = ""                  # a second file of the op's cases (``.conv``: ConvTile forms)
 
     @property
     def key(self) -> tuple:
@@ -84,7 +85,7 @@ class Case:
     @property
     def stem(self) -> str:
         """Its bank file's name: ``<op>``, or ``<op>.bf16`` when a tile is bf16 (built by ``--bf16-cxx``)."""
-        return self.op + (".bf16" if any(s.dtype == "bf16" for s in self.specs) else "")
+        return self.op + self.suffix + (".bf16" if any(s.dtype == "bf16" for s in self.specs) else "")
 
     def storage(self, role: str) -> np.ndarray:
         s = next(s for s in self.specs if s.role == role)

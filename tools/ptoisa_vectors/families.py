@@ -15,7 +15,7 @@ from .bf16 import (
 )
 from .bitwise import bitwise_cases
 from .common import BF16, DTS, ONLY, Case
-from .comm import comm_cases
+from .comm import collective_cases, comm_cases
 from .compare import cmp_layout_cases, compare_select_cases, compare_select_layout_cases, tcmps_u8_cases
 from .convert import tcvt_cases, tcvt_sub_byte_cases
 from .elementwise import (
@@ -27,12 +27,14 @@ from .gather import concat_cases, gather_cases
 from .gemv import gemv_cases
 from .generate import generator_cases
 from .img2col import IMG2COLS_BF16, img2col_cases
+from .convtile import CONV_BF16, convtile_cases
 from .gm_index import mgather_cases, mscatter_cases
 from .hif8 import hif8_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
 from .memory import memory_cases, packed_memory_cases, scale_move_cases, store_fixpipe_cases
+from .pipes import pipe_bf16_cases, pipe_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases, tmov_fp_cases
 from .permute import permute_cases
 from .quant_mx import MX_QUANTS_BF16, quant_mx_cases
@@ -112,9 +114,11 @@ MORE_FAMILIES += (scatter_cases, bf16_family(scatter_cases, SCATTER_PAIRS=(("bf1
 MORE_FAMILIES += (mgather_cases, mscatter_cases, bf16_family(mgather_cases, GM_INDEX_DTS=ONLY),
                   bf16_family(mscatter_cases, GM_INDEX_DTS=ONLY))  # PTO134
 MORE_FAMILIES += (gemv_cases, bf16_family(gemv_cases, MATMUL_TYPES=((BF16, "f32"),)))  # PTO135
+MORE_FAMILIES += (convtile_cases, bf16_family(convtile_cases, **CONV_BF16))  # PTO172-PTO174: ConvTiles
 MORE_FAMILIES += (scale_move_cases,)  # PTO181: tmatmul_mx_nddn's ND scale TLOAD and TMOV
 MORE_FAMILIES += (hif8_cases,)  # PTO182, PTO183: HiFloat8's TCVT, TTRANS, TLOAD, TSTORE, TMOV
 
+MORE_FAMILIES += (pipe_cases, pipe_bf16_cases)  # TPUSH/TPOP: quantising pushes, two vector subblocks (PTO178, PTO179)
 
 def all_cases(seed: int) -> list[Case]:
     rng = np.random.default_rng(seed)
@@ -122,3 +126,4 @@ def all_cases(seed: int) -> list[Case]:
     for fam in MORE_FAMILIES:
         cases += fam(np.random.default_rng([seed, zlib.crc32(fam.__name__.encode())]))
     return cases
+MORE_FAMILIES += (collective_cases, bf16_family(collective_cases, COMM_DTS=ONLY, REDUCE_DTS=ONLY))  # PTO184-PTO186

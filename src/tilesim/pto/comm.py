@@ -1,4 +1,5 @@
-"""Communication between blocks: TPUT, TGET (and their async forms), TNOTIFY, TWAIT, TTEST, TBROADCAST, TREDUCE.
+"""Communication between blocks: TPUT, TGET (and their async forms), TNOTIFY, TWAIT, TTEST, TBROADCAST, TREDUCE,
+and the collective TGATHER and TSCATTER.
 
 pto-isa's ``docs/isa/comm`` instructions move data between the global
 memory of ranks (NPUs). tilesim's ranks are the blocks of one run
@@ -27,6 +28,12 @@ shape; a view of a bigger array writes through):
   root's array combined with each other rank's in rank order (``sum``,
   ``max``, ``min``), through the two tiles by TLOAD, TADD/TMAX/TMIN and
   TSTORE, chunked to the tiles' valid shape as pto-isa does (PTO156).
+* ``tgather(group, dst, staging)``: the root concatenates every rank's array
+  along the row axis into ``dst``; ``tscatter(group, src, staging)`` the
+  inverse (PTO184).
+* The ping-pong forms: ``pong=`` a second staging tile for TPUT, TGET,
+  TGATHER and TSCATTER, a second receive tile for TREDUCE (PTO185); the
+  async forms' ``engine=`` (``sdma``, ``urma``, ``rdma``; PTO186).
 """
 
 from __future__ import annotations
@@ -38,13 +45,15 @@ from .targets import get_target
 from .tile import Tile
 
 __all__ = ["tput", "tget", "tput_async", "tget_async", "tnotify", "ttest", "twait", "tbroadcast", "treduce",
-           "NOTIFY_OPS", "WAIT_CMPS", "REDUCE_OPS", "compare", "COMM_OPS"]
+           "tgather", "tscatter", "DMA_ENGINES", "NOTIFY_OPS", "WAIT_CMPS", "REDUCE_OPS", "compare", "COMM_OPS"]
 
 NOTIFY_OPS = ("set", "atomic_add")
 #: TWAIT/TTEST comparisons (pto-isa ``comm::WaitCmp``): signal <cmp> value
 WAIT_CMPS = {"eq": np.equal, "ne": np.not_equal, "gt": np.greater, "ge": np.greater_equal, "lt": np.less,
              "le": np.less_equal}
 REDUCE_OPS = {"sum": "tadd", "max": "tmax", "min": "tmin"}
+#: TPUT_ASYNC/TGET_ASYNC's engines (pto-isa ``comm::DmaEngine``)
+DMA_ENGINES = ("sdma", "urma", "rdma")
 _I32 = (-(1 << 31), (1 << 31) - 1)
 
 
@@ -94,6 +103,19 @@ def _staging(inst: str, t, gm: np.ndarray, operand: str = "staging", target=None
     return t
 
 
+def _pong(inst: str, ping: Tile, pong, gm: np.ndarray, operand: str = "pong") -> Tile | None:
+    """The ping-pong form's second tile: checked as the first, and of its dtype and shape (the pages: "the same
+    type and dimensions", at another UB offset, so not the same tile)."""
+    if pong is None:
+        return None
+    _staging(inst, pong, gm, operand)
+    if pong is ping or pong.dtype != ping.dtype or (pong.rows, pong.cols) != (ping.rows, ping.cols):
+        _comm_error(inst, f"the {operand} tile must be a second tile of the first one's type and dimensions "
+                    f"({ping.dtype} {ping.rows}x{ping.cols})", operand, "pto.comm.pingpong",
+                    "the same tile" if pong is ping else f"{pong.dtype} {pong.rows}x{pong.cols}")
+    return pong
+
+
 def _bits(a: np.ndarray) -> np.ndarray:
     return a.view(np.dtype(f"u{a.dtype.itemsize}"))
 
@@ -109,11 +131,14 @@ def _copy(inst: str, dst, src, *, atomic: str = "none", dt=None, target=None) ->
     return dst
 
 
-def tput(dst: np.ndarray, src: np.ndarray, staging: Tile, *, atomic: str = "none", target=None) -> np.ndarray:
+def tput(dst: np.ndarray, src: np.ndarray, staging: Tile, pong: Tile | None = None, *, atomic: str = "none",
+         target=None) -> np.ndarray:
     """TPUT: write the local ``src`` to the remote ``dst`` through a UB staging tile; returns ``dst``.
 
     ``atomic``: ``none`` or ``add`` (pto-isa ``AtomicType``; ``atomic_add``/``AtomicAdd`` also read).
-    Raises: ``pto.op.operand``, ``pto.comm.shape``, ``pto.mem.elem_size``, ``pto.op.loc``, ``pto.comm.atomic``.
+    ``pong``: the ping-pong form's second staging tile (``staging`` is the ping tile); the values are the same.
+    Raises: ``pto.op.operand``, ``pto.comm.shape``, ``pto.mem.elem_size``, ``pto.op.loc``, ``pto.comm.atomic``,
+    ``pto.comm.pingpong``.
 
     >>> import numpy as np
     >>> out = tput(np.zeros((1, 8), np.float32), np.ones((1, 8), np.float32), Tile("vec", "f32", 1, 8))
@@ -123,6 +148,7 @@ def tput(dst: np.ndarray, src: np.ndarray, staging: Tile, *, atomic: str = "none
     get_target(target)
     dst, src = _pair("TPUT", dst, src)
     t = _staging("TPUT", staging, src)
+    _pong("TPUT", t, pong, src)
     a = _word(atomic).removeprefix("atomic_")
     if a not in ("none", "add"):
         _comm_error("TPUT", "atomic must be none or add (AtomicType AtomicNone/AtomicAdd)", "atomic", "pto.comm.atomic",
@@ -130,26 +156,38 @@ def tput(dst: np.ndarray, src: np.ndarray, staging: Tile, *, atomic: str = "none
     return _copy("TPUT", dst, src, atomic=a, dt=t.dtype, target=target)
 
 
-def tget(dst: np.ndarray, src: np.ndarray, staging: Tile, *, target=None) -> np.ndarray:
-    """TGET: read the remote ``src`` into the local ``dst`` through a UB staging tile; returns ``dst``.
+def tget(dst: np.ndarray, src: np.ndarray, staging: Tile, pong: Tile | None = None, *, target=None) -> np.ndarray:
+    """TGET: read the remote ``src`` into the local ``dst`` through a UB staging tile (and ``pong``, the
+    ping-pong form's second one); returns ``dst``.
 
-    Raises: ``pto.op.operand``, ``pto.comm.shape``, ``pto.mem.elem_size``, ``pto.op.loc``.
+    Raises: ``pto.op.operand``, ``pto.comm.shape``, ``pto.mem.elem_size``, ``pto.op.loc``, ``pto.comm.pingpong``.
     """
     get_target(target)
     dst, src = _pair("TGET", dst, src)
-    _staging("TGET", staging, src)
+    _pong("TGET", _staging("TGET", staging, src), pong, src)
     return _copy("TGET", dst, src)
 
 
-def tput_async(dst: np.ndarray, src: np.ndarray, *, target=None) -> np.ndarray:
-    """TPUT_ASYNC: TPUT by a DMA engine, with no staging tile; complete when issued (PTO156). Returns ``dst``."""
-    get_target(target)
+def _engine(inst: str, engine, prof) -> str:
+    e = str(engine).rsplit("::", 1)[-1].lower()
+    if e not in DMA_ENGINES or e not in prof.dma_engines:
+        allowed = " or ".join(k for k in DMA_ENGINES if k in prof.dma_engines)
+        _comm_error(inst, f"engine must be {allowed} on {prof.name} (DmaEngine; URMA and RDMA are NPU_ARCH 3510's)",
+                    "engine", "pto.comm.engine", engine)
+    return e
+
+
+def tput_async(dst: np.ndarray, src: np.ndarray, *, engine: str = "sdma", target=None) -> np.ndarray:
+    """TPUT_ASYNC: TPUT by a DMA engine (``engine``: sdma, urma or rdma), with no staging tile; complete when
+    issued (PTO156, PTO186). Returns ``dst``. Raises also ``pto.comm.engine``."""
+    _engine("TPUT_ASYNC", engine, get_target(target))
     return _copy("TPUT_ASYNC", *_pair("TPUT_ASYNC", dst, src))
 
 
-def tget_async(dst: np.ndarray, src: np.ndarray, *, target=None) -> np.ndarray:
-    """TGET_ASYNC: TGET by a DMA engine, with no staging tile; complete when issued (PTO156). Returns ``dst``."""
-    get_target(target)
+def tget_async(dst: np.ndarray, src: np.ndarray, *, engine: str = "sdma", target=None) -> np.ndarray:
+    """TGET_ASYNC: TGET by a DMA engine (``engine``: sdma, urma or rdma), with no staging tile; complete when
+    issued (PTO156, PTO186). Returns ``dst``. Raises also ``pto.comm.engine``."""
+    _engine("TGET_ASYNC", engine, get_target(target))
     return _copy("TGET_ASYNC", *_pair("TGET_ASYNC", dst, src))
 
 
@@ -256,14 +294,16 @@ def tbroadcast(group, src: np.ndarray, staging: Tile, *, target=None) -> list:
     return group
 
 
-def treduce(group, dst: np.ndarray, acc: Tile, recv: Tile, *, op: str = "sum", root: int = 0,
-            target=None) -> np.ndarray:
+def treduce(group, dst: np.ndarray, acc: Tile, recv: Tile, pong: Tile | None = None, *, op: str = "sum",
+            root: int = 0, target=None) -> np.ndarray:
     """TREDUCE: ``dst`` = ``group[root]`` combined with every other rank's array in rank order; returns ``dst``.
 
     The arrays are 2-D (or 5-D with outer dimensions of 1); the tiles, of the arrays' element type, hold one
-    chunk of the tiles' valid shape (partial chunks at the edges shrink the tiles' valid region). Raises:
+    chunk of the tiles' valid shape (partial chunks at the edges shrink the tiles' valid region). With
+    ``pong`` (the ping-pong form: ``recv`` is the ping tile) the other ranks' chunks load into ``recv`` and
+    ``pong`` in turn, the same values in the same order (PTO185). Raises:
     ``pto.comm.group``, ``pto.comm.shape``, ``pto.mem.elem_size``, ``pto.op.loc``, ``pto.comm.reduce_op``,
-    ``pto.comm.root``, and TADD/TMAX/TMIN's own dtype checks.
+    ``pto.comm.root``, ``pto.comm.pingpong``, and TADD/TMAX/TMIN's own dtype checks.
     """
     from .ops import OPS, tload, tstore
     prof = get_target(target)
@@ -285,6 +325,8 @@ def treduce(group, dst: np.ndarray, acc: Tile, recv: Tile, *, op: str = "sum", r
     if acc.dtype != recv.dtype:
         _comm_error("TREDUCE", f"acc is {acc.dtype}, recv {recv.dtype}; both are the data's element type", "recv",
               "pto.op.same_dtype", str(recv.dtype), DtypeError)
+    _pong("TREDUCE", recv, pong, dst)
+    recvs = (recv,) if pong is None else (recv, pong)
     g2 = [m.reshape(m.shape[-2:]) for m in members]
     d2 = dst.reshape(shape[-2:])
     R, C = d2.shape
@@ -293,25 +335,103 @@ def treduce(group, dst: np.ndarray, acc: Tile, recv: Tile, *, op: str = "sum", r
     if step_r == 0 or step_c == 0:
         _comm_error("TREDUCE", "the tiles' valid region is empty", "acc", "pto.op.valid_nonzero", acc.valid)
     fn = OPS[REDUCE_OPS[o]]
-    keep = acc.valid, recv.valid
+    keep = [(t, t.valid) for t in (acc, *recvs)]
+    others = [r for r in range(len(g2)) if r != root]
     try:
         for r0 in range(0, R, step_r):
             for c0 in range(0, C, step_c):
                 n = (min(step_r, R - r0), min(step_c, C - c0))
-                acc.set_valid(*n)
-                recv.set_valid(*n)
+                for t, _ in keep:
+                    t.set_valid(*n)
                 tload(acc, g2[root], offset=(r0, c0), target=prof)
-                for r in range(len(g2)):
-                    if r != root:
-                        tload(recv, g2[r], offset=(r0, c0), target=prof)
-                        fn(acc, acc, recv, target=prof)
+                for i, r in enumerate(others):          # ping-pong: remote i arrives in ping (even) or pong
+                    t = recvs[i % len(recvs)]
+                    tload(t, g2[r], offset=(r0, c0), target=prof)
+                    fn(acc, acc, t, target=prof)
                 tstore(d2, acc, offset=(r0, c0), target=prof)
     finally:
-        acc.set_valid(*keep[0])
-        recv.set_valid(*keep[1])
+        for t, v in keep:
+            t.set_valid(*v)
     return dst
 
 
-#: the communication instructions by lower-case name
-COMM_OPS = {n: globals()[n] for n in ("tput", "tget", "tput_async", "tget_async", "tnotify", "ttest", "twait",
-                                      "tbroadcast", "treduce")}
+def _rows_of(inst: str, a: np.ndarray, operand: str) -> np.ndarray:
+    if a.ndim < 2:
+        _comm_error(inst, "a GlobalTensor here has rows and columns (2-D, or 5-D as pto-isa's shapes)", operand,
+                    "pto.comm.shape", a.shape, GeometryError)
+    return a
+
+
+def _collective(inst: str, group, whole: np.ndarray, whole_name: str, staging: Tile, pong, root) -> list:
+    """The checks TGATHER and TSCATTER share; returns the group's arrays. Every rank's array has the first
+    one's shape (the simulator reads rank 0's shape and strides for all); ``whole`` has their outer dims and
+    columns and at least N x their rows (rows beyond are left alone, as the pages say)."""
+    members = _group(inst, group)
+    if isinstance(root, bool) or not isinstance(root, (int, np.integer)) or not 0 <= root < len(members):
+        _comm_error(inst, f"root must be a rank of the group, 0..{len(members) - 1}", "root", "pto.comm.root", root)
+    _rows_of(inst, whole, whole_name)
+    first = _rows_of(inst, members[0], "group[0]")
+    for i, m in enumerate(members):
+        if m.shape != first.shape:
+            _comm_error(inst, f"group[{i}] is {m.shape}, group[0] {first.shape}; every rank's GlobalTensor has one "
+                        "shape", f"group[{i}]", "pto.comm.shape", m.shape, GeometryError)
+        if m.dtype.itemsize != whole.dtype.itemsize:
+            _comm_error(inst, f"group[{i}] has {m.dtype.itemsize}-byte elements, {whole_name} "
+                        f"{whole.dtype.itemsize}-byte ones; they share an element type", f"group[{i}]",
+                        "pto.mem.elem_size", str(m.dtype), DtypeError)
+    n, h = len(members), first.shape[-2]
+    want = (*first.shape[:-2], n * h, first.shape[-1])
+    if (whole.ndim != first.ndim or whole.shape[:-2] != first.shape[:-2] or whole.shape[-1] != first.shape[-1]
+            or whole.shape[-2] < n * h):
+        _comm_error(inst, f"{whole_name} {whole.shape} must have the ranks' outer dimensions and columns and at "
+                    f"least {n} x {h} rows: {want} (or more rows)", whole_name, "pto.comm.shape", whole.shape,
+                    GeometryError)
+    _pong(inst, _staging(inst, staging, whole), pong, whole)
+    return members
+
+
+def tgather(group, dst: np.ndarray, staging: Tile, pong: Tile | None = None, *, root: int = 0,
+            target=None) -> np.ndarray:
+    """TGATHER (the collective of ``docs/isa/comm``): the root writes rank r's array to rows ``r*H .. r*H + H``
+    of ``dst`` (each rank's array ``(..., H, W)``, ``dst`` ``(..., >= N*H, W)``), as bits; returns ``dst``.
+
+    ``staging`` (and ``pong``, the ping-pong form's second tile) are the UB tiles of the GM-UB-GM path, checked
+    and left unchanged, as the CPU simulator leaves them (PTO184). Raises: ``pto.comm.group``,
+    ``pto.comm.root``, ``pto.comm.shape``, ``pto.mem.elem_size``, ``pto.op.loc``, ``pto.comm.pingpong``.
+
+    >>> import numpy as np
+    >>> ranks = [np.full((1, 4), r, np.int32) for r in range(3)]
+    >>> tgather(ranks, np.zeros((3, 4), np.int32), Tile("vec", "i32", 1, 8))[:, 0].tolist()
+    [0, 1, 2]
+    """
+    get_target(target)
+    dst = _gm("TGATHER", dst, "dst")
+    members = _collective("TGATHER", group, dst, "dst", staging, pong, root)
+    h = members[0].shape[-2]
+    for r, m in enumerate(members):
+        _bits(dst)[..., r * h:(r + 1) * h, :] = _bits(m)
+    return dst
+
+
+def tscatter(group, src: np.ndarray, staging: Tile, pong: Tile | None = None, *, root: int = 0,
+             target=None) -> list:
+    """TSCATTER (the collective of ``docs/isa/comm``): the root writes rows ``r*H .. r*H + H`` of ``src`` to
+    rank r's array (each ``(..., H, W)``), as bits; returns ``group``. The inverse of :func:`tgather`, with its
+    checks and tiles (PTO184).
+    """
+    get_target(target)
+    src = _gm("TSCATTER", src, "src")
+    members = _collective("TSCATTER", group, src, "src", staging, pong, root)
+    for i, m in enumerate(members):
+        if not m.flags.writeable:
+            _comm_error("TSCATTER", "the array is read-only", f"group[{i}]", "pto.op.operand", f"group[{i}]")
+    h = members[0].shape[-2]
+    for r, m in enumerate(members):
+        _bits(m)[...] = _bits(src)[..., r * h:(r + 1) * h, :]
+    return group
+
+
+#: the communication instructions by lower-case name; the collective TGATHER/TSCATTER as ``comm_tgather`` and
+#: ``comm_tscatter``, apart from the tile ops of those names
+COMM_OPS = {**{n: globals()[n] for n in ("tput", "tget", "tput_async", "tget_async", "tnotify", "ttest", "twait",
+                                         "tbroadcast", "treduce")}, "comm_tgather": tgather, "comm_tscatter": tscatter}

@@ -1,5 +1,10 @@
-"""ConvTile (a feature map in NC1HWC0 / NDC1HWC0 layout with its IMG2COL settings) and a block's
-configuration registers, which the SET_* ops write and their consumers read (decision PTO140).
+"""ConvTile (a feature map or filter in one of pto-isa's convolution layouts, with its IMG2COL settings) and a
+block's configuration registers, which the SET_* ops write and their consumers read (decisions PTO140, PTO172).
+
+Layouts (:data:`LAYOUTS`): NC1HWC0 and NDC1HWC0 (TIMG2COL's feature maps; TLOAD/TSTORE), NCHW, GNCHW,
+GNC1HWC0 and NCDHW (TTRANS's sources and results), FRACTAL_Z as ``(C1*H*W, N1, N0, C0)`` or ``(C1, H, W, N, C0)``
+and FRACTAL_Z_3D as ``(D*C1*H*W, N1, N0, C0)`` (TLOAD, TEXTRACT, TTRANS). The storage is the shape's C order
+(:attr:`ConvTile.bits`), as the CPU simulator's ``ConvTile::data()`` holds it; a 4-bit dtype keeps one code a lane.
 
 pto-isa's ``ConvTile`` (include/pto/common/pto_tile.hpp) carries the feature map's shape and the fields that
 SETFMATRIX, SET_IMG2COL_PADDING and SET_IMG2COL_RPT copy into registers: the fmatrix word (fmap W in bits
@@ -16,15 +21,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import GeometryError
-from .dtypes import DType, get_dtype
+from .dtypes import PACKED, DType, get_dtype
 from .tile import LOCATIONS, to_bits
 
 __all__ = ["ConvTile", "BlockConfig", "FMATRIX_MODES", "block_config"]
 
 #: SetFmatrixMode values (include/pto/common/type.hpp): which register bank, and who writes it
 FMATRIX_MODES = ("a_auto", "b_auto", "a_manual", "b_manual")
-#: layouts and their dimension names
-LAYOUTS = {"NC1HWC0": ("N", "C1", "H", "W", "C0"), "NDC1HWC0": ("N", "D", "C1", "H", "W", "C0")}
+#: layouts and their dimension names (FRACTAL_Z has two forms, told apart by their rank)
+LAYOUTS = {"NC1HWC0": (("N", "C1", "H", "W", "C0"),), "NDC1HWC0": (("N", "D", "C1", "H", "W", "C0"),),
+           "NCHW": (("N", "C", "H", "W"),), "GNCHW": (("G", "N", "C", "H", "W"),),
+           "GNC1HWC0": (("G", "N", "C1", "H", "W", "C0"),), "NCDHW": (("N", "C", "D", "H", "W"),),
+           "FRACTAL_Z": (("C1HW", "N1", "N0", "C0"), ("C1", "H", "W", "N", "C0")),
+           "FRACTAL_Z_3D": (("C1DHW", "N1", "N0", "C0"),)}
 #: each setting's C++ setter width in bits (its argument type), and its default (the struct's initialiser)
 FIELDS = {"fmap_h": (16, 0), "fmap_w": (16, 0), "filter_h": (16, 1), "filter_w": (16, 1), "dilation_h": (8, 1),
           "dilation_w": (8, 1), "stride_h": (8, 1), "stride_w": (8, 1), "channel_size": (16, 0),
@@ -45,8 +54,9 @@ class ConvTile:
 
     Args:
         dtype: a PTO dtype name.
-        shape: ``(N, C1, H, W, C0)`` for ``NC1HWC0`` or ``(N, D, C1, H, W, C0)`` for ``NDC1HWC0``.
-        layout: ``NC1HWC0`` or ``NDC1HWC0``.
+        shape: the layout's sizes (:data:`LAYOUTS`): ``(N, C1, H, W, C0)`` for ``NC1HWC0``, ``(N, D, C1, H, W,
+            C0)`` for ``NDC1HWC0``, ``(C1*H*W, N1, N0, C0)`` or ``(C1, H, W, N, C0)`` for ``FRACTAL_Z`` ...
+        layout: a key of :data:`LAYOUTS`.
         loc: the tile's location (TIMG2COL reads a ``mat`` tile).
         pad_list: (left, right, top, bottom), each 0..255.
         pad_value: the value outside the feature map, rounded once to the dtype.
@@ -70,13 +80,14 @@ class ConvTile:
         if loc not in LOCATIONS:
             raise GeometryError(f"loc must be one of {', '.join(LOCATIONS)}", instruction="ConvTile",
                                 operand="loc", rule="pto.tile.loc", value=loc)
-        dims = LAYOUTS[layout]
         shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        forms = {len(d): d for d in LAYOUTS[layout]}
+        dims = forms.get(len(shape), LAYOUTS[layout][0])
         if len(shape) != len(dims) or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                                               and v > 0 for v in shape) or np.prod(shape) > _MAX_ELEMS:
-            raise GeometryError(f"a {layout} shape is {len(dims)} positive sizes ({', '.join(dims)}), at most "
-                                f"{_MAX_ELEMS:,} elements", instruction="ConvTile", operand="shape",
-                                rule="pto.convtile.shape", value=shape)
+            want = " or ".join(f"{len(d)} positive sizes ({', '.join(d)})" for d in LAYOUTS[layout])
+            raise GeometryError(f"a {layout} shape is {want}, at most {_MAX_ELEMS:,} elements",
+                                instruction="ConvTile", operand="shape", rule="pto.convtile.shape", value=shape)
         unknown = set(settings) - set(FIELDS)
         if unknown:
             raise GeometryError(f"unknown settings; known: {', '.join(FIELDS)}, pad_list, pad_value, transpose",
@@ -99,6 +110,11 @@ class ConvTile:
     def values(self) -> np.ndarray:
         """The feature map viewed as numbers (writes go to :attr:`bits`)."""
         return self.bits.view(self.dtype.np)
+
+    @property
+    def c0(self) -> int:
+        """The C0 the CPU simulator derives from the dtype: one 32-byte block (64 codes of a packed 4-bit type)."""
+        return 64 if self.dtype.name in PACKED else 32 // self.dtype.size
 
     @property
     def fmap_shape(self) -> tuple[int, int, int, int, int, int]:

@@ -13,6 +13,8 @@ order, so the bits agree wherever the kernel answers:
   partial sums over each 8 columns, then the lanes, then the remainder; PTO91).
 - :func:`sequential`: a sum or product from +0 or 1, element after element
   (TCOLSUM, TROWPROD, TCOLPROD of f32).
+- :func:`picked`: each row's lane at an argmax's column, with counts of NaNs
+  and zeros among them (the row arg ops' test for lines the scan must decide).
 - :func:`certify`: float64 results of exp, log and 1/sqrt rounded to f32 where
   the certificate of decision PTO105 holds (and PTO170's zeros and
   overflows); the other lanes are returned for the exact path.
@@ -36,8 +38,8 @@ import numpy as np
 from numba import njit
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["OPS", "rows", "run", "rowsum", "sequential", "certify", "f16_widen", "f16_round", "LOW29", "NEAR29",
-           "SHIFT29", "TINY", "HUGE"]
+__all__ = ["OPS", "rows", "run", "rowsum", "sequential", "picked", "certify", "f16_widen", "f16_round", "LOW29",
+           "NEAR29", "SHIFT29", "TINY", "HUGE"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy")
 _inline = njit(cache=True, error_model="numpy", inline="always")
@@ -287,6 +289,19 @@ def sequential(prod, x, sx, out, R, C, axis):
         out[i] = acc
         nan |= acc != acc
     return nan
+
+
+@_kernel
+def picked(x, idx, out):
+    """``out[i] = x[i, idx[i]]`` for a 2-D float32 array (each row's value at an argmax's column); returns (how
+    many of them are NaN, how many are zeros)."""
+    nan = zero = 0
+    for i in range(idx.size):
+        v = x[i, idx[i]]
+        out[i] = v
+        nan += v != v
+        zero += v == 0
+    return nan, zero
 
 
 # ----------------------------------------------------------- exp, log, 1/sqrt

@@ -15,17 +15,20 @@ Values stay bit patterns. The rules, and why each is exact:
   2**-45 (relative) away from every rounding boundary of the target format;
   the rare element that does not is recomputed with 60-digit
   :mod:`decimal` arithmetic. The result is the correctly rounded value.
-* Fast paths (decisions PTO105, PTO170, PTO171): f32 ``+ - * / sqrt 1/x``
+* Fast paths (decisions PTO105, PTO170, PTO171, PTO190): f32 ``+ - * / sqrt 1/x``
   without flushing run as numba kernels (:mod:`tilesim.pto.jit`) whose bits
   are numpy's float32 ones wherever no lane is NaN (those bits are the IEEE
   result on every target); a NaN anywhere sends the whole call to the exact
   path, which gives NaN payloads. f32 max/min/relu under the ``first`` rule
   and x86's abs and neg are exact kernels on every input. f32 exp, log and
-  1/sqrt round numpy's float64 result to f32 directly where its low 29 bits
-  show it more than 32 float64 ulps from a rounding boundary (numpy's float64
-  exp, log and sqrt err by a few ulps), or it is 0 or past 2**128; only the
-  other lanes (boundary cases, subnormal results, NaN) take the exact path
-  above. f16/bf16 ``+ - * / sqrt 1/x`` round their float32 result by numpy's
+  1/sqrt (and expdif's exp of an f32 difference) are one numba pass each
+  (:mod:`tilesim.pto.transcend`, PTO190): a float64 evaluation within 2**-44,
+  rounded to f32 where its low 29 bits show it more than 2**10 float64 ulps
+  from a rounding boundary. The lanes it leaves take :func:`_certified`:
+  numpy's float64 result rounded where it is more than 32 ulps from a
+  boundary (numpy's float64 exp, log and sqrt err by a few ulps), or 0 or
+  past 2**128; only the other lanes (boundary cases, subnormal results, NaN)
+  take the exact path above. f16/bf16 ``+ - * / sqrt 1/x`` round their float32 result by numpy's
   cast (f16) or a bit rounding (bf16) instead of :func:`tilesim.formats.encode`.
   Tests hold each fast path equal to the exact one.
 * Integers: two's complement wrap-around (computed in int64/uint64, which wrap
@@ -45,7 +48,7 @@ import numpy as np
 
 from .. import formats
 from ..errors import SpecGapError
-from . import jit
+from . import jit, transcend
 from .dtypes import DType, get_dtype
 
 __all__ = [
@@ -68,7 +71,10 @@ def as_key(bits: np.ndarray, dt: DType, *, float_view: bool = False) -> np.ndarr
 
 
 def int_view(bits: np.ndarray, dt: DType) -> np.ndarray:
-    """Integer lanes as int64 (uint64 for u64): exact values for arithmetic."""
+    """Integer lanes as int64 (uint64 for u64): exact values for arithmetic; an ``i4`` lane's low nibble,
+    sign-extended."""
+    if dt.name == "i4":
+        return ((bits.astype(np.int64) & 0xF) ^ 8) - 8
     v = bits.view(dt.np)
     return v if dt.name == "u64" else v.astype(np.int64)
 
@@ -202,6 +208,38 @@ def _certified(name: str, x: np.ndarray, out: np.ndarray | None) -> tuple[np.nda
     if out is not None and not flat:
         out[...] = r
     return r, n
+
+
+def _fused(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray | None):
+    """f32 lanes of exp, log, 1/sqrt of ``a`` or (``expdif``) exp(a - b), ``b`` a row or a column, from
+    :mod:`tilesim.pto.transcend`'s one-pass kernels (decision PTO190), written into ``out`` if given; the lanes
+    they leave (outside their domain, or not certified) take :func:`_certified`. None when a result is NaN (the
+    exact path decides its payload); False when an operand's layout is not one the kernels take."""
+    shape = out.shape if out is not None else np.shape(a) if b is None else np.broadcast_shapes(a.shape, b.shape)
+    if len(shape) > 2 or b is not None and len(shape) != 2:
+        return False
+    R, C = shape if len(shape) == 2 else (1, int(np.prod(shape)))
+    o = np.empty(shape, np.uint32) if out is None else out
+    x, y, w = jit.rows(a, (R, C)), None if b is None else jit.rows(b, (R, C)), jit.rows(o, (R, C))
+    if x is None or w is None or not x[2] or b is not None and y is None or b is not None and R * C == 0:
+        return False
+    bad = transcend.run(op, x, y, w, R, C)
+    if bad is None:  # too many to list: find the marks
+        bad = np.flatnonzero(o.reshape(-1) == transcend.MARK)
+    if bad.size:
+        i, j = np.divmod(bad, C)
+        o2, a2 = o.reshape(R, C), np.broadcast_to(a, (R, C))
+        v = a2[i, j].view(np.float32)
+        if op == "expdif":
+            with np.errstate(all="ignore"):
+                v = v - np.broadcast_to(b, (R, C))[i, j].view(np.float32)
+            if np.isnan(v).any():
+                return None
+        r, n = _certified("exp" if op == "expdif" else op, v, None)
+        if n and np.isnan(r.view(np.float32).max()):
+            return None
+        o2[i, j] = r
+    return o
 
 
 def _transcendental_exact(name: str, x: np.ndarray, dt: DType, flush: bool) -> np.ndarray:
@@ -341,6 +379,12 @@ def fast_f32(op: str, a: np.ndarray, b: np.ndarray | None = None, out: np.ndarra
     covered (``out`` may then hold anything). ``out`` must not overlap ``a`` or ``b``."""
     if (op in _F32_SELECT or op == "relu") and nan_mode != "first" or op == "abs" and not x86:
         return None
+    if op in transcend.KINDS:
+        done = _fused(op, a, b, out)
+        if done is not False:
+            return done
+        if op == "expdif":
+            return None
     if op in _F64:  # a NaN result is never certified: look for one only where the exact path ran
         r, n = _certified(op, a.view(np.float32), out)
         return None if n and np.isnan(r.view(np.float32).max()) else r
@@ -365,7 +409,7 @@ def fast_f32_into(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray,
     """:func:`fast_f32` into the f32 lanes ``out`` (through a temporary where ``out`` overlaps a source, which
     the exact path may still need); False, with ``out`` unspecified, when the exact path must decide (NaN results,
     or ``op`` not covered)."""
-    if op not in jit.OPS and op not in _F64:
+    if op not in jit.OPS and op not in _F64 and op not in transcend.KINDS:
         return False
     if np.may_share_memory(out, a) or b is not None and np.may_share_memory(out, b):
         r = fast_f32(op, a, b, nan_mode=nan_mode, x86=x86)

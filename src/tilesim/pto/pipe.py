@@ -1,9 +1,9 @@
 """TPUSH, TPOP, TALLOC, TFREE and TSYNC from Python: a :class:`TPipe` between the cube and vector sides of one
 block, and TGET_SCALE_ADDR, in the sequential model (decision PTO152).
 
-A ``TPipe(dir_mask)`` holds the FIFOs the ``.pto`` statements use (:mod:`tilesim.pto.text.pipes`): dir_mask
-1 carries cube-to-vector payloads (``c2v``), 2 vector-to-cube (``v2c``), 3 both, and then each push and pop
-names its ``direction``. Tile payloads (TileData overloads):
+A ``TPipe(dir_mask)`` holds a pipe's slots: dir_mask 1 carries cube-to-vector payloads (``c2v``), 2
+vector-to-cube (``v2c``), 3 both, and then each push and pop names its ``direction``. Tile payloads
+(TileData overloads):
 
 >>> import numpy as np
 >>> from tilesim import pto
@@ -14,11 +14,16 @@ names its ``direction``. Tile payloads (TileData overloads):
 >>> pto.tpop(pipe, pto.Tile("vec", "f32", 16, 16)).values[3, 4]
 np.float32(2.0)
 
-``split`` 1 and 2 divide a cube payload into row or column halves between the two vector subblocks; tilesim
-runs one vector subblock (subblock 0), so a pop takes the upper or left half, and a vector-side push with a
-split is refused (``pto.pipe.subblocks``). GlobalData overloads: ``talloc(pipe, shape, dtype)`` hands the
+``split`` 1 and 2 divide a cube payload into row or column halves between the two vector subblocks, and a
+vector-to-cube push with a split sends one subblock's half. ``TPipe(dir_mask, subblocks=2)`` runs both
+vector subblocks: each push, pop and free names its ``subblock`` (0 or 1), as the simulator's execution
+context does; a pipe of one subblock serves subblock 0, whose split pop takes the upper or left half. The
+slot protocol, ``depth`` (the slot count) and ``no_split`` follow pto-isa's CPU simulator
+(:mod:`tilesim.pto.pipe_ring`, PTO178). GlobalData overloads: ``talloc(pipe, shape, dtype)`` hands the
 producer a FIFO slot (a numpy array it writes), ``tpush(pipe, slot)`` commits it, ``tpop(pipe)`` returns the
-oldest committed slot and ``tfree(pipe, slot)`` releases it. TSYNC orders nothing in the sequential model.
+oldest committed slot and ``tfree(pipe, slot)`` releases it. ``tpush(..., quant=MODE)`` converts an acc tile
+with a FixpipeParams quant mode (:mod:`tilesim.pto.pipe_quant`, PTO179). TSYNC orders nothing in the
+sequential model.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ import numpy as np
 from ..errors import StateError, TilesimError
 from .dtypes import get_dtype
 from .memory import Memory, tassign
+from .pipe_quant import quantised
+from .pipe_ring import Ring
 from .targets import get_target
-from .text.pipes import DIRECTIONS, Pipes
+from .text.pipes import DIRECTIONS
 from .tile import Tile
 
 __all__ = ["TPipe", "tpush", "tpop", "talloc", "tfree", "tsync", "tget_scale_addr"]
@@ -51,18 +58,39 @@ def _pipe_error(op: str, detail: str, operand: str, rule: str, value=None):
 class TPipe:
     """The FIFOs of one pipe: tile payloads and GlobalData slots, per direction."""
 
-    def __init__(self, dir_mask: int = 1) -> None:
+    def __init__(self, dir_mask: int = 1, *, depth: int | None = None, subblocks: int = 1,
+                 no_split: bool = False) -> None:
         if isinstance(dir_mask, bool) or dir_mask not in (1, 2, 3):
             _pipe_error("TPIPE", "dir_mask must be 1 (cube to vector), 2 (vector to cube) or 3 (both)", "dir_mask",
                         "pto.pipe.dir_mask", dir_mask)
-        self.dir_mask = dir_mask
-        self.fifos = Pipes()
+        if depth is not None and (not isinstance(depth, (int, np.integer)) or isinstance(depth, bool) or depth < 1):
+            _pipe_error("TPIPE", "depth (the slot count) must be a positive integer, or None for no limit", "depth",
+                        "pto.pipe.depth", depth)
+        if isinstance(subblocks, bool) or subblocks not in (1, 2):
+            _pipe_error("TPIPE", "subblocks (the vector subblocks that run) must be 1 or 2", "subblocks",
+                        "pto.pipe.subblocks", subblocks)
+        self.dir_mask, self.depth, self.subblocks, self.no_split = dir_mask, depth, subblocks, bool(no_split)
+        self.ring = Ring(depth, subblocks, bool(no_split))
         self.slots = {d: deque() for d in DIRECTIONS.values()}       # committed GlobalData slots
         self.allocated: list[np.ndarray] = []                       # TALLOC'd, not yet pushed
         self.popped: list[np.ndarray] = []                          # TPOP'd, not yet freed
 
+    @property
+    def occupied(self) -> int:
+        """Tile payload slots committed and not yet freed by all their consumers."""
+        return self.ring.occupied
+
     def __repr__(self) -> str:
-        return f"TPipe(dir_mask={self.dir_mask})"
+        return (f"TPipe(dir_mask={self.dir_mask}, depth={self.depth}, subblocks={self.subblocks}, "
+                f"no_split={self.no_split})")
+
+    def subblock(self, op: str, subblock, tile) -> int:
+        """The subblock a tile op runs as: 0 or 1 for a vector tile (below ``subblocks``), 0 on the cube."""
+        n = self.subblocks if isinstance(tile, Tile) and tile.loc == "vec" else 1
+        if isinstance(subblock, bool) or subblock not in range(n):
+            side = f"this pipe runs {n} vector subblock(s)" if n > 1 or self.subblocks == 1 else "the cube has one"
+            _pipe_error(op, f"subblock must be below {n}: {side}", "subblock", "pto.pipe.subblocks", subblock)
+        return int(subblock)
 
     def direction(self, op: str, direction: str | None) -> str:
         """The direction a push or pop uses: the pipe's one direction, or the one named (dir_mask 3)."""
@@ -92,10 +120,22 @@ def _forget(items: list, slot, op: str, what: str) -> None:
     _pipe_error(op, f"the array is not a slot this pipe {what}", "slot", "pto.pipe.slot", getattr(slot, "shape", None))
 
 
-def tpush(pipe: TPipe, tile, split: int = 0, *, direction: str | None = None) -> TPipe:
+def _split(op: str, split) -> int:
+    if isinstance(split, bool) or split not in (0, 1, 2):
+        _pipe_error(op, "split must be 0 (whole), 1 (rows in halves) or 2 (columns in halves)", "split",
+                    "pto.pipe.split", split)
+    return split
+
+
+def tpush(pipe: TPipe, tile, split: int = 0, *, direction: str | None = None, subblock: int = 0,
+          quant: str | None = None, relu: bool = False, config=None, target=None) -> TPipe:
     """TPUSH: copy an acc, vec or mat tile's valid region into the pipe (halves for split 1, 2), or commit a slot
-    that :func:`talloc` handed out (a numpy array). Raises ``pto.pipe.split``, ``pto.pipe.subblocks``,
-    ``pto.pipe.direction``, ``pto.pipe.slot``, ``pto.op.loc``."""
+    that :func:`talloc` handed out (a numpy array). A vector subblock pushes its half of a split v2c payload;
+    subblock 1's unsplit vector push does nothing (the simulator's inactive lane). ``quant`` names a
+    FixpipeParams mode (F322F16, F322BF16, DEQF16, VDEQF16) that converts an acc tile on its way to the vector
+    side, with the quant registers of ``config`` (:func:`tilesim.pto.pipe_quant.quantised`, PTO179). Raises
+    ``pto.pipe.split``, ``pto.pipe.subblocks``, ``pto.pipe.direction``, ``pto.pipe.full``, ``pto.pipe.shape``,
+    ``pto.pipe.slot``, ``pto.pipe.quant``, ``pto.op.loc``."""
     _pipe("TPUSH", pipe)
     d = pipe.direction("TPUSH", direction)
     if isinstance(tile, np.ndarray):
@@ -107,14 +147,27 @@ def tpush(pipe: TPipe, tile, split: int = 0, *, direction: str | None = None) ->
                     type(tile).__name__)
     if tile.loc not in PUSH_LOCS:
         _pipe_error("TPUSH", f"pushes an acc, vec or mat tile, not a {tile.loc} tile", "tile", "pto.op.loc", tile.loc)
-    pipe.fifos.push(d, tile, split, "TPUSH")
+    split, sub = _split("TPUSH", split), pipe.subblock("TPUSH", subblock, tile)
+    whole = tile.valid == (tile.rows, tile.cols)
+    if not whole and (split or (d == "v2c" and tile.loc == "vec" and tile.valid_cols != tile.cols)):
+        how = "halves of the whole tile" if split else "rows at the static width"
+        _pipe_error("TPUSH", f"the simulator moves {how} ({tile.rows}x{tile.cols}), not of its valid region "
+                    f"{tile.valid_rows}x{tile.valid_cols}: push a tile whose valid region is the whole tile", "tile",
+                    "pto.pipe.shape", tile.valid)
+    if quant is None:
+        pipe.ring.push(d, tile.loc, tile.dtype, tile.valid_bits.copy(), split, sub, "TPUSH")
+    else:
+        pipe.ring.push(d, tile.loc, *quantised(tile, quant, d, split, relu, config, target), split, sub, "TPUSH")
     return pipe
 
 
-def tpop(pipe: TPipe, tile: Tile | None = None, split: int = 0, *, direction: str | None = None):
-    """TPOP: fill ``tile``'s valid region from the pipe's oldest payload (dtype, split and valid shape must
-    match the push) and return it; without a tile, return the oldest committed slot (GlobalData overload).
-    Raises ``pto.pipe.empty`` (nothing pushed), ``pto.pipe.split``, ``pto.pipe.dtype``, ``pto.pipe.shape``."""
+def tpop(pipe: TPipe, tile: Tile | None = None, split: int = 0, *, direction: str | None = None,
+         subblock: int = 0):
+    """TPOP: fill ``tile``'s valid region from the pipe's oldest payload for this subblock (dtype, split and
+    valid shape must match the push) and return it; without a tile, return the oldest committed slot
+    (GlobalData overload). Subblock 1's unsplit c2v pop zero-fills the tile (PTO178). Raises
+    ``pto.pipe.empty`` (nothing pushed), ``pto.pipe.split``, ``pto.pipe.dtype``, ``pto.pipe.shape``,
+    ``pto.pipe.subblocks``."""
     _pipe("TPOP", pipe)
     d = pipe.direction("TPOP", direction)
     if tile is None:
@@ -127,7 +180,7 @@ def tpop(pipe: TPipe, tile: Tile | None = None, split: int = 0, *, direction: st
     if not isinstance(tile, Tile):
         _pipe_error("TPOP", f"expected a Tile, got {type(tile).__name__}", "tile", "pto.op.operand",
                     type(tile).__name__)
-    return pipe.fifos.pop(d, tile, split, 0, "TPOP")
+    return pipe.ring.pop(d, tile, _split("TPOP", split), pipe.subblock("TPOP", subblock, tile), "TPOP")
 
 
 def talloc(pipe: TPipe, shape, dtype, *, direction: str | None = None) -> np.ndarray:
@@ -148,14 +201,21 @@ def talloc(pipe: TPipe, shape, dtype, *, direction: str | None = None) -> np.nda
     return slot
 
 
-def tfree(pipe: TPipe, slot: np.ndarray | None = None, split: int = 0) -> TPipe:
-    """TFREE: release a slot :func:`tpop` returned (GlobalData overload); with tiles nothing remains to do (the
-    pop already freed it). Raises ``pto.pipe.split``, ``pto.pipe.slot``."""
+def tfree(pipe: TPipe, slot: np.ndarray | None = None, split: int = 0, *, subblock: int = 0) -> TPipe:
+    """TFREE: release a slot :func:`tpop` returned (GlobalData overload), or the oldest tile payload slot this
+    subblock popped and has not freed; subblock 1's unsplit free on a pipe where it popped nothing is the
+    simulator's inactive-lane no-op. Raises ``pto.pipe.split``, ``pto.pipe.slot``, ``pto.pipe.free``,
+    ``pto.pipe.subblocks``."""
     _pipe("TFREE", pipe)
-    if isinstance(split, bool) or split not in (0, 1, 2):
-        _pipe_error("TFREE", "split must be 0, 1 or 2", "split", "pto.pipe.split", split)
+    _split("TFREE", split)
     if slot is not None:
         _forget(pipe.popped, slot, "TFREE", "popped (TPOP) and has not freed")
+        return pipe
+    if isinstance(subblock, bool) or subblock not in range(pipe.subblocks):
+        _pipe_error("TFREE", f"subblock must be below {pipe.subblocks}", "subblock", "pto.pipe.subblocks", subblock)
+    inactive = split == 0 and subblock and pipe.dir_mask & 1 and not (pipe.no_split and pipe.subblocks == 2)
+    if not inactive:
+        pipe.ring.free(subblock, "TFREE")
     return pipe
 
 

@@ -119,6 +119,9 @@ _CVT_A5 = {
 
 #: cpu: the 4-bit dtypes with each other and every other dtype, both ways (PTO153)
 _CVT_SUB_BYTE_CPU = frozenset(p for a in FP4 + INT4 for b in FP4 + INT4 + ALL for p in ((a, b), (b, a)))
+#: the NPUs' 4-bit pairs (docs/isa/TCVT.md's side-by-side table): A2A3 FP16 <-> S4, A5 BF16 <-> FP4 (PTO189)
+_CVT_SUB_BYTE_A2A3 = frozenset({("f16", "i4"), ("i4", "f16")})
+_CVT_SUB_BYTE_A5 = frozenset(p for f in FP4 for p in (("bf16", f), (f, "bf16")))
 
 
 def _cvt(table: Mapping[str, tuple[str, ...]]) -> frozenset:
@@ -216,9 +219,10 @@ _ROWS = [
     _ew("tsel", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), ALL),
     _ew("tsels", ("i16", "u16", "i32", "u32", "f16", "bf16", "f32"), tuple(t for t in ALL if t != "bf16")),
     # ---- conversion, memory, matrix
-    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3), _cvt(_CVT_A5), _pairs(ALL, ALL) | _CVT_SUB_BYTE_CPU),  # no assert
-    _ew("tload", ALL, ALL, ALL + FP8 + FP4 + INT4),           # cpu: fp8 codes too (PTO164), 4-bit (PTO153)
-    _ew("tstore", ALL, ALL, ALL + FP4 + INT4),                # cpu: 4-bit (PTO153)
+    _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3) | _CVT_SUB_BYTE_A2A3, _cvt(_CVT_A5) | _CVT_SUB_BYTE_A5,
+         _pairs(ALL, ALL) | _CVT_SUB_BYTE_CPU),  # no assert
+    _ew("tload", ALL, ALL + FP4 + INT4, ALL + FP8 + FP4 + INT4),  # cpu: fp8 codes (PTO164); 4-bit (PTO153, PTO189)
+    _ew("tstore", ALL, ALL + FP4, ALL + FP4 + INT4),              # A5: its 4-bit types (PTO189)
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
@@ -363,6 +367,11 @@ class Profile:
         img2col_banked_rpt: the repeat and padding registers have an A and a B bank (A5); A2A3 has one each.
         quant_scalar_zero_extends: SET_QUANT_SCALAR widens the f32 bits through ``uint32_t`` (the CPU simulator);
             elsewhere through ``int32_t``, and SET_QUANT_VECTOR holds 128-byte addresses (PTO141).
+        gm_index_nz: MGATHER/MSCATTER also take an NZ global table with an Nz vec tile (A2A3, PTO188).
+        int4_one_byte: an ``i4`` (``int4b_t``) global element is one byte, its low nibble, as the CPU simulator's
+            struct is; elsewhere ``int4b_t`` is packed two a byte, as fp4 is (PTO153, PTO189).
+        dma_engines: the DmaEngine values TPUT_ASYNC/TGET_ASYNC take (URMA and RDMA are NPU_ARCH 3510's only;
+            the CPU simulator copies for each, PTO186).
         pairsum_zeroes_tile: TPAIRREDUCESUM first zeroes all of dst's storage, as the CPU simulator does (PTO127).
         int_promotion: shifts of 8- and 16-bit lanes compute in C++'s ``int`` (counts up to 31, then
             truncated to the dtype), as the CPU simulator's ``src0 << src1`` does (PTO122); elsewhere a count
@@ -437,6 +446,9 @@ class Profile:
     img2col_from_tile: bool = False
     img2col_banked_rpt: bool = False
     quant_scalar_zero_extends: bool = False
+    gm_index_nz: bool = False
+    int4_one_byte: bool = False
+    dma_engines: frozenset = frozenset({"sdma", "urma", "rdma"})
     dtypes: Mapping[str, frozenset] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -505,7 +517,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
         fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True,
         pairsum_zeroes_tile=True, partarg_any_valid=True, img2col_from_tile=True,
-        quant_scalar_zero_extends=True, tmov_src_valid=True),
+        quant_scalar_zero_extends=True, int4_one_byte=True, tmov_src_valid=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,
@@ -515,7 +527,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         cvt_wrap_pairs=frozenset({("f32", "i16"), ("f16", "i16"), ("f16", "i8")}),
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
         tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
-        absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave", "tquant_mx"})),
+        absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave", "tquant_mx"}),
+        gm_index_nz=True, dma_engines=frozenset({"sdma"})),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,

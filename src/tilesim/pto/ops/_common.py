@@ -37,6 +37,7 @@ DECLARATIONS = {
     "ND_VC1": "declare it !pto.tile_buf<vec, RxCxT, v_col=1>",
     "DN": "declare it with blayout=col_major, slayout=none_box",
     "Nz": "declare it with blayout=col_major, slayout=row_major",
+    "Zz": "declare it with blayout=row_major, slayout=row_major",
 }
 #: where a one-column col_major tile (what the row reduces write) goes instead
 _REDUCED = ("a one-column col_major tile, as TROWSUM/TROWMAX/TROWMIN write, is the broadcast operand of "

@@ -16,10 +16,15 @@ Round modes (pto ``RoundMode``): ``CAST_RINT``/``RINT`` nearest-even,
 * int -> float: rounded by the mode (CPU: nearest even).
 * int -> int: saturating clamps, otherwise wraps (C casts).
 
-The 4-bit dtypes (``i4``, ``f4e2m1``, ``f4e1m2``) convert on ``cpu`` only, as the simulator does
-(:mod:`.convert_sub_byte`, PTO153). HiFloat8 (``hif8``) converts on ``cpu`` as the simulator's
-``hifloat8_t`` does (:mod:`.convert_hif8`), and on A5 f32/f16 -> hif8 rounds to nearest, ties away
-from zero, whatever the mode (the hardware's ROUND_A), and hif8 -> f32 is exact (PTO183).
+The 4-bit dtypes (``i4``, ``f4e2m1``, ``f4e1m2``) convert on ``cpu`` with every dtype, as the simulator does
+(:mod:`.convert_sub_byte`, PTO153), and on the NPUs in the pairs of the TCVT page (PTO189): A2A3 f16 <-> i4
+(as its other f16 <-> integer pairs), A5 bf16 <-> f4e2m1/f4e1m2. An fp4 side is never flushed (its subnormals
+are values of the format); bf16 -> fp4 rounds by the mode (``ODD`` and ``NONE``: nearest even, as A5's dispatch
+falls back), saturates to the largest finite value (NaN to +max, the format core's policy), and, as A5's
+kernel does, first zeroes the valid rows' bytes, then writes whole bytes only: an odd valid width's last
+element stays 0. HiFloat8 (``hif8``) converts on ``cpu`` as the simulator's ``hifloat8_t`` does
+(:mod:`.convert_hif8`), and on A5 f32/f16 -> hif8 rounds to nearest, ties away from zero, whatever the mode
+(the hardware's ROUND_A), and hif8 -> f32 is exact (PTO183).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import numpy as np
 from ... import formats
 from ...errors import SpecGapError, TilesimError
 from .. import numerics as nx
-from ..dtypes import DType
+from ..dtypes import FP4, INT4, DType
 from ..tile import Tile
 from . import convert_cpu, convert_hif8, convert_sub_byte
 from ._common import Op
@@ -117,6 +122,11 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
     p = op.prof
     saturate = p.cvt_saturate_default if sat is None else bool(sat)
     if not p.cvt_cpu_model:
+        if dst.dtype.name in FP4:                 # A5's whole packed bytes over zeroed rows (PTO189)
+            lanes = convert(op, src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
+            dst.bits[:R] = 0
+            dst.bits[:R, :C - C % 2] = lanes[:, :C - C % 2]
+            return dst
         dst.bits[:R, :C] = convert(op, src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
         return dst
     sub_byte = src.dtype.name in convert_sub_byte.SUB_BYTE or dst.dtype.name in convert_sub_byte.SUB_BYTE
@@ -133,12 +143,26 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
     return dst
 
 
+def _fp4(bits: np.ndarray, s: DType, d: DType, mode: str, flush: bool) -> np.ndarray:
+    """A5's BF16 <-> FP4: the fp4 side unflushed; to fp4 rounded once by the mode (PTO189)."""
+    if s.name in FP4:
+        return nx.from_f64(formats.decode(bits, s.format), d, flush=False)           # exact
+    with np.errstate(invalid="ignore"):
+        x = nx.as_f32(nx.flush_bits(bits, s) if flush else bits, s).astype(np.float64)
+    rounding = "rne" if mode in ("ODD", "NONE") else ROUND_MODES[mode]
+    return nx.from_f64(x, d, flush=False, rounding=rounding)
+
+
 def convert(op: Op, bits: np.ndarray, s: DType, d: DType, mode: str, saturate: bool) -> np.ndarray:
     """Lane-wise conversion of ``bits`` from ``s`` to ``d`` (no side effects)."""
     p = op.prof
     flush = p.flush_denormals
     if "hif8" in (s.name, d.name):
         return _hif8_npu(bits, s, d, flush)
+    if s.name in FP4 or d.name in FP4:
+        return _fp4(bits, s, d, mode, flush)
+    if d.name in INT4 and mode == "ODD":      # vconv_f162s4 has no ODD variant: the default intrinsic (PTO189)
+        mode = "NONE"
     if s.is_float:
         if flush:
             bits = nx.flush_bits(bits, s)

@@ -74,9 +74,10 @@ def _scale(words: np.ndarray, vector: bool) -> np.ndarray:
 
 
 def quantize(op: Op, bits: np.ndarray, src: DType, dst: DType, words: np.ndarray, *, vector: bool,
-             relu: bool) -> tuple[np.ndarray, np.ndarray]:
+             relu: bool, clamp_f16: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(destination lanes, undefined mask) of ``bits`` (src lanes, (R, C)) quantised with 64-bit words broadcast
-    per column. The mask marks the NaNs that reach the integer cast: undefined in C++ (PTO74)."""
+    per column. The mask marks the NaNs that reach the integer cast: undefined in C++ (PTO74). ``clamp_f16``
+    False is TPUSH's F322F16 mode, which scales and casts f32 to f16 with no clamp (PTO179)."""
     m = mode(op, src, dst, vector)
     words = np.broadcast_to(np.asarray(words, np.uint64), bits.shape)
     with np.errstate(all="ignore"):
@@ -94,10 +95,10 @@ def quantize(op: Op, bits: np.ndarray, src: DType, dst: DType, words: np.ndarray
             signed = ((words >> np.uint64(46)) & np.uint64(1)) == 1
             r = np.rint((x + off).astype(np.float32))
             x = np.where(np.isnan(r), r, np.clip(r, np.where(signed, -128, 0), np.where(signed, 127, 255)))
-        elif m in ("f16", "bf16") and op.prof.quant_saturate_inf:   # the saturate bit: NaN -> 0, all clamped
+        elif m in ("f16", "bf16") and op.prof.quant_saturate_inf and (clamp_f16 or m == "bf16"):  # NaN -> 0, clamp
             lim = _F16_MAX if m == "f16" else np.float32(np.finfo(np.float32).max)
             x = np.clip(np.where(np.isnan(x), np.float32(0), x), -lim, lim)
-        elif m == "deq16" or (m == "f16"):
+        elif m == "deq16" or (m == "f16" and clamp_f16):
             clamp = np.where(np.isnan(x), x, np.clip(x, -_F16_MAX, _F16_MAX))  # std::clamp passes NaN
             x = clamp if m == "deq16" else np.where(np.isfinite(x), clamp, x)
         x = x.astype(np.float32)

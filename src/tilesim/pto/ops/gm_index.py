@@ -15,7 +15,17 @@ The global table is a numpy array, as for TLOAD/TSTORE: ``coalesce="elem"`` read
 MSCATTER visits src's valid region row by row: with ``atomic="none"`` the last writer wins; ``add`` adds in
 that order (each sum rounded in the dtype), ``max``/``min`` keep C++'s ``std::max(table, src)``/``std::min``
 (the table's value unless src compares greater/less). On cpu, Row mode's max/min compare src with the table's
-element at the *row index* (the simulator reads ``base[idx]``), as the simulator does.
+element at the *row index* (the simulator reads ``base[idx]``), as the simulator does. The NPUs read an index
+as ``uint32_t`` (a negative one is 2**32 less than C's size_t makes it).
+
+A2A3's NZ form (decision PTO188; npu/a2a3/MGather.hpp, MScatter.hpp): the table is a 5-D array, its
+GlobalTensor's shape ``(B, BCols, BRows, 16, C0)`` with C0 = 32 bytes of elements (any strides: a padded
+tensor is a view), and the tile is Nz (512-byte fractals). Logical row ``i`` is block row ``i // 16``, row
+``i % 16``; logical column ``j`` is block column ``b = j // C0``, at ``(b // BCols, b % BCols)``, element
+``j % C0``: BRows * 16 rows of B * BCols * C0 columns. Row mode copies whole logical rows (all those columns,
+past the valid ones; ``zero`` first zeroes the whole tile); Elem mode splits a flat index into (row, column)
+of that logical shape. MSCATTER's Elem mode visits the valid region block column by block column, then row
+by row, then along the block, as the kernel does, so the last writer and the order of sums follow it.
 """
 
 from __future__ import annotations
@@ -33,6 +43,8 @@ _GATHER_OOB = ("undefined", "clamp", "wrap", "zero")
 _SCATTER_OOB = ("undefined", "skip", "clamp", "wrap")
 #: A5's atomicMax/atomicMin dtypes (docs/isa/MSCATTER.md); A2A3 has none, cpu takes every dtype
 _MINMAX_A5 = ("i32", "u32", "f32")
+#: an NZ fractal: FRACTAL_NZ_ROW rows of one C0_SIZE_BYTE block
+_NZ_ROWS, _C0_BYTES = 16, 32
 
 
 def _choice(op: Op, value, allowed: tuple[str, ...], operand: str) -> str:
@@ -58,9 +70,37 @@ def _table(op: Op, gm, t: Tile, coalesce: str, operand: str) -> tuple[np.ndarray
     return flat, (gm.shape[0] if coalesce == "row" else gm.size), (gm.shape[1] if coalesce == "row" else 1)
 
 
-def _checks(op: Op, t: Tile, idx, role: str, coalesce: str) -> tuple[int, int]:
+def _is_nz(op: Op, gm) -> bool:
+    """Whether the call is A2A3's NZ form: a 5-D table (B, BCols, BRows, 16, C0)."""
+    return op.prof.gm_index_nz and isinstance(gm, np.ndarray) and gm.ndim == 5
+
+
+def _nz_table(op: Op, gm: np.ndarray, t: Tile, operand: str, rule: str) -> tuple[np.ndarray, int, int]:
+    """(the NZ table's lanes, flat in its index order: a view, or a copy of a strided table; logical rows;
+    logical columns) with the NZ checks (``pto.mgather.nz``, ``pto.mscatter.nz``)."""
+    if gm.dtype.itemsize != t.dtype.size:
+        op.fail(f"global elements are {gm.dtype.itemsize} bytes, the tile's {t.dtype} {t.dtype.size}", operand,
+                "pto.mem.elem_size", str(gm.dtype), DtypeError)
+    c0 = _C0_BYTES // t.dtype.size
+    if gm.shape[3:] != (_NZ_ROWS, c0):
+        op.fail(f"an NZ table's last two sizes are {_NZ_ROWS} x {c0} (one {_C0_BYTES}-byte {t.dtype} block), not "
+                f"{gm.shape[3]} x {gm.shape[4]}", operand, rule, gm.shape)
+    b, bcols, brows = gm.shape[:3]
+    return gm.view(t.dtype.lane).reshape(-1), brows * _NZ_ROWS, b * bcols * c0
+
+
+def _nz_addr(shape: tuple, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Flat positions, in an NZ table's index order, of its logical (row, column) elements."""
+    rows, cols = rows.astype(np.int64), cols.astype(np.int64)
+    bcols, c0 = shape[1], shape[4]
+    blk = cols // c0
+    return np.ravel_multi_index((blk // bcols, blk % bcols, rows // _NZ_ROWS, rows % _NZ_ROWS, cols % c0), shape)
+
+
+def _checks(op: Op, t: Tile, idx, role: str, coalesce: str, nz: bool = False) -> tuple[int, int]:
     """The tile checks; returns the valid region (rows, cols) the op visits. On cpu MGATHER's dst may be a mat
-    tile of any layout and its indexes a global array (the simulator's GM-to-L1 form)."""
+    tile of any layout and its indexes a global array (the simulator's GM-to-L1 form); on A2A3 an NZ table
+    takes an Nz tile (512-byte fractals)."""
     cpu = op.prof.x86_nans
     op.tile(t, role, ("vec", "mat") if cpu and op.name == "mgather" else "vec")
     R, C = t.valid
@@ -73,8 +113,13 @@ def _checks(op: Op, t: Tile, idx, role: str, coalesce: str) -> tuple[int, int]:
                     "pto.mgather.shape", idx.shape)
         return R, C
     op.tile(idx, "indexes")
-    if not cpu:
-        op.layout(t, role, ("ND",), "an ND layout")
+    if nz:
+        op.layout(t, role, ("Nz",), "the Nz layout with an NZ (5-D) table")
+        if t.fractal != 512:
+            op.fail(f"an NZ table pairs with 512-byte fractals, not {t.fractal}", role, "pto.op.layout", t.fractal)
+    elif not cpu:
+        hint = " (or Nz, with an NZ table: a 5-D array B x BCols x BRows x 16 x C0)" if op.prof.gm_index_nz else ""
+        op.layout(t, role, ("ND",), "an ND layout" + hint)
     op.dtypes(op.name, (t.dtype, idx.dtype), (role, "indexes"))
     if cpu:
         if coalesce == "row" and idx.numel < R:
@@ -100,6 +145,8 @@ def _indexes(op: Op, idx: Tile, R: int, C: int, coalesce: str) -> np.ndarray:
         raw = idx.storage()[:R]
     else:
         raw = idx.bits[0, :R] if idx.valid == (1, R) else idx.bits[:R, 0]
+    if not op.prof.x86_nans:              # the NPUs' remap takes a uint32_t (PTO188)
+        return raw.astype(np.uint32).astype(np.uint64)
     return nx.int_view(raw, idx.dtype).astype(np.int64).view(np.uint64)
 
 
@@ -134,7 +181,10 @@ def mgather(dst: Tile, src: np.ndarray, indexes: Tile | np.ndarray, *, coalesce:
     op = Op("mgather", target)
     coalesce = _choice(op, coalesce, ("elem", "row"), "coalesce")
     oob = _choice(op, oob, _GATHER_OOB, "oob")
-    R, C = _checks(op, dst, indexes, "dst", coalesce)
+    nz = _is_nz(op, src)
+    R, C = _checks(op, dst, indexes, "dst", coalesce, nz)
+    if nz:
+        return _mgather_nz(op, dst, src, indexes, R, C, coalesce, oob)
     flat, cap, stride = _table(op, src, dst, coalesce, "src")
     if R == 0 or C == 0:
         return dst
@@ -172,7 +222,10 @@ def mscatter(dst: np.ndarray, src: Tile, indexes: Tile, *, coalesce: str = "elem
     elif atomic != "none" and not op.prof.x86_nans and (op.prof.name == "a2a3" or src.dtype.name not in _MINMAX_A5):
         op.fail(f"atomic {atomic} takes {'/'.join(_MINMAX_A5)} on A5 and nothing on A2A3 (MScatterCheck)", "atomic",
                 "pto.op.dtype", (atomic, str(src.dtype)), DtypeError)
-    R, C = _checks(op, src, indexes, "src", coalesce)
+    nz = _is_nz(op, dst)
+    R, C = _checks(op, src, indexes, "src", coalesce, nz)
+    if nz:
+        return _mscatter_nz(op, dst, src, indexes, R, C, coalesce, atomic, oob, conflict)
     flat, cap, stride = _table(op, dst, src, coalesce, "dst")
     if R == 0 or C == 0:
         return dst
@@ -183,7 +236,15 @@ def mscatter(dst: np.ndarray, src: Tile, indexes: Tile, *, coalesce: str = "elem
     keep = ~out
     if (k[keep] >= np.uint64(flat.size)).any():
         op.fail(f"a row write passes the table's {flat.size} elements", "dst", "pto.mscatter.index", int(k.max()))
-    addr, vals = k[keep].astype(np.int64), src.bits[:R, :C][keep]
+    if coalesce == "row" and atomic in ("max", "min") and op.prof.x86_nans:
+        _row_extreme_cpu(op, flat, rows, out[:, 0], src.bits[:R, :C], int(stride), atomic, src.dtype)
+    else:
+        _write(op, flat, k[keep].astype(np.int64), src.bits[:R, :C][keep], atomic, conflict, src.dtype)
+    return dst
+
+
+def _write(op: Op, flat: np.ndarray, addr: np.ndarray, vals: np.ndarray, atomic: str, conflict: str, dt) -> None:
+    """MSCATTER's writes of ``vals`` at ``addr``, both in visiting order."""
     first = np.unique(addr, return_index=True)[1]
     if atomic == "none" and conflict == "default" and not op.prof.x86_nans and first.size < addr.size:
         op.fail("two lanes write one table element and Conflict::Default leaves the winner to the warp "
@@ -192,10 +253,61 @@ def mscatter(dst: np.ndarray, src: Tile, indexes: Tile, *, coalesce: str = "elem
     if atomic == "none":
         last = addr.size - 1 - np.unique(addr[::-1], return_index=True)[1]
         flat[addr[last]] = vals[last]
-    elif coalesce == "row" and atomic in ("max", "min") and op.prof.x86_nans:
-        _row_extreme_cpu(op, flat, rows, out[:, 0], src.bits[:R, :C], int(stride), atomic, src.dtype)
     else:
-        _accumulate(op, flat, addr, vals, atomic, src.dtype)
+        _accumulate(op, flat, addr, vals, atomic, dt)
+
+
+def _whole_rows(op: Op, t: Tile, cols: int, role: str, rule: str) -> np.ndarray:
+    """The columns an NZ Row-mode copy moves (every logical column of the table), which must lie in t."""
+    if cols > t.cols:
+        op.fail(f"Row mode moves whole rows of the NZ table ({cols} columns), past the tile's {t.cols}", role,
+                rule, cols)
+    return np.arange(cols)
+
+
+def _mgather_nz(op: Op, dst: Tile, src: np.ndarray, indexes: Tile, R: int, C: int, coalesce: str,
+                oob: str) -> Tile:
+    """MGATHER's A2A3 NZ form (see the module)."""
+    flat, rows, cols = _nz_table(op, src, dst, "src", rule="pto.mgather.nz")
+    if R == 0 or C == 0:
+        return dst
+    if coalesce == "row":
+        c = _whole_rows(op, dst, cols, "dst", rule="pto.mgather.nz")
+        k, out = _remap(op, _indexes(op, indexes, R, C, coalesce), rows, oob)
+        new = np.zeros_like(dst.bits) if oob == "zero" else dst.bits.copy()
+        r = np.flatnonzero(~out)
+        new[r[:, None], c[None, :]] = flat[_nz_addr(src.shape, k[r][:, None], c[None, :])]
+        dst.bits[...] = new
+        return dst
+    k, out = _remap(op, _indexes(op, indexes, R, C, coalesce), rows * cols, oob)
+    vals = flat[_nz_addr(src.shape, k // np.uint64(cols), k % np.uint64(cols))]
+    dst.bits[:R, :C] = np.where(out, dst.dtype.lane.type(0), vals)
+    return dst
+
+
+def _mscatter_nz(op: Op, dst: np.ndarray, src: Tile, indexes: Tile, R: int, C: int, coalesce: str, atomic: str,
+                 oob: str, conflict: str) -> np.ndarray:
+    """MSCATTER's A2A3 NZ form (see the module); the table is written back whole (a strided one is a copy)."""
+    flat, rows, cols = _nz_table(op, dst, src, "dst", rule="pto.mscatter.nz")
+    if R == 0 or C == 0:
+        return dst
+    if coalesce == "row":
+        c = _whole_rows(op, src, cols, "src", rule="pto.mscatter.nz")
+        k, out = _remap(op, _indexes(op, indexes, R, C, coalesce), rows, oob)
+        r = np.flatnonzero(~out)
+        addr = _nz_addr(dst.shape, k[r][:, None], c[None, :]).reshape(-1)
+        vals = src.bits[r[:, None], c[None, :]].reshape(-1)
+    else:
+        k, out = _remap(op, _indexes(op, indexes, R, C, coalesce), rows * cols, oob)
+        r, c = np.indices((R, C)).reshape(2, -1)
+        c0 = _C0_BYTES // src.dtype.size
+        order = np.lexsort((c % c0, r, c // c0))         # block column, then row, then along the block
+        order = order[~out.reshape(-1)[order]]
+        kk = k.reshape(-1)[order]
+        addr = _nz_addr(dst.shape, kk // np.uint64(cols), kk % np.uint64(cols))
+        vals = src.bits[:R, :C].reshape(-1)[order]
+    _write(op, flat, addr, vals, atomic, conflict, src.dtype)
+    dst.view(src.dtype.lane)[...] = flat.reshape(dst.shape)
     return dst
 
 

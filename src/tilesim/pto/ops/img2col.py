@@ -120,7 +120,8 @@ def timg2col(dst: Tile, src: ConvTile, pos_m: int = 0, pos_k: int = 0, *, mode: 
              config: BlockConfig | None = None, target=None) -> Tile:
     """TIMG2COL: dst's valid region from the im2col matrix of src, from row ``pos_m`` and column ``pos_k``.
 
-    dst is a Left tile in the Nz layout (blayout col_major, slayout row_major) of src's dtype; src a ``mat``
+    dst is a Left tile in the Nz layout (blayout col_major, slayout row_major; on a2a3 its Left layout Zz,
+    blayout row_major) of src's dtype; src a ``mat``
     ConvTile. Rules: ``pto.op.loc``, ``pto.op.layout``, ``pto.op.same_dtype``, ``pto.op.dtype`` (A2A3: i8
     f16 bf16 f32; A5: i8 u8 i16 u16 i32 u32 f16 bf16 f32), ``pto.timg2col.pos`` (0..65535),
     ``pto.timg2col.stride`` (strides and dilations > 0), ``pto.timg2col.out`` (at least one output pixel),
@@ -138,7 +139,13 @@ def timg2col(dst: Tile, src: ConvTile, pos_m: int = 0, pos_k: int = 0, *, mode: 
     op.tile(dst, "dst", "left")
     if src.loc != "mat":
         op.fail("must be a mat ConvTile", "src", "pto.op.loc", src.loc)
-    op.layout(dst, "dst", ("Nz",), "the Nz layout (BLayout ColMajor, SLayout RowMajor)")
+    if src.layout not in ("NC1HWC0", "NDC1HWC0"):
+        op.fail("TIMG2COL reads a feature map: an NC1HWC0 or NDC1HWC0 ConvTile", "src", "pto.convtile.layout",
+                src.layout)
+    if op.prof.left_blayout == "row_major":       # A2A3: its Left tile, Zz (npu/a2a3/TImg2col.hpp; PTO187)
+        op.layout(dst, "dst", ("Zz",), "the Zz layout (BLayout RowMajor, SLayout RowMajor), A2A3's Left tile")
+    else:
+        op.layout(dst, "dst", ("Nz",), "the Nz layout (BLayout ColMajor, SLayout RowMajor)")
     if dst.dtype != src.dtype:
         op.fail(f"must have src's dtype {src.dtype}, not {dst.dtype}", "dst", "pto.op.same_dtype", str(dst.dtype),
                 TilesimError)

@@ -14,7 +14,9 @@ codes a byte in global memory, element ``2k`` of a row in the low nibble of
 byte ``k``: their global array is a uint8 ``(rows, bytes)`` array whose rows
 hold ``2 * bytes`` elements, and ``offset``'s column counts elements. A tile
 keeps one code per lane, and so does an array passed with ``packed=False``
-(the ``.pto`` interpreter's global tensors; decision PTO153).
+(the ``.pto`` interpreter's global tensors; decision PTO153). ``i4`` (``int4b_t``)
+is packed the same way on the NPUs (A5 loads it and the fp4 types and stores
+fp4; A2A3 moves no 4-bit type, PTO189); on ``cpu`` it is one byte an element.
 
 ``atomic`` (TSTORE): ``none``, or ``add``/``max``/``min`` combine the old
 global value with the tile's by the tile dtype's arithmetic.
@@ -45,7 +47,8 @@ from .. import numerics as nx
 from ..dtypes import FP4, INT4, PACKED, get_dtype
 from ..targets import LOCATIONS
 from ..tile import Tile
-from . import convert_cpu, fixpipe
+from ..conv import ConvTile
+from . import convert_cpu, convtile, fixpipe
 from ._cast import RELU, relu_before, word
 from ._common import Op
 from .layout import pad_lane
@@ -87,7 +90,11 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), packed: bool | None = No
     >>> t = tload(Tile("vec", "f32", 2, 8), np.arange(16, dtype=np.float32).reshape(2, 8))
     >>> t.values[1, :3].tolist()
     [8.0, 9.0, 10.0]
+
+    A :class:`~tilesim.pto.conv.ConvTile` dst takes a global array in its layout (:mod:`.convtile`, PTO172).
     """
+    if isinstance(dst, ConvTile):
+        return convtile.tload(dst, src, offset=offset, target=target)
     op = Op("tload", target)
     op.tile(dst, "dst", tuple(LOCATIONS) if op.prof.tload_any_loc else ("vec", "mat"))
     gm = _gm(op, src, "src")
@@ -101,13 +108,18 @@ def tload(dst: Tile, src: np.ndarray, *, offset=(0, 0), packed: bool | None = No
         op.fail(f"global elements are {gm.dtype.itemsize} bytes, the tile's {dst.dtype} {dst.dtype.size}", "src",
                 "pto.mem.elem_size", str(gm.dtype), DtypeError)
     op.nonzero(dst, "dst")
-    packed = dst.dtype.name in PACKED and packed is not False
+    packed = _packed(op, dst) and packed is not False
     codes = _unpack(gm) if packed else gm
     rs, cs = _window(op, codes, offset, dst.valid, "src")
     if op.prof.tload_fills_pad:  # the simulator's getPadValue has no custom case: it gives 0 (TLoad.hpp)
         dst.bits[...] = 0 if dst.pad.startswith("custom:") else pad_lane(op, dst)
     dst.bits[: dst.valid_rows, : dst.valid_cols] = codes[rs, cs].view(dst.dtype.lane)
     return dst
+
+
+def _packed(op: Op, t: Tile) -> bool:
+    """Whether t's global elements are two a byte: fp4, and ``int4b_t`` but on ``cpu`` (PTO153, PTO189)."""
+    return t.dtype.name in PACKED or (t.dtype.name in INT4 and not op.prof.int4_one_byte)
 
 
 def _unpack(gm: np.ndarray) -> np.ndarray:
@@ -133,8 +145,11 @@ def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset
     select the fixpipe forms, which convert to the global array's dtype.
     Raises: ``pto.op.loc``, ``pto.op.dtype``, ``pto.mem.elem_size``,
     ``pto.op.valid_nonzero``, ``pto.mem.window``, ``pto.tstore.atomic``,
-    ``pto.tstore.st_phase``, ``pto.op.fp_cols``.
+    ``pto.tstore.st_phase``, ``pto.op.fp_cols``. A :class:`~tilesim.pto.conv.ConvTile` src stores to a
+    global array in its layout (:mod:`.convtile`, PTO172).
     """
+    if isinstance(src, ConvTile) and fp is None and pre_quant_scalar is None and not relu_pre_mode:
+        return convtile.tstore(dst, src, offset=offset, atomic=atomic, target=target)
     op = Op("tstore", target)
     if fp is not None and not isinstance(fp, Tile) and pre_quant_scalar is None:
         fp, pre_quant_scalar = None, fp
@@ -160,7 +175,7 @@ def tstore(dst: np.ndarray, src: Tile, fp=None, pre_quant_scalar=None, *, offset
                     "pto.mem.elem_size", str(gm.dtype), DtypeError)
         out_dt = get_dtype(gm.dtype)
     op.nonzero(src, "src")
-    packed = src.dtype.name in PACKED and packed is not False
+    packed = _packed(op, src) and packed is not False
     if packed and atomic != "none":
         op.fail(f"a packed {src.dtype} store has no atomic form (two elements share a byte)", "atomic",
                 "pto.tstore.atomic", atomic, TilesimError)

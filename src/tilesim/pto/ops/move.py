@@ -31,7 +31,8 @@ import numpy as np
 from ...errors import DtypeError, SpecGapError, TilesimError
 from ..dtypes import ALL
 from ..tile import Tile
-from . import convert_cpu, fixpipe
+from ..conv import ConvTile
+from . import convert_cpu, convtile, fixpipe
 from ._cast import CASTS, RELU, cast_bits, relu_after, relu_before, word
 from ._common import Op
 
@@ -225,8 +226,11 @@ def textract(dst: Tile, src: Tile, index_row=0, index_col=0, pre_quant_scalar=No
 
     relu_pre_mode (``NormalRelu`` or True) is ``v > 0 ? v : 0`` on the source value.
     A pre-quant scalar selects the scalar quant form. Raises ``pto.op.window``
-    when the window leaves src's valid region, ``pto.op.index``, ``pto.op.dtype``.
+    when the window leaves src's valid region, ``pto.op.index``, ``pto.op.dtype``. A
+    :class:`~tilesim.pto.conv.ConvTile` src copies whole fractals (:mod:`.convtile`, PTO173).
     """
+    if isinstance(src, ConvTile) and pre_quant_scalar is None and not relu_pre_mode:
+        return convtile.textract(dst, src, index_row, index_col, target=target)
     return _window("textract", dst, src, index_row, index_col, None, pre_quant_scalar, relu_pre_mode, target, False)
 
 

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..conv import ConvTile
 from ..tile import Tile
+from . import convtile
 from ._common import Op
 
 __all__ = ["ttrans", "tinterleave", "tdeinterleave"]
@@ -45,7 +47,11 @@ def ttrans(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> Til
     >>> s.values[:2, :3] = [[1, 2, 3], [4, 5, 6]]
     >>> ttrans(d, s).valid_values.tolist()
     [[1, 4], [2, 5], [3, 6]]
+
+    Two :class:`~tilesim.pto.conv.ConvTile` operands change layout (:mod:`.convtile`, PTO174).
     """
+    if isinstance(dst, ConvTile) or isinstance(src, ConvTile):
+        return convtile.ttrans(dst, src, tmp, target=target)
     op = Op("ttrans", target)
     _tiles(op, [(dst, "dst"), (src, "src")], ("src",))
     if tmp is not None:

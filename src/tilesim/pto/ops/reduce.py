@@ -44,7 +44,7 @@ _ROW_DST_WHAT = "ND, or DN with exactly one column"
 
 # ------------------------------------------------------------ extremes
 _REDUCE = {"max": np.maximum.reduce, "min": np.minimum.reduce}
-_ARG = {"max": np.argmax, "min": np.argmin}
+_ARG = {"max": np.ndarray.argmax, "min": np.ndarray.argmin}  # the methods: numpy's functions wrap them
 
 
 def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *, float_view: bool = False,
@@ -70,16 +70,22 @@ def extreme(bits: np.ndarray, dt: DType, kind: str, nan_mode: str, axis: int, *,
             key = key.astype(np.float32)
     else:
         key = bits.view(dt.np)
+    counts = None
     if axis == 1 and need_index:  # numpy's argmax/argmin: the first extreme, or the first NaN (one pass)
         idx = _ARG[kind](key, axis=1)
-        ext = key[np.arange(key.shape[0]), idx]
+        if key.dtype == np.float32:  # one numba call gathers the extremes and counts their NaNs and zeros
+            ext = np.empty(key.shape[0], np.float32)
+            counts = jit.picked(key, idx, ext)
+        else:
+            ext = key[np.arange(key.shape[0]), idx]
     else:
         idx, ext = None, _REDUCE[kind](key, axis=axis)  # NaN-propagating
     special = None
     if key.dtype.kind == "f":
         zeros_matter = nan_mode == "spec" or not need_index
         # cheap tests (no ufunc reductions) for the common case: no NaN and, where it matters, no zero
-        if np.count_nonzero(ext != ext) or (zeros_matter and np.count_nonzero(ext) != ext.size):
+        nans, zeros = counts or (np.count_nonzero(ext != ext), ext.size - np.count_nonzero(ext))
+        if nans or (zeros_matter and zeros):
             special = (ext != ext) | (ext == 0) if zeros_matter else ext != ext
     if need_index:
         idx = _first_reaching(key, ext, axis) if idx is None else idx
@@ -563,7 +569,7 @@ def tcolprod(dst: Tile, src: Tile, tmp: Tile | None = None, *, target=None) -> T
 def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, target):
     op = Op(name, target)
 
-    def checks():  # those that read only the operands' types (ND_VC1 reads a valid shape: below)
+    def checks():  # they read only the operands' types and valid regions (Tile.key)
         op.tile(src, "src")
         op.tile(dst_idx, "dst_idx")
         op.layout(src, "src", ("ND",), "ND (row_major, none_box)")
@@ -573,14 +579,14 @@ def _row_arg(name: str, dst_idx: Tile, src: Tile, tmp, dst_val: Tile | None, tar
         op.dtypes("trowarg_val" if dst_val is not None else "trowarg", (src.dtype, dst_idx.dtype),
                   ("src", "dst_idx"))
         op.tmp(tmp, src)
+        op.layout(dst_idx, "dst_idx", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
+        if dst_val is not None:
+            op.layout(dst_val, "dst_val", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
+        op.nonzero(src, "src")
+        op.rows_match(src, dst_idx, "dst_idx", "src")
+        if dst_val is not None:
+            op.rows_match(src, dst_val, "dst_val", "src")
     op.static((src, dst_idx, dst_val, tmp), checks)
-    op.layout(dst_idx, "dst_idx", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
-    if dst_val is not None:
-        op.layout(dst_val, "dst_val", ("DN1", "ND_VC1"), "DN with one column, or ND with one valid column")
-    op.nonzero(src, "src")
-    op.rows_match(src, dst_idx, "dst_idx", "src")
-    if dst_val is not None:
-        op.rows_match(src, dst_val, "dst_val", "src")
     idx, val = extreme(src.valid_bits, src.dtype, name[-3:], op.prof.nan_mode, 1, need_value=dst_val is not None)
     idx_lanes = _index_lanes(idx, dst_idx.dtype, op, src.valid_cols)
     dst_idx.bits[: src.valid_rows, 0] = idx_lanes

@@ -11,6 +11,13 @@ first) or in the pages' assembly form::
     %ok = pto.ttest ins(%signal, %value : view, i32) {cmp = #pto.cmp<EQ>} -> i1
     pto.tbroadcast ins(%src, %staging : view, tile) outs(%r0, %r1, ... : view, view, ...)
     pto.treduce ins(%r0, %r1, ..., %acc, %recv : ...) outs(%dst : view) {op = #pto.reduce_op<Sum>, root = 0}
+    pto.tgather ins(%r0, %r1, ..., %staging : ...) outs(%dst : view) {root = 0}      # the collective forms
+    pto.tscatter ins(%src, %staging : view, tile) outs(%r0, %r1, ... : view, view, ...) {root = 0}
+
+The ping-pong forms add a second tile after the first (TPUT/TGET/TGATHER/
+TSCATTER: ``%ping, %pong``; TREDUCE: ``%acc, %ping, %pong``). A ``pto.tgather``
+or ``pto.tscatter`` with a tensor or partition view operand is the collective
+(PTO184); with tiles only it is the tile op of that name.
 
 Global memory operands are tensor or partition views. A TWAIT whose signal
 does not hold lets the other blocks run (the interpreter runs the blocks of
@@ -34,7 +41,7 @@ from . import scalars as sc
 from .values import PartView, TensorView
 from .verify import walk
 
-__all__ = ["COMM_SPECIAL", "WAITING_OPS", "comm_fed"]
+__all__ = ["COMM_SPECIAL", "WAITING_OPS", "comm_fed", "collective"]
 
 #: statements that may wait for other blocks: a program with one runs its blocks as coroutines
 WAITING_OPS = frozenset({"pto.twait", "pto.ttest"})
@@ -46,7 +53,7 @@ def comm_fed(fn, pl, name: str) -> bool:
     it before this one reads, so it needs no input (reading it first is still ``pto.interp.input``)."""
     r = pl.root.get(name, name)
     for st in walk(fn.body or []):
-        if st.op in COMM_SPECIAL and st.op not in WAITING_OPS:
+        if (st.op in COMM_SPECIAL or collective(st)) and st.op not in WAITING_OPS:
             written = st.outs if st.kind == "dps" else (st.ins[:-2] if st.op == "pto.tbroadcast" else st.ins[:1])
             if any(getattr(o, "name", None) and pl.root.get(o.name, o.name) == r for o in written):
                 return True
@@ -184,7 +191,54 @@ def _treduce(it, st, env, frame) -> None:
     kw = _attrs(st, reduce_op="op", rootIdx="root", root_idx="root")
     if "root" in kw:
         kw["root"] = int(kw["root"])
-    _call(it, st, lambda x, **k: comm.treduce(x[1:-2], x[0], x[-2], x[-1], **k), a, {0}, **kw)
+    k = _tiles_at_end(a)             # acc, recv or acc, ping, pong
+    _call(it, st, lambda x, **kw: comm.treduce(x[1:-k], x[0], *x[-k:], **kw), a, {0}, **kw)
+
+
+def _tiles_at_end(a: list) -> int:
+    """How many operands at the end are tiles (the staging, ping-pong or acc/recv tiles), at least 1."""
+    k = 0
+    while k < len(a) and isinstance(a[-1 - k], Tile):
+        k += 1
+    return max(k, 1)
+
+
+def _root(st) -> dict:
+    kw = _attrs(st, rootIdx="root", root_idx="root")
+    if "root" in kw:
+        kw["root"] = int(kw["root"])
+    return kw
+
+
+def _tgather(it, st, env, frame) -> None:
+    a = _operands(it, st, env)            # dst (outs), the group's views, then the staging tile(s)
+    k = _tiles_at_end(a)
+    if st.kind != "dps" or len(a) < 3:
+        raise it._err(st, "pto.tgather (collective) takes outs(dst) and ins(the group's views, then the staging "
+                      "tile or the ping and pong tiles)", "pto.interp.operand")
+    _call(it, st, lambda x, **kw: comm.tgather(x[1:-k], x[0], *x[-k:], **kw), a, {0}, **_root(st))
+
+
+def _tscatter(it, st, env, frame) -> None:
+    a = _operands(it, st, env)            # the group's views (outs), then src and the staging tile(s) (ins)
+    k = _tiles_at_end(a)
+    if st.kind != "dps" or len(a) < 3:
+        raise it._err(st, "pto.tscatter (collective) takes outs(the group's views) and ins(src, then the staging "
+                      "tile or the ping and pong tiles)", "pto.interp.operand")
+    n = len(a) - k - 1
+    _call(it, st, lambda x, **kw: comm.tscatter(x[:n], x[n], *x[n + 1:], **kw), a, set(range(n)), **_root(st))
+
+
+_COLLECTIVE = {"pto.tgather": _tgather, "pto.tscatter": _tscatter}
+
+
+def collective(st):
+    """The handler of a collective ``pto.tgather``/``pto.tscatter`` (one with a view operand), else None (the
+    tile op of that name)."""
+    fn = _COLLECTIVE.get(st.op)
+    if fn is None or not any("tensor_view" in getattr(t, "name", "") for t in (*st.in_types, *st.out_types)):
+        return None
+    return fn
 
 
 #: the interpreter's handler of each communication statement (the async forms stay in :mod:`.interp`)

@@ -32,7 +32,7 @@ MULTI_OUT_KW = {op: "dst_val" for op in ("trowargmax", "trowargmin", "tcolargmax
 #: ops whose second ``outs`` operand is a keyword (TGATHER's compare form: outs(%dst, %cdst), PTO159)
 SECOND_OUT_KW = {"tgather": "cdst"}
 #: PTOAS attribute -> parameter name, where snake_case is not the name
-ATTR_ALIASES = {"sat_mode": "sat", "atomicType": "atomic", "cmpMode": "cmp_mode"}
+ATTR_ALIASES = {"sat_mode": "sat", "atomicType": "atomic", "cmpMode": "cmp_mode", "outType": "out_dtype"}
 #: ops whose global arrays a program's tensors fill one element a lane (fp4 unpacked, PTO153)
 PACKED_ARRAYS = frozenset({"tload", "tstore"})
 #: attributes that carry no semantics tilesim models (layout hints, MLIR bookkeeping)
@@ -62,9 +62,10 @@ def _convert(param: str, v):
 
 
 @lru_cache(maxsize=None)
-def _params(fn) -> tuple[tuple, frozenset, frozenset]:
-    """(positional names, keyword names, required positional names) of an op function, ``target`` excluded."""
-    pos, kw, req = [], set(), set()
+def _params(fn) -> tuple[tuple, frozenset, frozenset, tuple]:
+    """(positional names, keyword names, required positional names, required keyword-only names) of an op
+    function, ``target`` excluded."""
+    pos, kw, req, req_kw = [], set(), set(), []
     for p in inspect.signature(fn).parameters.values():
         if p.name == "target":
             continue
@@ -75,7 +76,9 @@ def _params(fn) -> tuple[tuple, frozenset, frozenset]:
                 req.add(p.name)
         elif p.kind == p.KEYWORD_ONLY:
             kw.add(p.name)
-    return tuple(pos), frozenset(kw), frozenset(req)
+            if p.default is p.empty:
+                req_kw.append(p.name)
+    return tuple(pos), frozenset(kw), frozenset(req), tuple(req_kw)
 
 
 @lru_cache(maxsize=None)
@@ -110,7 +113,7 @@ def arrange(name: str, fn, n_outs: int, n_ins: int, tmp_tile: bool, attrs: dict)
     Raises:
         TilesimError: as :func:`call_op`.
     """
-    pos, kws, req = _params(fn)
+    pos, kws, req, req_kw = _params(fn)
     kw: dict = {"packed": False} if name in PACKED_ARRAYS else {}
     for key, v in attrs.items():
         if key in IGNORED_ATTRS:
@@ -120,6 +123,11 @@ def arrange(name: str, fn, n_outs: int, n_ins: int, tmp_tile: bool, attrs: dict)
             raise _fail(name, f"attribute {key} is not one tilesim's {name.upper()} takes (it takes "
                               f"{', '.join(sorted(kws - set(pos))) or 'none'})", key, v, "pto.interp.attr")
         kw[param] = _convert(param, v)
+    for param in req_kw:
+        if param not in kw:
+            written = next((a for a, p in ATTR_ALIASES.items() if p == param), param)
+            raise _fail(name, f"needs the attribute {written} ({{{written} = ...}})", written, None,
+                        "pto.interp.attr")
     outs, ins = list(range(n_outs)), list(range(n_outs, n_outs + n_ins))
     kw_slots = []
     if name in MULTI_OUT_KW and len(outs) == 2:

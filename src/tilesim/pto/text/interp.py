@@ -51,7 +51,8 @@ from ..ops.convert_cpu import UndefinedCastWarning
 from ..targets import DEFAULT_TARGET, Profile, get_target
 from ..tile import Tile, to_bits
 from . import scalars as sc
-from .comm import COMM_SPECIAL, WAITING_OPS, comm_fed
+from .comm import COMM_SPECIAL, WAITING_OPS, collective, comm_fed
+from .conv import CONFIG_OPS, PAGE_SPELLINGS, REGISTER_OPS, conv_tile, tprefetch_async, with_registers
 from .dispatch import call_op, enum_word
 from .forms import op_key
 from .parser import Func, Operand, Program, Stmt, TypeRef, parse
@@ -182,6 +183,8 @@ class Interpreter:
         self._spins = 0
         #: the vector subblock running (0, or 1 where two run, PTO157)
         self.subblock = 0
+        #: each (block, subblock)'s configuration registers, which the SET_* ops write (PTO187)
+        self._registers: dict = {}
 
     # ----------------------------------------------------------------- errors
     def _err(self, node, detail: str, rule: str, operand: str | None = None, value=None,
@@ -400,6 +403,13 @@ class Interpreter:
             if ty.name == "memref":
                 return self._memref_view(Ptr(g), ty, fn)
             return Ptr(g)
+        conv = conv_tile(ty, self.program.source)
+        if conv is not None:
+            if name in self.inputs:
+                self._fill_conv(conv, name, fn)
+            elif pl.is_read(name):
+                raise self._missing(fn, name, ty, f"an array of {conv.dtype} shaped {conv.shape}")
+            return conv
         spec = tile_spec(ty, self.prof)
         if spec is not None:
             t = spec.make(valid=tuple(v if v is not None else d for v, d in zip(spec.valid, (spec.rows, spec.cols))))
@@ -472,6 +482,21 @@ class Interpreter:
                                   f"{t.describe()}, so its valid region needs a {want[0]}x{want[1]} array",
                             "pto.interp.input", name, arr2.shape)
         t.fill(self._exact(arr2, t.dtype, name, node))
+
+    def _fill_conv(self, t, name: str, node) -> None:
+        """A ConvTile from an input array of its shape (PTO187)."""
+        arr = self._input_array(name, node, allow_nd=True)
+        if arr.shape != t.shape:
+            raise self._err(node, f"input {name!r} has shape {arr.shape}; %{name} is a {t.describe()} conv_tile",
+                            "pto.interp.input", name, arr.shape)
+        t.values[...] = self._exact(arr, t.dtype, name, node)
+
+    @property
+    def registers(self):
+        """The running block's configuration registers (a :class:`~tilesim.pto.BlockConfig`)."""
+        from ..conv import BlockConfig
+
+        return self._registers.setdefault((self.block, self.subblock), BlockConfig())
 
     def _exact(self, arr: np.ndarray, dt, name: str, node) -> np.ndarray:
         """``arr`` as values of ``dt``: same dtype as is; another dtype only if every value converts exactly."""
@@ -664,6 +689,10 @@ class Interpreter:
 
     def _loose_input(self, op: Operand, ty: TypeRef | None, node) -> Tile:
         """A value used before it is defined, in statements outside functions: a tile from the inputs."""
+        conv = conv_tile(ty, self.program.source)
+        if conv is not None:
+            self._fill_conv(conv, op.name, node)
+            return conv
         spec = tile_spec(ty, self.prof) if ty is not None else None
         if spec is not None:
             t = spec.make(valid=tuple(v if v is not None else d for v, d in zip(spec.valid, (spec.rows, spec.cols))))
@@ -743,6 +772,13 @@ class Interpreter:
     def _alloc(self, st: Stmt, env, frame) -> None:
         if not st.out_types:
             raise self._err(st, "pto.alloc_tile needs a !pto.tile_buf type", "pto.interp.type")
+        conv = conv_tile(st.out_types[0], self.program.source)
+        if conv is not None:                       # a ConvTile is not placed in the buffers (PTO187)
+            if st.extra["kw"]:
+                raise self._err(st, "a conv_tile takes no addr or valid operands (tilesim does not place it in "
+                                    "the mat buffer)", "pto.interp.valid_operand", next(iter(st.extra["kw"])))
+            env[st.results[0]] = conv
+            return
         spec = tile_spec(st.out_types[0], self.prof)
         if spec is None:
             raise self._err(st, "pto.alloc_tile needs a concrete !pto.tile_buf type", "pto.interp.type")
@@ -1073,7 +1109,7 @@ class Interpreter:
         name = st.op
         if name.startswith("arith."):
             return self._arith(st, env)
-        special = _SPECIAL.get(name)
+        special = _SPECIAL.get(name) or collective(st)
         if special is not None:
             return special(self, st, env, frame)
         if name.startswith("pto.section"):
@@ -1081,7 +1117,8 @@ class Interpreter:
         if name in SYNC_OPS:
             return self._sync(st, env)
         key = op_key(name)
-        fn = OPS.get(key)
+        key = PAGE_SPELLINGS.get(key, key)
+        fn = OPS.get(key) or CONFIG_OPS.get(key)
         if fn is None or not (name.startswith("pto.") or st.kind == "generic"):
             raise self._err(st, f"unsupported operation {name!r}", "pto.interp.op", name)
         return self._dps(key, fn, st, env, loose)
@@ -1154,8 +1191,9 @@ class Interpreter:
             # PTOAS verifies TEXTRACT/TINSERT per target only on tile_buf operands, not on memrefs (PTO43)
             prof = prof.with_(name=prof.name, window_paths=None, quant_paths=None)
         marks = [(t, t.undefined) for t in outs if isinstance(t, Tile)]
-        call_op(key, fn, outs, args_in, dict(st.attrs), prof)
-        if id(st) not in self._steps and not windows and prof is self.prof and not loose:
+        attrs = with_registers(st.op, dict(st.attrs), self.registers) if key in REGISTER_OPS else dict(st.attrs)
+        call_op(key, fn, outs, args_in, attrs, prof)
+        if id(st) not in self._steps and not windows and prof is self.prof and not loose and key not in REGISTER_OPS:
             self._steps[id(st)] = prepare(st, key, fn, outs, args_in)
         for t, before in marks:
             t.push()
@@ -1588,7 +1626,7 @@ _SPECIAL = {
     "pto.tget_async": Interpreter._async_copy, "pto.wait_async_event": Interpreter._async_wait,
     "pto.test_async_event": Interpreter._async_wait, "memref.dealloc": Interpreter._noop,
     "pto.auto_sync_tail_hint": Interpreter._noop, "pto.tget_scale_addr": Interpreter._scale_addr,
-    **COMM_SPECIAL,
+    **COMM_SPECIAL, "pto.tprefetch_async": tprefetch_async,
 }
 
 

@@ -21,6 +21,7 @@ comments, ``#key=value``). Malformed text raises
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
 
@@ -163,6 +164,8 @@ def _ptext(v) -> str:
         return "x".join("?" if d is None else str(d) for d in v.dims) + (f"x{v.elem}" if v.elem else "")
     if isinstance(v, list):
         return "[" + ", ".join(_ptext(x) for x in v) + "]"
+    if isinstance(v, Fraction) and v.denominator > 1 and Fraction(float(v)) == v:
+        return repr(float(v))                              # as written (-1.5), not as a ratio
     return str(v)
 
 

@@ -313,7 +313,8 @@ def _build_more(op: str, fam: str, fn, sig, vr: int, vc: int, t, target) -> _Cal
                      lambda v=None: fn(dst, src0, src1, *extra, target=target), fills={"src0": small, "src1": small})
     if fam == "img2col":      # a 4 x 4 feature map (1 x 16 channels), 2 x 2 filter, pads 1: 25 rows of 64 (PTO140)
         src = t(d, 16, 32 // get_dtype(d).size, (16, 32 // get_dtype(d).size), loc="mat")
-        dst = t(d, 16, C, (vr, vc), loc="left", blayout="col_major", slayout="row_major")
+        zz = get_target(target).left_blayout == "row_major"          # A2A3's Left tile is Zz (PTO187)
+        dst = t(d, 16, C, (vr, vc), loc="left", blayout="row_major" if zz else "col_major", slayout="row_major")
         shape = (1, 1, 4, 4, src.cols)
 
         def run(v=None):

@@ -1,0 +1,336 @@
+"""f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (decision PTO190).
+
+Each kernel evaluates the function in float64 with a relative error below
+``EPS`` = 2**-44 (below 2**9.5 float64 ulps in any binade), then rounds it to f32
+where the certificate holds: its 29 dropped bits lie more than 2**10 from their
+midpoint, so the exact value rounds to the same f32 code, the correctly rounded
+one that :func:`tilesim.pto.numerics._transcendental_exact` computes. Lanes
+outside a kernel's domain (zeros, subnormals, infinities, NaNs, results that are
+not normal f32 numbers) and the uncertified ones (about one in 2**18) are marked
+and left to :func:`tilesim.pto.numerics._certified`, lane by lane.
+
+The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
+
+* exp: ``x = k ln2 + r``, ``|r| <= ln2 / 2``, ``ln2`` in two parts (the first
+  with 40 bits, so ``k * L1`` and ``x - k * L1`` are exact); ``exp(r)`` by its
+  Taylor polynomial of degree 11 (truncation below ``0.3466**12 / 12! / 0.707``
+  < 2**-46.6); the certificate on ``exp(r)``, then ``k`` added to the f32
+  exponent. Inputs in (-87.3, 88.7), whose results are normal f32 numbers.
+* log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)); ``log m = 2 atanh(s)``,
+  ``s = (m - 1) / (m + 1)`` (``|s| <= 0.1716``; ``m - 1`` exact) through
+  ``s**17`` (truncation below ``s**18 / 19`` < 2**-50), plus ``e ln2`` in two
+  parts (the first with 45 bits: ``e * LN2_HI`` exact). Positive normal inputs.
+* 1/sqrt: the f32 estimate ``1 / sqrtf(x)`` (relative error below 2**-22.9), one
+  second-order step in float64 (``r = 1 - x y**2``, ``y + y r (1/2 + 3r/8)``;
+  truncation about ``2.5 e**3`` < 2**-66, rounding below 2**-51). Positive
+  normal inputs.
+
+``tests/pto/test_fast_paths.py`` holds the float64 values to ``EPS / 4`` against
+50-digit decimal arithmetic and the f32 results to the exact path. Large tiles run
+as row chunks on a small persistent thread pool, one chunk per core (the kernels
+release the GIL); each lane is computed alone, so the bits do not depend on the
+split (:data:`THREADS_FROM`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal, localcontext
+
+import numpy as np
+from numba import njit
+
+__all__ = ["KINDS", "EPS", "MARK", "THREADS_FROM", "CORES", "has_spare_core", "run"]
+
+_kernel = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+_inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
+_row = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+
+#: the float64 evaluations' relative error bound; the certificate's window (in float64 ulps, about their dropped
+#: 29 bits' midpoint: a modular shift puts it at 0.._NEAR)
+EPS = 2.0 ** -44
+_LOW29, _SHIFT, _NEAR = np.uint64((1 << 29) - 1), np.uint64((1 << 29) - (1 << 28) + (1 << 10)), np.uint64(1 << 11)
+_MANT, _ONE, _HALF = np.uint64((1 << 52) - 1), np.uint64(1023 << 52), np.uint64(1022 << 52)
+_SQRT2_MANT = np.uint64(0x6A09E667F3BCC)  # sqrt(2)'s significand bits lie between this and the next
+#: a marked lane's code (a NaN: certified lanes are never NaN)
+MARK = np.uint32(0xFFFFFFFF)
+
+
+def _constants() -> tuple[float, float, float, float]:
+    """ln2 as L1 (40 bits) + L2, and as LN2_HI (45 bits) + LN2_LO, from 40-digit decimal arithmetic."""
+    with localcontext() as ctx:
+        ctx.prec = 40
+        ln2 = Decimal(2).ln()
+        l1 = math.floor(float(ln2) * 2.0 ** 40) / 2.0 ** 40
+        hi = math.floor(float(ln2) * 2.0 ** 45) / 2.0 ** 45
+        return l1, float(ln2 - Decimal(l1)), hi, float(ln2 - Decimal(hi))
+
+
+_L1, _L2, _LN2_HI, _LN2_LO = _constants()
+_INV_LN2, _ROUND = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52
+_E = [1.0 / math.factorial(n) for n in range(12)]
+_E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11 = _E[2:]
+_A = [2.0 / n for n in range(3, 19, 2)]  # atanh's series, times 2: 2/3, 2/5, ..., 2/17
+_A3, _A5, _A7, _A9, _A11, _A13, _A15, _A17 = _A
+
+
+@_inline
+def _near(y):
+    """Whether the float64 ``y`` (its f32 rounding normal, or 0) lies within 2**10 float64 ulps of an f32 rounding
+    boundary: its 29 dropped bits within 2**10 of their midpoint 2**28 (an error below EPS |y| is below 2**9.5
+    ulps in every binade)."""
+    return ((np.float64(y).view(np.uint64) + _SHIFT) & _LOW29) <= _NEAR
+
+
+@_inline
+def _exp(v):
+    """(exp(r) in [0.707, 1.415], the integer k of exp(v) = 2**k exp(r), whether ``v`` (an f32 value) is in the
+    kernel's domain)."""
+    k = (v * _INV_LN2 + _ROUND) - _ROUND
+    r = (v - k * _L1) - k * _L2
+    r2 = r * r
+    r4 = r2 * r2
+    q = ((_E2 + r * _E3) + r2 * (_E4 + r * _E5)) + r4 * (((_E6 + r * _E7) + r2 * (_E8 + r * _E9))
+                                                         + r4 * (_E10 + r * _E11))
+    ok = (v > -87.3) & (v < 88.7)
+    return 1.0 + (r + r2 * q), np.int32(k if ok else 0.0), ok
+
+
+@_inline
+def _exp_code(p, k, ok):
+    """(the f32 code of ``p * 2**k`` where ``ok`` and the certificate holds for ``p``, else the mark; whether
+    marked)."""
+    bad = np.uint32(_near(p)) | (np.uint32(1) ^ np.uint32(ok))
+    return (np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))) | (np.uint32(0) - bad), bad
+
+
+@_inline
+def _log(b):
+    """(log of the f32 code ``b``, whether ``b`` is a positive normal number)."""
+    u = np.float64(np.uint32(b).view(np.float32)).view(np.uint64)
+    big = (u & _MANT) > _SQRT2_MANT  # significand past sqrt(2): halve it
+    e = np.int64(u >> np.uint64(52)) - (1022 if big else 1023)
+    m = np.uint64((u & _MANT) | (_HALF if big else _ONE)).view(np.float64)
+    f = m - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    z2 = z * z
+    z4 = z2 * z2
+    q = ((_A3 + z * _A5) + z2 * (_A7 + z * _A9)) + z4 * ((_A11 + z * _A13) + z2 * (_A15 + z * _A17))
+    ek = np.float64(e)
+    y = ek * _LN2_HI + ((ek * _LN2_LO + s * (z * q)) + 2.0 * s)
+    return y, b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+
+
+@_inline
+def _rsqrt(b):
+    """(1/sqrt of the f32 code ``b``, whether ``b`` is a positive normal number)."""
+    x = np.uint32(b).view(np.float32)
+    y = np.float64(np.float32(1) / np.sqrt(x))
+    r = 1.0 - (np.float64(x) * y) * y
+    return y + y * (r * (0.5 + 0.375 * r)), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+
+
+@_inline
+def _code(y, ok):
+    """(the f32 code of ``y`` where ``ok`` and the certificate holds, else the mark; whether marked)."""
+    bad = np.uint32(_near(y)) | (np.uint32(1) ^ np.uint32(ok))
+    return np.float32(y).view(np.uint32) | (np.uint32(0) - bad), bad  # all ones where marked
+
+
+@_inline
+def _marked(o, base, C, bad, nb):
+    """Append the marked lanes of the row ``o`` (flat indices ``base + j``) to ``bad`` from ``nb``; -1 when
+    ``bad`` is full."""
+    for j in range(C):
+        if o[j] == MARK:
+            if nb == bad.size:
+                return -1
+            bad[nb] = base + j
+            nb += 1
+    return nb
+
+
+# One row function per function (one taking it as an argument does not vectorise; a row function called from the
+# chunk loop vectorises better than the same loop inlined there). a: a row's f32 codes (f32 values for exp),
+# o: its output codes; returns how many lanes it marked.
+@_row
+def _exp_row(a, o):
+    n = 0
+    for j in range(a.size):
+        p, k, ok = _exp(np.float64(a[j]))
+        c, m = _exp_code(p, k, ok)
+        o[j] = c
+        n += m
+    return n
+
+
+@_row
+def _log_row(a, o):
+    n = 0
+    for j in range(a.size):
+        y, ok = _log(a[j])
+        c, m = _code(y, ok)
+        o[j] = c
+        n += m
+    return n
+
+
+@_row
+def _rsqrt_row(a, o):
+    n = 0
+    for j in range(a.size):
+        y, ok = _rsqrt(a[j])
+        c, m = _code(y, ok)
+        o[j] = c
+        n += m
+    return n
+
+
+@_row
+def _expdif_row(a, w, cb, o):
+    """exp(float32(a - w)): ``w`` the row's C values (cb 1) or its one value (cb 0)."""
+    n = 0
+    if cb:
+        for j in range(a.size):
+            p, k, ok = _exp(np.float64(a[j] - w[j]))
+            c, m = _exp_code(p, k, ok)
+            o[j] = c
+            n += m
+    else:
+        t = w[0]
+        for j in range(a.size):
+            p, k, ok = _exp(np.float64(a[j] - t))
+            c, m = _exp_code(p, k, ok)
+            o[j] = c
+            n += m
+    return n
+
+
+# The chunk loops: rows r0..r1 of x (f32 codes: a flat buffer and its row step, as jit.rows gives them) into out
+# likewise; bad: the flat indices (i * C + j) of the marked lanes. Returns their count, or -1 when bad is full.
+@_kernel
+def _exp_k(x, sx, out, so, r0, r1, C, bad):
+    xf, nb = x.view(np.float32), 0
+    for i in range(r0, r1):
+        o = out[i * so:i * so + C]
+        if _exp_row(xf[i * sx:i * sx + C], o) and nb >= 0:
+            nb = _marked(o, i * C, C, bad, nb)
+    return nb
+
+
+@_kernel
+def _log_k(x, sx, out, so, r0, r1, C, bad):
+    nb = 0
+    for i in range(r0, r1):
+        o = out[i * so:i * so + C]
+        if _log_row(x[i * sx:i * sx + C], o) and nb >= 0:
+            nb = _marked(o, i * C, C, bad, nb)
+    return nb
+
+
+@_kernel
+def _rsqrt_k(x, sx, out, so, r0, r1, C, bad):
+    nb = 0
+    for i in range(r0, r1):
+        o = out[i * so:i * so + C]
+        if _rsqrt_row(x[i * sx:i * sx + C], o) and nb >= 0:
+            nb = _marked(o, i * C, C, bad, nb)
+    return nb
+
+
+@_kernel
+def _expdif_k(x, sx, b, sb, cb, out, so, r0, r1, C, bad):
+    """exp(float32(a - b)) with ``b`` a row's value (cb 0) or a row of C values (cb 1)."""
+    xf, bf, nb = x.view(np.float32), b.view(np.float32), 0
+    for i in range(r0, r1):
+        o = out[i * so:i * so + C]
+        if _expdif_row(xf[i * sx:i * sx + C], bf[i * sb:i * sb + (C if cb else 1)], cb, o) and nb >= 0:
+            nb = _marked(o, i * C, C, bad, nb)
+    return nb
+
+
+#: op -> kernel
+_KERNELS = {"exp": _exp_k, "log": _log_k, "rsqrt": _rsqrt_k, "expdif": _expdif_k}
+KINDS = frozenset(_KERNELS)
+#: tiles of at least this many lanes are split over the cores (a pool thread's wake-up took 50-100 us on the
+#: virtual machines measured, more than a split of a smaller tile saves)
+THREADS_FROM = 1 << 17
+#: row spans per core in a split tile
+CHUNKS_PER_CORE = 4
+#: the cores this process may run on (at most 8), one row chunk each
+CORES = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
+_pool: tuple[int, ThreadPoolExecutor] | None = None  # (the process id it was made in, the pool)
+_load = (-2.0, 0.0)  # (when read, the one-minute load average)
+#: capacity of a chunk's list of marked lanes (more marks: the caller finds them with one numpy pass)
+_BAD_CAP = 4096
+
+
+def has_spare_core() -> bool:
+    """Whether the machine has a core to spare: its one-minute load average (read at most once a second) below
+    ``CORES - 0.5``. On a loaded machine a pool thread waits for a core for milliseconds, far longer than it
+    saves (benchmarks/run.py at load 10 on 2 cores: a median of 2.8x numpy's time for texp split, 2.0x not)."""
+    global _load
+    now = time.monotonic()
+    if now - _load[0] > 1.0:
+        _load = (now, os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0)
+    return _load[1] < CORES - 0.5
+
+
+def _chunks(R: int, C: int) -> list[tuple[int, int]]:
+    """Row spans: one below THREADS_FROM lanes or on a busy machine, else CHUNKS_PER_CORE per core (a thread
+    that the machine keeps waiting then holds back at most one small span, not a core's share)."""
+    n = min(CORES * CHUNKS_PER_CORE, R) if CORES > 1 and R * C >= THREADS_FROM and has_spare_core() else 1
+    edges = [R * k // n for k in range(n + 1)]
+    return [(edges[k], edges[k + 1]) for k in range(n)]
+
+
+def _workers() -> ThreadPoolExecutor:
+    """The pool of ``CORES - 1`` threads (a new one in a forked child, where the parent's threads do not run)."""
+    global _pool
+    if _pool is None or _pool[0] != os.getpid():
+        _pool = (os.getpid(), ThreadPoolExecutor(max(1, CORES - 1), thread_name_prefix="tilesim-transcend"))
+    return _pool[1]
+
+
+def run(kind: str, x: tuple, b: tuple | None, out: tuple, R: int, C: int) -> np.ndarray | None:
+    """``kind`` (exp, log, rsqrt; expdif with ``b``) of R x C f32 lanes given as :func:`tilesim.pto.jit.rows`
+    triples (buffer, row step, column step), into ``out``'s triple. Returns the flat indices (``i * C + j``) of
+    the lanes left to the exact path (their ``out`` lanes hold :data:`MARK`), or None when there are too many to
+    list (then they are the lanes holding MARK).
+
+    Row spans are claimed in turn by this thread and the pool's (``next`` on a shared counter is atomic under the
+    GIL); this thread then waits only for spans a pool thread has claimed and not finished."""
+    kernel = _KERNELS[kind]
+    args = (x[0], x[1]) if b is None else (x[0], x[1], b[0], b[1], b[2])
+    spans = _chunks(R, C)
+    bads = [np.empty(min(_BAD_CAP, (r1 - r0) * C), np.int64) for r0, r1 in spans]
+    counts: list = [None] * len(spans)
+    finished = [threading.Event() for _ in spans] if len(spans) > 1 else []
+    claim = itertools.count()
+
+    def work() -> None:
+        while (k := next(claim)) < len(spans):
+            try:
+                counts[k] = kernel(*args, out[0], out[1], spans[k][0], spans[k][1], C, bads[k])
+            finally:  # a span that failed in a pool thread is left None: raised below
+                if finished:
+                    finished[k].set()
+
+    if finished:
+        for _ in range(CORES - 1):
+            _workers().submit(work)
+    work()
+    for k, event in enumerate(finished):
+        if counts[k] is None:
+            event.wait()
+    if None in counts:
+        raise RuntimeError(f"tilesim: a row span of {kind} failed in a pool thread")
+    if min(counts) < 0:
+        return None
+    return bads[0][:counts[0]] if len(counts) == 1 else np.concatenate([bad[:n] for bad, n in zip(bads, counts)])
