@@ -16,6 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import FormatError
+from . import hif8
 
 __all__ = ["Kind", "Domain", "Format"]
 
@@ -146,7 +147,7 @@ class Format:
     def emin(self) -> int:
         """Exponent of the smallest normal (of the smallest value for SCALE)."""
         if self.domain is Domain.TAPERED:
-            return -15
+            return hif8.EMIN
         if self.domain is Domain.SCALE:
             return -self.bias
         return 1 - self.bias
@@ -156,7 +157,7 @@ class Format:
         """Magnitude code of the largest finite value."""
         m = self.man_bits
         if self.domain is Domain.TAPERED:
-            return 0x6E
+            return hif8.MAX_CODE
         if self.domain is Domain.IEEE:
             return (self.exp_max_field << m) - 1
         if self.domain in (Domain.FN, Domain.SCALE):
@@ -167,7 +168,7 @@ class Format:
     def emax(self) -> int:
         """Exponent of the largest finite value."""
         if self.domain is Domain.TAPERED:
-            return 15
+            return hif8.EMAX
         field_ = self.max_code >> self.man_bits
         return field_ - self.bias
 
@@ -191,7 +192,7 @@ class Format:
     def nan_code(self) -> int | None:
         """The canonical NaN lane code: positive, quiet (mantissa MSB set) for IEEE."""
         if self.domain is Domain.TAPERED:
-            return 0x80
+            return hif8.NAN_CODE
         if self.domain is Domain.IEEE:
             code = (self.exp_max_field << self.man_bits) | (1 << (self.man_bits - 1))
         elif self.domain in (Domain.FN, Domain.SCALE):
@@ -204,7 +205,7 @@ class Format:
     def inf_code(self) -> int | None:
         """The +Inf lane code (set the sign bit for -Inf); ``None`` without Inf."""
         if self.domain is Domain.TAPERED:
-            return 0x6F
+            return hif8.INF_CODE
         if self.domain is not Domain.IEEE:
             return None
         return (self.exp_max_field << self.man_bits) << self.lane_shift
@@ -253,7 +254,7 @@ class Format:
         if self.domain is Domain.SCALE:
             return self.min_normal_exact
         if self.domain is Domain.TAPERED:
-            return Fraction(2) ** -22
+            return Fraction(2) ** hif8.EMIN_DENORMAL
         return Fraction(2) ** (self.emin - self.man_bits)
 
     @property
