@@ -80,3 +80,21 @@ def hif8_cases(rng) -> list[Case]:
                           {"dst": sentinel("hif8", (dst.rows, dst.cols)),
                            "src": np.resize(every, (src.rows, src.cols))}))
     return cases
+
+
+def hif8_bf16_cases(rng) -> list[Case]:
+    """TCVT between hifloat8_t and bf16 (the g++ 14 build, PTO88): every code to bf16, and bf16 lanes (the
+    encoder's ties and edges, random codes) to hifloat8_t, saturation off and on."""
+    cases = []
+    every = np.arange(256, dtype=np.uint8).reshape(8, 32)
+    probes = (_f32_probes().view(np.uint32) >> np.uint32(16)).astype(np.uint16)   # bf16: f32's top half
+    pool = np.concatenate([probes, rng.integers(0, 1 << 16, 256).astype(np.uint16)])
+    bf = np.resize(pool, -(-pool.size // 32) * 32).reshape(-1, 32)
+    for s, d, src in (("hif8", "bf16", every), ("bf16", "hif8", bf)):
+        for sat in ("OFF", "ON"):
+            shape = src.shape
+            cases.append(Case("tcvt", "TCVT(dst, src, (RoundMode)P[0], (SaturationMode)P[1]);",
+                              (Spec("dst", d, *shape), Spec("src", s, *shape)), {"dst": shape, "src": shape},
+                              {"dst": sentinel(d, shape), "src": src}, (ROUND_MODES.index("RINT"), SAT[sat]),
+                              {"rmode": "RINT", "sat": sat == "ON"}))
+    return cases
