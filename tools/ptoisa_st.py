@@ -39,7 +39,8 @@ from tilesim.errors import TilesimError
 #: C++ element types of the test templates -> tilesim dtypes
 CXX_DTYPES = {"float": "f32", "aclFloat16": "f16", "half": "f16", "bfloat16_t": "bf16", "int32_t": "i32",
               "int16_t": "i16", "int8_t": "i8", "uint32_t": "u32", "uint16_t": "u16", "uint8_t": "u8",
-              "int64_t": "i64", "uint64_t": "u64", "float4_e2m1x2_t": "f4e2m1", "float4_e1m2x2_t": "f4e1m2"}
+              "int64_t": "i64", "uint64_t": "u64", "float4_e2m1x2_t": "f4e2m1", "float4_e1m2x2_t": "f4e1m2",
+              "hifloat8_t": "hif8"}
 
 #: folders whose kernel is the plain one, and the roles after dst that their inputs fill, in main.cpp's order
 PLAIN = {

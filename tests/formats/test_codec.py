@@ -12,7 +12,7 @@ from tilesim.errors import FormatError
 from . import oracle
 from .gfloat_map import info
 
-SMALL = [f for f in formats.all_formats() if f.bits <= 16]
+SMALL = [f for f in formats.all_formats() if f.bits <= 16 and f.domain is not formats.Domain.TAPERED]  # HiF8: test_hif8
 ids = [f.name for f in SMALL]
 
 

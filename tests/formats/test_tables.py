@@ -56,7 +56,7 @@ def test_random_inputs(f, dtype):
 def test_table_coverage():
     """Every float format of 16 bits or fewer has a table from float32 inputs."""
     for f in FLOATS:
-        if f.bits <= 16:
+        if f.bits <= 16 and f.domain is not formats.Domain.TAPERED:  # HiF8 encodes through its exact path
             assert tables.has_encode_table(np.float32, f), f.name
     assert tables.has_encode_table(np.float64, formats.get("fp8_e4m3"))
     assert not tables.has_encode_table(np.float64, formats.get("fp16"))

@@ -39,7 +39,7 @@ def rand_bits(rng: np.random.Generator, dt: str, shape, special: float = 0.08, t
               lo: float = -100, hi: float = 100) -> np.ndarray:
     """Lane codes: random values, many small integers (ties), and special values (±0, ±Inf, NaN, subnormals)."""
     n = int(np.prod(shape))
-    if dt.startswith("f8"):  # every code is interesting at 8 bits
+    if dt.startswith("f8") or dt == "hif8":  # every code is interesting at 8 bits
         return rng.integers(0, 256, size=n, dtype=np.uint8).reshape(shape)
     if dt in o.INTS:
         bits, signed = o.INTS[dt]

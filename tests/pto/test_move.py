@@ -78,7 +78,10 @@ def test_tmov_checks():
     pto.tmov(Tile("vec", "f32", 16, 16), src, acc_to_vec_mode="#pto.acc_to_vec_mode<dual_mode_split_m>",
              target="a5")
     with pytest.raises(GeometryError) as e:
-        pto.tmov(Tile("mat", "f16", 16, 16, valid=(16, 8), **NZ), src, target="cpu")
+        pto.tmov(Tile("mat", "f16", 16, 16, valid=(16, 8), **NZ), src, target="a5")
+    assert e.value.rule == "pto.op.valid_match"
+    with pytest.raises(GeometryError) as e:      # cpu: src's valid region would pass dst's storage (PTO181)
+        pto.tmov(Tile("mat", "f32", 16, 8, valid=(16, 8), **NZ), src, target="cpu")
     assert e.value.rule == "pto.op.valid_match"
     with pytest.raises(DtypeError) as e:
         pto.tmov(Tile("mat", "i8", 16, 32, valid=(16, 16), **NZ), src, target="a5")
@@ -94,6 +97,36 @@ def test_tmov_checks():
     with pytest.raises(TilesimError):
         pto.tmov(d, src, acc_to_vec_mode="nonsense", target="a5")
     assert (d.bits == 7).all()  # a trapping move leaves dst alone
+
+
+ZZ, NN = (dict(blayout=b, slayout=b, fractal=32) for b in ("row_major", "col_major"))
+
+
+@pytest.mark.parametrize("kind", ["left", "right"])
+def test_tmov_of_a_smaller_valid_region_on_cpu(kind):
+    """PTO181: the simulator's TMOV copies src's valid region element by element (its equal-shape assert is
+    compiled out, -DNDEBUG): dst's other elements keep their bits; the NPUs refuse the pair. The E8M0 scale
+    move of tmatmul_mx_nddn: ND scales loaded with valid K/32 groups, the scale tile valid over all of them."""
+    rng = np.random.default_rng(seed("tmov-valid", kind))
+    if kind == "left":
+        src = Tile("mat", "f8e8m0", 48, 4, valid=(45, 3), **ZZ)
+        dst = Tile("scaling", "f8e8m0", 48, 4, valid=(45, 4), **ZZ)
+    else:
+        src = Tile("mat", "f8e8m0", 64, 64, valid=(3, 61), **NN)
+        dst = Tile("scaling", "f8e8m0", 4, 64, valid=(4, 61), **NN)
+    src.bits[...] = rand_bits(rng, "f8e8m0", src.bits.shape)
+    before = sentinel(dst)
+    for t in ("a5", "a2a3"):
+        with pytest.raises(TilesimError) as e:
+            pto.tmov(dst, src, target=t)
+        assert e.value.rule in ("pto.op.valid_match", "pto.op.loc")
+        assert (dst.bits == before).all()
+    pto.tmov(dst, src, target="cpu")
+    want = before.copy()
+    for r in range(src.valid_rows):
+        for c in range(src.valid_cols):
+            want[r, c] = src.bits[r, c]
+    assert (dst.bits == want).all()
 
 
 @given(r0=st.integers(0, 10), c0=st.integers(0, 40), vr=st.integers(1, 6), vc=st.integers(1, 24),

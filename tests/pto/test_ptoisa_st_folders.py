@@ -299,6 +299,24 @@ def test_gemv_mx_scale_files_nd_and_dn(tmp_path):
         assert (got_a == a).all() and (got_b == b).all(), fmt
 
 
+def test_nddn_scales_are_loaded_from_plain_nd_files(tmp_path):
+    """tmatmul_mx_nddn's files hold A's scales as m x ceil(k / 32) and B's as ceil(k / 32) x n, row by row;
+    the adapter TLOADs a K slice of them and moves it to scale tiles valid over the slice's groups."""
+    from ptoisa_st_folders import matmul
+
+    rng = np.random.default_rng(5)
+    vm, vk, vn = 13, 72, 21                            # 3 groups of 32, the tiles hold 4
+    a, b = rng.integers(0, 256, (vm, 3)).astype(np.uint8), rng.integers(0, 256, (3, vn)).astype(np.uint8)
+    np.array([a[i, g] for i in range(vm) for g in range(3)], np.uint8).tofile(tmp_path / "x1_mx_gm.bin")
+    np.array([b[g, j] for g in range(3) for j in range(vn)], np.uint8).tofile(tmp_path / "x2_mx_gm.bin")
+    case = st.Case("c", [], tmp_path, 0.0, None)
+    sa, sb = matmul.loaded_scales(case, vm, vk, vn, 16, 32, 128, 0)
+    assert (sa.valid, sb.valid) == ((vm, 4), (4, vn))
+    assert (sa.bits[:vm, :3] == a).all() and (sb.bits[:3, :vn] == b).all()
+    sa, sb = matmul.loaded_scales(case, vm, vk, vn, 16, 32, 64, 2)   # split K: the second slice, one group
+    assert (sa.bits[:vm, :1] == a[:, 2:]).all() and (sb.bits[:1, :vn] == b[2:]).all()
+
+
 def test_packed_fp4_streams_put_the_even_element_low():
     """pto-isa's twin types: element 2k in the low nibble of byte k (MXTypes.hpp SetProperDataPart)."""
     assert memory.pack(np.array([0x1, 0x2, 0xF, 0x0])).tolist() == [0x21, 0x0F]

@@ -143,7 +143,7 @@ def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, b
     M, K, N = _up(vm, 16), _up(vk, 64), _up(vn, 32 * w)
     G = K // 32
     a_all, b_all = case.read("x1_gm.bin", "u8", vm, vk // w), case.read("x2_gm.bin", "u8", vk, vn // w)
-    sa, sb = mx_scales(case, vm if scales[0] == "nd" else M, G, vn, *scales)
+    sa, sb = (None, None) if scales == "load" else mx_scales(case, vm if scales[0] == "nd" else M, G, vn, *scales)
     name = "tgemv_mx" if gemv else "tmatmul_mx"
     acc = tile("f32", (M, N), (vm, vn), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
     step = base_k or K
@@ -158,10 +158,13 @@ def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, b
         right = tile(b_t, (step, N), (kv, vn), loc="right", blayout="row_major", slayout="col_major")
         pto.tmov(left, a_mat, target="cpu")
         pto.tmov(right, b_mat, target="cpu")
-        a_scale = tile("f8e8m0", (M, gs), (vm, gs), sa[:, g0:g0 + gs], loc="scaling", blayout="row_major",
-                       slayout="row_major", fractal=32)
-        b_scale = tile("f8e8m0", (gs, N), (gs, vn), sb[g0:g0 + gs], loc="scaling", blayout="col_major",
-                       slayout="col_major", fractal=32)
+        if scales == "load":
+            a_scale, b_scale = loaded_scales(case, vm, vk, vn, M, N, step, g0)
+        else:
+            a_scale = tile("f8e8m0", (M, gs), (vm, gs), sa[:, g0:g0 + gs], loc="scaling", blayout="row_major",
+                           slayout="row_major", fractal=32)
+            b_scale = tile("f8e8m0", (gs, N), (gs, vn), sb[g0:g0 + gs], loc="scaling", blayout="col_major",
+                           slayout="col_major", fractal=32)
         if i:
             getattr(pto, f"{name}_acc")(acc, acc, left, a_scale, right, b_scale, target="cpu")
         elif bias:
@@ -171,6 +174,24 @@ def matmul_mx(case, a_t: str, b_t: str, vm: int, vk: int, vn: int, bias: bool, b
             getattr(pto, name)(acc, left, a_scale, right, b_scale, target="cpu")
     out = pto.tstore(np.zeros((vm, vn), np.float32), acc, target="cpu")
     return out.view(np.uint32), case.read("golden.bin", "f32", vm, vn), "f32"
+
+
+def loaded_scales(case, vm: int, vk: int, vn: int, M: int, N: int, step: int, g0: int):
+    """tmatmul_mx_nddn's scale tiles for the K slice from group ``g0`` (``step`` columns of A): TLOAD of the
+    slice of the plain ND files (A's ``vm x ceil(vk / 32)``, B's ``ceil(vk / 32) x vn``) into Zz (A) and Nn (B)
+    mat tiles whose valid shape is the slice's, then TMOV to the ScaleLeft / ScaleRight tiles, valid over the
+    whole slice (``step / 32`` groups) as the kernel declares them; the groups past the data are never read."""
+    groups, gs = -(-vk // 32), step // 32
+    gv = min(gs, groups - g0)
+    a_gm = case.read("x1_mx_gm.bin", "f8e8m0", vm, groups)[:, g0:g0 + gv]
+    b_gm = case.read("x2_mx_gm.bin", "f8e8m0", groups, vn)[g0:g0 + gv]
+    kw_a, kw_b = dict(blayout="row_major", slayout="row_major", fractal=32), \
+        dict(blayout="col_major", slayout="col_major", fractal=32)
+    a_mat = pto.tload(tile("f8e8m0", (M, gs), (vm, gv), loc="mat", **kw_a), a_gm, target="cpu")
+    b_mat = pto.tload(tile("f8e8m0", (step, N), (gv, vn), loc="mat", **kw_b), b_gm, target="cpu")
+    a_scale = pto.tmov(tile("f8e8m0", (M, gs), (vm, gs), loc="scaling", **kw_a), a_mat, target="cpu")
+    b_scale = pto.tmov(tile("f8e8m0", (gs, N), (gs, vn), loc="scaling", **kw_b), b_mat, target="cpu")
+    return a_scale, b_scale
 
 
 def _mx_run(fn: str, a: list[str]):
@@ -183,10 +204,11 @@ def _mx_run(fn: str, a: list[str]):
     return a[1], a[2], a[5:8], a[8] == "true", 64 if fn.endswith("SPLIT_K") else None, False, ("zz", "nn")
 
 
-def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
+def run_tmatmul_mx(folder: Path, st: Path, verbose: bool, load_scales: bool = False) -> Row:
     """``TmatmulMXTest<T, U, S, isBias, isFp4, key>(...)``: the kernel's ``RunTMATMULMX<f32, A, B, E8M0, bias,
     M, K, N, isBias, isFp4>`` (or its split-K form, BASEK = 64) for the key of ``LaunchTMATMUL_MX[_BIAS]``,
-    or its ``RunTGEMVMX`` / ``RunTGEMVMX_SPLIT_K`` (see :func:`_mx_run`)."""
+    or its ``RunTGEMVMX`` / ``RunTGEMVMX_SPLIT_K`` (see :func:`_mx_run`). ``load_scales``: the kernels TLOAD
+    the scales from plain ND files (:func:`loaded_scales`) instead of the MX_* layouts."""
     row = Row(folder.name)
     keys = kernel_keys(folder)
 
@@ -205,9 +227,16 @@ def run_tmatmul_mx(folder: Path, st: Path, verbose: bool) -> Row:
     for case in each_case(folder, st, row, form):
         with refusals(row, case):
             a_t, b_t, mkn, bias, base_k, gemv, scales = _mx_run(*run_of(case)[:2])
+            scales = "load" if load_scales else scales
             score(row, case, verbose, matmul_mx(case, MX_TYPES[a_t], MX_TYPES[b_t], *(int(v) for v in mkn), bias,
                                                 base_k, gemv, scales))
     return row
 
 
-ADAPTERS = {"tmatmul": run_tmatmul, "tmatmul_mx": run_tmatmul_mx}
+def run_tmatmul_mx_nddn(folder: Path, st: Path, verbose: bool) -> Row:
+    """tmatmul_mx_nddn: tmatmul_mx's kernels (the same launchers, keys and run functions) with every scale
+    tensor in plain ND, TLOADed into the scale mat tiles and moved to ScaleLeft / ScaleRight by TMOV."""
+    return run_tmatmul_mx(folder, st, verbose, load_scales=True)
+
+
+ADAPTERS = {"tmatmul": run_tmatmul, "tmatmul_mx": run_tmatmul_mx, "tmatmul_mx_nddn": run_tmatmul_mx_nddn}

@@ -10,5 +10,4 @@ NOT_MAPPED = {
     "ttrace": "not an instruction test: the simulator's trace recorder (PTO_CPU_SIM_TRACE_MODE)",
     "tpack": "main.cpp calls TPACK, which pto-isa 3186c381 does not define (no PTO_INST entry point, no "
              "include/pto/cpu implementation): the test does not build",
-    "tmatmul_mx_nddn": "TMATMUL_MX from ND/DN global layouts with MX scale tiles (no adapter yet)",
 }

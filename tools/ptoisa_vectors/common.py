@@ -19,6 +19,7 @@ FLOATS = ("f32", "f16")
 INTS = tuple(d for d in DTS if d not in FLOATS)
 CXX_TYPE |= {"f8e4m3": "float8_e4m3_t", "f8e5m2": "float8_e5m2_t", "f8e8m0": "float8_e8m0_t",  # MX; not in DTS
              "f4e2m1": "float4_e2m1x2_t", "f4e1m2": "float4_e1m2x2_t", "i4": "int4b_t"}
+CXX_TYPE["hif8"] = "hifloat8_t"  # HiFloat8 (PTO182); not in DTS
 ROUND_MODES = ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD")  # pto RoundMode 0..6
 SAT = {"ON": 0, "OFF": 1}  # pto SaturationMode values
 FLAGS = ["-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong",

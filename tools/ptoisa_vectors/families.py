@@ -29,10 +29,11 @@ from .generate import generator_cases
 from .img2col import IMG2COLS_BF16, img2col_cases
 from .convtile import CONV_BF16, convtile_cases
 from .gm_index import mgather_cases, mscatter_cases
+from .hif8 import hif8_bf16_cases, hif8_cases
 from .layout import layout_cases, misc_edge_cases
 from .views import GATHERBS_BF16, RESHAPES_BF16, SUBVIEWS_BF16, gatherb_cases, reshape_cases, subview_cases
 from .matmul import matmul_cases, matmul_mx_cases, matmul_mx_e1m2_cases
-from .memory import memory_cases, packed_memory_cases, store_fixpipe_cases
+from .memory import memory_cases, packed_memory_cases, scale_move_cases, store_fixpipe_cases
 from .pipes import pipe_bf16_cases, pipe_cases
 from .move import fp_move_cases, move_cases, scalar_quant_cases, tmov_fp_cases
 from .permute import permute_cases
@@ -114,6 +115,9 @@ MORE_FAMILIES += (mgather_cases, mscatter_cases, bf16_family(mgather_cases, GM_I
                   bf16_family(mscatter_cases, GM_INDEX_DTS=ONLY))  # PTO134
 MORE_FAMILIES += (gemv_cases, bf16_family(gemv_cases, MATMUL_TYPES=((BF16, "f32"),)))  # PTO135
 MORE_FAMILIES += (convtile_cases, bf16_family(convtile_cases, **CONV_BF16))  # PTO172-PTO174: ConvTiles
+MORE_FAMILIES += (scale_move_cases,)  # PTO181: tmatmul_mx_nddn's ND scale TLOAD and TMOV
+MORE_FAMILIES += (hif8_cases,)  # PTO182, PTO183: HiFloat8's TCVT, TTRANS, TLOAD, TSTORE, TMOV
+MORE_FAMILIES += (hif8_bf16_cases,)  # PTO183: TCVT between HiFloat8 and bf16 (g++ 14)
 
 MORE_FAMILIES += (pipe_cases, pipe_bf16_cases)  # TPUSH/TPOP: quantising pushes, two vector subblocks (PTO178, PTO179)
 

@@ -141,3 +141,31 @@ def packed_memory_cases(rng) -> list[Case]:
                               {"dst_gm": (wr, wc), "src": (wr, wc)}, {"dst_gm": g, "src": t}, (),
                               {"offset": [r0, c0]}))
     return cases
+
+
+def scale_move_cases(rng) -> list[Case]:
+    """tmatmul_mx_nddn's scale path: TLOAD of E8M0 codes from a plain ND window into Zz (A's) and Nn (B's)
+    32-byte-box mat tiles, and TMOV of such a mat tile into a ScaleLeft / ScaleRight tile whose valid shape
+    is larger than src's (on ``cpu`` the simulator copies src's valid region, PTO181)."""
+    cases = []
+    GR, GC = 56, 72
+    zz, nn = ("row_major", "row_major"), ("col_major", "col_major")
+    for (bl, sl), (R, C), (wr, wc), (r0, c0) in ((zz, (48, 4), (45, 3), (2, 5)), (zz, (16, 2), (1, 1), (0, 0)),
+                                                 (nn, (64, 64), (3, 61), (7, 1)), (nn, (128, 64), (8, 64), (0, 8))):
+        g = rng.integers(0, 256, (GR, GC)).astype(np.uint8)
+        tile = Spec("dst", "f8e8m0", R, C, bl, sl, loc="mat", fractal=32)
+        glob = (f"GlobalTensor<float8_e8m0_t, Shape<1, 1, 1, {wr}, {wc}>, Stride<1, 1, 1, {GC}, 1>> "
+                f"g(gm.data() + {r0 * GC + c0});")
+        cases.append(Case("tload", glob + " TLOAD(dst, g);", (tile, Spec("gm", "f8e8m0", GR, GC, loc="gm")),
+                          {"dst": (wr, wc), "gm": (wr, wc)}, {"dst": sentinel("f8e8m0", (R, C)), "gm": g}, (),
+                          {"offset": [r0, c0]}))
+    for (bl, sl), src_shape, dst_shape, (vr, vc), dst_valid, cxx in (
+            (zz, (48, 4), (48, 4), (45, 3), (45, 4), "ScaleLeft"), (zz, (16, 2), (16, 2), (1, 1), (1, 2), "ScaleLeft"),
+            (nn, (64, 64), (4, 64), (3, 61), (4, 61), "ScaleRight"), (nn, (2, 64), (2, 64), (1, 30), (2, 30),
+                                                                       "ScaleRight")):
+        src = Spec("src", "f8e8m0", *src_shape, bl, sl, loc="mat", fractal=32)
+        dst = Spec("dst", "f8e8m0", *dst_shape, bl, sl, loc="scaling", fractal=32, cxx_loc=cxx)
+        cases.append(Case("tmov", "TMOV(dst, src);", (dst, src), {"dst": dst_valid, "src": (vr, vc)},
+                          {"dst": sentinel("f8e8m0", dst_shape),
+                           "src": rng.integers(0, 256, src_shape).astype(np.uint8)}))
+    return cases

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FormatError
-from . import tables
+from . import hif8, tables
 from .checks import codes_array, flag, values_array
 from .format import Domain, Format, Kind
 from .registry import get
@@ -116,6 +116,9 @@ def canonical(lanes: np.ndarray, fmt: Format) -> np.ndarray:
 
 def _float_parts(c: np.ndarray, fmt: Format) -> Parts:
     """Exact Parts of canonical float lane codes (uint64)."""
+    if fmt.domain is Domain.TAPERED:
+        i = c.astype(np.intp)
+        return Parts(*(a[i] for a in hif8.parts_table()))
     c = c >> U64(fmt.lane_shift) if fmt.lane_shift else c
     m = fmt.man_bits
     mag = c & U64(fmt.mag_mask)
@@ -259,6 +262,11 @@ def _overflow_to_max(fmt: Format, mode: Rounding, sign: np.ndarray, saturate: bo
 
 
 def _encode_float(p: Parts, fmt: Format, mode: Rounding, saturate: bool, flush: bool, want_flags: bool):
+    if fmt.domain is Domain.TAPERED:
+        code, (inexact, over, tiny, clamped) = hif8.encode_parts(p, mode, saturate, flush,
+                                                                 _overflow_to_max(fmt, mode, p.sign, saturate))
+        zeros = np.zeros(code.shape, bool)
+        return code, (Flags(inexact | over, over, tiny, zeros, clamped) if want_flags else None)
     m, scale = fmt.man_bits, fmt.domain is Domain.SCALE
     sign, fin = p.sign, p.cls == FINITE
     nz = fin & ((p.sig != 0) | p.sticky)

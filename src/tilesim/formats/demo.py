@@ -6,7 +6,7 @@ import numpy as np
 from rich.table import Table
 
 from . import all_formats, decode, encode, get, pack
-from .format import Format
+from .format import Domain, Format
 
 __all__ = ["format_tables", "quantize_table", "demo"]
 
@@ -20,11 +20,12 @@ _FORMAT_COLUMNS = ("name", "aliases", "AME", "bits/lane", "kind", "bias", "max",
 
 
 def _format_row(f: Format) -> list[str]:
-    kind = f"e{f.exp_bits}m{f.man_bits}" if f.is_float else (
+    tapered = f.domain is Domain.TAPERED  # HiF8: the exponent width varies with the value
+    kind = "tapered" if tapered else f"e{f.exp_bits}m{f.man_bits}" if f.is_float else (
         f"{f.frac_bits} frac" if f.frac_bits else ("signed" if f.signed else "unsigned"))
     return [f.name, ", ".join(f.aliases[:3]), ", ".join(f"{c:#04x}" for c in f.ame_codes), f"{f.bits}/{f.lane_bits}",
-            kind, str(f.bias) if f.is_float else "-", _num(f.max), _num(f.min_normal), _num(f.min_subnormal),
-            f.specials]
+            kind, str(f.bias) if f.is_float and not tapered else "-", _num(f.max), _num(f.min_normal),
+            _num(f.min_subnormal), f.specials]
 
 
 def format_tables(console, fmts: list[Format] | None = None) -> list[Table]:

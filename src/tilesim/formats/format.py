@@ -16,6 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import FormatError
+from . import hif8
 
 __all__ = ["Kind", "Domain", "Format"]
 
@@ -35,12 +36,15 @@ class Domain(enum.Enum):
     FN:     no Inf; only the all-ones magnitude is NaN (OCP E4M3, ``e4m3fn``).
     FINITE: every code is a finite number (OCP MX FP4/FP6 and the AME micro formats).
     SCALE:  exponent only, no zero, all-ones is NaN (OCP E8M0).
+    TAPERED: HiFloat8: a prefix-coded dot field picks the exponent width (:mod:`tilesim.formats.hif8`);
+            the record's exponent and mantissa fields are its widest ones (4 and 3 bits), its values a table.
     """
 
     IEEE = "ieee"
     FN = "fn"
     FINITE = "finite"
     SCALE = "scale"
+    TAPERED = "tapered"
 
 
 _LANE_DTYPES = {4: np.uint8, 8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
@@ -142,6 +146,8 @@ class Format:
     @cached_property
     def emin(self) -> int:
         """Exponent of the smallest normal (of the smallest value for SCALE)."""
+        if self.domain is Domain.TAPERED:
+            return hif8.EMIN
         if self.domain is Domain.SCALE:
             return -self.bias
         return 1 - self.bias
@@ -150,6 +156,8 @@ class Format:
     def max_code(self) -> int:
         """Magnitude code of the largest finite value."""
         m = self.man_bits
+        if self.domain is Domain.TAPERED:
+            return hif8.MAX_CODE
         if self.domain is Domain.IEEE:
             return (self.exp_max_field << m) - 1
         if self.domain in (Domain.FN, Domain.SCALE):
@@ -159,20 +167,22 @@ class Format:
     @cached_property
     def emax(self) -> int:
         """Exponent of the largest finite value."""
+        if self.domain is Domain.TAPERED:
+            return hif8.EMAX
         field_ = self.max_code >> self.man_bits
         return field_ - self.bias
 
     @property
     def has_inf(self) -> bool:
-        return self.domain is Domain.IEEE
+        return self.domain in (Domain.IEEE, Domain.TAPERED)
 
     @property
     def has_nan(self) -> bool:
-        return self.domain in (Domain.IEEE, Domain.FN, Domain.SCALE)
+        return self.domain in (Domain.IEEE, Domain.FN, Domain.SCALE, Domain.TAPERED)
 
     @property
     def has_negzero(self) -> bool:
-        return self.is_float and self.signed and self.domain is not Domain.SCALE
+        return self.is_float and self.signed and self.domain not in (Domain.SCALE, Domain.TAPERED)
 
     @property
     def has_zero(self) -> bool:
@@ -181,6 +191,8 @@ class Format:
     @cached_property
     def nan_code(self) -> int | None:
         """The canonical NaN lane code: positive, quiet (mantissa MSB set) for IEEE."""
+        if self.domain is Domain.TAPERED:
+            return hif8.NAN_CODE
         if self.domain is Domain.IEEE:
             code = (self.exp_max_field << self.man_bits) | (1 << (self.man_bits - 1))
         elif self.domain in (Domain.FN, Domain.SCALE):
@@ -192,6 +204,8 @@ class Format:
     @cached_property
     def inf_code(self) -> int | None:
         """The +Inf lane code (set the sign bit for -Inf); ``None`` without Inf."""
+        if self.domain is Domain.TAPERED:
+            return hif8.INF_CODE
         if self.domain is not Domain.IEEE:
             return None
         return (self.exp_max_field << self.man_bits) << self.lane_shift
@@ -212,7 +226,7 @@ class Format:
         """Largest finite value, exactly."""
         if self.is_integer:
             return Fraction(self.int_max, 1 << self.frac_bits)
-        if self.domain is Domain.SCALE:
+        if self.domain in (Domain.SCALE, Domain.TAPERED):
             return Fraction(2) ** self.emax
         m = self.man_bits
         sig = (1 << m) | (self.max_code & ((1 << m) - 1))
@@ -239,6 +253,8 @@ class Format:
             return Fraction(1, 1 << self.frac_bits)
         if self.domain is Domain.SCALE:
             return self.min_normal_exact
+        if self.domain is Domain.TAPERED:
+            return Fraction(2) ** hif8.EMIN_DENORMAL
         return Fraction(2) ** (self.emin - self.man_bits)
 
     @property

@@ -58,6 +58,8 @@ _TABLE: tuple[Format, ...] = (
            note="OCP OFP8 E5M2 (IEEE-like)"),
     _float("e8m0", 8, 0, 127, SCALE, 8, signed=False, codes=[0x13],
            aliases=["ue8m0", "float8_e8m0fnu", "ocp_e8m0", "fp8_e8m0"], note="OCP MX E8M0 scale"),
+    _float("hif8", 4, 3, 0, Domain.TAPERED, 8, aliases=["hifloat8", "hifloat8_t"],
+           note="Huawei HiFloat8: tapered (dot-coded exponent width), ±Inf, one NaN, no -0 (decision PTO182)"),
     # --- OCP MX 6- and 4-bit, and the AME micro formats
     _float("fp6_e3m2", 3, 2, 3, FINITE, 8, codes=[0x06], aliases=["e3m2", "float6_e3m2fn", "ocp_e3m2"],
            note="OCP MX FP6 E3M2"),

@@ -18,7 +18,7 @@ import numpy as np
 from .. import formats
 from ..errors import DtypeError
 
-__all__ = ["DType", "DTYPES", "get_dtype", "ALL", "FLOATS", "INTS", "FP8", "FP4", "INT4", "PACKED"]
+__all__ = ["DType", "DTYPES", "get_dtype", "ALL", "FLOATS", "INTS", "FP8", "FP4", "INT4", "HIF8", "PACKED"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,8 @@ _ROWS = (
     # pto-isa's int4b_t: a 4-bit two's-complement code in the low nibble of a byte, one a byte as the CPU
     # simulator holds it (not a "twin" type there); values decode through the format (PTO153)
     DType("i4", "int4", "int4b_t", "", ("int4", "int4b_t", "si4")),
+    # Huawei HiFloat8 (pto-isa's hifloat8_t): tapered precision, values decode through the format (PTO182)
+    DType("hif8", "hif8", "hifloat8_t", "", ("hifloat8_t", "hifloat8", "hif8_t")),
 )
 
 DTYPES: dict[str, DType] = {d.name: d for d in _ROWS}
@@ -150,7 +152,9 @@ INT4 = ("i4",)
 #: the dtypes whose global memory holds two codes a byte, element 2k in the low nibble of byte k (the CPU
 #: simulator's "twin" types, include/pto/cpu/MXTypes.hpp); TLOAD/TSTORE unpack and pack them (PTO153)
 PACKED = ("f4e2m1", "f4e1m2")
-ALL = tuple(n for n in DTYPES if n not in FP8 + FP4 + INT4)
+#: HiFloat8: like FP8, only where an op's row names it (PTO182)
+HIF8 = ("hif8",)
+ALL = tuple(n for n in DTYPES if n not in FP8 + FP4 + INT4 + HIF8)
 FLOATS = tuple(n for n in ALL if DTYPES[n].is_float)
 INTS = tuple(n for n in ALL if DTYPES[n].is_int)
 

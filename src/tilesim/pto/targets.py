@@ -278,6 +278,18 @@ _ROWS = [
         ("i32", "i16", "u32", "u16", "f16", "bf16", "f32")),
 ]
 
+#: HiFloat8 (PTO182, PTO183), (cpu, a5) signatures added to rows above: cpu copies its codes (TTRANS, TLOAD,
+#: TSTORE) and converts it to and from every dtype of ALL (not hif8 -> bf16, a cast g++ does not compile); A5
+#: loads and stores it (docs/isa/TLOAD.md, TSTORE.md) and converts f32/f16 -> hif8 and hif8 -> f32 (TCVT.md);
+#: A2A3 has none of these forms
+_HIF8_CVT_CPU = (frozenset(p for t in ALL for p in (("hif8", t), (t, "hif8")))
+                 | {("hif8", "hif8")}) - {("hif8", "bf16")}
+_HIF8_ROWS = {"ttrans": ({("hif8",)}, set()), "tload": ({("hif8",)}, {("hif8",)}),
+              "tstore": ({("hif8",)}, {("hif8",)}),
+              "tcvt": (_HIF8_CVT_CPU, {("f32", "hif8"), ("f16", "hif8"), ("hif8", "f32")})}
+_ROWS = [dataclasses.replace(r, cpu=r.cpu | _HIF8_ROWS[r.op][0], a5=r.a5 | _HIF8_ROWS[r.op][1])
+         if r.op in _HIF8_ROWS else r for r in _ROWS]
+
 OP_TYPES: Mapping[str, OpTypes] = MappingProxyType({r.op: r for r in _ROWS})
 
 
@@ -371,6 +383,9 @@ class Profile:
             must be below the dtype's width.
         tmov_ignores_scalar: TMOV's pre-quant scalar is checked, then ignored (a plain move), as the CPU
             simulator's TMOV does (pto-isa include/pto/cpu/TMov.hpp; PTO47).
+        tmov_src_valid: TMOV copies src's valid region whatever dst's valid shape, as long as it fits in
+            dst's tile, as the CPU simulator's element loop does with its assert compiled out (PTO181);
+            elsewhere the two valid shapes must be equal.
         mx_sim_codes: TMATMUL_MX reads fp8 and E8M0 codes as the CPU simulator's ``MXType`` does:
             every code a finite number, E8M0 0xFF = 2**128 (PTO75).
         empty_reduce_cpu: a row (column) reduce over an empty line gives +0 (sum), 1 (product)
@@ -430,6 +445,7 @@ class Profile:
     quant_saturate_inf: bool = False
     mx_sim_codes: bool = False
     tmov_ignores_scalar: bool = False
+    tmov_src_valid: bool = False
     int_promotion: bool = False
     pairsum_zeroes_tile: bool = False
     partarg_any_valid: bool = False
@@ -512,7 +528,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         empty_reduce_cpu=True, zero_size_noop=frozenset(),
         fp_modeless_casts=True, mx_sim_codes=True, tmov_ignores_scalar=True, int_promotion=True,
         pairsum_zeroes_tile=True, partarg_any_valid=True, img2col_from_tile=True,
-        quant_scalar_zero_extends=True, int4_one_byte=True),
+        quant_scalar_zero_extends=True, int4_one_byte=True, tmov_src_valid=True),
     "a2a3": Profile(
         name="a2a3", capacities=MappingProxyType(_CAP_A2A3), nan_mode="propagate", flush_denormals=True,
         colarg_unsigned_as_float=True, colarg_f16_index=True, int16_row_counter=True, tmp_used=True,

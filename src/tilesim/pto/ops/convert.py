@@ -22,7 +22,9 @@ The 4-bit dtypes (``i4``, ``f4e2m1``, ``f4e1m2``) convert on ``cpu`` with every 
 are values of the format); bf16 -> fp4 rounds by the mode (``ODD`` and ``NONE``: nearest even, as A5's dispatch
 falls back), saturates to the largest finite value (NaN to +max, the format core's policy), and, as A5's
 kernel does, first zeroes the valid rows' bytes, then writes whole bytes only: an odd valid width's last
-element stays 0.
+element stays 0. HiFloat8 (``hif8``) converts on ``cpu`` as the simulator's ``hifloat8_t`` does
+(:mod:`.convert_hif8`), and on A5 f32/f16 -> hif8 rounds to nearest, ties away from zero, whatever the mode
+(the hardware's ROUND_A), and hif8 -> f32 is exact (PTO183).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from ...errors import SpecGapError, TilesimError
 from .. import numerics as nx
 from ..dtypes import FP4, INT4, DType
 from ..tile import Tile
-from . import convert_cpu, convert_sub_byte
+from . import convert_cpu, convert_hif8, convert_sub_byte
 from ._common import Op
 
 __all__ = ["tcvt", "ROUND_MODES"]
@@ -132,8 +134,9 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
                                                                    dst.valid_bits):
         dst.mark_undefined((slice(0, R), slice(0, C)), False)
         return dst
-    lanes, undefined = (convert_sub_byte if sub_byte else convert_cpu).convert(src.bits[:R, :C], src.dtype,
-                                                                               dst.dtype, mode, saturate)
+    module = convert_hif8 if "hif8" in (src.dtype.name, dst.dtype.name) else \
+        convert_sub_byte if sub_byte else convert_cpu
+    lanes, undefined = module.convert(src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
     convert_cpu.refuse_undefined(op, undefined, src.bits[:R, :C], src.dtype, dst.dtype)
     dst.bits[:R, :C] = lanes
     dst.mark_undefined((slice(0, R), slice(0, C)), undefined)
@@ -154,6 +157,8 @@ def convert(op: Op, bits: np.ndarray, s: DType, d: DType, mode: str, saturate: b
     """Lane-wise conversion of ``bits`` from ``s`` to ``d`` (no side effects)."""
     p = op.prof
     flush = p.flush_denormals
+    if "hif8" in (s.name, d.name):
+        return _hif8_npu(bits, s, d, flush)
     if s.name in FP4 or d.name in FP4:
         return _fp4(bits, s, d, mode, flush)
     if d.name in INT4 and mode == "ODD":      # vconv_f162s4 has no ODD variant: the default intrinsic (PTO189)
@@ -197,3 +202,12 @@ def convert(op: Op, bits: np.ndarray, s: DType, d: DType, mode: str, saturate: b
     if saturate:
         return formats.encode(v, d.format, saturate=True)
     return v.astype(d.np).view(d.lane) if v.dtype != np.uint64 else v.astype(d.np).view(d.lane)
+
+
+def _hif8_npu(bits: np.ndarray, s: DType, d: DType, flush: bool) -> np.ndarray:
+    """A5's HiFloat8 conversions (PTO183): f32/f16 -> hif8 to nearest, ties away (ROUND_A; no saturation:
+    overflow is ±Inf), hif8 -> f32 exact."""
+    if s.name == "hif8":
+        return nx.from_f64(formats.decode(bits, s.format), d, flush=False)
+    x = nx.as_f32(nx.flush_bits(bits, s) if flush else bits, s).astype(np.float64)
+    return formats.encode(x, d.format, rounding="rmm")

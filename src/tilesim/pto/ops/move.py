@@ -6,7 +6,8 @@ sit (:meth:`Tile.offsets`). Semantics follow the pto-isa CPU reference
 (include/pto/cpu/TMov.hpp, TExtract.hpp, TInsert.hpp):
 
 * ``tmov(dst, src)``: ``dst[i, j] = src[i, j]`` over the (equal) valid
-  shapes; ``relu_pre_mode`` zeroes negative results; dtype changes convert by value
+  shapes (on ``cpu`` over src's, which need only fit in dst's tile: PTO181);
+  ``relu_pre_mode`` zeroes negative results; dtype changes convert by value
   (:data:`~tilesim.pto.ops._cast.CASTS`, e.g. an f32 accumulator to f16).
 * ``textract(dst, src, r0, c0)``: ``dst[i, j] = src[r0 + i, c0 + j]`` over
   dst's valid shape, which must fit inside src's valid region.
@@ -37,6 +38,8 @@ from ._common import Op
 
 __all__ = ["tmov", "tmov_fp", "textract", "tinsert", "textract_fp", "tinsert_fp", "ACC_TO_VEC_MODES"]
 
+#: targets whose TMOV moves HiFloat8 codes (docs/isa/TMOV.md lists hifloat8_t for A5; the simulator copies them)
+_HIF8_TARGETS = ("cpu", "a5")
 #: what to do instead of a TMOV path a target lacks
 _TMOV_INSTEAD = {
     ("acc", "vec"): "; to bring an acc tile to vec, TSTORE it to global memory and TLOAD it into the vec tile",
@@ -104,6 +107,9 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
         fp, pre_quant_scalar = None, fp
     op.tile(dst, "dst", None)
     op.tile(src, "src", None)
+    if "hif8" in (src.dtype.name, dst.dtype.name) and op.prof.name not in _HIF8_TARGETS:
+        op.fail(f"{op.prof.name} has no hifloat8_t (TMOV's page lists it on A5 only, PTO183)", "src,dst",
+                "pto.op.dtype", f"{src.dtype}->{dst.dtype}", DtypeError)
     use_relu = word(op, relu_pre_mode, "relu_pre_mode", RELU)
     if acc_to_vec_mode is not None:
         word(op, acc_to_vec_mode, "acc_to_vec_mode", ACC_TO_VEC_MODES)
@@ -115,7 +121,8 @@ def tmov(dst: Tile, src: Tile, fp=None, pre_quant_scalar=None, *, relu_pre_mode=
         op.fail(f"{src.loc} -> {dst.loc} is not a TMOV path on {op.prof.name}; paths: "
                 + ", ".join(f"{a}->{b}" for a, b in sorted(paths)) + _TMOV_INSTEAD.get((src.loc, dst.loc), ""),
                 "dst", "pto.op.loc", f"{src.loc}->{dst.loc}")
-    op.valid_match(src, dst, "dst", "src")
+    if not op.prof.tmov_src_valid or src.valid_rows > dst.rows or src.valid_cols > dst.cols:
+        op.valid_match(src, dst, "dst", "src")
     if fp is not None:
         return textract_fp(dst, src, fp, 0, 0, relu_pre_mode=use_relu, target=op.prof)
     R, C = src.valid

@@ -155,7 +155,7 @@ def _signature(op: str, target, dtype: str | None) -> tuple[str, ...]:
     table = prof.dtypes[_TABLE[op]]
     if dtype is None:
         order = ("f32", "f16", "bf16", "i32", "i16", "i8", "u32", "u16", "u8", "i64", "u64")
-        return min(table, key=lambda s: tuple(order.index(t) for t in s))
+        return min(table, key=lambda s: tuple(order.index(t) if t in order else len(order) for t in s))  # hif8 last
     sig = tuple(get_dtype(t.strip()).name for t in str(dtype).split(","))
     if len(sig) == 1 and len(OP_TYPES[_TABLE[op]].roles) > 1:
         same = sig * len(OP_TYPES[_TABLE[op]].roles)  # the same dtype throughout where the table has it
