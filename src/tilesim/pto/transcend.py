@@ -12,10 +12,14 @@ and left to :func:`tilesim.pto.numerics._certified`, lane by lane.
 The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
 
 * exp: ``x = k ln2 + r``, ``|r| <= ln2 / 2``, ``ln2`` in two parts (the first
-  with 40 bits, so ``k * L1`` and ``x - k * L1`` are exact); ``exp(r)`` by its
-  Taylor polynomial of degree 11 (truncation below ``0.3466**12 / 12! / 0.707``
-  < 2**-46.6); the certificate on ``exp(r)``, then ``k`` added to the f32
-  exponent. Inputs in (-87.3, 88.7), whose results are normal f32 numbers.
+  with 40 bits, so ``k * L1`` and ``x - k * L1`` are exact); ``exp(r)`` by a
+  polynomial of degree 10: its Taylor polynomial of degree 14 (tail below
+  ``2 EXP_R**15 / 15!`` < 2**-62) economized on ``|r| <= EXP_R`` = 0.34658
+  (:func:`economized`, in exact arithmetic: a change below 2**-52.0), so within
+  2**-51.5 relative (``exp(r) >= 0.707``); rounding its coefficients and its
+  Estrin evaluation (FMAs) add below 2**-49.5. The certificate on ``exp(r)``,
+  then ``k`` (read from the low bits of ``x / ln2 + 1.5 * 2**52``) added to the
+  f32 exponent. Inputs in (-87.3, 88.7), whose results are normal f32 numbers.
 * log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)); ``log m = 2 atanh(s)``,
   ``s = (m - 1) / (m + 1)`` (``|s| <= 0.1716``; ``m - 1`` exact) through
   ``s**17`` (truncation below ``s**18 / 19`` < 2**-50), plus ``e ln2`` in two
@@ -41,11 +45,12 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "MARK", "THREADS_FROM", "CORES", "has_spare_core", "run"]
+__all__ = ["KINDS", "EPS", "EXP_R", "economized", "MARK", "THREADS_FROM", "CORES", "has_spare_core", "run"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
@@ -71,10 +76,37 @@ def _constants() -> tuple[float, float, float, float]:
         return l1, float(ln2 - Decimal(l1)), hi, float(ln2 - Decimal(hi))
 
 
+def _chebyshev(n: int) -> list[int]:
+    """The power-basis coefficients of the Chebyshev polynomial T_n (lowest first)."""
+    t0, t1 = [1], [0, 1]
+    for _ in range(n - 1):
+        t0, t1 = t1, [a - b for a, b in itertools.zip_longest([0] + [2 * c for c in t1], t0, fillvalue=0)]
+    return t1 if n else t0
+
+
+def economized(c: list[Fraction], lo: Fraction, hi: Fraction, degree: int) -> tuple[list[Fraction], Fraction]:
+    """Chebyshev economization on [lo, hi], in exact arithmetic: the polynomial ``c`` (lowest coefficient first)
+    lowered to ``degree`` by subtracting from each top term ``c_n x**n`` its multiple of ``T_n(u)``, ``u = (2x -
+    lo - hi) / (hi - lo)`` (the same leading term), and the bound on the change there (the multiples' sum of
+    magnitudes, as ``|T_n(u)| <= 1``)."""
+    al, be, c, change = 2 / (hi - lo), -(hi + lo) / (hi - lo), list(c), Fraction(0)
+    for n in range(len(c) - 1, degree, -1):
+        t = [Fraction(0)] * (n + 1)  # T_n(al x + be) in powers of x
+        for j, tj in enumerate(_chebyshev(n)):
+            for i in range(j + 1):
+                t[i] += tj * math.comb(j, i) * al ** i * be ** (j - i)
+        multiple = c[n] / t[n]
+        c = [ck - multiple * tk for ck, tk in zip(c, t)] + c[n + 1:]
+        change += abs(multiple)
+    return c[:degree + 1], change
+
+
 _L1, _L2, _LN2_HI, _LN2_LO = _constants()
 _INV_LN2, _ROUND = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52
-_E = [1.0 / math.factorial(n) for n in range(12)]
-_E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11 = _E[2:]
+#: exp(r) on |r| <= EXP_R: Taylor to degree 14 (its tail below EXP_R**15 / 15! * 2) economized to degree 10
+EXP_R = Fraction(34658, 100000)
+_EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 10)
+_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10 = (float(c) for c in _EXP_POLY)
 _A = [2.0 / n for n in range(3, 19, 2)]  # atanh's series, times 2: 2/3, 2/5, ..., 2/17
 _A3, _A5, _A7, _A9, _A11, _A13, _A15, _A17 = _A
 
@@ -91,14 +123,15 @@ def _near(y):
 def _exp(v):
     """(exp(r) in [0.707, 1.415], the integer k of exp(v) = 2**k exp(r), whether ``v`` (an f32 value) is in the
     kernel's domain)."""
-    k = (v * _INV_LN2 + _ROUND) - _ROUND
+    kr = v * _INV_LN2 + _ROUND  # k in its low bits (two's complement) where ok
+    k = kr - _ROUND
     r = (v - k * _L1) - k * _L2
     r2 = r * r
     r4 = r2 * r2
-    q = ((_E2 + r * _E3) + r2 * (_E4 + r * _E5)) + r4 * (((_E6 + r * _E7) + r2 * (_E8 + r * _E9))
-                                                         + r4 * (_E10 + r * _E11))
+    p = ((_E0 + r * _E1) + r2 * (_E2 + r * _E3)) + r4 * (((_E4 + r * _E5) + r2 * (_E6 + r * _E7))
+                                                         + r4 * ((_E8 + r * _E9) + r2 * _E10))
     ok = (v > -87.3) & (v < 88.7)
-    return 1.0 + (r + r2 * q), np.int32(k if ok else 0.0), ok
+    return p, np.int32(np.float64(kr).view(np.int64)), ok
 
 
 @_inline
