@@ -253,9 +253,10 @@ def test_economization_lowers_a_square_to_its_chebyshev_constant():
 
 
 def test_economized_polynomials_stay_within_their_stated_bounds():
-    """The exact (Fraction) exp polynomial against 50-digit decimal exp at 401 points of its interval (the ends
-    included): within 2**-51.5 relative, as the module says."""
+    """The exact (Fraction) exp and atanh polynomials against 50-digit decimal exp and atanh at 401 points of
+    their intervals (the ends included): exp within 2**-51.5 relative, q within 2**-44.2, as the module says."""
     from decimal import Decimal, localcontext
+    from fractions import Fraction
 
     from tilesim.pto import transcend
 
@@ -269,6 +270,12 @@ def test_economized_polynomials_stay_within_their_stated_bounds():
             want = (Decimal(r.numerator) / Decimal(r.denominator)).exp()
             got = Decimal(at(transcend._EXP_POLY, r).numerator) / Decimal(at(transcend._EXP_POLY, r).denominator)
             assert abs(got - want) / want < Decimal(2) ** Decimal("-51.5"), r
+            z = transcend.LOG_Z * (i + 200) / 400
+            if z:
+                s = Decimal(z.numerator).sqrt() / Decimal(z.denominator).sqrt()
+                q = 2 * (((1 + s) / (1 - s)).ln() / 2 / s - 1) / (s * s)
+                got = at(transcend._LOG_POLY, Fraction(s * s))
+                assert abs(Decimal(got.numerator) / Decimal(got.denominator) - q) < Decimal(2) ** Decimal("-44.2"), z
 
 
 @pytest.mark.parametrize("cores", [1, 2, 3])

@@ -20,10 +20,15 @@ The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
   Estrin evaluation (FMAs) add below 2**-49.5. The certificate on ``exp(r)``,
   then ``k`` (read from the low bits of ``x / ln2 + 1.5 * 2**52``) added to the
   f32 exponent. Inputs in (-87.3, 88.7), whose results are normal f32 numbers.
-* log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)); ``log m = 2 atanh(s)``,
-  ``s = (m - 1) / (m + 1)`` (``|s| <= 0.1716``; ``m - 1`` exact) through
-  ``s**17`` (truncation below ``s**18 / 19`` < 2**-50), plus ``e ln2`` in two
-  parts (the first with 45 bits: ``e * LN2_HI`` exact). Positive normal inputs.
+* log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)) (split on the f32 code:
+  ``e`` from ``b - code(sqrt(1/2) rounded down)``); ``log m = 2 atanh(s) = 2s +
+  s z q(z)``, ``s = (m - 1) / (m + 1)``, ``z = s**2 <= LOG_Z`` = 0.02944
+  (``m - 1`` exact), ``q`` the series ``2/3 + 2z/5 + ...`` to ``z**12`` (tail
+  below 2**-69) economized to degree 5 on [0, LOG_Z] (a change below
+  2**-44.2), so ``log m`` within ``LOG_Z / 2 * 2**-44.2`` < 2**-50.3 relative
+  (``|log m| >= 2|s|``), rounding adding a few 2**-53; plus ``e ln2`` in two
+  parts (the first with 45 bits: ``e * LN2_HI`` exact; ``|e ln2 + log m| >=
+  ln2 / 2`` where ``e != 0``). Positive normal inputs.
 * 1/sqrt: the f32 estimate ``1 / sqrtf(x)`` (relative error below 2**-22.9), one
   second-order step in float64 (``r = 1 - x y**2``, ``y + y r (1/2 + 3r/8)``;
   truncation about ``2.5 e**3`` < 2**-66, rounding below 2**-51). Positive
@@ -50,7 +55,7 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "EXP_R", "economized", "MARK", "THREADS_FROM", "CORES", "has_spare_core", "run"]
+__all__ = ["KINDS", "EPS", "EXP_R", "LOG_Z", "economized", "MARK", "THREADS_FROM", "CORES", "has_spare_core", "run"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
@@ -60,8 +65,7 @@ _row = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 #: 29 bits' midpoint: a modular shift puts it at 0.._NEAR)
 EPS = 2.0 ** -44
 _LOW29, _SHIFT, _NEAR = np.uint64((1 << 29) - 1), np.uint64((1 << 29) - (1 << 28) + (1 << 10)), np.uint64(1 << 11)
-_MANT, _ONE, _HALF = np.uint64((1 << 52) - 1), np.uint64(1023 << 52), np.uint64(1022 << 52)
-_SQRT2_MANT = np.uint64(0x6A09E667F3BCC)  # sqrt(2)'s significand bits lie between this and the next
+_SQRT_HALF = np.uint32(0x3F3504F3)  # the f32 code of sqrt(1/2) rounded down
 #: a marked lane's code (a NaN: certified lanes are never NaN)
 MARK = np.uint32(0xFFFFFFFF)
 
@@ -107,8 +111,11 @@ _INV_LN2, _ROUND = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52
 EXP_R = Fraction(34658, 100000)
 _EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 10)
 _E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10 = (float(c) for c in _EXP_POLY)
-_A = [2.0 / n for n in range(3, 19, 2)]  # atanh's series, times 2: 2/3, 2/5, ..., 2/17
-_A3, _A5, _A7, _A9, _A11, _A13, _A15, _A17 = _A
+#: log's 2 atanh(s) = 2s + s z q(z), z = s**2 <= LOG_Z: q's series (2/3 + 2z/5 + 2z**2/7 + ...) to degree 12 (its
+#: tail below LOG_Z**13 * 2/29 / (1 - LOG_Z)) economized to degree 5
+LOG_Z = Fraction(2944, 100000)
+_LOG_POLY, _LOG_CHANGE = economized([Fraction(2, 2 * k + 3) for k in range(13)], Fraction(0), LOG_Z, 5)
+_A0, _A1, _A2, _A3, _A4, _A5 = (float(c) for c in _LOG_POLY)
 
 
 @_inline
@@ -145,16 +152,13 @@ def _exp_code(p, k, ok):
 @_inline
 def _log(b):
     """(log of the f32 code ``b``, whether ``b`` is a positive normal number)."""
-    u = np.float64(np.uint32(b).view(np.float32)).view(np.uint64)
-    big = (u & _MANT) > _SQRT2_MANT  # significand past sqrt(2): halve it
-    e = np.int64(u >> np.uint64(52)) - (1022 if big else 1023)
-    m = np.uint64((u & _MANT) | (_HALF if big else _ONE)).view(np.float64)
-    f = m - 1.0
+    e = np.int32(np.uint32(b) - _SQRT_HALF) >> np.int32(23)  # 2**e m, m's f32 code in [_SQRT_HALF, 2 _SQRT_HALF)
+    f = np.float64(np.uint32(np.uint32(b) - (np.uint32(e) << np.uint32(23))).view(np.float32)) - 1.0
     s = f / (2.0 + f)
     z = s * s
     z2 = z * z
     z4 = z2 * z2
-    q = ((_A3 + z * _A5) + z2 * (_A7 + z * _A9)) + z4 * ((_A11 + z * _A13) + z2 * (_A15 + z * _A17))
+    q = ((_A0 + z * _A1) + z2 * (_A2 + z * _A3)) + z4 * (_A4 + z * _A5)
     ek = np.float64(e)
     y = ek * _LN2_HI + ((ek * _LN2_LO + s * (z * q)) + 2.0 * s)
     return y, b - np.uint32(0x00800000) < np.uint32(0x7F000000)
