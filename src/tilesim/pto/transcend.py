@@ -97,7 +97,7 @@ def economized(c: list[Fraction], lo: Fraction, hi: Fraction, degree: int) -> tu
     for n in range(len(c) - 1, degree, -1):
         t = [Fraction(0)] * (n + 1)  # T_n(al x + be) in powers of x
         for j, tj in enumerate(_chebyshev(n)):
-            for i in range(j + 1):
+            for i in range(0 if be else j, j + 1) if tj else ():  # be = 0: only x**j
                 t[i] += tj * math.comb(j, i) * al ** i * be ** (j - i)
         multiple = c[n] / t[n]
         c = [ck - multiple * tk for ck, tk in zip(c, t)] + c[n + 1:]
