@@ -12,14 +12,23 @@ and left to :func:`tilesim.pto.numerics._certified`, lane by lane.
 The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
 
 * exp: ``x = k ln2 + r``, ``|r| <= ln2 / 2``, ``ln2`` in two parts (the first
-  with 40 bits, so ``k * L1`` and ``x - k * L1`` are exact); ``exp(r)`` by its
-  Taylor polynomial of degree 11 (truncation below ``0.3466**12 / 12! / 0.707``
-  < 2**-46.6); the certificate on ``exp(r)``, then ``k`` added to the f32
-  exponent. Inputs in (-87.3, 88.7), whose results are normal f32 numbers.
-* log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)); ``log m = 2 atanh(s)``,
-  ``s = (m - 1) / (m + 1)`` (``|s| <= 0.1716``; ``m - 1`` exact) through
-  ``s**17`` (truncation below ``s**18 / 19`` < 2**-50), plus ``e ln2`` in two
-  parts (the first with 45 bits: ``e * LN2_HI`` exact). Positive normal inputs.
+  with 40 bits, so ``k * L1`` and ``x - k * L1`` are exact); ``exp(r)`` by a
+  polynomial of degree 10: its Taylor polynomial of degree 14 (tail below
+  ``2 EXP_R**15 / 15!`` < 2**-62) economized on ``|r| <= EXP_R`` = 0.34658
+  (:func:`economized`, in exact arithmetic: a change below 2**-52.0), so within
+  2**-51.5 relative (``exp(r) >= 0.707``); rounding its coefficients and its
+  Estrin evaluation (FMAs) add below 2**-49.5. The certificate on ``exp(r)``,
+  then ``k`` (read from the low bits of ``x / ln2 + 1.5 * 2**52``) added to the
+  f32 exponent. Inputs in (-87.3, 88.7), whose results are normal f32 numbers.
+* log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)) (split on the f32 code:
+  ``e`` from ``b - code(sqrt(1/2) rounded down)``); ``log m = 2 atanh(s) = 2s +
+  s z q(z)``, ``s = (m - 1) / (m + 1)``, ``z = s**2 <= LOG_Z`` = 0.02944
+  (``m - 1`` exact), ``q`` the series ``2/3 + 2z/5 + ...`` to ``z**12`` (tail
+  below 2**-69) economized to degree 5 on [0, LOG_Z] (a change below
+  2**-44.2), so ``log m`` within ``LOG_Z / 2 * 2**-44.2`` < 2**-50.3 relative
+  (``|log m| >= 2|s|``), rounding adding a few 2**-53; plus ``e ln2`` in two
+  parts (the first with 45 bits: ``e * LN2_HI`` exact; ``|e ln2 + log m| >=
+  ln2 / 2`` where ``e != 0``). Positive normal inputs.
 * 1/sqrt: the f32 estimate ``1 / sqrtf(x)`` (relative error below 2**-22.9), one
   second-order step in float64 (``r = 1 - x y**2``, ``y + y r (1/2 + 3r/8)``;
   truncation about ``2.5 e**3`` < 2**-66, rounding below 2**-51). Positive
@@ -41,11 +50,12 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "MARK", "THREADS_FROM", "CORES", "has_spare_core", "run"]
+__all__ = ["KINDS", "EPS", "EXP_R", "LOG_Z", "economized", "MARK", "THREADS_FROM", "CORES", "has_spare_core", "run"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
@@ -55,8 +65,7 @@ _row = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
 #: 29 bits' midpoint: a modular shift puts it at 0.._NEAR)
 EPS = 2.0 ** -44
 _LOW29, _SHIFT, _NEAR = np.uint64((1 << 29) - 1), np.uint64((1 << 29) - (1 << 28) + (1 << 10)), np.uint64(1 << 11)
-_MANT, _ONE, _HALF = np.uint64((1 << 52) - 1), np.uint64(1023 << 52), np.uint64(1022 << 52)
-_SQRT2_MANT = np.uint64(0x6A09E667F3BCC)  # sqrt(2)'s significand bits lie between this and the next
+_SQRT_HALF = np.uint32(0x3F3504F3)  # the f32 code of sqrt(1/2) rounded down
 #: a marked lane's code (a NaN: certified lanes are never NaN)
 MARK = np.uint32(0xFFFFFFFF)
 
@@ -71,12 +80,42 @@ def _constants() -> tuple[float, float, float, float]:
         return l1, float(ln2 - Decimal(l1)), hi, float(ln2 - Decimal(hi))
 
 
+def _chebyshev(n: int) -> list[int]:
+    """The power-basis coefficients of the Chebyshev polynomial T_n (lowest first)."""
+    t0, t1 = [1], [0, 1]
+    for _ in range(n - 1):
+        t0, t1 = t1, [a - b for a, b in itertools.zip_longest([0] + [2 * c for c in t1], t0, fillvalue=0)]
+    return t1 if n else t0
+
+
+def economized(c: list[Fraction], lo: Fraction, hi: Fraction, degree: int) -> tuple[list[Fraction], Fraction]:
+    """Chebyshev economization on [lo, hi], in exact arithmetic: the polynomial ``c`` (lowest coefficient first)
+    lowered to ``degree`` by subtracting from each top term ``c_n x**n`` its multiple of ``T_n(u)``, ``u = (2x -
+    lo - hi) / (hi - lo)`` (the same leading term), and the bound on the change there (the multiples' sum of
+    magnitudes, as ``|T_n(u)| <= 1``)."""
+    al, be, c, change = 2 / (hi - lo), -(hi + lo) / (hi - lo), list(c), Fraction(0)
+    for n in range(len(c) - 1, degree, -1):
+        t = [Fraction(0)] * (n + 1)  # T_n(al x + be) in powers of x
+        for j, tj in enumerate(_chebyshev(n)):
+            for i in range(0 if be else j, j + 1) if tj else ():  # be = 0: only x**j
+                t[i] += tj * math.comb(j, i) * al ** i * be ** (j - i)
+        multiple = c[n] / t[n]
+        c = [ck - multiple * tk for ck, tk in zip(c, t)] + c[n + 1:]
+        change += abs(multiple)
+    return c[:degree + 1], change
+
+
 _L1, _L2, _LN2_HI, _LN2_LO = _constants()
 _INV_LN2, _ROUND = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52
-_E = [1.0 / math.factorial(n) for n in range(12)]
-_E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11 = _E[2:]
-_A = [2.0 / n for n in range(3, 19, 2)]  # atanh's series, times 2: 2/3, 2/5, ..., 2/17
-_A3, _A5, _A7, _A9, _A11, _A13, _A15, _A17 = _A
+#: exp(r) on |r| <= EXP_R: Taylor to degree 14 (its tail below EXP_R**15 / 15! * 2) economized to degree 10
+EXP_R = Fraction(34658, 100000)
+_EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 10)
+_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10 = (float(c) for c in _EXP_POLY)
+#: log's 2 atanh(s) = 2s + s z q(z), z = s**2 <= LOG_Z: q's series (2/3 + 2z/5 + 2z**2/7 + ...) to degree 12 (its
+#: tail below LOG_Z**13 * 2/29 / (1 - LOG_Z)) economized to degree 5
+LOG_Z = Fraction(2944, 100000)
+_LOG_POLY, _LOG_CHANGE = economized([Fraction(2, 2 * k + 3) for k in range(13)], Fraction(0), LOG_Z, 5)
+_A0, _A1, _A2, _A3, _A4, _A5 = (float(c) for c in _LOG_POLY)
 
 
 @_inline
@@ -91,14 +130,15 @@ def _near(y):
 def _exp(v):
     """(exp(r) in [0.707, 1.415], the integer k of exp(v) = 2**k exp(r), whether ``v`` (an f32 value) is in the
     kernel's domain)."""
-    k = (v * _INV_LN2 + _ROUND) - _ROUND
+    kr = v * _INV_LN2 + _ROUND  # k in its low bits (two's complement) where ok
+    k = kr - _ROUND
     r = (v - k * _L1) - k * _L2
     r2 = r * r
     r4 = r2 * r2
-    q = ((_E2 + r * _E3) + r2 * (_E4 + r * _E5)) + r4 * (((_E6 + r * _E7) + r2 * (_E8 + r * _E9))
-                                                         + r4 * (_E10 + r * _E11))
+    p = ((_E0 + r * _E1) + r2 * (_E2 + r * _E3)) + r4 * (((_E4 + r * _E5) + r2 * (_E6 + r * _E7))
+                                                         + r4 * ((_E8 + r * _E9) + r2 * _E10))
     ok = (v > -87.3) & (v < 88.7)
-    return 1.0 + (r + r2 * q), np.int32(k if ok else 0.0), ok
+    return p, np.int32(np.float64(kr).view(np.int64)), ok
 
 
 @_inline
@@ -112,16 +152,13 @@ def _exp_code(p, k, ok):
 @_inline
 def _log(b):
     """(log of the f32 code ``b``, whether ``b`` is a positive normal number)."""
-    u = np.float64(np.uint32(b).view(np.float32)).view(np.uint64)
-    big = (u & _MANT) > _SQRT2_MANT  # significand past sqrt(2): halve it
-    e = np.int64(u >> np.uint64(52)) - (1022 if big else 1023)
-    m = np.uint64((u & _MANT) | (_HALF if big else _ONE)).view(np.float64)
-    f = m - 1.0
+    e = np.int32(np.uint32(b) - _SQRT_HALF) >> np.int32(23)  # 2**e m, m's f32 code in [_SQRT_HALF, 2 _SQRT_HALF)
+    f = np.float64(np.uint32(np.uint32(b) - (np.uint32(e) << np.uint32(23))).view(np.float32)) - 1.0
     s = f / (2.0 + f)
     z = s * s
     z2 = z * z
     z4 = z2 * z2
-    q = ((_A3 + z * _A5) + z2 * (_A7 + z * _A9)) + z4 * ((_A11 + z * _A13) + z2 * (_A15 + z * _A17))
+    q = ((_A0 + z * _A1) + z2 * (_A2 + z * _A3)) + z4 * (_A4 + z * _A5)
     ek = np.float64(e)
     y = ek * _LN2_HI + ((ek * _LN2_LO + s * (z * q)) + 2.0 * s)
     return y, b - np.uint32(0x00800000) < np.uint32(0x7F000000)
