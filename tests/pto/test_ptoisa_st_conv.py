@@ -4,25 +4,9 @@ commented-out TEST_F that is not a case."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-_PATH = Path(__file__).resolve().parents[2] / "tools" / "ptoisa_st.py"
-if "ptoisa_st" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("ptoisa_st", _PATH)
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["ptoisa_st"] = _mod
-    _spec.loader.exec_module(_mod)
-st = sys.modules["ptoisa_st"]
+from .st_tool import make_folder, st
 
 
-def _folder(tmp_path: Path, name: str, main: str, gen: str) -> Path:
-    folder = tmp_path / name
-    folder.mkdir()
-    (folder / "main.cpp").write_text(main)
-    (folder / "gen_data.py").write_text(gen)
-    return folder
 
 
 _GEN_TTRANS = """
@@ -50,7 +34,7 @@ bool ret = ResultCmp<T>(golden, result, 0.001f);
 
 
 def test_a_ttrans_conv_folder(tmp_path):
-    row = st.run_folder(_folder(tmp_path, "ttrans_conv", _MAIN_TTRANS, _GEN_TTRANS), tmp_path, verbose=True)
+    row = st.run_folder(make_folder(tmp_path, "ttrans_conv", _MAIN_TTRANS, _GEN_TTRANS), tmp_path, verbose=True)
     assert (row.cases, row.passed, row.failed, row.not_mapped, row.exact) == (3, 2, 1, 0, 2)
     assert len(row.reasons) == 1 and row.reasons[0].startswith("bad: fails")
 
@@ -68,5 +52,5 @@ w[1:3, 1:2].tofile("E.c/golden.bin")                                  # 2 x 1 fr
 def test_a_textract_conv_folder(tmp_path):
     main = ("TEST_F(E, c) { textract_test_4d<aclFloat16, 4, 2, 16, 16, 2 * 16, 16, 16, 16>(); }\n"
             "bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n")
-    row = st.run_folder(_folder(tmp_path, "textract_conv", main, _GEN_EXTRACT), tmp_path, verbose=True)
+    row = st.run_folder(make_folder(tmp_path, "textract_conv", main, _GEN_EXTRACT), tmp_path, verbose=True)
     assert (row.cases, row.passed, row.exact) == (1, 1, 1)

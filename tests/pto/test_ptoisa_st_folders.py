@@ -4,32 +4,14 @@ tilesim, and one folder per kernel shape with a case that passes and one whose g
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "tools" / "ptoisa_st.py"
-if "ptoisa_st" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("ptoisa_st", _PATH)
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["ptoisa_st"] = _mod
-    _spec.loader.exec_module(_mod)
-st = sys.modules["ptoisa_st"]
+from .st_tool import make_folder, st
 
 from ptoisa_st_folders import fillpad, fused, gather, memory  # noqa: E402  (tools/ is on the path once st is loaded)
 
 
-def _folder(tmp_path: Path, name: str, main: str, gen: str, kernel: str = "") -> Path:
-    folder = tmp_path / name
-    folder.mkdir()
-    (folder / "main.cpp").write_text(main)
-    (folder / "gen_data.py").write_text(gen)
-    if kernel:
-        (folder / f"{name}_kernel.cpp").write_text(kernel)
-    return folder
 
 
 def test_cases_are_counted_with_macros_and_plain_tests():
@@ -75,7 +57,7 @@ def test_a_scalar_folder_takes_the_operand_order_from_the_kernel(tmp_path):
     kernel = ("void launchTDIVSCase1(float* out, float* src, float scalar) { runTDivS<float, 8, 8, 16, 16>(); }\n"
               "void launchTDIVSCase2(float* out, float* src, float scalar) { runSTDivS<float, 8, 8, 16, 16>(); }\n"
               "void launchTDIVSCase3(float* out, float* src, float scalar) { runTDivS<float, 8, 8, 16, 16>(); }\n")
-    row = st.run_folder(_folder(tmp_path, "tdivs", main, GEN_SCALAR, kernel), tmp_path, verbose=True)
+    row = st.run_folder(make_folder(tmp_path, "tdivs", main, GEN_SCALAR, kernel), tmp_path, verbose=True)
     assert (row.cases, row.passed, row.failed, row.exact) == (3, 2, 1, 2)
     assert row.reasons == ["case3: fails (128 > 0)"]
 
@@ -99,7 +81,7 @@ def test_a_row_expand_op_folder_reads_a_column_major_vector(tmp_path):
     main = ("TEST_F(T, case_sub) { run_vec_op<float, 3, 5, 8, 8, 8, 8>([](float* o, float* a, float* b, void* s) "
             "{ LaunchTROWEXPANDSUB<float, 3, 5, 8, 8, 8, 8>(o, a, b, s); }); }\n"
             "bool ret = ResultCmp<T>(golden, devFinal, 0.001f);\n")
-    row = st.run_folder(_folder(tmp_path, "trowexpandop", main, GEN_ROWEXPAND), tmp_path, verbose=True)
+    row = st.run_folder(make_folder(tmp_path, "trowexpandop", main, GEN_ROWEXPAND), tmp_path, verbose=True)
     assert (row.cases, row.passed, row.exact) == (1, 1, 1)
     # a kernel tile tilesim refuses (a 4-row f32 col-major vector: 16 bytes) is counted refused, with the rule
     (tmp_path / "trowexpandop" / "main.cpp").write_text(main.replace("8, 8, 8, 8", "4, 8, 4, 8"))
@@ -120,7 +102,7 @@ os.makedirs("G.case1_float_P0101", exist_ok=True)
 x.tofile("G.case1_float_P0101/x1_gm.bin")
 x[:, 0::2].tofile("G.case1_float_P0101/golden.bin")
 """
-    folder = _folder(tmp_path, "tgather", "#define ROW 4\n#define COL 16\nbool r = ResultCmp(golden, devFinal, "
+    folder = make_folder(tmp_path, "tgather", "#define ROW 4\n#define COL 16\nbool r = ResultCmp(golden, devFinal, "
                      "0.001f);\nTEST_F(G, case1_float_P0101) { test_gather<float, FP0101, ROW, COL>(); }\n", gen)
     row = st.run_folder(folder, tmp_path, verbose=True)
     assert (row.cases, row.passed, row.exact) == (1, 1, 1)
@@ -161,13 +143,13 @@ void launchTFILLPAD_3(uint8_t* out) { runTFILLPAD<float, 1, 1, 1, 2, 8, 2, 16, 1
             "\nTEST_F(F, case_c) { tfillpad_test<3, float, 1>(); }"
             "\nTEST_F(F, case_d) { tfillpad_test<9, float, 1>(); }\n"
             "bool ret = ResultCmp(golden, devFinal, 0);\n")
-    row = st.run_folder(_folder(tmp_path, "tfillpad", main, "x = 1\n", kernel), tmp_path, verbose=True)
+    row = st.run_folder(make_folder(tmp_path, "tfillpad", main, "x = 1\n", kernel), tmp_path, verbose=True)
     assert (row.cases, row.passed, row.not_mapped, row.exact) == (4, 3, 1, 3)
     assert row.reasons == ["case_d: no runTFILLPAD for the key in the kernel"]
 
 
 def test_a_failing_gen_data_leaves_the_folder_not_mapped(tmp_path):
-    folder = _folder(tmp_path, "ttri", "TEST_F(S, c) { test_ttri<float, 1, 0, 4, 8, 4, 4>(); }\n",
+    folder = make_folder(tmp_path, "ttri", "TEST_F(S, c) { test_ttri<float, 1, 0, 4, 8, 4, 4>(); }\n",
                      "import module_that_is_not_there\n")
     row = st.run_folder(folder, tmp_path, verbose=True)
     assert (row.cases, row.not_mapped) == (1, 1)
@@ -203,7 +185,7 @@ TEST_F(P, Wrong)
     EXPECT_NE(out.find("-13"), std::string::npos);
 }
 """
-    row = st.run_folder(_folder(tmp_path, "tprint", main, "x = 1\n"), tmp_path, verbose=True)
+    row = st.run_folder(make_folder(tmp_path, "tprint", main, "x = 1\n"), tmp_path, verbose=True)
     assert (row.cases, row.passed, row.failed) == (2, 1, 1)
     assert row.reasons == ["Wrong: '-13' not in out"]
 

@@ -5,21 +5,12 @@ leaving the hooks-only one not mapped with its reason."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from tilesim.pto import pipe_ring
 
-_PATH = Path(__file__).resolve().parents[2] / "tools" / "ptoisa_st.py"
-if "ptoisa_st" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("ptoisa_st", _PATH)
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["ptoisa_st"] = _mod
-    _spec.loader.exec_module(_mod)
+from .st_tool import st  # noqa: F401  (loads tools/ptoisa_st.py; tools/ is then on the path)
 
 # tools/ is on the path once ptoisa_st is loaded
 from ptoisa_st_folders import pipe_kernels, pipe_scenarios, pipes  # noqa: E402

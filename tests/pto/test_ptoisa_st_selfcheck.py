@@ -5,8 +5,6 @@ ml_dtypes and with tilesim's magic-number E2M1."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import ml_dtypes
@@ -16,13 +14,7 @@ import pytest
 from tilesim import pto
 from tilesim.pto.ops import quant_mx
 
-_PATH = Path(__file__).resolve().parents[2] / "tools" / "ptoisa_st.py"
-if "ptoisa_st" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("ptoisa_st", _PATH)
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["ptoisa_st"] = _mod
-    _spec.loader.exec_module(_mod)
-st = sys.modules["ptoisa_st"]
+from .st_tool import st  # noqa: F401  (loads tools/ptoisa_st.py; tools/ is then on the path)
 
 from ptoisa_st_folders import hashfind, quant  # noqa: E402  (tools/ is on the path once st is loaded)
 

@@ -4,8 +4,6 @@ tflashattn adapter's kernel against a float64 attention."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,12 +11,7 @@ import pytest
 
 from tilesim import pto
 
-_PATH = Path(__file__).resolve().parents[2] / "tools" / "ptoisa_st.py"
-if "ptoisa_st" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("ptoisa_st", _PATH)
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["ptoisa_st"] = _mod
-    _spec.loader.exec_module(_mod)
+from .st_tool import st  # noqa: F401  (loads tools/ptoisa_st.py; tools/ is then on the path)
 
 from ptoisa_st_folders import tisa_coverage  # noqa: E402  (tools/ is on the path once ptoisa_st is loaded)
 

@@ -3,18 +3,10 @@ reads and ResultCmp eps, and running a plain-kernel case from input files."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "tools" / "ptoisa_st.py"
-_spec = importlib.util.spec_from_file_location("ptoisa_st", _PATH)
-st = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("ptoisa_st", st)
-_spec.loader.exec_module(st)
+from .st_tool import st
 
 MAIN = """
     CHECK_RESULT_GTEST(ReadFile(GetGoldenDir() + "/x0.bin", n, a, n));
