@@ -117,6 +117,19 @@ _CVT_A5 = {
 }
 
 
+#: A2A3's TCVT with ``ODD`` where its kernel (include/pto/npu/a2a3/TCvt.hpp) has no odd intrinsic: the
+#: switch's default case, as a mode (PTO107); f32 -> f16 has vconv_f322f16o, the exact pairs take no mode
+CVT_ODD_A2A3 = MappingProxyType({
+    **dict.fromkeys([("f32", "i64"), ("f32", "i32"), ("f32", "i16"), ("f16", "i32"), ("f16", "i16"), ("f16", "i8"),
+                     ("f16", "u8"), ("bf16", "i32")], "TRUNC"),
+    ("f16", "i4"): "NONE", ("i16", "f16"): "NONE", ("i32", "f32"): "NONE",
+    ("f32", "f32"): "RINT", ("f32", "bf16"): "RINT", ("i64", "f32"): "RINT",
+})
+#: A2A3's TCVT without tmp honours ``sat`` only on these pairs (the kernel's kIsNarrowingCvt); the others
+#: always saturate (PTO108)
+CVT_SAT_PAIRS_A2A3 = frozenset({("f16", "u8"), ("f16", "i8"), ("f32", "i16"), ("f16", "i16"), ("i64", "i32"),
+                                ("i32", "i16")})
+
 #: cpu: the 4-bit dtypes with each other and every other dtype, both ways (PTO153)
 _CVT_SUB_BYTE_CPU = frozenset(p for a in FP4 + INT4 for b in FP4 + INT4 + ALL for p in ((a, b), (b, a)))
 #: the NPUs' 4-bit pairs (docs/isa/TCVT.md's side-by-side table): A2A3 FP16 <-> S4, A5 BF16 <-> FP4 (PTO189)
@@ -337,6 +350,8 @@ class Profile:
         zero_size_noop: ops that return silently when a valid size is zero.
         cvt_cpu_model: TCVT computes as the CPU simulator's C++ does, undefined casts
             included (:mod:`tilesim.pto.ops.convert_cpu`); the other cvt_* fields are unused.
+        cvt_odd_modes: (src, dst) -> the mode TCVT's ``ODD`` takes where the target has no odd rounding.
+        cvt_sat_pairs: pairs whose TCVT without tmp honours ``sat`` (None: all); the others saturate.
         strict: (cpu) raise where the CPU simulator's result is undefined behaviour in C++
             (``pto.tcvt.undefined``) instead of giving x86-64's result and marking it.
         expand_casts: TROWEXPAND/TCOLEXPAND take any source dtype and C++-cast it to dst's,
@@ -429,6 +444,8 @@ class Profile:
     quant_paths: frozenset | None = None
     absent_ops: frozenset = frozenset()
     cvt_cpu_model: bool = False
+    cvt_odd_modes: Mapping | None = None
+    cvt_sat_pairs: frozenset | None = None
     strict: bool = False
     any_layout: frozenset = frozenset()
     colsum_pairwise: bool = True
@@ -539,7 +556,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
         tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
         absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave", "tquant_mx"}),
-        gm_index_nz=True, dma_engines=frozenset({"sdma"})),
+        gm_index_nz=True, dma_engines=frozenset({"sdma"}),
+        cvt_odd_modes=CVT_ODD_A2A3, cvt_sat_pairs=CVT_SAT_PAIRS_A2A3),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
