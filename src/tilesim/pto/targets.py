@@ -352,6 +352,8 @@ class Profile:
             included (:mod:`tilesim.pto.ops.convert_cpu`); the other cvt_* fields are unused.
         cvt_odd_modes: (src, dst) -> the mode TCVT's ``ODD`` takes where the target has no odd rounding.
         cvt_sat_pairs: pairs whose TCVT without tmp honours ``sat`` (None: all); the others saturate.
+        mscatter_sequential: MSCATTER's kernel writes in its visiting order, so ``conflict="default"`` is
+            the last writer too (A2A3, PTO109).
         strict: (cpu) raise where the CPU simulator's result is undefined behaviour in C++
             (``pto.tcvt.undefined``) instead of giving x86-64's result and marking it.
         expand_casts: TROWEXPAND/TCOLEXPAND take any source dtype and C++-cast it to dst's,
@@ -446,6 +448,7 @@ class Profile:
     cvt_cpu_model: bool = False
     cvt_odd_modes: Mapping | None = None
     cvt_sat_pairs: frozenset | None = None
+    mscatter_sequential: bool = False
     strict: bool = False
     any_layout: frozenset = frozenset()
     colsum_pairwise: bool = True
@@ -557,7 +560,7 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
         absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave", "tquant_mx"}),
         gm_index_nz=True, dma_engines=frozenset({"sdma"}),
-        cvt_odd_modes=CVT_ODD_A2A3, cvt_sat_pairs=CVT_SAT_PAIRS_A2A3),
+        cvt_odd_modes=CVT_ODD_A2A3, cvt_sat_pairs=CVT_SAT_PAIRS_A2A3, mscatter_sequential=True),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,

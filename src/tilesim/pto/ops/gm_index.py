@@ -246,7 +246,8 @@ def mscatter(dst: np.ndarray, src: Tile, indexes: Tile, *, coalesce: str = "elem
 def _write(op: Op, flat: np.ndarray, addr: np.ndarray, vals: np.ndarray, atomic: str, conflict: str, dt) -> None:
     """MSCATTER's writes of ``vals`` at ``addr``, both in visiting order."""
     first = np.unique(addr, return_index=True)[1]
-    if atomic == "none" and conflict == "default" and not op.prof.x86_nans and first.size < addr.size:
+    sequential = op.prof.x86_nans or op.prof.mscatter_sequential      # cpu's and A2A3's loops (PTO109)
+    if atomic == "none" and conflict == "default" and not sequential and first.size < addr.size:
         op.fail("two lanes write one table element and Conflict::Default leaves the winner to the warp "
                 "scheduler (use conflict='last')", "indexes", "pto.mscatter.conflict", int(addr.size - first.size),
                 TilesimError)
