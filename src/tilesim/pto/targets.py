@@ -234,8 +234,8 @@ _ROWS = [
     # ---- conversion, memory, matrix
     _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3) | _CVT_SUB_BYTE_A2A3, _cvt(_CVT_A5) | _CVT_SUB_BYTE_A5,
          _pairs(ALL, ALL) | _CVT_SUB_BYTE_CPU),  # no assert
-    _ew("tload", ALL, ALL + FP4 + INT4, ALL + FP8 + FP4 + INT4),  # cpu: fp8 codes (PTO164); 4-bit (PTO153, PTO189)
-    _ew("tstore", ALL, ALL + FP4, ALL + FP4 + INT4),              # A5: its 4-bit types (PTO189)
+    _ew("tload", ALL, ALL + FP8 + FP4 + INT4, ALL + FP8 + FP4 + INT4),  # fp8 codes: cpu PTO164, A5 PTO110; 4-bit
+    _ew("tstore", ALL, ALL + FP8 + FP4, ALL + FP4 + INT4),        # A5: its fp8 (PTO110) and 4-bit types (PTO189)
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
