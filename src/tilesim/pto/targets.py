@@ -125,6 +125,10 @@ CVT_ODD_A2A3 = MappingProxyType({
     ("f16", "i4"): "NONE", ("i16", "f16"): "NONE", ("i32", "f32"): "NONE",
     ("f32", "f32"): "RINT", ("f32", "bf16"): "RINT", ("i64", "f32"): "RINT",
 })
+#: A5's: tcvtDispatchByRound (npu/a5/TCvt.hpp) has RoundOType for f32 -> f16 only; ODD elsewhere falls to its
+#: default, float -> integer truncating, everything else nearest even (PTO107)
+CVT_ODD_A5 = MappingProxyType({(a, b): "TRUNC" if DTYPES[a].is_float and DTYPES[b].is_int else "RINT"
+                               for a, bs in _CVT_A5.items() for b in bs if (a, b) != ("f32", "f16")})
 #: A2A3's TCVT without tmp honours ``sat`` only on these pairs (the kernel's kIsNarrowingCvt); the others
 #: always saturate (PTO108)
 CVT_SAT_PAIRS_A2A3 = frozenset({("f16", "u8"), ("f16", "i8"), ("f32", "i16"), ("f16", "i16"), ("i64", "i32"),
@@ -566,7 +570,8 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major",
         matmul_left_blayout="col_major", tmov_paths=_TMOV_A5,
-        window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5, img2col_banked_rpt=True),
+        window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5, img2col_banked_rpt=True,
+        cvt_odd_modes=CVT_ODD_A5),
 })
 
 

@@ -5,8 +5,9 @@ Round modes (pto ``RoundMode``): ``CAST_RINT``/``RINT`` nearest-even,
 
 * float -> float: NPUs honour the mode (``ODD`` is round-to-odd: truncate,
   then set the last bit if inexact); the CPU reference always rounds to
-  nearest even (spec §9.6). A2A3 has an odd intrinsic for f32 -> f16 only;
-  its other pairs take their kernel's default case for ``ODD`` (PTO107). ``f32 -> f32`` rounds to an integral value by
+  nearest even (spec §9.6). The NPUs have an odd intrinsic for f32 -> f16
+  only; their other pairs take their kernel's default case for ``ODD``
+  (PTO107), as ``NONE`` does (so NPU f32 -> f32 ``NONE`` rounds to even). ``f32 -> f32`` rounds to an integral value by
   the mode on the NPUs ("round-only") and copies on the CPU.
 * float -> int: round to an integer by the mode (``NONE`` truncates; ``ODD``
   sends a .5 tie to the odd integer, as the CPU reference does), then:
@@ -174,9 +175,10 @@ def convert(op: Op, bits: np.ndarray, s: DType, d: DType, mode: str, saturate: b
         with np.errstate(invalid="ignore"):
             x = nx.as_f32(bits, s).astype(np.float64)
     if s.is_float and d.is_float:
-        if s == d:
-            if s.name != "f32" or not p.cvt_float_honours_mode or mode == "NONE":
+        if s == d:                            # NONE: both kernels' default case rounds (vconv_f322f32r, vtrc R)
+            if s.name != "f32" or not p.cvt_float_honours_mode:
                 return bits.copy()
+            mode = "RINT" if mode == "NONE" else mode
             fin = np.isfinite(x)
             r = _integral(np.where(fin, x, 0.0), mode)
             return nx.from_f64(np.where(fin, r, x), d, flush=flush)
