@@ -18,18 +18,35 @@ from .helpers import TARGETS, make_tile, per_block, rand_bits, seed
 MODES = ("CAST_RINT", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD", "NONE")
 WRAP = {"cpu": {"u8"}, "a2a3": set(), "a5": set()}
 A2A3_WRAP_PAIRS = {("f32", "i16"), ("f16", "i16"), ("f16", "i8")}
+# read from include/pto/npu/a2a3/TCvt.hpp at 3186c381 (PTO107, PTO108): ODD where a switch has no CAST_ODD case
+# goes to its default case (the suffix z truncates, r is nearest even, none: the unsuffixed intrinsic)
+A2A3_ODD = {"f32": {"i64": "TRUNC", "i32": "TRUNC", "i16": "TRUNC", "f32": "RINT", "bf16": "RINT"},
+            "f16": {"i32": "TRUNC", "i16": "TRUNC", "i8": "TRUNC", "u8": "TRUNC"}, "bf16": {"i32": "TRUNC"},
+            "i16": {"f16": "NONE"}, "i32": {"f32": "NONE"}, "i64": {"f32": "RINT"}}
+# A5 (npu/a5/TCvt.hpp tcvtDispatchByRound): RoundOType for f32 -> f16 only, else float -> int RoundZ, others RoundR;
+# NONE takes that default too on both NPUs (a2a3: the switches' default cases)
+A5_ODD_KEEPS = {("f32", "f16")}
+# kIsNarrowingCvt: the only pairs whose no-tmp TCVT_IMPL passes the caller's SaturationMode on
+A2A3_SAT_HONOURED = {("f16", "u8"), ("f16", "i8"), ("f32", "i16"), ("f16", "i16"), ("i64", "i32"), ("i32", "i16")}
 
 
 def _expect(x: int, s: str, d: str, mode: str, target: str, sat: bool):
     """One lane; None where the spec says the result is undefined (the op must raise)."""
     npu = target != "cpu"
     ftz = npu
+    if target == "a2a3":
+        mode = A2A3_ODD.get(s, {}).get(d, mode) if mode == "ODD" else mode
+        sat = sat or (s, d) not in A2A3_SAT_HONOURED
+    if target == "a5" and mode == "ODD" and (s, d) not in A5_ODD_KEEPS:
+        mode = "TRUNC" if s in o.FLOATS and d in o.INTS else "RINT"
+    if npu and s == d == "f32" and mode == "NONE":
+        mode = "RINT"
     if s in o.FLOATS:
         xb = o.flush(x, s) if ftz else x
         v = o.dec(xb, s)
         if d in o.FLOATS:
             if s == d:
-                if s == "f32" and npu and mode != "NONE" and math.isfinite(v):
+                if s == "f32" and npu and math.isfinite(v):
                     r = o.to_integral(Fraction(v), mode)
                     b = o.round_bits(Fraction(r), d) if r != 0 else (xb & o.sign_bit(d))
                     return o.flush(b, d)
@@ -121,6 +138,44 @@ def test_saturation_and_specials_by_hand():
     du = Tile("vec", "u8", 1, 32, valid=(1, 2))
     assert pto.tcvt(du, u, "RINT", sat=False, target="cpu").values[0, :2].tolist() == [44, 255]  # wraps mod 256
     assert pto.tcvt(du, u, "RINT", target="a5").values[0, :2].tolist() == [255, 0]  # NPU default: saturate
+
+
+def test_npu_odd_takes_the_kernels_default():
+    """The NPUs have no odd f16/f32/bf16 -> int intrinsic: ODD truncates there, where cpu sends a tie to odd."""
+    s = Tile.from_array(np.array([[2.5, -2.5, 3.5, 0.75]], np.float16))
+    d = Tile("vec", "i32", 1, 8, valid=(1, 4))
+    assert pto.tcvt(d, s, "ODD", target="a2a3").values[0, :4].tolist() == [2, -2, 3, 0]
+    assert pto.tcvt(d, s, "ODD", target="a5").values[0, :4].tolist() == [2, -2, 3, 0]
+    assert pto.tcvt(d, s, "ODD", target="cpu").values[0, :4].tolist() == [3, -3, 3, 1]
+    f32 = Tile.from_array(np.array([[2.5, -1.5, 0.5]], np.float32))
+    g = Tile("vec", "f32", 1, 8, valid=(1, 3))
+    for target in ("a2a3", "a5"):                 # f32 -> f32 NONE: the default case, round-only to even
+        assert pto.tcvt(g, f32, "NONE", target=target).values[0, :3].tolist() == [2.0, -2.0, 0.0]
+    d8 = Tile("vec", "i8", 1, 32, valid=(1, 4))
+    assert pto.tcvt(d8, s, "ODD", target="a2a3").values[0, :4].tolist() == [2, -2, 3, 0]
+    f = Tile.from_array(np.array([[1 + 2.0 ** -8 + 2.0 ** -20, 2.5]], np.float32))
+    b = Tile("vec", "bf16", 1, 16, valid=(1, 2))
+    for target in ("a2a3", "a5"):                 # vconv_f322bf16r, A5's RoundRType
+        assert pto.tcvt(b, f, "ODD", target=target).values[0, :2].tolist() == [1.0078125, 2.5]
+    h = Tile("vec", "f16", 1, 16, valid=(1, 2))     # f32 -> f16 has vconv_f322f16o: round to odd
+    g = Tile.from_array(np.array([[1 + 2.0 ** -11 + 2.0 ** -20, 1 + 2.0 ** -11]], np.float32))
+    for target in ("a2a3", "a5"):
+        assert pto.tcvt(h, g, "ODD", target=target).values[0, :2].tolist() == [1.0009765625, 1.0009765625]
+
+
+def test_a2a3_sat_off_without_tmp_saturates_the_wide_pairs():
+    """TCVT_IMPL forces SaturationMode::ON unless the pair is one of kIsNarrowingCvt's."""
+    s = Tile.from_array(np.array([[3e9, -3e9, np.nan]], np.float32))
+    d = Tile("vec", "i32", 1, 8, valid=(1, 3))
+    assert pto.tcvt(d, s, "RINT", sat=False, target="a2a3").values[0, :3].tolist() == [2**31 - 1, -2**31, 2**31 - 1]
+    with pytest.raises(SpecGapError) as e:   # with tmp the kernel passes OFF on: out of range is undefined
+        pto.tcvt(d, s, "RINT", sat=False, tmp=Tile("vec", "i32", 1, 64), target="a2a3")
+    assert e.value.rule == "pto.tcvt.range"
+    with pytest.raises(SpecGapError):        # a5 honours sat on every pair
+        pto.tcvt(d, s, "RINT", sat=False, target="a5")
+    h = Tile.from_array(np.array([[300.0, -200.0]], np.float16))   # a narrowing pair: OFF honoured (wraps)
+    d8 = Tile("vec", "i8", 1, 32, valid=(1, 2))
+    assert pto.tcvt(d8, h, "RINT", sat=False, target="a2a3").values[0, :2].tolist() == [44, 56]
 
 
 def test_float_modes_on_npu_and_cpu():

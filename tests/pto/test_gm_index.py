@@ -89,6 +89,29 @@ def test_cpu_mscatter_matches_the_loop(coalesce, atomic, oob):
     assert np.array_equal(got, want)
 
 
+@pytest.mark.parametrize("coalesce", ["elem", "row"])
+def test_a2a3_conflict_default_is_its_loops_last_writer(coalesce):
+    """A2A3's MSCATTER takes no ScatterConflict (its page): the kernel's row-major loop keeps the last writer,
+    so conflict="default" is accepted there and gives what "last" gives (PTO109)."""
+    rng = np.random.default_rng(7 if coalesce == "elem" else 8)
+    table = rng.integers(-50, 50, (5, 8)).astype(np.int32)
+    src = Tile("vec", "i32", 4, 8, valid=(3, 6))
+    src.bits[...] = rng.integers(-99, 99, src.bits.shape).astype(np.int32).view(np.uint32)
+    if coalesce == "elem":
+        idx = Tile("vec", "i32", 4, 8, valid=(3, 6))
+        idx.bits[...] = rng.integers(0, 6, idx.bits.shape).astype(np.int32).view(np.uint32)   # many collisions
+    else:
+        idx = Tile("vec", "i32", 1, 8, valid=(1, 3))
+        idx.bits[0, :3] = np.array([4, 1, 4], np.int32).view(np.uint32)
+    want = _scatter_loop(table.copy(), src.bits.view(np.int32), idx.bits.view(np.int32), coalesce, "none", "skip",
+                         3, 6)
+    got = mscatter(table.copy(), src, idx, coalesce=coalesce, conflict="default", target="a2a3")
+    assert np.array_equal(got, want)
+    with pytest.raises(TilesimError) as e:                           # A5's SIMT lanes race
+        mscatter(table.copy(), src, idx, coalesce=coalesce, conflict="default", target="a5")
+    assert e.value.rule == "pto.mscatter.conflict"
+
+
 def test_float_atomic_add_rounds_each_sum_in_order():
     src, idx = Tile("vec", "f32", 1, 8, valid=(1, 3)), Tile("vec", "i32", 1, 8, valid=(1, 3))
     src.values[0, :3] = (2.0 ** 24, 1.0, 1.0)

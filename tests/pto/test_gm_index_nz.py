@@ -113,7 +113,8 @@ def test_elem_gather_matches_the_kernel(seed, shape, oob, pad, vr, vc):
 @pytest.mark.parametrize("coalesce", ["elem", "row"])
 @pytest.mark.parametrize("atomic", ["none", "add"])
 @pytest.mark.parametrize("oob", ["skip", "clamp", "wrap"])
-def test_scatter_matches_the_kernel(coalesce, atomic, oob):
+@pytest.mark.parametrize("conflict", ["last", "default"])   # A2A3 has no ScatterConflict: its loop decides (PTO109)
+def test_scatter_matches_the_kernel(coalesce, atomic, oob, conflict):
     rng = np.random.default_rng(sum(map(ord, coalesce + atomic + oob)))
     shape, pad = (2, 1, 2, 16, 16), 5                                # i16: C0 = 16
     view, buf, strides = _table(rng, shape, pad, np.uint16)
@@ -151,7 +152,8 @@ def test_scatter_matches_the_kernel(coalesce, atomic, oob):
                     k = _remap(int(idx.bits[r, c]), size, oob)
                     if k is not None:
                         store(_gm_offset(k // nlc, k % nlc, shape, strides), int(lanes[_ub(r, c, 32, c0)]))
-    mscatter(view.view(np.int16), src, idx, coalesce=coalesce, atomic=atomic, oob=oob, target="a2a3")
+    mscatter(view.view(np.int16), src, idx, coalesce=coalesce, atomic=atomic, oob=oob, conflict=conflict,
+             target="a2a3")
     assert np.array_equal(buf, want)
 
 

@@ -237,7 +237,7 @@ def test_cpu_tload_writes_every_location():
 
 def test_cpu_tload_copies_fp8_codes():
     """PTO164: the simulator's TLOAD copies any element type, and pto-isa's MX matmul tests load fp8 codes into
-    mat tiles; on `cpu` TLOAD takes f8e4m3/f8e5m2/f8e8m0 tiles (their bytes), a2a3 and a5 keep their tables."""
+    mat tiles; on `cpu` TLOAD takes f8e4m3/f8e5m2/f8e8m0 tiles (their bytes); a2a3 keeps its table (A5: PTO110)."""
     rng = np.random.default_rng(seed("tload-fp8"))
     for dt in ("f8e4m3", "f8e5m2", "f8e8m0"):
         codes = rng.integers(0, 256, (6, 40)).astype(np.uint8)
@@ -246,3 +246,21 @@ def test_cpu_tload_copies_fp8_codes():
         assert (mat.valid_bits == codes[1:6, 2:39]).all()
         assert _err(pto.tload, Tile("vec", dt, 8, 64), codes.view(pto.get_dtype(dt).np), target="a2a3"
                     ).rule == "pto.op.dtype"
+
+
+def test_a5_tload_and_tstore_move_fp8_codes():
+    """PTO110: A5's TLOAD asks only for a 1-, 2-, 4- or 8-byte element and TSTORE lists float8_e4m3_t,
+    float8_e5m2_t and float8_e8m0_t: both move the codes' bytes, in vec and mat tiles; A2A3 lists none."""
+    rng = np.random.default_rng(seed("a5-fp8"))
+    for dt in ("f8e4m3", "f8e5m2", "f8e8m0"):
+        codes = rng.integers(0, 256, (6, 40)).astype(np.uint8)
+        g = codes.view(pto.get_dtype(dt).np)
+        vec = Tile("vec", dt, 8, 64, valid=(5, 37))
+        for t in (vec, Tile("mat", dt, 32, 64, valid=(5, 37), blayout="col_major", slayout="row_major")):
+            pto.tload(t, g, offset=(1, 2), target="a5")
+            assert (t.valid_bits == codes[1:6, 2:39]).all()
+        out = np.zeros((5, 37), np.uint8)
+        pto.tstore(out.view(pto.get_dtype(dt).np), vec, target="a5")
+        assert (out == codes[1:6, 2:39]).all()
+        assert _err(pto.tstore, np.zeros((5, 37), g.dtype), Tile("vec", dt, 8, 64, valid=(5, 37)),
+                    target="a2a3").rule == "pto.op.dtype"

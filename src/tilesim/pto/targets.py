@@ -117,6 +117,23 @@ _CVT_A5 = {
 }
 
 
+#: A2A3's TCVT with ``ODD`` where its kernel (include/pto/npu/a2a3/TCvt.hpp) has no odd intrinsic: the
+#: switch's default case, as a mode (PTO107); f32 -> f16 has vconv_f322f16o, the exact pairs take no mode
+CVT_ODD_A2A3 = MappingProxyType({
+    **dict.fromkeys([("f32", "i64"), ("f32", "i32"), ("f32", "i16"), ("f16", "i32"), ("f16", "i16"), ("f16", "i8"),
+                     ("f16", "u8"), ("bf16", "i32")], "TRUNC"),
+    ("f16", "i4"): "NONE", ("i16", "f16"): "NONE", ("i32", "f32"): "NONE",
+    ("f32", "f32"): "RINT", ("f32", "bf16"): "RINT", ("i64", "f32"): "RINT",
+})
+#: A5's: tcvtDispatchByRound (npu/a5/TCvt.hpp) has RoundOType for f32 -> f16 only; ODD elsewhere falls to its
+#: default, float -> integer truncating, everything else nearest even (PTO107)
+CVT_ODD_A5 = MappingProxyType({(a, b): "TRUNC" if DTYPES[a].is_float and DTYPES[b].is_int else "RINT"
+                               for a, bs in _CVT_A5.items() for b in bs if (a, b) != ("f32", "f16")})
+#: A2A3's TCVT without tmp honours ``sat`` only on these pairs (the kernel's kIsNarrowingCvt); the others
+#: always saturate (PTO108)
+CVT_SAT_PAIRS_A2A3 = frozenset({("f16", "u8"), ("f16", "i8"), ("f32", "i16"), ("f16", "i16"), ("i64", "i32"),
+                                ("i32", "i16")})
+
 #: cpu: the 4-bit dtypes with each other and every other dtype, both ways (PTO153)
 _CVT_SUB_BYTE_CPU = frozenset(p for a in FP4 + INT4 for b in FP4 + INT4 + ALL for p in ((a, b), (b, a)))
 #: the NPUs' 4-bit pairs (docs/isa/TCVT.md's side-by-side table): A2A3 FP16 <-> S4, A5 BF16 <-> FP4 (PTO189)
@@ -221,8 +238,8 @@ _ROWS = [
     # ---- conversion, memory, matrix
     _row("tcvt", ("src", "dst"), _cvt(_CVT_A2A3) | _CVT_SUB_BYTE_A2A3, _cvt(_CVT_A5) | _CVT_SUB_BYTE_A5,
          _pairs(ALL, ALL) | _CVT_SUB_BYTE_CPU),  # no assert
-    _ew("tload", ALL, ALL + FP4 + INT4, ALL + FP8 + FP4 + INT4),  # cpu: fp8 codes (PTO164); 4-bit (PTO153, PTO189)
-    _ew("tstore", ALL, ALL + FP4, ALL + FP4 + INT4),              # A5: its 4-bit types (PTO189)
+    _ew("tload", ALL, ALL + FP8 + FP4 + INT4, ALL + FP8 + FP4 + INT4),  # fp8 codes: cpu PTO164, A5 PTO110; 4-bit
+    _ew("tstore", ALL, ALL + FP8 + FP4, ALL + FP4 + INT4),        # A5: its fp8 (PTO110) and 4-bit types (PTO189)
     _row("tmatmul", ("c", "a", "b"), _MATMUL, _MATMUL, _MATMUL),
     # ---- remainder, partial, fused (docs/isa/TREM.md, TREMS.md, TPARTADD.md ..., TAXPY.md, TADDC.md)
     _ew("trem", ("f32", "i32"), _REM_A5), _ew("trems", ("f32", "i32"), _REM_A5),
@@ -337,6 +354,10 @@ class Profile:
         zero_size_noop: ops that return silently when a valid size is zero.
         cvt_cpu_model: TCVT computes as the CPU simulator's C++ does, undefined casts
             included (:mod:`tilesim.pto.ops.convert_cpu`); the other cvt_* fields are unused.
+        cvt_odd_modes: (src, dst) -> the mode TCVT's ``ODD`` takes where the target has no odd rounding.
+        cvt_sat_pairs: pairs whose TCVT without tmp honours ``sat`` (None: all); the others saturate.
+        mscatter_sequential: MSCATTER's kernel writes in its visiting order, so ``conflict="default"`` is
+            the last writer too (A2A3, PTO109).
         strict: (cpu) raise where the CPU simulator's result is undefined behaviour in C++
             (``pto.tcvt.undefined``) instead of giving x86-64's result and marking it.
         expand_casts: TROWEXPAND/TCOLEXPAND take any source dtype and C++-cast it to dst's,
@@ -429,6 +450,9 @@ class Profile:
     quant_paths: frozenset | None = None
     absent_ops: frozenset = frozenset()
     cvt_cpu_model: bool = False
+    cvt_odd_modes: Mapping | None = None
+    cvt_sat_pairs: frozenset | None = None
+    mscatter_sequential: bool = False
     strict: bool = False
     any_layout: frozenset = frozenset()
     colsum_pairwise: bool = True
@@ -539,13 +563,15 @@ TARGETS: Mapping[str, Profile] = MappingProxyType({
         zero_size_noop=frozenset({"tcolsum", "tcolmax", "tcolmin", "tcolprod", "trowexpand", "tcolexpand"}),
         tmov_paths=_TMOV_A2A3, window_paths=WINDOW_PATHS_A2A3, quant_paths=QUANT_PATHS_A2A3,
         absent_ops=frozenset({"thistogram", "tget_scale_addr", "tinterleave", "tdeinterleave", "tquant_mx"}),
-        gm_index_nz=True, dma_engines=frozenset({"sdma"})),
+        gm_index_nz=True, dma_engines=frozenset({"sdma"}),
+        cvt_odd_modes=CVT_ODD_A2A3, cvt_sat_pairs=CVT_SAT_PAIRS_A2A3, mscatter_sequential=True),
     "a5": Profile(
         name="a5", capacities=MappingProxyType(_CAP_A5), nan_mode="first", flush_denormals=True,
         colarg_unsigned_as_float=False, colarg_f16_index=False, int16_row_counter=False, tmp_used=False,
         cmp_i32_eq_only=False, cvt_float_honours_mode=True, cvt_saturate_default=True, left_blayout="col_major",
         matmul_left_blayout="col_major", tmov_paths=_TMOV_A5,
-        window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5, img2col_banked_rpt=True),
+        window_paths=WINDOW_PATHS_A5, quant_paths=QUANT_PATHS_A5, img2col_banked_rpt=True,
+        cvt_odd_modes=CVT_ODD_A5),
 })
 
 

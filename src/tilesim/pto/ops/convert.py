@@ -5,7 +5,9 @@ Round modes (pto ``RoundMode``): ``CAST_RINT``/``RINT`` nearest-even,
 
 * float -> float: NPUs honour the mode (``ODD`` is round-to-odd: truncate,
   then set the last bit if inexact); the CPU reference always rounds to
-  nearest even (spec §9.6). ``f32 -> f32`` rounds to an integral value by
+  nearest even (spec §9.6). The NPUs have an odd intrinsic for f32 -> f16
+  only; their other pairs take their kernel's default case for ``ODD``
+  (PTO107), as ``NONE`` does (so NPU f32 -> f32 ``NONE`` rounds to even). ``f32 -> f32`` rounds to an integral value by
   the mode on the NPUs ("round-only") and copies on the CPU.
 * float -> int: round to an integer by the mode (``NONE`` truncates; ``ODD``
   sends a .5 tie to the odd integer, as the CPU reference does), then:
@@ -13,6 +15,8 @@ Round modes (pto ``RoundMode``): ``CAST_RINT``/``RINT`` nearest-even,
   out of range (and NaN/Inf) are undefined and raise ``pto.tcvt.range``,
   except the pairs a profile wraps modulo 2**bits (CPU: any -> u8;
   A2A3: the PyTorch-compatible f32->i16, f16->i16, f16->i8 paths).
+  A2A3 without tmp honours ``sat`` only on its narrowing pairs (f16->u8/i8/i16,
+  f32->i16, i64->i32, i32->i16) and saturates the others (PTO108).
 * int -> float: rounded by the mode (CPU: nearest even).
 * int -> int: saturating clamps, otherwise wraps (C casts).
 
@@ -34,7 +38,7 @@ import numpy as np
 from ... import formats
 from ...errors import SpecGapError, TilesimError
 from .. import numerics as nx
-from ..dtypes import FP4, INT4, DType
+from ..dtypes import FP4, DType
 from ..tile import Tile
 from . import convert_cpu, convert_hif8, convert_sub_byte
 from ._common import Op
@@ -121,6 +125,8 @@ def tcvt(dst: Tile, src: Tile, rmode: str = "CAST_RINT", sat: bool | None = None
     R, C = dst.valid
     p = op.prof
     saturate = p.cvt_saturate_default if sat is None else bool(sat)
+    if p.cvt_sat_pairs is not None and tmp is None and (src.dtype.name, dst.dtype.name) not in p.cvt_sat_pairs:
+        saturate = True                           # A2A3's no-tmp form forces saturation on these pairs (PTO108)
     if not p.cvt_cpu_model:
         if dst.dtype.name in FP4:                 # A5's whole packed bytes over zeroed rows (PTO189)
             lanes = convert(op, src.bits[:R, :C], src.dtype, dst.dtype, mode, saturate)
@@ -161,17 +167,18 @@ def convert(op: Op, bits: np.ndarray, s: DType, d: DType, mode: str, saturate: b
         return _hif8_npu(bits, s, d, flush)
     if s.name in FP4 or d.name in FP4:
         return _fp4(bits, s, d, mode, flush)
-    if d.name in INT4 and mode == "ODD":      # vconv_f162s4 has no ODD variant: the default intrinsic (PTO189)
-        mode = "NONE"
+    if mode == "ODD":                         # no odd intrinsic: the kernel's default case (PTO107, PTO189)
+        mode = (p.cvt_odd_modes or {}).get((s.name, d.name), mode)
     if s.is_float:
         if flush:
             bits = nx.flush_bits(bits, s)
         with np.errstate(invalid="ignore"):
             x = nx.as_f32(bits, s).astype(np.float64)
     if s.is_float and d.is_float:
-        if s == d:
-            if s.name != "f32" or not p.cvt_float_honours_mode or mode == "NONE":
+        if s == d:                            # NONE: both kernels' default case rounds (vconv_f322f32r, vtrc R)
+            if s.name != "f32" or not p.cvt_float_honours_mode:
                 return bits.copy()
+            mode = "RINT" if mode == "NONE" else mode
             fin = np.isfinite(x)
             r = _integral(np.where(fin, x, 0.0), mode)
             return nx.from_f64(np.where(fin, r, x), d, flush=flush)

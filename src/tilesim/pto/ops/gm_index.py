@@ -26,6 +26,11 @@ tensor is a view), and the tile is Nz (512-byte fractals). Logical row ``i`` is 
 past the valid ones; ``zero`` first zeroes the whole tile); Elem mode splits a flat index into (row, column)
 of that logical shape. MSCATTER's Elem mode visits the valid region block column by block column, then row
 by row, then along the block, as the kernel does, so the last writer and the order of sums follow it.
+
+On A5 the UB tile may also be DN (its SIMT kernels address it through ``tile_offset_2d``). MGATHER's GM -> L1
+form (decision PTO110) takes a mat dst, on cpu of any layout; on the NPUs an Nz one (512-byte fractals), with
+its indexes a 2-D int32/uint32 global array read as ``uint32_t``: Row mode writes the valid region (``zero``
+first zeroes the whole tile), Elem mode the whole tile, zero past the valid region (its NZ scratch, copied whole).
 """
 
 from __future__ import annotations
@@ -45,6 +50,11 @@ _SCATTER_OOB = ("undefined", "skip", "clamp", "wrap")
 _MINMAX_A5 = ("i32", "u32", "f32")
 #: an NZ fractal: FRACTAL_NZ_ROW rows of one C0_SIZE_BYTE block
 _NZ_ROWS, _C0_BYTES = 16, 32
+#: the UB tile layouts beside A2A3's NZ form: A5's SIMT kernels address through tile_offset_2d (PTO110)
+_UB_LAYOUTS = {"a5": ("ND", "DN")}
+#: MGATHER's GM -> L1 dtypes (MGatherCheckGm2L1; docs/isa/MGATHER.md "GM → L1 Gather"), PTO110
+_L1_DTYPES = {"a2a3": ("i8", "u8", "i16", "u16", "i32", "u32", "f16", "bf16", "f32")}
+_L1_DTYPES["a5"] = _L1_DTYPES["a2a3"] + ("hif8", "f8e4m3", "f8e5m2")
 
 
 def _choice(op: Op, value, allowed: tuple[str, ...], operand: str) -> str:
@@ -102,9 +112,11 @@ def _checks(op: Op, t: Tile, idx, role: str, coalesce: str, nz: bool = False) ->
     tile of any layout and its indexes a global array (the simulator's GM-to-L1 form); on A2A3 an NZ table
     takes an Nz tile (512-byte fractals)."""
     cpu = op.prof.x86_nans
-    op.tile(t, role, ("vec", "mat") if cpu and op.name == "mgather" else "vec")
+    op.tile(t, role, ("vec", "mat") if op.name == "mgather" else "vec")
     R, C = t.valid
-    if isinstance(idx, np.ndarray) and cpu and op.name == "mgather":
+    if not cpu and t.loc == "mat":
+        _l1_checks(op, t, idx, nz)
+    if isinstance(idx, np.ndarray) and (cpu or t.loc == "mat") and op.name == "mgather":
         if idx.dtype.kind not in "iu":
             op.fail(f"indexes must be integers, not {idx.dtype}", "indexes", "pto.op.dtype", str(idx.dtype),
                     DtypeError)
@@ -119,7 +131,8 @@ def _checks(op: Op, t: Tile, idx, role: str, coalesce: str, nz: bool = False) ->
             op.fail(f"an NZ table pairs with 512-byte fractals, not {t.fractal}", role, "pto.op.layout", t.fractal)
     elif not cpu:
         hint = " (or Nz, with an NZ table: a 5-D array B x BCols x BRows x 16 x C0)" if op.prof.gm_index_nz else ""
-        op.layout(t, role, ("ND",), "an ND layout" + hint)
+        lays = _UB_LAYOUTS.get(op.prof.name, ("ND",))
+        op.layout(t, role, lays, f"an {' or '.join(lays)} layout" + hint)
     op.dtypes(op.name, (t.dtype, idx.dtype), (role, "indexes"))
     if cpu:
         if coalesce == "row" and idx.numel < R:
@@ -134,11 +147,31 @@ def _checks(op: Op, t: Tile, idx, role: str, coalesce: str, nz: bool = False) ->
     return R, C
 
 
+def _l1_checks(op: Op, t: Tile, idx, nz: bool) -> None:
+    """The NPUs' GM -> L1 form (MGatherCheckGm2L1): an ND table, an Nz mat dst of whole fractals, i32/u32
+    global indexes."""
+    if nz:
+        op.fail("a GM -> L1 gather reads an ND table (a 2-D array), not an NZ one", "src", "pto.mgather.nz", 5)
+    allowed = _L1_DTYPES.get(op.prof.name, _L1_DTYPES["a2a3"])
+    if t.dtype.name not in allowed:
+        op.fail(f"a GM -> L1 gather takes {'/'.join(allowed)}, not {t.dtype}", "dst", "pto.op.dtype", str(t.dtype),
+                DtypeError)
+    op.layout(t, "dst", ("Nz",), "the Nz layout for a GM -> L1 gather")
+    c0 = _C0_BYTES // t.dtype.size
+    if t.fractal != 512 or t.rows % _NZ_ROWS or t.cols % c0:
+        op.fail(f"a GM -> L1 gather needs 512-byte fractals, rows a multiple of {_NZ_ROWS} and cols of {c0}, not "
+                f"{t.rows}x{t.cols} ({t.fractal}-byte fractals)", "dst", "pto.mgather.shape", (t.rows, t.cols))
+    if not isinstance(idx, np.ndarray) or idx.dtype not in (np.int32, np.uint32):
+        what = str(idx.dtype) if isinstance(idx, np.ndarray) else type(idx).__name__
+        op.fail(f"a GM -> L1 gather reads its indexes from global memory: an int32/uint32 numpy array, not {what}",
+                "indexes", "pto.op.dtype", what, DtypeError)
+
+
 def _indexes(op: Op, idx: Tile, R: int, C: int, coalesce: str) -> np.ndarray:
     """The (R, C) (elem) or (R,) (row) indexes as C's size_t (uint64)."""
-    if isinstance(idx, np.ndarray):  # global indexes (cpu's GM-to-L1 form)
+    if isinstance(idx, np.ndarray):  # global indexes (the GM-to-L1 form): size_t on cpu, uint32_t on the NPUs
         raw = idx[:R, :C] if coalesce == "elem" else idx.reshape(-1)[:R]
-        return raw.astype(np.int64).view(np.uint64)
+        return raw.astype(np.int64).view(np.uint64) if op.prof.x86_nans else raw.astype(np.uint32).astype(np.uint64)
     if coalesce == "elem":
         raw = idx.bits[:R, :C]
     elif op.prof.x86_nans:
@@ -170,7 +203,8 @@ def _remap(op: Op, k: np.ndarray, cap: int, oob: str) -> tuple[np.ndarray, np.nd
 def mgather(dst: Tile, src: np.ndarray, indexes: Tile | np.ndarray, *, coalesce: str = "elem", oob: str = "undefined",
             target=None) -> Tile:
     """MGATHER: dst's valid (i, j) = table[indexes[i, j]] (elem) or table[indexes[i], j] (row); see the module.
-    On cpu dst may also be a mat tile (any layout) and indexes a 2-D global array (the GM-to-L1 form).
+    dst may also be a mat tile (cpu: any layout; the NPUs: Nz, PTO110) and indexes a 2-D global array (the
+    GM-to-L1 form).
 
     >>> from tilesim.pto import Tile
     >>> d, i = Tile("vec", "f32", 1, 8, valid=(1, 4)), Tile("vec", "i32", 1, 8, valid=(1, 4))
@@ -197,6 +231,8 @@ def mgather(dst: Tile, src: np.ndarray, indexes: Tile | np.ndarray, *, coalesce:
     if past.any():
         op.fail(f"a row read passes the table's {flat.size} elements", "src", "pto.mgather.index", int(addr.max()))
     vals = flat[np.where(out, np.uint64(0), addr)]
+    if dst.loc == "mat" and not op.prof.x86_nans and (coalesce == "elem" or oob == "zero"):
+        dst.bits[...] = 0                 # the NPUs' L1 forms: a zeroed NZ scratch copied whole, or a zeroed tile
     dst.bits[:R, :C] = np.where(out, dst.dtype.lane.type(0), vals)
     return dst
 
@@ -246,7 +282,8 @@ def mscatter(dst: np.ndarray, src: Tile, indexes: Tile, *, coalesce: str = "elem
 def _write(op: Op, flat: np.ndarray, addr: np.ndarray, vals: np.ndarray, atomic: str, conflict: str, dt) -> None:
     """MSCATTER's writes of ``vals`` at ``addr``, both in visiting order."""
     first = np.unique(addr, return_index=True)[1]
-    if atomic == "none" and conflict == "default" and not op.prof.x86_nans and first.size < addr.size:
+    sequential = op.prof.x86_nans or op.prof.mscatter_sequential      # cpu's and A2A3's loops (PTO109)
+    if atomic == "none" and conflict == "default" and not sequential and first.size < addr.size:
         op.fail("two lanes write one table element and Conflict::Default leaves the winner to the warp "
                 "scheduler (use conflict='last')", "indexes", "pto.mscatter.conflict", int(addr.size - first.size),
                 TilesimError)
