@@ -141,7 +141,7 @@ class Memory:
         # not the buffer, and ops refuse such a tile (pto.mem.overhang, PTO176)
         tail = 2 if _is_sim(self.prof) else 1
         self._backing = {buffer_of(loc): np.zeros(tail * cap, np.uint8) for loc, cap in self.prof.capacities.items()}
-        self.data = {buf: b[: b.size // tail] for buf, b in self._backing.items()}
+        self.data = {buf: b[: b.size // 2] if tail == 2 else b for buf, b in self._backing.items()}
         self.live: dict[str, list] = {b: [] for b in self.data}
 
     def place(self, tile: Tile, addr: int | None = None, *, name: str | None = None, op: str = "pto.alloc_tile"
