@@ -209,8 +209,9 @@ def test_slot_count_checks():
 @given(st.lists(st.sampled_from(["push", "pop", "free"]), max_size=30), st.integers(1, 4))
 def test_ring_is_a_bounded_fifo(steps, depth):
     """One subblock, one direction: pops return pushes in order, a push traps exactly when ``depth`` slots
-    are pushed and not freed, a pop exactly when every pushed payload is popped (a deque as the oracle)."""
-    pipe, pushed, popped, n = pto.TPipe(1, depth=depth), [], [], 0
+    are pushed and not freed, a pop exactly when every pushed payload is popped (a deque as the oracle); a free
+    before the first pop discards the first pushed tile, once (PTO197)."""
+    pipe, pushed, popped, n, consumed = pto.TPipe(1, depth=depth), [], [], 0, False
     for step in steps:
         if step == "push":
             t = _acc()
@@ -227,9 +228,14 @@ def test_ring_is_a_bounded_fifo(steps, depth):
                 continue
             assert pto.tpop(pipe, Tile("vec", "f32", 16, 16)).values[0, 0] == pushed[0]
             popped.append(pushed.pop(0))
+            consumed = True
         elif popped:
             pto.tfree(pipe)
             popped.pop(0)
+        elif pushed and not consumed:
+            pto.tfree(pipe)
+            pushed.pop(0)
+            consumed = True
         else:
             assert _rule(lambda: pto.tfree(pipe)) == "pto.pipe.free"
         assert pipe.occupied == len(pushed) + len(popped)
@@ -303,3 +309,19 @@ def test_shapes_the_simulator_would_read_misaligned():
     wide = Tile("vec", "f32", 16, 32, valid=(16, 16))
     assert _rule(lambda: pto.tpop(pipe, wide)) == "pto.pipe.shape"
     assert pipe.occupied == 1
+
+
+def test_tfree_before_any_pop_discards_the_first_pushed_tile():
+    """pto-isa's TfreeDiscardsQueuedTileInCpuSimPipe (PTO197): push, free, push, pop gives the second tile; the
+    simulator frees its consumer's slot 0 (built at 3186c381 with -O0 and asserts on: the test passes)."""
+    pipe = pto.TPipe(1, depth=4)
+    first, second = _acc(), _acc()
+    first.values[...] = 1.0
+    second.values[...] = 101.0
+    pto.tpush(pipe, first)
+    pto.tfree(pipe)
+    assert pipe.occupied == 0
+    pto.tpush(pipe, second)
+    assert (pto.tpop(pipe, Tile("vec", "f32", 16, 16)).values == 101.0).all()
+    pto.tfree(pipe)
+    assert _rule(lambda: pto.tfree(pipe)) == "pto.pipe.free"     # a second free: the simulator's double free

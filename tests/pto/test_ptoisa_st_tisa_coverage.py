@@ -91,19 +91,34 @@ def test_flashattn_kernel_matches_a_float64_softmax_attention():
 
 
 def test_tassign_checks_pass_and_fail_on_a_broken_alias(tmp_path, monkeypatch):
-    """The tassign adapter's restated checks pass on tilesim's A2A3 memory; with TASSIGN not aliasing (each tile
-    its own bytes) the alias checks fail; the windowed strips stay not mapped, and tilesim does refuse them."""
+    """The tassign adapter's restated checks pass on the simulator's A2A3 memory (the windowed strips since
+    PTO176); bounded by the whole span, as the NPU is, the two strip tests are refused; with TASSIGN not
+    aliasing (each tile its own bytes) the alias checks fail."""
     from ptoisa_st_folders import tassign as adapter
     from tilesim.errors import TilesimError
+    from tilesim.pto import memory
     from tilesim.pto.memory import Memory
     d = tmp_path / "tassign"
     d.mkdir()
-    (d / "main.cpp").write_text("".join(f"TEST_F(T, {n})\n{{\n}}\n" for n in [*adapter.CHECKS, *adapter.NOT_MAPPED]))
+    (d / "main.cpp").write_text("".join(f"TEST_F(T, {n})\n{{\n}}\n" for n in adapter.CHECKS))
     row = adapter.run_tassign(d, tmp_path, verbose=True)
-    assert (row.cases, row.passed, row.failed, row.not_mapped) == (5, 3, 0, 2)
+    assert (row.cases, row.passed, row.failed, row.refused, row.not_mapped) == (5, 5, 0, 0, 0)
     strip = pto.Tile("acc", "i32", 128, 256, valid=(16, 256), **adapter._ACC)
-    with pytest.raises(TilesimError) as e:              # if tilesim ever accepts it, map the two windowed tests
+    with pytest.raises(TilesimError) as e:                                       # the NPU: SA-0353
         adapter.tassign(strip, 1024, memory=Memory("a2a3"))
     assert e.value.rule == "pto.mem.bounds"
+    with monkeypatch.context() as m:
+        m.setattr(memory, "footprint", lambda tile, target=None: tile.span)
+        row = adapter.run_tassign(d, tmp_path, verbose=True)
+    assert (row.passed, row.refused) == (3, 2)
     monkeypatch.setattr(adapter, "tassign", lambda tile, addr, memory: tile)   # every tile its own storage
     assert not adapter._exact_alias(Memory("a2a3")) and not adapter._interior_alias(Memory("a2a3"))
+
+
+def test_tfree_before_pop_check_passes_and_fails_when_tfree_keeps_the_tile(monkeypatch):
+    """TfreeDiscardsQueuedTileInCpuSimPipe's restated check passes (PTO197); with a TFREE that drops nothing
+    (the `.pto` interpreter's), the pop gives the first tile and the check fails."""
+    from ptoisa_st_folders import tisa_coverage as adapter
+    assert adapter._tfree_discards()
+    monkeypatch.setattr(adapter.pto, "tfree", lambda pipe: pipe)
+    assert not adapter._tfree_discards()

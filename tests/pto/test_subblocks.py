@@ -100,3 +100,21 @@ def test_the_pipes_with_two_subblocks():
         got = p.pop("c2v", pto.Tile("vec", "f32", 16, 16), 0, sub, "pop")
         assert (got.values == whole.values).all()
     assert p.leftovers() == []
+
+
+def test_a_tfree_before_the_first_pop_drops_the_first_payload():
+    """PTO197 in `.pto`: the consumer's TFREE before its first pop drops the oldest unsplit payload (the
+    simulator frees its slot 0), once; after a pop, TFREE changes nothing (pops take their payload)."""
+    from tilesim.pto.text.pipes import Pipes
+    p = Pipes()
+    tiles = [pto.Tile("vec", "f32", 8, 16) for _ in range(3)]
+    for k, t in enumerate(tiles):
+        t.values[...] = k
+        p.push("c2v", t, 0, "pto.tpush_to_aiv")
+    p.free("c2v", 0)
+    assert (p.pop("c2v", pto.Tile("vec", "f32", 8, 16), 0, 0, "pop").values == 1).all()
+    p.free("c2v", 0)
+    p.free("c2v", 0)
+    assert (p.pop("c2v", pto.Tile("vec", "f32", 8, 16), 0, 0, "pop").values == 2).all()
+    p.free("v2c", 0)                                                   # nothing queued: nothing to drop
+    assert p.leftovers() == []

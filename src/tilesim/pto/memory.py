@@ -10,10 +10,14 @@ lowest address where it overlaps no live tile. ``tassign(tile, addr)``
 makes the checks pto-isa makes at compile time for ``TASSIGN<Addr>`` and
 CPU_SIM at run time: the buffer exists (SA-0351), the tile fits it (SA-0352),
 the tile ends inside it (SA-0353), and the address is 32-byte aligned
-(SA-0354); with ``memory=`` it also places the tile there.
+(SA-0354); with ``memory=`` it also places the tile there. On ``cpu`` the
+tile need only end inside it up to its valid region's last element, as
+the simulator's TASSIGN bounds it (:func:`footprint`, PTO176).
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 import numpy as np
 
@@ -21,7 +25,7 @@ from ..errors import GeometryError
 from .targets import LOCATIONS, Profile, get_target
 from .tile import Tile
 
-__all__ = ["tassign", "capacity", "buffer_of", "overlaps", "Memory"]
+__all__ = ["tassign", "capacity", "buffer_of", "overlaps", "footprint", "sim_profile", "Memory"]
 
 
 def buffer_of(loc: str) -> str:
@@ -32,6 +36,39 @@ def buffer_of(loc: str) -> str:
 def capacity(loc: str, target: "str | Profile | None" = None) -> int | None:
     """Bytes of the buffer that holds ``loc`` tiles on ``target`` (None: no such buffer)."""
     return get_target(target).capacities.get(loc)
+
+
+def _is_sim(prof: Profile) -> bool:
+    return prof.name.split("+")[0] == "cpu"
+
+
+@lru_cache(maxsize=None)
+def sim_profile(arch: str) -> Profile:
+    """The ``cpu`` profile with the buffer sizes of ``arch`` (``a2a3``, ``a5``): the simulator after
+    ``NPU_MEMORY_INIT(NPUArch::A2A3)`` and the like.
+
+    >>> sim_profile("a2a3").capacities["acc"]
+    131072
+    """
+    return get_target("cpu").with_(name=f"cpu+{arch}", capacities=get_target(arch).capacities)
+
+
+def footprint(tile: Tile, target: "str | Profile | None" = None) -> int:
+    """Bytes from a tile's address that TASSIGN bounds by the buffer's end: on an NPU the whole tile
+    (SA-0353); on ``cpu`` up to the valid region's last element, ``(offset(vr-1, vc-1) + 1) * sizeof``, as
+    the simulator's windowed TASSIGN (pto-isa ae6e95d6; PTO176), or the whole tile where the valid region is
+    empty or the layout Nn (no such offset there).
+
+    >>> strip = Tile("acc", "i32", 128, 256, valid=(16, 256), blayout="col_major", slayout="row_major",
+    ...              fractal=1024)
+    >>> footprint(strip, "a2a3"), footprint(strip, "cpu")
+    (131072, 123904)
+    """
+    prof = get_target(target)
+    if not _is_sim(prof) or tile.layout == "Nn" or 0 in tile.valid or tile.span != tile.nbytes:
+        return tile.span
+    r, c = tile.valid
+    return (int(tile.offsets(r - 1, c - 1)) + 1) * tile.dtype.size
 
 
 def tassign(tile: Tile, addr: int, *, target: "str | Profile | None" = None, memory: "Memory | None" = None,
@@ -72,10 +109,12 @@ def _check_place(tile: Tile, addr: int, prof: Profile, op: str, name: str | None
     if tile.span > cap:
         raise GeometryError(f"{_who(tile, name)} takes {tile.span} bytes; the {where} holds {cap}", instruction=op,
                             operand=operand, rule="pto.mem.size", value=tile.span)
-    if addr < 0 or addr + tile.span > cap:
-        raise GeometryError(f"{_who(tile, name)} at {addr:#x} covers bytes [{addr:#x}, {addr + tile.span:#x}), "
-                            f"past the end of the {cap}-byte ({cap:#x}) {where}", instruction=op, operand="addr",
-                            rule="pto.mem.bounds", value=addr)
+    reach = footprint(tile, prof)
+    if addr < 0 or addr + reach > cap:
+        what = "covers" if reach == tile.span else "reaches, to its valid region's last element,"
+        raise GeometryError(f"{_who(tile, name)} at {addr:#x} {what} bytes [{addr:#x}, {addr + reach:#x}), "
+                            f"past the end of the {cap}-byte ({cap:#x}) {where}; it fits at {cap - reach:#x} "
+                            "or below", instruction=op, operand="addr", rule="pto.mem.bounds", value=addr)
     if addr % prof.align:
         raise GeometryError(f"{_who(tile, name)} at {addr:#x}: addresses must be {prof.align}-byte aligned "
                             f"(the nearest are {addr - addr % prof.align:#x} and "
@@ -98,7 +137,11 @@ class Memory:
 
     def __init__(self, target: "str | Profile | None" = None) -> None:
         self.prof = get_target(target)
-        self.data = {buffer_of(loc): np.zeros(cap, np.uint8) for loc, cap in self.prof.capacities.items()}
+        # on cpu a windowed tile's static span may pass the buffer's end: those bytes are a zeroed tail that is
+        # not the buffer, and ops refuse such a tile (pto.mem.overhang, PTO176)
+        tail = 2 if _is_sim(self.prof) else 1
+        self._backing = {buffer_of(loc): np.zeros(tail * cap, np.uint8) for loc, cap in self.prof.capacities.items()}
+        self.data = {buf: b[: b.size // 2] if tail == 2 else b for buf, b in self._backing.items()}
         self.live: dict[str, list] = {b: [] for b in self.data}
 
     def place(self, tile: Tile, addr: int | None = None, *, name: str | None = None, op: str = "pto.alloc_tile"
@@ -116,8 +159,9 @@ class Memory:
         else:
             _check_place(tile, int(addr), self.prof, op, name)
         self.release(tile)
-        tile.bind(self.data[buf], int(addr))
+        tile.bind(self._backing[buf], int(addr))
         tile.addr = int(addr)
+        tile.overhang = max(0, int(addr) + tile.span - self.data[buf].size)
         self.live[buf].append((int(addr), int(addr) + tile.span, tile, name))
         return tile
 

@@ -204,7 +204,8 @@ def talloc(pipe: TPipe, shape, dtype, *, direction: str | None = None) -> np.nda
 def tfree(pipe: TPipe, slot: np.ndarray | None = None, split: int = 0, *, subblock: int = 0) -> TPipe:
     """TFREE: release a slot :func:`tpop` returned (GlobalData overload), or the oldest tile payload slot this
     subblock popped and has not freed; subblock 1's unsplit free on a pipe where it popped nothing is the
-    simulator's inactive-lane no-op. Raises ``pto.pipe.split``, ``pto.pipe.slot``, ``pto.pipe.free``,
+    simulator's inactive-lane no-op, and a subblock's free before its first pop discards the first pushed tile,
+    once (the simulator frees its slot 0, PTO197). Raises ``pto.pipe.split``, ``pto.pipe.slot``, ``pto.pipe.free``,
     ``pto.pipe.subblocks``."""
     _pipe("TFREE", pipe)
     _split("TFREE", split)

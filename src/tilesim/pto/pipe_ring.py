@@ -58,6 +58,7 @@ class Ring:
         self.next_slot = 0                               # the producer cursor
         self.cursors: dict[tuple, int] = {}              # (direction, subblock) -> consumer cursor
         self.held: dict[int, list[int]] = {}             # subblock -> popped, not yet freed slot indices
+        self.consumed: set[int] = set()                  # subblocks that popped, or freed slot 0 unpopped
 
     @property
     def occupied(self) -> int:
@@ -161,14 +162,21 @@ class Ring:
 
     def _take(self, index: int, direction: str, lane: int) -> None:
         self.slots[index].popped.add(lane)
+        self.consumed.add(lane)
         self.held.setdefault(lane, []).append(index)
         self.cursors[(direction, lane)] = (index + 1) % self.depth if self.depth is not None else index + 1
 
     def free(self, subblock: int, op: str) -> None:
         held = self.held.get(subblock)
         if not held:
-            _ring_error(op, f"subblock {subblock} holds no popped slot to free", "pipe", "pto.pipe.free", subblock,
-                        cls=StateError)
+            first = self.slots.get(0)
+            if subblock not in self.consumed and first is not None and first.committed and first.consumers == 1:
+                del self.slots[0]                        # the simulator frees its consumer's slot 0 (PTO197)
+                self.consumed.add(subblock)
+                return
+            _ring_error(op, f"subblock {subblock} holds no popped slot to free (a free before any pop discards "
+                        "the first pushed tile, once; here the simulator would free an already freed slot and "
+                        "corrupt its count of occupied slots)", "pipe", "pto.pipe.free", subblock, cls=StateError)
         index = held.pop(0)
         slot = self.slots[index]
         slot.freed += 1

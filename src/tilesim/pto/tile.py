@@ -122,6 +122,8 @@ class Tile:
 
     #: where a layout the program's type did not name came from (a target's default); errors quote it
     layout_note: str = ""
+    #: bytes of the tile past its buffer's end: a windowed TASSIGN on cpu (PTO176); ops refuse such a tile
+    overhang: int = 0
 
     def __init__(self, loc: str = "vec", dtype="f32", rows: int = 16, cols: int = 16, valid=None,
                  blayout: str = "row_major", slayout: str = "none_box", fractal: int = 512, pad="null") -> None:
@@ -256,7 +258,7 @@ class Tile:
         if data.dtype != np.uint8 or data.ndim != 1 or not 0 <= offset <= data.size - self.span:
             raise GeometryError(f"a {self.span}-byte tile does not fit {data.size} bytes at {offset}",
                                 instruction="Tile.bind", operand="offset", rule="pto.mem.bounds", value=offset)
-        self._mem, self._off = data, int(offset)
+        self._mem, self._off, self.overhang = data, int(offset), 0
         self._bits = self._view()
         self._valid_bits = self._bits[: self._valid[0], : self._valid[1]]
         self.pull()

@@ -17,6 +17,7 @@ Rule ids used here:
 ``pto.op.dst_rows``         a row-vector destination does not have one valid row
 ``pto.op.tmp_dtype``        (A2A3) tmp must have the source dtype
 ``pto.op.target``           the target does not have the op (``Profile.absent_ops``)
+``pto.mem.overhang``          a tile's static span passes its buffer's end (a windowed TASSIGN on cpu)
 ==========================  ====================================================
 """
 
@@ -64,6 +65,9 @@ class Op:
         """Run ``checks()``, the checks that read only the operands' types and valid regions (location, dtype,
         layout, valid shapes), unless they passed before for such operands on this profile (ops run in loops);
         returns what ``checks()`` returned then (a plan of the call: it may depend only on what the key holds)."""
+        for t in operands:
+            if getattr(t, "overhang", 0):
+                self.window(t)
         key = (self.name, id(self.prof), *[t.key if isinstance(t, Tile) else type(t) for t in operands])
         hit = _PASSED.get(key)
         if hit is not None and hit[0] is self.prof:  # the entry keeps the profile alive, so its id is not reused
@@ -78,11 +82,20 @@ class Op:
     def fail(self, detail: str, operand: str, rule: str, value=None, cls=GeometryError):
         raise cls(detail, instruction=self.inst, operand=operand, rule=rule, value=value)
 
+    def window(self, t: Tile, operand: str = "tile"):
+        """Refuse a tile whose static span passes its buffer's end (PTO176): tilesim's ops view the whole tile."""
+        self.fail(f"{t.describe()} ends {t.overhang} bytes past its buffer (a windowed TASSIGN on cpu, which bounds "
+                  f"only its valid region's footprint): tilesim's ops address all {t.rows}x{t.cols} elements, so "
+                  "none runs on it; place the tile where its whole span fits, or read and write its valid region "
+                  "through bits/values", operand, "pto.mem.overhang", t.overhang)
+
     # ----------------------------------------------------------------- kinds
     def tile(self, t, operand: str, loc: str | tuple[str, ...] | None = "vec") -> Tile:
         if not isinstance(t, Tile):
             self.fail(f"expected a Tile, got {type(t).__name__}", operand, "pto.op.operand", type(t).__name__,
                       TilesimError)
+        if t.overhang:
+            self.window(t, operand)
         locs = (loc,) if isinstance(loc, str) else loc
         if locs is not None and t.loc not in locs:
             self.fail(f"must be a {' or '.join(locs)} tile", operand, "pto.op.loc", t.loc)

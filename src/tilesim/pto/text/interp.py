@@ -1611,6 +1611,9 @@ class Interpreter:
     def _tfree(self, st, env, frame) -> None:
         if self._split(st) not in (0, 1, 2):
             raise self._err(st, "split must be 0, 1 or 2", "pto.pipe.split")
+        pipe = next((v for v in (self._get(env, o, st) for o in st.ins) if isinstance(v, Opaque)
+                     and v.kind == "pipe"), None)
+        self.pipes.free(self._pipe_dir(st, frame, False, pipe), self.subblock if frame.kind != "cube" else 0)
 
     def _async_session(self, st, env, frame) -> None:
         self._bind(env, st, [Opaque("session", {})])

@@ -43,6 +43,8 @@ class Pipes:
     inits: list = field(default_factory=list)
     #: two vector subblocks run (PTO157): each pops its own copy, and v2c halves are joined by the cube's pop
     two_subblocks: bool = False
+    #: (direction, subblock) pairs that popped, or dropped a payload with a TFREE before their first pop
+    consumed: set = field(default_factory=set)
 
     def push(self, direction: str, tile: Tile, split: int, op: str, subblock: int = 0) -> None:
         """Copy ``tile``'s valid region into the FIFO (halves for split 1 and 2)."""
@@ -83,10 +85,8 @@ class Pipes:
             raise StateError(f"nothing was pushed to the {direction} pipe before this pop, and no peer function "
                              "runs beside this one to push it", instruction=op, operand="pipe",
                              rule="pto.pipe.empty", value=direction)
-        dtype, data, pushed_split = q.popleft()
-        other = self.fifos[direction][1 - subblock]
-        if other and pushed_split == 0 and not self.two_subblocks:
-            other.popleft()
+        self.consumed.add((direction, subblock))
+        dtype, data, pushed_split = self._take(direction, subblock)
         if pushed_split != split:
             raise TilesimError(f"popped with split {split}, pushed with split {pushed_split}", instruction=op,
                                operand="split", rule="pto.pipe.split", value=(pushed_split, split))
@@ -100,6 +100,22 @@ class Pipes:
         dst.bits[: data.shape[0], : data.shape[1]] = data
         dst.push()
         return dst
+
+    def _take(self, direction: str, subblock: int) -> tuple:
+        dtype, data, pushed_split = self.fifos[direction][subblock].popleft()
+        other = self.fifos[direction][1 - subblock]
+        if other and pushed_split == 0 and not self.two_subblocks:
+            other.popleft()
+        return dtype, data, pushed_split
+
+    def free(self, direction: str, subblock: int) -> None:
+        """TFREE: nothing, as pops take their payload, except that a free before this subblock's first pop
+        drops the first queued unsplit payload, as the CPU simulator's free of its consumer's slot 0 (PTO197)."""
+        q = self.fifos[direction][subblock]
+        if (direction, subblock) in self.consumed or not q or q[0][2] or self.two_subblocks:
+            return
+        self.consumed.add((direction, subblock))
+        self._take(direction, subblock)
 
     def ready(self, direction: str, subblock: int) -> bool:
         """Whether a pop of ``subblock`` (the cube's: 0) would find its payload."""
