@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 from timing import gemm_memory  # noqa: E402  benchmarks/timing.py (the script's folder is on sys.path)
 
 from tilesim import pto  # noqa: E402
-from tilesim.pto import Tile, transcend  # noqa: E402
+from tilesim.pto import Tile  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = ("pto-small", "pto-large", "pto-loop", "tensix", "gemm", "compare", "study")
@@ -83,12 +83,11 @@ class Report:
               f"{peer + ' median (min-max)':>28} {'ratio median (min-max)':>24} {'bar':>9}  met")
 
     def row(self, work: str, t_fn: list[float], t_peer: list[float], scale: float, bar: float, *,
-            ratio_bar: bool, counted: bool = True) -> None:
-        """``counted``: False for a row shown beside a figure (not one of the table's), whose miss is not listed."""
+            ratio_bar: bool) -> None:
         ratios = [a / b for a, b in zip(t_fn, t_peer)] if t_peer else []
         value = sorted(ratios)[len(ratios) // 2] if ratio_bar else sorted(t_fn)[len(t_fn) // 2] * scale
         met = value <= bar
-        if not met and counted:
+        if not met:
             self.missed.append(work)
         print(f"{work:44} {_spread(t_fn, scale):>30} {_spread(t_peer, scale) if t_peer else '-':>28} "
               f"{_spread(ratios, 1, '.2f') if ratios else '-':>24} {('<= ' + format(bar, 'g') + ('x' if ratio_bar else '')):>9}"
@@ -191,27 +190,11 @@ def _large_ops():
     return ops
 
 
-#: the ops whose large tiles run as row chunks on the machine's cores (decision PTO191): also timed on one thread
-_THREADED = ("texp", "tlog", "trsqrt", "trowexpandexpdif")
-
-
 def large_ops(rep: Report, rounds: int) -> None:
     rep.section("PTO op on 256x1024 f32 (cpu) against the numpy equivalent", "us", "numpy us")
-    ops = _large_ops()
-    for name, fn, peer in ops:
+    for name, fn, peer in _large_ops():
         t_fn, t_peer = paired(fn, peer, rounds, calls=2)
         rep.row(name, t_fn, t_peer, 1e6, 1.5, ratio_bar=True)
-    threads, transcend.THREADS_FROM = transcend.THREADS_FROM, 1 << 62
-    try:
-        for name, fn, peer in ops:
-            if name in _THREADED:
-                t_fn, t_peer = paired(fn, peer, rounds, calls=2)
-                rep.row(f"{name}, one thread (not a figure)", t_fn, t_peer, 1e6, 1.5, ratio_bar=True, counted=False)
-    finally:
-        transcend.THREADS_FROM = threads
-    split = "yes" if transcend.has_spare_core() else "no"
-    print(f"{'':44} split into row spans from {threads} lanes on {transcend.CORES} cores when the load average is "
-          f"below {transcend.CORES - 0.5}: {split} (load {os.getloadavg()[0]:.2f})")
 
 
 def _tadd_loop(n: int) -> str:

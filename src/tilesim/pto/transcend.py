@@ -35,31 +35,25 @@ The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
   normal inputs.
 
 ``tests/pto/test_fast_paths.py`` holds the float64 values to ``EPS / 4`` against
-50-digit decimal arithmetic and the f32 results to the exact path. Large tiles run
-as row chunks on a small persistent thread pool, one chunk per core (the kernels
-release the GIL); each lane is computed alone, so the bits do not depend on the
-split (:data:`THREADS_FROM`).
+50-digit decimal arithmetic and the f32 results to the exact path. A tile runs in
+one call on one thread (decision PTO191).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import os
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "EXP_R", "LOG_Z", "economized", "MARK", "THREADS_FROM", "CORES", "has_spare_core", "run"]
+__all__ = ["KINDS", "EPS", "EXP_R", "LOG_Z", "economized", "MARK", "run"]
 
-_kernel = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+_kernel = njit(cache=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-_row = njit(cache=True, nogil=True, error_model="numpy", fastmath={"contract"})
+_row = njit(cache=True, error_model="numpy", fastmath={"contract"})
 
 #: the float64 evaluations' relative error bound; the certificate's window (in float64 ulps, about their dropped
 #: 29 bits' midpoint: a modular shift puts it at 0.._NEAR)
@@ -249,12 +243,12 @@ def _expdif_row(a, w, cb, o):
     return n
 
 
-# The chunk loops: rows r0..r1 of x (f32 codes: a flat buffer and its row step, as jit.rows gives them) into out
+# The tile loops: the R rows of x (f32 codes: a flat buffer and its row step, as jit.rows gives them) into out
 # likewise; bad: the flat indices (i * C + j) of the marked lanes. Returns their count, or -1 when bad is full.
 @_kernel
-def _exp_k(x, sx, out, so, r0, r1, C, bad):
+def _exp_k(x, sx, out, so, R, C, bad):
     xf, nb = x.view(np.float32), 0
-    for i in range(r0, r1):
+    for i in range(R):
         o = out[i * so:i * so + C]
         if _exp_row(xf[i * sx:i * sx + C], o) and nb >= 0:
             nb = _marked(o, i * C, C, bad, nb)
@@ -262,9 +256,9 @@ def _exp_k(x, sx, out, so, r0, r1, C, bad):
 
 
 @_kernel
-def _log_k(x, sx, out, so, r0, r1, C, bad):
+def _log_k(x, sx, out, so, R, C, bad):
     nb = 0
-    for i in range(r0, r1):
+    for i in range(R):
         o = out[i * so:i * so + C]
         if _log_row(x[i * sx:i * sx + C], o) and nb >= 0:
             nb = _marked(o, i * C, C, bad, nb)
@@ -272,9 +266,9 @@ def _log_k(x, sx, out, so, r0, r1, C, bad):
 
 
 @_kernel
-def _rsqrt_k(x, sx, out, so, r0, r1, C, bad):
+def _rsqrt_k(x, sx, out, so, R, C, bad):
     nb = 0
-    for i in range(r0, r1):
+    for i in range(R):
         o = out[i * so:i * so + C]
         if _rsqrt_row(x[i * sx:i * sx + C], o) and nb >= 0:
             nb = _marked(o, i * C, C, bad, nb)
@@ -282,10 +276,10 @@ def _rsqrt_k(x, sx, out, so, r0, r1, C, bad):
 
 
 @_kernel
-def _expdif_k(x, sx, b, sb, cb, out, so, r0, r1, C, bad):
+def _expdif_k(x, sx, b, sb, cb, out, so, R, C, bad):
     """exp(float32(a - b)) with ``b`` a row's value (cb 0) or a row of C values (cb 1)."""
     xf, bf, nb = x.view(np.float32), b.view(np.float32), 0
-    for i in range(r0, r1):
+    for i in range(R):
         o = out[i * so:i * so + C]
         if _expdif_row(xf[i * sx:i * sx + C], bf[i * sb:i * sb + (C if cb else 1)], cb, o) and nb >= 0:
             nb = _marked(o, i * C, C, bad, nb)
@@ -295,79 +289,16 @@ def _expdif_k(x, sx, b, sb, cb, out, so, r0, r1, C, bad):
 #: op -> kernel
 _KERNELS = {"exp": _exp_k, "log": _log_k, "rsqrt": _rsqrt_k, "expdif": _expdif_k}
 KINDS = frozenset(_KERNELS)
-#: tiles of at least this many lanes are split over the cores (a pool thread's wake-up took 50-100 us on the
-#: virtual machines measured, more than a split of a smaller tile saves)
-THREADS_FROM = 1 << 17
-#: row spans per core in a split tile
-CHUNKS_PER_CORE = 4
-#: the cores this process may run on (at most 8), one row chunk each
-CORES = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8))
-_pool: tuple[int, ThreadPoolExecutor] | None = None  # (the process id it was made in, the pool)
-_load = (-2.0, 0.0)  # (when read, the one-minute load average)
-#: capacity of a chunk's list of marked lanes (more marks: the caller finds them with one numpy pass)
+#: capacity of the list of marked lanes (more marks: the caller finds them with one numpy pass)
 _BAD_CAP = 4096
-
-
-def has_spare_core() -> bool:
-    """Whether the machine has a core to spare: its one-minute load average (read at most once a second) below
-    ``CORES - 0.5``. On a loaded machine a pool thread waits for a core for milliseconds, far longer than it
-    saves (benchmarks/run.py at load 10 on 2 cores: a median of 2.8x numpy's time for texp split, 2.0x not)."""
-    global _load
-    now = time.monotonic()
-    if now - _load[0] > 1.0:
-        _load = (now, os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0)
-    return _load[1] < CORES - 0.5
-
-
-def _chunks(R: int, C: int) -> list[tuple[int, int]]:
-    """Row spans: one below THREADS_FROM lanes or on a busy machine, else CHUNKS_PER_CORE per core (a thread
-    that the machine keeps waiting then holds back at most one small span, not a core's share)."""
-    n = min(CORES * CHUNKS_PER_CORE, R) if CORES > 1 and R * C >= THREADS_FROM and has_spare_core() else 1
-    edges = [R * k // n for k in range(n + 1)]
-    return [(edges[k], edges[k + 1]) for k in range(n)]
-
-
-def _workers() -> ThreadPoolExecutor:
-    """The pool of ``CORES - 1`` threads (a new one in a forked child, where the parent's threads do not run)."""
-    global _pool
-    if _pool is None or _pool[0] != os.getpid():
-        _pool = (os.getpid(), ThreadPoolExecutor(max(1, CORES - 1), thread_name_prefix="tilesim-transcend"))
-    return _pool[1]
 
 
 def run(kind: str, x: tuple, b: tuple | None, out: tuple, R: int, C: int) -> np.ndarray | None:
     """``kind`` (exp, log, rsqrt; expdif with ``b``) of R x C f32 lanes given as :func:`tilesim.pto.jit.rows`
     triples (buffer, row step, column step), into ``out``'s triple. Returns the flat indices (``i * C + j``) of
     the lanes left to the exact path (their ``out`` lanes hold :data:`MARK`), or None when there are too many to
-    list (then they are the lanes holding MARK).
-
-    Row spans are claimed in turn by this thread and the pool's (``next`` on a shared counter is atomic under the
-    GIL); this thread then waits only for spans a pool thread has claimed and not finished."""
-    kernel = _KERNELS[kind]
+    list (then they are the lanes holding MARK)."""
     args = (x[0], x[1]) if b is None else (x[0], x[1], b[0], b[1], b[2])
-    spans = _chunks(R, C)
-    bads = [np.empty(min(_BAD_CAP, (r1 - r0) * C), np.int64) for r0, r1 in spans]
-    counts: list = [None] * len(spans)
-    finished = [threading.Event() for _ in spans] if len(spans) > 1 else []
-    claim = itertools.count()
-
-    def work() -> None:
-        while (k := next(claim)) < len(spans):
-            try:
-                counts[k] = kernel(*args, out[0], out[1], spans[k][0], spans[k][1], C, bads[k])
-            finally:  # a span that failed in a pool thread is left None: raised below
-                if finished:
-                    finished[k].set()
-
-    if finished:
-        for _ in range(CORES - 1):
-            _workers().submit(work)
-    work()
-    for k, event in enumerate(finished):
-        if counts[k] is None:
-            event.wait()
-    if None in counts:
-        raise RuntimeError(f"tilesim: a row span of {kind} failed in a pool thread")
-    if min(counts) < 0:
-        return None
-    return bads[0][:counts[0]] if len(counts) == 1 else np.concatenate([bad[:n] for bad, n in zip(bads, counts)])
+    bad = np.empty(min(_BAD_CAP, R * C), np.int64)
+    n = _KERNELS[kind](*args, out[0], out[1], R, C, bad)
+    return None if n < 0 else bad[:n]
