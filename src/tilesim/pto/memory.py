@@ -162,6 +162,7 @@ class Memory:
         tile.bind(self._backing[buf], int(addr))
         tile.addr = int(addr)
         tile.overhang = max(0, int(addr) + tile.span - self.data[buf].size)
+        tile._rekey()
         self.live[buf].append((int(addr), int(addr) + tile.span, tile, name))
         return tile
 

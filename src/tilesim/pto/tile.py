@@ -259,6 +259,7 @@ class Tile:
             raise GeometryError(f"a {self.span}-byte tile does not fit {data.size} bytes at {offset}",
                                 instruction="Tile.bind", operand="offset", rule="pto.mem.bounds", value=offset)
         self._mem, self._off, self.overhang = data, int(offset), 0
+        self._rekey()
         self._bits = self._view()
         self._valid_bits = self._bits[: self._valid[0], : self._valid[1]]
         self.pull()
@@ -309,9 +310,13 @@ class Tile:
                                     rule="pto.tile.valid", value=v)
         self._valid = (int(valid_rows), int(valid_cols))
         self._valid_bits = self._bits[: self._valid[0], : self._valid[1]]
-        #: what an op's cached checks read (:meth:`~tilesim.pto.ops._common.Op.static`): the type and valid region
-        self.key = (self.signature, self._valid)
+        self._rekey()
         return self
+
+    def _rekey(self) -> None:
+        """What an op's cached checks read (:meth:`~tilesim.pto.ops._common.Op.static`): the type, the valid region
+        and the overhang (a tile that has one never passes, so its key is never cached)."""
+        self.key = (self.signature, self._valid, self.overhang)
 
     # ------------------------------------------------------------------ layout
     @property

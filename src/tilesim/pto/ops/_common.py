@@ -65,13 +65,13 @@ class Op:
         """Run ``checks()``, the checks that read only the operands' types and valid regions (location, dtype,
         layout, valid shapes), unless they passed before for such operands on this profile (ops run in loops);
         returns what ``checks()`` returned then (a plan of the call: it may depend only on what the key holds)."""
-        for t in operands:
-            if getattr(t, "overhang", 0):
-                self.window(t)
         key = (self.name, id(self.prof), *[t.key if isinstance(t, Tile) else type(t) for t in operands])
         hit = _PASSED.get(key)
         if hit is not None and hit[0] is self.prof:  # the entry keeps the profile alive, so its id is not reused
             return hit[1]
+        for t in operands:  # a tile with an overhang (its key says so) fails here, so no key of one is cached
+            if getattr(t, "overhang", 0):
+                self.window(t)
         plan = checks()
         if len(_PASSED) > 4096:
             _PASSED.clear()
