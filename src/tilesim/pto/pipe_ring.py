@@ -171,8 +171,9 @@ class Ring:
         if not held:
             first = self.slots.get(0)
             if subblock not in self.consumed and first is not None and first.committed and first.consumers == 1:
-                del self.slots[0]                        # the simulator frees its consumer's slot 0 (PTO197)
-                self.consumed.add(subblock)
+                del self.slots[0]                        # the simulator frees its consumer's slot 0 (PTO197),
+                self.consumed.add(subblock)              # and the next pop reads the slot after it
+                self.cursors[(first.direction, subblock)] = 1 % self.depth if self.depth is not None else 1
                 return
             _ring_error(op, f"subblock {subblock} holds no popped slot to free (a free before any pop discards "
                         "the first pushed tile, once; here the simulator would free an already freed slot and "
