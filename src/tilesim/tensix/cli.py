@@ -199,7 +199,7 @@ def check_inputs(statements: list[Statement], inputs: dict, source: str | None =
 
 
 def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], rounding: str = "hardware",
-                source: str | None = None, on_trace=None, observe=None, trace: bool = False):
+                source: str | None = None, on_trace=None, observe=None, trace: bool = False, jit: bool = True):
     """Run parsed statements on a fresh machine. Returns ``(machine, outputs)``; outputs in order.
     Inputs are checked first (:func:`check_inputs`). ``observe(statement, machine, thread, outputs)`` is
     called after each statement; ``trace=True`` returns ``(machine, Traced(outputs, steps))`` with the values
@@ -214,10 +214,10 @@ def run_program(statements: list[Statement], inputs: dict[str, np.ndarray], roun
             seen(*args)
             if observe is not None:
                 observe(*args)
-        m, outputs = run_program(statements, inputs, rounding, source, on_trace, both)
+        m, outputs = run_program(statements, inputs, rounding, source, on_trace, both, jit=jit)
         return m, Traced(outputs, steps)
     arrays = check_inputs(statements, inputs, source)
-    m = Machine(rounding)
+    m = Machine(rounding, jit)
     outputs: dict[str, np.ndarray] = {}
     thread = 0
     count = 0

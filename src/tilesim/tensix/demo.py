@@ -19,10 +19,12 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "tensix"
 
 
 def _example(name: str, rounding: str = "hardware"):
+    """Run an example on the numpy reference path (``jit=False``, the same bits: ``tests/tensix/test_fast_path.py``):
+    these programs are a few dozen instructions, and compiling the numba kernels would take most of a cold demo."""
     path = EXAMPLES / name
     statements = parse_program(path.read_text(), str(path))
     arrays = {s.args[0]: s.args[1] for s in statements if s.kind == "array"}
-    _, out = run_program(statements, {}, rounding, str(path))
+    _, out = run_program(statements, {}, rounding, str(path), jit=False)
     return arrays, out
 
 
@@ -33,7 +35,7 @@ def _tf32(x: np.ndarray) -> np.ndarray:
 
 def _lofi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The same multiply with one fidelity phase (phase 0 only)."""
-    m = Machine().configure(ALU_FORMAT_SPEC_REG0_SrcA=4, ALU_FORMAT_SPEC_REG1_SrcB=4, ALU_ACC_CTRL_Fp32_enabled=1)
+    m = Machine(jit=False).configure(ALU_FORMAT_SPEC_REG0_SrcA=4, ALU_FORMAT_SPEC_REG1_SrcB=4, ALU_ACC_CTRL_Fp32_enabled=1)
     m.unpack("srca", a, "FP32", out="TF32")
     m.unpack("srcb", b, "FP32", out="TF32")
     m.run(["TT_ZEROACC(3, 0, 0)", "TT_ELWMUL(3, 1, 0, 0, 0)"])
