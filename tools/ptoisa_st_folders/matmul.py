@@ -31,10 +31,12 @@ def _up(n: int, to: int) -> int:
     return -(-n // to) * to
 
 
-def matmul(case, out_t: str, a_t: str, b_t: str, bias_t: str | None, m: int, k: int, n: int):
-    """The kernel's chain on tilesim (TGEMV/TGEMV_BIAS where m == 1): returns (stored C, golden C, C's dtype)."""
+def loaded_operands(case, acc_t: str, a_t: str, b_t: str, m: int, k: int, n: int, m_align: int | None = None):
+    """The kernels' prelude: A and B TLOADed from ``x1_gm.bin``/``x2_gm.bin`` into Nz mat tiles and TMOVed to Left
+    and Right, and the Acc tile they feed; sizes rounded up to 32 elements (1-byte inputs) or 16, M to ``m_align``
+    where the kernel says so. Returns (left, right, acc)."""
     align = 32 if pto.get_dtype(a_t).size == 1 else 16
-    M, K, N = _up(m, align), _up(k, align), _up(n, align)
+    M, K, N = _up(m, m_align or align), _up(k, align), _up(n, align)
     a_mat = tile(a_t, (M, K), (m, k), loc="mat", blayout="col_major", slayout="row_major")
     b_mat = tile(b_t, (K, N), (k, n), loc="mat", blayout="col_major", slayout="row_major")
     pto.tload(a_mat, case.read("x1_gm.bin", a_t, m, k).view(a_mat.dtype.np), target="cpu")
@@ -42,9 +44,16 @@ def matmul(case, out_t: str, a_t: str, b_t: str, bias_t: str | None, m: int, k: 
     left = tile(a_t, (M, K), (m, k), loc="left", blayout=pto.get_target("cpu").left_blayout or "row_major",
                 slayout="row_major")
     right = tile(b_t, (K, N), (k, n), loc="right", blayout="row_major", slayout="col_major")
-    acc = tile(out_t, (M, N), (m, n), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
+    acc = tile(acc_t, (M, N), (m, n), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
     pto.tmov(left, a_mat, target="cpu")
     pto.tmov(right, b_mat, target="cpu")
+    return left, right, acc
+
+
+def matmul(case, out_t: str, a_t: str, b_t: str, bias_t: str | None, m: int, k: int, n: int):
+    """The kernel's chain on tilesim (TGEMV/TGEMV_BIAS where m == 1): returns (stored C, golden C, C's dtype)."""
+    left, right, acc = loaded_operands(case, out_t, a_t, b_t, m, k, n)
+    N = acc.cols
     gemv = "tgemv" if m == 1 else "tmatmul"
     if bias_t is None:
         getattr(pto, gemv)(acc, left, right, target="cpu")

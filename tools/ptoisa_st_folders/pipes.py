@@ -15,7 +15,7 @@ from tilesim.pto.ops import convert_sub_byte
 
 from ptoisa_st import CXX_DTYPES, Row, _int, count_tests, each_case, refusals, score
 
-from . import pipe_kernels
+from . import matmul, pipe_kernels
 from .common import tile
 from .pipe_scenarios import HOOKS_ONLY, SCENARIOS
 
@@ -179,10 +179,6 @@ def _fixpipe_kernels(folder: Path) -> dict[int, tuple[list[str], str, float | No
     return out
 
 
-def _up(n: int, to: int) -> int:
-    return -(-n // to) * to
-
-
 def run_push_fixpipe(folder: Path, st: Path, verbose: bool) -> Row:
     """``RunTPushPopFixpipe*<InT, AccT, OutT, M, K, N>`` of the case's tilingKey: TLOAD of ``x1_gm.bin`` and
     ``x2_gm.bin`` into Nz mat tiles, TMOV to Left and Right, TMATMUL, the kernel's SET_QUANT_SCALAR or
@@ -198,24 +194,13 @@ def run_push_fixpipe(folder: Path, st: Path, verbose: bool) -> Row:
             targs, quant, scalar, vector = kernels[int(keys[case.name])]
             in_t, acc_t, out_t = (CXX_DTYPES[t] for t in targs[:3])
             m, k, n = (int(v) for v in targs[3:6])
-            align = 32 if pto.get_dtype(in_t).size == 1 else 16
-            M, K, N = _up(m, 16), _up(k, align), _up(n, align)
-            a_mat = tile(in_t, (M, K), (m, k), loc="mat", blayout="col_major", slayout="row_major")
-            b_mat = tile(in_t, (K, N), (k, n), loc="mat", blayout="col_major", slayout="row_major")
-            pto.tload(a_mat, case.read("x1_gm.bin", in_t, m, k).view(a_mat.dtype.np), target="cpu")
-            pto.tload(b_mat, case.read("x2_gm.bin", in_t, k, n).view(b_mat.dtype.np), target="cpu")
-            left = tile(in_t, (M, K), (m, k), loc="left", blayout=pto.get_target("cpu").left_blayout or "row_major",
-                        slayout="row_major")
-            right = tile(in_t, (K, N), (k, n), loc="right", blayout="row_major", slayout="col_major")
-            acc = tile(acc_t, (M, N), (m, n), loc="acc", blayout="col_major", slayout="row_major", fractal=1024)
-            pto.tmov(left, a_mat, target="cpu")
-            pto.tmov(right, b_mat, target="cpu")
+            left, right, acc = matmul.loaded_operands(case, acc_t, in_t, in_t, m, k, n, m_align=16)
             pto.tmatmul(acc, left, right, target="cpu")
             cfg = BlockConfig()
             if scalar is not None:
                 pto.set_quant_scalar(scalar, out_dtype=out_t, config=cfg, target="cpu")
             if vector:
-                fb = tile("u64", (1, N), (1, n), loc="scaling", data=case.read("quant_gm.bin", "u64", 1, n))
+                fb = tile("u64", (1, acc.cols), (1, n), loc="scaling", data=case.read("quant_gm.bin", "u64", 1, n))
                 pto.set_quant_vector(fb, config=cfg, target="cpu")
             pipe = pto.TPipe(1, depth=2, no_split=True)
             pto.tpush(pipe, acc, quant=quant, config=cfg, target="cpu")
