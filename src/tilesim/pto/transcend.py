@@ -49,29 +49,47 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "EXP_R", "LOG_Z", "economized", "MARK", "run"]
+__all__ = ["KINDS", "EPS", "EXP_EPS", "EXP_DD_EPS", "EXP_R", "LOG_Z", "economized", "MARK", "run"]
 
 _kernel = njit(cache=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
 _row = njit(cache=True, error_model="numpy", fastmath={"contract"})
+#: the double-double steps need each rounding as written: no contraction into FMAs
+_exact = njit(cache=True, error_model="numpy")
 
 #: the float64 evaluations' relative error bound; the certificate's window (in float64 ulps, about their dropped
 #: 29 bits' midpoint: a modular shift puts it at 0.._NEAR)
 EPS = 2.0 ** -44
 _LOW29, _SHIFT, _NEAR = np.uint64((1 << 29) - 1), np.uint64((1 << 29) - (1 << 28) + (1 << 10)), np.uint64(1 << 11)
+#: exp's (PTO198): its relative error bound on exp(r) and its window (2**14 ulps: EXP_EPS * 2**53, as exp(r) <= 1.415)
+EXP_EPS = 2.0 ** -39
+_EXP_SHIFT, _EXP_NEAR = np.uint64((1 << 29) - (1 << 28) + (1 << 14)), np.uint64(1 << 15)
+_EXP_TOP = np.float32(87).view(np.uint32)  # the fast pass's inputs: |v| < 87 (results normal f32 numbers)
 _SQRT_HALF = np.uint32(0x3F3504F3)  # the f32 code of sqrt(1/2) rounded down
 #: a marked lane's code (a NaN: certified lanes are never NaN)
 MARK = np.uint32(0xFFFFFFFF)
 
 
-def _constants() -> tuple[float, float, float, float]:
-    """ln2 as L1 (40 bits) + L2, and as LN2_HI (45 bits) + LN2_LO, from 40-digit decimal arithmetic."""
+def _constants() -> tuple[float, float]:
+    """ln2 as LN2_HI (45 bits) + LN2_LO, from 40-digit decimal arithmetic."""
     with localcontext() as ctx:
         ctx.prec = 40
         ln2 = Decimal(2).ln()
-        l1 = math.floor(float(ln2) * 2.0 ** 40) / 2.0 ** 40
         hi = math.floor(float(ln2) * 2.0 ** 45) / 2.0 ** 45
-        return l1, float(ln2 - Decimal(l1)), hi, float(ln2 - Decimal(hi))
+        return hi, float(ln2 - Decimal(hi))
+
+
+def _dd_constants() -> tuple[float, float, float, np.ndarray, np.ndarray]:
+    """ln2/64 as C1 + C2 (38 bits each, from 2**-7 and 2**-45 down) + C3, and 2**(j/64), j < 64, as double-doubles
+    (their high parts' arrays, then their low parts'), from 60-digit decimal arithmetic."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        c = Decimal(2).ln() / 64
+        c1 = math.floor(c * 2 ** 45) / 2.0 ** 45
+        c2 = math.floor((c - Decimal(c1)) * 2 ** 83) / 2.0 ** 83
+        t = [Decimal(2) ** (Decimal(j) / 64) for j in range(64)]
+        hi = np.array([float(v) for v in t])
+        return c1, c2, float(c - Decimal(c1) - Decimal(c2)), hi, np.array([float(v - Decimal(h)) for v, h in zip(t, hi)])
 
 
 def _chebyshev(n: int) -> list[int]:
@@ -99,12 +117,19 @@ def economized(c: list[Fraction], lo: Fraction, hi: Fraction, degree: int) -> tu
     return c[:degree + 1], change
 
 
-_L1, _L2, _LN2_HI, _LN2_LO = _constants()
-_INV_LN2, _ROUND = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52
-#: exp(r) on |r| <= EXP_R: Taylor to degree 14 (its tail below EXP_R**15 / 15! * 2) economized to degree 10
+_LN2_HI, _LN2_LO = _constants()
+_INV_LN2, _ROUND, _LN2 = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52, math.log(2.0)
+#: exp(r) on |r| <= EXP_R: Taylor to degree 14 (its tail below EXP_R**15 / 15! * 2) economized to degree 8
 EXP_R = Fraction(34658, 100000)
-_EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 10)
-_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10 = (float(c) for c in _EXP_POLY)
+_EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 8)
+_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8 = (float(c) for c in _EXP_POLY)
+#: exp's second tier (PTO198): relative error bound of its double-double value; n = 64 k + j, ln2/64 in three parts
+EXP_DD_EPS = 2.0 ** -72
+_INV64, (_C1, _C2, _C3, _TH, _TL) = 64 / math.log(2.0), _dd_constants()
+_Q = tuple(1 / math.factorial(n) for n in range(3, 8))  # e**r - 1 - r - r**2/2 = r**3 (1/3! + r/4! + ... + r**4/7!)
+#: the second tier's decision margin: more than 2.02 EXP_DD_EPS (its value is below 2.02), with a rounding to spare
+_DD_TOL = 2.0 ** -70
+_SPLIT = 2.0 ** 27 + 1  # Veltkamp's splitter
 #: log's 2 atanh(s) = 2s + s z q(z), z = s**2 <= LOG_Z: q's series (2/3 + 2z/5 + 2z**2/7 + ...) to degree 12 (its
 #: tail below LOG_Z**13 * 2/29 / (1 - LOG_Z)) economized to degree 5
 LOG_Z = Fraction(2944, 100000)
@@ -122,25 +147,79 @@ def _near(y):
 
 @_inline
 def _exp(v):
-    """(exp(r) in [0.707, 1.415], the integer k of exp(v) = 2**k exp(r), whether ``v`` (an f32 value) is in the
-    kernel's domain)."""
-    kr = v * _INV_LN2 + _ROUND  # k in its low bits (two's complement) where ok
+    """(p within EXP_EPS of exp(r), |r| <= ln2/2, and the integer k of exp(v) = 2**k exp(r)), ``v`` an f32 value
+    in (-88.8, 88.8)."""
+    kr = v * _INV_LN2 + _ROUND  # k in its low bits (two's complement)
     k = kr - _ROUND
-    r = (v - k * _L1) - k * _L2
-    r2 = r * r
-    r4 = r2 * r2
-    p = ((_E0 + r * _E1) + r2 * (_E2 + r * _E3)) + r4 * (((_E4 + r * _E5) + r2 * (_E6 + r * _E7))
-                                                         + r4 * ((_E8 + r * _E9) + r2 * _E10))
-    ok = (v > -87.3) & (v < 88.7)
-    return p, np.int32(np.float64(kr).view(np.int64)), ok
+    r = v - k * _LN2
+    p = _E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * (_E5 + r * (_E6 + r * (_E7 + r * _E8)))))))
+    return p, np.int32(np.float64(kr).view(np.int64))
+
+
+@_inline
+def _exp_dist(p):
+    """How far ``p``'s 29 dropped bits lie from their midpoint, shifted so that the window is 0.._EXP_NEAR."""
+    return (np.float64(p).view(np.uint64) + _EXP_SHIFT) & _LOW29
 
 
 @_inline
 def _exp_code(p, k, ok):
-    """(the f32 code of ``p * 2**k`` where ``ok`` and the certificate holds for ``p``, else the mark; whether
-    marked)."""
-    bad = np.uint32(_near(p)) | (np.uint32(1) ^ np.uint32(ok))
+    """(the f32 code of ``p * 2**k`` where ``ok`` and the certificate holds for ``p`` (its dropped bits more than
+    2**14 from their midpoint), else the mark; whether marked)."""
+    bad = np.uint32(_exp_dist(p) <= _EXP_NEAR) | (np.uint32(1) ^ np.uint32(ok))
     return (np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))) | (np.uint32(0) - bad), bad
+
+
+@_inline
+def _two_sum(a, b):
+    s = a + b
+    t = s - a
+    return s, (a - (s - t)) + (b - t)
+
+
+@_inline
+def _two_prod(a, b):
+    """a * b as p + e exactly (Dekker, with Veltkamp's split; no overflow here)."""
+    p = a * b
+    ca, cb = _SPLIT * a, _SPLIT * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@_exact
+def exp_dd(v):
+    """(hi, lo, k): exp(v) = 2**k (hi + lo) within EXP_DD_EPS relative, hi + lo in [0.99, 2.02], for an f32 value
+    ``v`` in (-87.3, 88.7) (decision PTO198)."""
+    n = math.floor(v * _INV64 + 0.5)
+    j = int(n) & 63
+    s = v - n * _C1  # exact, as n * _C1 and n * _C2 are
+    rh, e = _two_sum(s, -(n * _C2))
+    rl = e - n * _C3
+    rh, rl = _two_sum(rh, rl)
+    q = _Q[0] + rh * (_Q[1] + rh * (_Q[2] + rh * (_Q[3] + rh * _Q[4])))
+    sh, sl = _two_prod(rh, rh)
+    ah, al = _two_sum(rh, 0.5 * sh)
+    ph, pl = _two_sum(ah, ((al + rl) + 0.5 * (sl + 2.0 * rh * rl)) + (rh * sh) * q)  # e**r - 1
+    th, tl = _TH[j], _TL[j]
+    mh, ml = _two_prod(th, ph)
+    yh, e = _two_sum(th, mh)
+    yh, yl = _two_sum(yh, e + (((ml + th * pl) + tl * ph) + tl))
+    return yh, yl, (int(n) - j) >> 6
+
+
+@_exact
+def _exp_dd_code(v):
+    """The f32 code of exp(v) from :func:`exp_dd` where the exact value's side of the nearest f32 midpoint is
+    certain, else the mark."""
+    if not (v > -87.3 and v < 88.7):
+        return MARK
+    yh, yl, k = exp_dd(v)
+    t = np.float64(yh).view(np.uint64) & ~_LOW29  # yh truncated to f32 precision; m: the midpoint above it
+    d = (yh - np.uint64(t | np.uint64(1 << 28)).view(np.float64)) + yl
+    if abs(d) <= _DD_TOL:
+        return MARK
+    return np.uint32(np.float32(np.uint64(t).view(np.float64)).view(np.uint32) + np.uint32(d > 0) + (np.uint32(k) << np.uint32(23)))
 
 
 @_inline
@@ -192,13 +271,15 @@ def _marked(o, base, C, bad, nb):
 # o: its output codes; returns how many lanes it marked.
 @_row
 def _exp_row(a, o):
-    n = 0
+    """exp of a row of f32 codes ``a`` (the fast pass); whether a lane needs another look: its input is not
+    within (-87, 87), or its certificate fails (the least distance of the row's lanes)."""
+    dist, top = np.uint64(-1), np.uint32(0)
     for j in range(a.size):
-        p, k, ok = _exp(np.float64(a[j]))
-        c, m = _exp_code(p, k, ok)
-        o[j] = c
-        n += m
-    return n
+        p, k = _exp(np.float64(np.uint32(a[j]).view(np.float32)))
+        o[j] = np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))
+        dist = min(dist, _exp_dist(p))
+        top = max(top, a[j] & np.uint32(0x7FFFFFFF))
+    return dist <= _EXP_NEAR or top >= _EXP_TOP
 
 
 @_row
@@ -225,22 +306,56 @@ def _rsqrt_row(a, o):
 
 @_row
 def _expdif_row(a, w, cb, o):
-    """exp(float32(a - w)): ``w`` the row's C values (cb 1) or its one value (cb 0)."""
-    n = 0
-    if cb:
-        for j in range(a.size):
-            p, k, ok = _exp(np.float64(a[j] - w[j]))
-            c, m = _exp_code(p, k, ok)
-            o[j] = c
-            n += m
-    else:
-        t = w[0]
-        for j in range(a.size):
-            p, k, ok = _exp(np.float64(a[j] - t))
-            c, m = _exp_code(p, k, ok)
-            o[j] = c
-            n += m
-    return n
+    """:func:`_exp_row` of float32(a - w): ``w`` the row's C values (cb 1) or its one value (cb 0)."""
+    dist, top = np.uint64(-1), np.uint32(0)
+    for j in range(a.size):
+        d = a[j] - (w[j] if cb else w[0])
+        p, k = _exp(np.float64(d))
+        o[j] = np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))
+        dist = min(dist, _exp_dist(p))
+        top = max(top, np.float32(d).view(np.uint32) & np.uint32(0x7FFFFFFF))
+    return dist <= _EXP_NEAR or top >= _EXP_TOP
+
+
+@_row
+def _exp_marks(a, w, cb, o):
+    """A row's exp(a) (cb -1) or exp(float32(a - w)) (cb as in :func:`_expdif_row`) again, with the mark in
+    the lanes outside (-87.3, 88.7) or not certified."""
+    for j in range(a.size):
+        v = np.float64(a[j] if cb < 0 else a[j] - w[j] if cb else a[j] - w[0])
+        p, k = _exp(v)
+        o[j] = _exp_code(p, k, (v > -87.3) & (v < 88.7))[0]
+
+
+#: how many lanes the second tier's scan tests at once
+_BLOCK = 64
+
+
+@_row
+def _exp_fix(a, w, cb, o, base, bad, nb):
+    """The second tier (PTO198) on the marked lanes of a row ``o`` of exp(a) (cb -1) or exp(float32(a - w)) (cb
+    as in :func:`_expdif_row`): each takes :func:`_exp_dd_code`'s code; those it leaves marked are appended to
+    ``bad`` (flat indices ``base + j``) from ``nb``. Returns the new count, -1 once ``bad`` is full."""
+    C = o.size
+    for j0 in range(0, C, _BLOCK):
+        j1 = min(j0 + _BLOCK, C)
+        hit = False
+        for j in range(j0, j1):
+            hit |= o[j] == MARK
+        if not hit:
+            continue
+        for j in range(j0, j1):
+            if o[j] == MARK:
+                v = a[j] if cb < 0 else a[j] - w[j] if cb else a[j] - w[0]
+                c = _exp_dd_code(np.float64(v))
+                o[j] = c
+                if c == MARK and nb >= 0:
+                    if nb == bad.size:
+                        nb = -1
+                    else:
+                        bad[nb] = base + j
+                        nb += 1
+    return nb
 
 
 # The tile loops: the R rows of x (f32 codes: a flat buffer and its row step, as jit.rows gives them) into out
@@ -249,9 +364,10 @@ def _expdif_row(a, w, cb, o):
 def _exp_k(x, sx, out, so, R, C, bad):
     xf, nb = x.view(np.float32), 0
     for i in range(R):
-        o = out[i * so:i * so + C]
-        if _exp_row(xf[i * sx:i * sx + C], o) and nb >= 0:
-            nb = _marked(o, i * C, C, bad, nb)
+        o, a = out[i * so:i * so + C], xf[i * sx:i * sx + C]
+        if _exp_row(x[i * sx:i * sx + C], o):
+            _exp_marks(a, a, -1, o)
+            nb = _exp_fix(a, a, -1, o, i * C, bad, nb)
     return nb
 
 
@@ -280,9 +396,10 @@ def _expdif_k(x, sx, b, sb, cb, out, so, R, C, bad):
     """exp(float32(a - b)) with ``b`` a row's value (cb 0) or a row of C values (cb 1)."""
     xf, bf, nb = x.view(np.float32), b.view(np.float32), 0
     for i in range(R):
-        o = out[i * so:i * so + C]
-        if _expdif_row(xf[i * sx:i * sx + C], bf[i * sb:i * sb + (C if cb else 1)], cb, o) and nb >= 0:
-            nb = _marked(o, i * C, C, bad, nb)
+        o, a, w = out[i * so:i * so + C], xf[i * sx:i * sx + C], bf[i * sb:i * sb + (C if cb else 1)]
+        if _expdif_row(a, w, cb, o):
+            _exp_marks(a, w, cb, o)
+            nb = _exp_fix(a, w, cb, o, i * C, bad, nb)
     return nb
 
 
