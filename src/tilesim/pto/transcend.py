@@ -1,25 +1,53 @@
-"""f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (decision PTO190).
+"""f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (decisions PTO190,
+PTO198).
 
-Each kernel evaluates the function in float64 with a relative error below
-``EPS`` = 2**-44 (below 2**9.5 float64 ulps in any binade), then rounds it to f32
-where the certificate holds: its 29 dropped bits lie more than 2**10 from their
-midpoint, so the exact value rounds to the same f32 code, the correctly rounded
-one that :func:`tilesim.pto.numerics._transcendental_exact` computes. Lanes
-outside a kernel's domain (zeros, subnormals, infinities, NaNs, results that are
-not normal f32 numbers) and the uncertified ones (about one in 2**18) are marked
-and left to :func:`tilesim.pto.numerics._certified`, lane by lane.
+The log and 1/sqrt kernels evaluate the function in float64 with a relative
+error below ``EPS`` = 2**-44 (below 2**9.5 float64 ulps in any binade), then
+round it to f32 where the certificate holds: its 29 dropped bits lie more than
+2**10 from their midpoint, so the exact value rounds to the same f32 code, the
+correctly rounded one that :func:`tilesim.pto.numerics._transcendental_exact`
+computes. Lanes outside a kernel's domain (zeros, subnormals, infinities, NaNs,
+results that are not normal f32 numbers) and the uncertified ones (about one in
+2**18) are marked and left to :func:`tilesim.pto.numerics._certified`, lane by
+lane.
 
-The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
+The exp kernels (PTO198) write every lane of a row from a float64 value within
+``EXP_EPS`` = 2**-44 and keep two figures of the row: the least distance of a
+lane's dropped bits from their midpoint, and the largest ``|x|``. A row where a
+lane comes within 2**9 of its midpoint (about one lane in 2**19) or has ``|x| >=
+87`` gets a second look, block by block (:func:`_exp_fix`): those lanes take the
+second tier, a double-double value within ``EXP_DD_EPS`` = 2**-72, rounded where
+its distance from the f32 midpoint decides (:func:`_exp_dd_code`); the lanes it
+leaves (outside (-87.3, 88.7); none inside is known) are marked as above.
 
-* exp: ``x = k ln2 + r``, ``|r| <= ln2 / 2``, ``ln2`` in two parts (the first
-  with 40 bits, so ``k * L1`` and ``x - k * L1`` are exact); ``exp(r)`` by a
-  polynomial of degree 10: its Taylor polynomial of degree 14 (tail below
-  ``2 EXP_R**15 / 15!`` < 2**-62) economized on ``|r| <= EXP_R`` = 0.34658
-  (:func:`economized`, in exact arithmetic: a change below 2**-52.0), so within
-  2**-51.5 relative (``exp(r) >= 0.707``); rounding its coefficients and its
-  Estrin evaluation (FMAs) add below 2**-49.5. The certificate on ``exp(r)``,
-  then ``k`` (read from the low bits of ``x / ln2 + 1.5 * 2**52``) added to the
-  f32 exponent. Inputs in (-87.3, 88.7), whose results are normal f32 numbers.
+The evaluations, and why each errs by less than its bound (unit roundoff 2**-53):
+
+* exp: ``x = k ln2 + r``, ``k`` read from the low bits of ``x / ln2 + 1.5 *
+  2**52``, ``r = x - k LN2`` in one FMA (``|k| <= 128``, ``|LN2 - ln2| <
+  2**-55.3``: an error below 2**-48.3; below 2**-46.3 were it not contracted),
+  ``|r| <= EXP_R`` = 0.34658; ``exp(r)`` by a polynomial of degree 9: its Taylor
+  polynomial of degree 14 (tail below ``2 EXP_R**15 / 15!`` < 2**-62) economized
+  on ``|r| <= EXP_R`` (:func:`economized`, in exact arithmetic: a change below
+  2**-46.05), so within 2**-45.55 relative (``exp(r) >= 0.707``); its rounded
+  coefficients and Horner steps add below 2**-47.8 relative with FMAs (2**-46.9
+  without), so the value errs by less than 2**-45.1 (2**-44.5 without FMAs) <
+  ``EXP_EPS``: below 2**9 ulps of ``exp(r) <= 1.415`` in either binade. The
+  certificate on ``exp(r)``, then ``k`` added to the f32 exponent. The fast pass
+  takes ``|x| < 87``, whose results are normal f32 numbers.
+* exp's second tier (:func:`exp_dd`): ``x = (64 k + j) ln2 / 64 + r``, ``|r| <=
+  ln2 / 128`` (with a rounding to spare), ``ln2 / 64 = C1 + C2 + C3`` (39 and 38
+  bits: ``n C1``, ``n C2`` and ``x - n C1`` exact for ``|n| < 2**13``), ``r`` as a
+  double-double from an exact two-sum (error below 2**-100); ``e**r - 1 = r +
+  r**2 / 2 + r**3 q(r)`` with ``r**2`` an exact product (Dekker), ``q = 1/3! + ...
+  + r**4 / 7!`` in float64 (truncation below 2**-75.5, ``q``'s and ``r**3``'s
+  roundings below 2**-76 each, the sums' below 2**-75.4): within 2**-74
+  absolute; times ``2**(j/64)`` as a double-double (within 2**-106, from 60-digit
+  decimal arithmetic) with an exact product: within 2**-73 relative <
+  ``EXP_DD_EPS``. Rounding: ``m`` the f32 midpoint above ``hi`` truncated to 24
+  bits, ``d = (hi - m) + lo`` (``hi - m`` exact, ``d``'s sign right); as ``hi + lo
+  < 2.02``, the exact value lies within 2**-70.9 of it, so where ``|d| > 2**-70``
+  the code is ``hi`` truncated, plus one where ``d > 0``, plus ``k`` in the
+  exponent. Inputs in (-87.3, 88.7).
 * log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)) (split on the f32 code:
   ``e`` from ``b - code(sqrt(1/2) rounded down)``); ``log m = 2 atanh(s) = 2s +
   s z q(z)``, ``s = (m - 1) / (m + 1)``, ``z = s**2 <= LOG_Z`` = 0.02944
@@ -34,9 +62,9 @@ The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
   truncation about ``2.5 e**3`` < 2**-66, rounding below 2**-51). Positive
   normal inputs.
 
-``tests/pto/test_fast_paths.py`` holds the float64 values to ``EPS / 4`` against
-50-digit decimal arithmetic and the f32 results to the exact path. A tile runs in
-one call on one thread (decision PTO191).
+``tests/pto/test_fast_paths.py`` holds the float64 values to their bounds (``EPS /
+4`` for log and 1/sqrt) against 50-digit decimal arithmetic and the f32 results
+to the exact path. A tile runs in one call on one thread (decision PTO191).
 """
 
 from __future__ import annotations
@@ -56,15 +84,17 @@ _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="a
 _row = njit(cache=True, error_model="numpy", fastmath={"contract"})
 #: the double-double steps need each rounding as written: no contraction into FMAs
 _exact = njit(cache=True, error_model="numpy")
+_exact_inline = njit(cache=True, error_model="numpy", inline="always")
 
 #: the float64 evaluations' relative error bound; the certificate's window (in float64 ulps, about their dropped
 #: 29 bits' midpoint: a modular shift puts it at 0.._NEAR)
 EPS = 2.0 ** -44
 _LOW29, _SHIFT, _NEAR = np.uint64((1 << 29) - 1), np.uint64((1 << 29) - (1 << 28) + (1 << 10)), np.uint64(1 << 11)
-#: exp's (PTO198): its relative error bound on exp(r) and its window (2**14 ulps: EXP_EPS * 2**53, as exp(r) <= 1.415)
-EXP_EPS = 2.0 ** -39
-_EXP_SHIFT, _EXP_NEAR = np.uint64((1 << 29) - (1 << 28) + (1 << 14)), np.uint64(1 << 15)
-_EXP_TOP = np.float32(87).view(np.uint32)  # the fast pass's inputs: |v| < 87 (results normal f32 numbers)
+#: exp's (PTO198): its relative error bound on exp(r); its window, 2**9 ulps (EXP_EPS * 2**53, as exp(r) <= 1.415)
+EXP_EPS = 2.0 ** -44
+_EXP_SHIFT, _EXP_NEAR = np.uint64((1 << 29) - (1 << 28) + (1 << 9)), np.uint64(1 << 10)
+#: the fast pass's inputs: |x| < 87 (their results normal f32 numbers); |x|'s code from x's
+_EXP_TOP, _ABS = np.float32(87).view(np.uint32), np.uint32(0x7FFFFFFF)
 _SQRT_HALF = np.uint32(0x3F3504F3)  # the f32 code of sqrt(1/2) rounded down
 #: a marked lane's code (a NaN: certified lanes are never NaN)
 MARK = np.uint32(0xFFFFFFFF)
@@ -119,10 +149,10 @@ def economized(c: list[Fraction], lo: Fraction, hi: Fraction, degree: int) -> tu
 
 _LN2_HI, _LN2_LO = _constants()
 _INV_LN2, _ROUND, _LN2 = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52, math.log(2.0)
-#: exp(r) on |r| <= EXP_R: Taylor to degree 14 (its tail below EXP_R**15 / 15! * 2) economized to degree 8
+#: exp(r) on |r| <= EXP_R: Taylor to degree 14 (its tail below EXP_R**15 / 15! * 2) economized to degree 9
 EXP_R = Fraction(34658, 100000)
-_EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 8)
-_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8 = (float(c) for c in _EXP_POLY)
+_EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 9)
+_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9 = (float(c) for c in _EXP_POLY)
 #: exp's second tier (PTO198): relative error bound of its double-double value; n = 64 k + j, ln2/64 in three parts
 EXP_DD_EPS = 2.0 ** -72
 _INV64, (_C1, _C2, _C3, _TH, _TL) = 64 / math.log(2.0), _dd_constants()
@@ -147,12 +177,12 @@ def _near(y):
 
 @_inline
 def _exp(v):
-    """(p within EXP_EPS of exp(r), |r| <= ln2/2, and the integer k of exp(v) = 2**k exp(r)), ``v`` an f32 value
-    in (-88.8, 88.8)."""
+    """(p within EXP_EPS of exp(r), and the integer k of exp(v) = 2**k exp(r), |r| <= EXP_R), ``v`` an f32 value
+    with ``|v| < 88.8``."""
     kr = v * _INV_LN2 + _ROUND  # k in its low bits (two's complement)
     k = kr - _ROUND
     r = v - k * _LN2
-    p = _E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * (_E5 + r * (_E6 + r * (_E7 + r * _E8)))))))
+    p = _E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * (_E5 + r * (_E6 + r * (_E7 + r * (_E8 + r * _E9))))))))
     return p, np.int32(np.float64(kr).view(np.int64))
 
 
@@ -162,22 +192,14 @@ def _exp_dist(p):
     return (np.float64(p).view(np.uint64) + _EXP_SHIFT) & _LOW29
 
 
-@_inline
-def _exp_code(p, k, ok):
-    """(the f32 code of ``p * 2**k`` where ``ok`` and the certificate holds for ``p`` (its dropped bits more than
-    2**14 from their midpoint), else the mark; whether marked)."""
-    bad = np.uint32(_exp_dist(p) <= _EXP_NEAR) | (np.uint32(1) ^ np.uint32(ok))
-    return (np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))) | (np.uint32(0) - bad), bad
-
-
-@_inline
+@_exact_inline
 def _two_sum(a, b):
     s = a + b
     t = s - a
     return s, (a - (s - t)) + (b - t)
 
 
-@_inline
+@_exact_inline
 def _two_prod(a, b):
     """a * b as p + e exactly (Dekker, with Veltkamp's split; no overflow here)."""
     p = a * b
@@ -215,11 +237,12 @@ def _exp_dd_code(v):
     if not (v > -87.3 and v < 88.7):
         return MARK
     yh, yl, k = exp_dd(v)
-    t = np.float64(yh).view(np.uint64) & ~_LOW29  # yh truncated to f32 precision; m: the midpoint above it
-    d = (yh - np.uint64(t | np.uint64(1 << 28)).view(np.float64)) + yl
+    t = np.uint64(np.float64(yh).view(np.uint64) & ~_LOW29)  # yh truncated to 24 bits
+    d = (yh - np.uint64(t | np.uint64(1 << 28)).view(np.float64)) + yl  # from the midpoint above t
     if abs(d) <= _DD_TOL:
         return MARK
-    return np.uint32(np.float32(np.uint64(t).view(np.float64)).view(np.uint32) + np.uint32(d > 0) + (np.uint32(k) << np.uint32(23)))
+    code = np.float32(t.view(np.float64)).view(np.uint32)
+    return np.uint32(code + np.uint32(d > 0) + (np.uint32(k) << np.uint32(23)))
 
 
 @_inline
@@ -267,18 +290,18 @@ def _marked(o, base, C, bad, nb):
 
 
 # One row function per function (one taking it as an argument does not vectorise; a row function called from the
-# chunk loop vectorises better than the same loop inlined there). a: a row's f32 codes (f32 values for exp),
-# o: its output codes; returns how many lanes it marked.
+# chunk loop vectorises better than the same loop inlined there). a: a row's f32 codes (f32 values for expdif),
+# o: its output codes; log and 1/sqrt return how many lanes they marked.
 @_row
 def _exp_row(a, o):
-    """exp of a row of f32 codes ``a`` (the fast pass); whether a lane needs another look: its input is not
-    within (-87, 87), or its certificate fails (the least distance of the row's lanes)."""
+    """exp of a row (the fast pass); whether a lane needs a second look: its input is not within (-87, 87), or it
+    comes within the window (the least distance of the row's lanes)."""
     dist, top = np.uint64(-1), np.uint32(0)
     for j in range(a.size):
         p, k = _exp(np.float64(np.uint32(a[j]).view(np.float32)))
         o[j] = np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))
         dist = min(dist, _exp_dist(p))
-        top = max(top, a[j] & np.uint32(0x7FFFFFFF))
+        top = max(top, np.uint32(a[j] & _ABS))
     return dist <= _EXP_NEAR or top >= _EXP_TOP
 
 
@@ -308,46 +331,66 @@ def _rsqrt_row(a, o):
 def _expdif_row(a, w, cb, o):
     """:func:`_exp_row` of float32(a - w): ``w`` the row's C values (cb 1) or its one value (cb 0)."""
     dist, top = np.uint64(-1), np.uint32(0)
-    for j in range(a.size):
-        d = a[j] - (w[j] if cb else w[0])
-        p, k = _exp(np.float64(d))
-        o[j] = np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))
-        dist = min(dist, _exp_dist(p))
-        top = max(top, np.float32(d).view(np.uint32) & np.uint32(0x7FFFFFFF))
+    if cb:
+        for j in range(a.size):
+            d = a[j] - w[j]
+            p, k = _exp(np.float64(d))
+            o[j] = np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))
+            dist = min(dist, _exp_dist(p))
+            top = max(top, np.uint32(np.float32(d).view(np.uint32) & _ABS))
+    else:
+        t = w[0]
+        for j in range(a.size):
+            d = a[j] - t
+            p, k = _exp(np.float64(d))
+            o[j] = np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))
+            dist = min(dist, _exp_dist(p))
+            top = max(top, np.uint32(np.float32(d).view(np.uint32) & _ABS))
     return dist <= _EXP_NEAR or top >= _EXP_TOP
 
 
 @_row
-def _exp_marks(a, w, cb, o):
-    """A row's exp(a) (cb -1) or exp(float32(a - w)) (cb as in :func:`_expdif_row`) again, with the mark in
-    the lanes outside (-87.3, 88.7) or not certified."""
-    for j in range(a.size):
-        v = np.float64(a[j] if cb < 0 else a[j] - w[j] if cb else a[j] - w[0])
-        p, k = _exp(v)
-        o[j] = _exp_code(p, k, (v > -87.3) & (v < 88.7))[0]
+def _difference(a, w, cb):
+    """float32(a - w) of a row, ``w`` as in :func:`_expdif_row`."""
+    d = np.empty_like(a)
+    if cb:
+        for j in range(a.size):
+            d[j] = a[j] - w[j]
+    else:
+        for j in range(a.size):
+            d[j] = a[j] - w[0]
+    return d
 
 
-#: how many lanes the second tier's scan tests at once
+@_inline
+def _exp_unsure(v):
+    """Whether the fast pass leaves exp of the f32 value ``v`` to the second tier: ``|v| >= 87``, or within its
+    window."""
+    return (_exp_dist(_exp(np.float64(v))[0]) <= _EXP_NEAR) | (np.uint32(np.float32(v).view(np.uint32) & _ABS)
+                                                              >= _EXP_TOP)
+
+
+#: how many lanes the second look tests at once
 _BLOCK = 64
 
 
 @_row
-def _exp_fix(a, w, cb, o, base, bad, nb):
-    """The second tier (PTO198) on the marked lanes of a row ``o`` of exp(a) (cb -1) or exp(float32(a - w)) (cb
-    as in :func:`_expdif_row`): each takes :func:`_exp_dd_code`'s code; those it leaves marked are appended to
-    ``bad`` (flat indices ``base + j``) from ``nb``. Returns the new count, -1 once ``bad`` is full."""
+def _exp_fix(v, o, base, bad, nb):
+    """The second look at a row ``o`` of exp(v) that :func:`_exp_row` or :func:`_expdif_row` flagged, block by
+    block: in a block holding a flagged lane, each such lane takes :func:`_exp_dd_code`'s code (decision PTO198);
+    those it leaves marked are appended to ``bad`` (flat indices ``base + j``) from ``nb``. Returns the new
+    count, -1 once ``bad`` is full."""
     C = o.size
     for j0 in range(0, C, _BLOCK):
         j1 = min(j0 + _BLOCK, C)
         hit = False
         for j in range(j0, j1):
-            hit |= o[j] == MARK
+            hit |= _exp_unsure(v[j])
         if not hit:
             continue
         for j in range(j0, j1):
-            if o[j] == MARK:
-                v = a[j] if cb < 0 else a[j] - w[j] if cb else a[j] - w[0]
-                c = _exp_dd_code(np.float64(v))
+            if _exp_unsure(v[j]):
+                c = _exp_dd_code(np.float64(v[j]))
                 o[j] = c
                 if c == MARK and nb >= 0:
                     if nb == bad.size:
@@ -366,8 +409,7 @@ def _exp_k(x, sx, out, so, R, C, bad):
     for i in range(R):
         o, a = out[i * so:i * so + C], xf[i * sx:i * sx + C]
         if _exp_row(x[i * sx:i * sx + C], o):
-            _exp_marks(a, a, -1, o)
-            nb = _exp_fix(a, a, -1, o, i * C, bad, nb)
+            nb = _exp_fix(a, o, i * C, bad, nb)
     return nb
 
 
@@ -398,8 +440,7 @@ def _expdif_k(x, sx, b, sb, cb, out, so, R, C, bad):
     for i in range(R):
         o, a, w = out[i * so:i * so + C], xf[i * sx:i * sx + C], bf[i * sb:i * sb + (C if cb else 1)]
         if _expdif_row(a, w, cb, o):
-            _exp_marks(a, w, cb, o)
-            nb = _exp_fix(a, w, cb, o, i * C, bad, nb)
+            nb = _exp_fix(_difference(a, w, cb), o, i * C, bad, nb)
     return nb
 
 
