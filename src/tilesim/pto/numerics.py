@@ -24,7 +24,8 @@ Values stay bit patterns. The rules, and why each is exact:
   1/sqrt (and expdif's exp of an f32 difference) are one numba pass each
   (:mod:`tilesim.pto.transcend`, PTO190): a float64 evaluation within 2**-44,
   rounded to f32 where its low 29 bits show it more than 2**10 float64 ulps
-  from a rounding boundary. The lanes it leaves take :func:`_certified`:
+  from a rounding boundary (exp: 2**9, the lanes nearer taking a double-double
+  evaluation in the same call, PTO198). The lanes it leaves take :func:`_certified`:
   numpy's float64 result rounded where it is more than 32 ulps from a
   boundary (numpy's float64 exp, log and sqrt err by a few ulps), or 0 or
   past 2**128; only the other lanes (boundary cases, subnormal results, NaN)

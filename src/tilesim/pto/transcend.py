@@ -405,7 +405,7 @@ def _exp_fix(v, o, base, bad, nb):
 # likewise; bad: the flat indices (i * C + j) of the marked lanes. Returns their count, or -1 when bad is full.
 @_kernel
 def _exp_k(x, sx, out, so, R, C, bad):
-    xf, nb = x.view(np.float32), 0
+    xf, nb = x.view(np.float32), np.int64(0)
     for i in range(R):
         o, a = out[i * so:i * so + C], xf[i * sx:i * sx + C]
         if _exp_row(x[i * sx:i * sx + C], o):
@@ -436,7 +436,7 @@ def _rsqrt_k(x, sx, out, so, R, C, bad):
 @_kernel
 def _expdif_k(x, sx, b, sb, cb, out, so, R, C, bad):
     """exp(float32(a - b)) with ``b`` a row's value (cb 0) or a row of C values (cb 1)."""
-    xf, bf, nb = x.view(np.float32), b.view(np.float32), 0
+    xf, bf, nb = x.view(np.float32), b.view(np.float32), np.int64(0)
     for i in range(R):
         o, a, w = out[i * so:i * so + C], xf[i * sx:i * sx + C], bf[i * sb:i * sb + (C if cb else 1)]
         if _expdif_row(a, w, cb, o):
