@@ -110,8 +110,8 @@ def _constants() -> tuple[float, float]:
 
 
 def _dd_constants() -> tuple[float, float, float, np.ndarray, np.ndarray]:
-    """ln2/64 as C1 + C2 (38 bits each, from 2**-7 and 2**-45 down) + C3, and 2**(j/64), j < 64, as double-doubles
-    (their high parts' arrays, then their low parts'), from 60-digit decimal arithmetic."""
+    """ln2/64 as C1 (its bits 2**-7 to 2**-45) + C2 (2**-46 to 2**-83) + C3, and 2**(j/64), j < 64, as
+    double-doubles (their high parts' array, then their low parts'), from 60-digit decimal arithmetic."""
     with localcontext() as ctx:
         ctx.prec = 60
         c = Decimal(2).ln() / 64
