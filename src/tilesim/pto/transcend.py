@@ -21,21 +21,27 @@ The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
   then ``k`` (read from the low bits of ``x / ln2 + 1.5 * 2**52``) added to the
   f32 exponent. Inputs in (-87.3, 88.7), whose results are normal f32 numbers.
 * log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)) (split on the f32 code:
-  ``e`` from ``b - code(sqrt(1/2) rounded down)``); ``log m = 2 atanh(s) = 2s +
-  s z q(z)``, ``s = (m - 1) / (m + 1)``, ``z = s**2 <= LOG_Z`` = 0.02944
-  (``m - 1`` exact), ``q`` the series ``2/3 + 2z/5 + ...`` to ``z**12`` (tail
-  below 2**-69) economized to degree 5 on [0, LOG_Z] (a change below
-  2**-44.2), so ``log m`` within ``LOG_Z / 2 * 2**-44.2`` < 2**-50.3 relative
-  (``|log m| >= 2|s|``), rounding adding a few 2**-53; plus ``e ln2`` in two
-  parts (the first with 45 bits: ``e * LN2_HI`` exact; ``|e ln2 + log m| >=
-  ln2 / 2`` where ``e != 0``). Positive normal inputs.
-* 1/sqrt: the f32 estimate ``1 / sqrtf(x)`` (relative error below 2**-22.9), one
-  second-order step in float64 (``r = 1 - x y**2``, ``y + y r (1/2 + 3r/8)``;
-  truncation about ``2.5 e**3`` < 2**-66, rounding below 2**-51). Positive
-  normal inputs.
+  ``e`` from ``b - code(sqrt(1/2) rounded down)``); ``log m = 2 atanh(S/2) = S
+  + S w Q(w)``, ``S = 2 (m - 1) / (m + 1)`` (``2m - 2`` and ``m + 1`` exact, one
+  division), ``w = S**2 <= LOG_W`` = 0.11775, ``Q`` the series ``1/12 + w/80 +
+  ... + w**k / (4**(k+1) (2k+3))`` to ``w**12`` (tail below 2**-72) economized to
+  degree 5 on [0, LOG_W] (a change below 2**-47.2), so ``log m`` within
+  ``LOG_W * 2**-47.2`` < 2**-50.3 relative (``|log m| >= |S|``); the rounding of
+  ``S`` (one 2**-53), of ``w``, ``Q`` and ``S w`` (a few 2**-53 on the term
+  ``S w Q``, at most ``LOG_W / 12`` < 0.01 of ``S``) and of the sum add below
+  2**-51.5. Then ``y = e LN2 + log m``, ``LN2`` the float64 nearest ln2: where
+  ``e != 0``, ``|y| >= |e| ln2 / 2`` and ``|log m| <= ln2 / 2 <= |y|`` (to
+  2**-24), so ``LN2``'s error and the roundings of ``e LN2`` and the sum add
+  below 5 * 2**-53 relative: within 2**-49 in all. Positive normal inputs.
+* 1/sqrt: the f32 estimate ``y = 1 / sqrtf(x)`` (``(1 + d) / sqrt(x)``, ``|d| <=
+  2**-22.99``: two f32 roundings), one first-order step in float64: ``h = 1/2 -
+  (x/2 * y) * y`` (``x/2 * y`` exact, ``h = -d - d**2/2`` within 2**-54),
+  ``y + y h = (1 - 3 d**2 / 2 - d**3 / 2) / sqrt(x)``: truncation below
+  2**-45.39, rounding below 2**-52.4, within ``RSQRT_BOUND`` = 2**-45.3 in all.
+  Positive normal inputs.
 
-``tests/pto/test_fast_paths.py`` holds the float64 values to ``EPS / 4`` against
-50-digit decimal arithmetic and the f32 results to the exact path. A tile runs in
+``tests/pto/test_fast_paths.py`` holds the float64 values to ``EPS / 4`` (1/sqrt to
+``RSQRT_BOUND``) against 50-digit decimal arithmetic and the f32 results to the exact path. A tile runs in
 one call on one thread (decision PTO191).
 """
 
@@ -49,7 +55,7 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "EXP_R", "LOG_Z", "economized", "MARK", "run"]
+__all__ = ["KINDS", "EPS", "EXP_R", "LOG_W", "RSQRT_BOUND", "economized", "MARK", "run"]
 
 _kernel = njit(cache=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
@@ -64,14 +70,13 @@ _SQRT_HALF = np.uint32(0x3F3504F3)  # the f32 code of sqrt(1/2) rounded down
 MARK = np.uint32(0xFFFFFFFF)
 
 
-def _constants() -> tuple[float, float, float, float]:
-    """ln2 as L1 (40 bits) + L2, and as LN2_HI (45 bits) + LN2_LO, from 40-digit decimal arithmetic."""
+def _constants() -> tuple[float, float, float]:
+    """ln2 as L1 (40 bits) + L2, and as the float64 nearest it, from 40-digit decimal arithmetic."""
     with localcontext() as ctx:
         ctx.prec = 40
         ln2 = Decimal(2).ln()
         l1 = math.floor(float(ln2) * 2.0 ** 40) / 2.0 ** 40
-        hi = math.floor(float(ln2) * 2.0 ** 45) / 2.0 ** 45
-        return l1, float(ln2 - Decimal(l1)), hi, float(ln2 - Decimal(hi))
+        return l1, float(ln2 - Decimal(l1)), float(ln2)
 
 
 def _chebyshev(n: int) -> list[int]:
@@ -99,17 +104,21 @@ def economized(c: list[Fraction], lo: Fraction, hi: Fraction, degree: int) -> tu
     return c[:degree + 1], change
 
 
-_L1, _L2, _LN2_HI, _LN2_LO = _constants()
+_L1, _L2, _LN2 = _constants()
 _INV_LN2, _ROUND = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52
 #: exp(r) on |r| <= EXP_R: Taylor to degree 14 (its tail below EXP_R**15 / 15! * 2) economized to degree 10
 EXP_R = Fraction(34658, 100000)
 _EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 10)
 _E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10 = (float(c) for c in _EXP_POLY)
-#: log's 2 atanh(s) = 2s + s z q(z), z = s**2 <= LOG_Z: q's series (2/3 + 2z/5 + 2z**2/7 + ...) to degree 12 (its
-#: tail below LOG_Z**13 * 2/29 / (1 - LOG_Z)) economized to degree 5
-LOG_Z = Fraction(2944, 100000)
-_LOG_POLY, _LOG_CHANGE = economized([Fraction(2, 2 * k + 3) for k in range(13)], Fraction(0), LOG_Z, 5)
+#: log's 2 atanh(S/2) = S + S w Q(w), w = S**2 <= LOG_W (>= (2 (sqrt2 - 1) / (sqrt2 + 1))**2 = 68 - 48 sqrt2): Q's
+#: series (1/12 + w/80 + w**2/448 + ...) to degree 12 (its tail below (LOG_W/4)**13 / (4 * 29) / (1 - LOG_W/4))
+#: economized to degree 5
+LOG_W = Fraction(11775, 100000)
+_LOG_POLY, _LOG_CHANGE = economized([Fraction(1, 4 ** (k + 1) * (2 * k + 3)) for k in range(13)], Fraction(0),
+                                    LOG_W, 5)
 _A0, _A1, _A2, _A3, _A4, _A5 = (float(c) for c in _LOG_POLY)
+#: the proven relative error bound of the 1/sqrt evaluation (below EPS; the others are below EPS / 4)
+RSQRT_BOUND = 2.0 ** -45.3
 
 
 @_inline
@@ -147,15 +156,12 @@ def _exp_code(p, k, ok):
 def _log(b):
     """(log of the f32 code ``b``, whether ``b`` is a positive normal number)."""
     e = np.int32(np.uint32(b) - _SQRT_HALF) >> np.int32(23)  # 2**e m, m's f32 code in [_SQRT_HALF, 2 _SQRT_HALF)
-    f = np.float64(np.uint32(np.uint32(b) - (np.uint32(e) << np.uint32(23))).view(np.float32)) - 1.0
-    s = f / (2.0 + f)
-    z = s * s
-    z2 = z * z
-    z4 = z2 * z2
-    q = ((_A0 + z * _A1) + z2 * (_A2 + z * _A3)) + z4 * (_A4 + z * _A5)
-    ek = np.float64(e)
-    y = ek * _LN2_HI + ((ek * _LN2_LO + s * (z * q)) + 2.0 * s)
-    return y, b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+    m = np.float64(np.uint32(np.uint32(b) - (np.uint32(e) << np.uint32(23))).view(np.float32))
+    s = (2.0 * m - 2.0) / (m + 1.0)
+    w = s * s
+    w2 = w * w
+    q = (_A0 + w * _A1) + w2 * ((_A2 + w * _A3) + w2 * (_A4 + w * _A5))
+    return np.float64(e) * _LN2 + ((s * w) * q + s), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
 
 
 @_inline
@@ -163,8 +169,8 @@ def _rsqrt(b):
     """(1/sqrt of the f32 code ``b``, whether ``b`` is a positive normal number)."""
     x = np.uint32(b).view(np.float32)
     y = np.float64(np.float32(1) / np.sqrt(x))
-    r = 1.0 - (np.float64(x) * y) * y
-    return y + y * (r * (0.5 + 0.375 * r)), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+    h = 0.5 - ((0.5 * np.float64(x)) * y) * y
+    return y + y * h, b - np.uint32(0x00800000) < np.uint32(0x7F000000)
 
 
 @_inline
