@@ -206,9 +206,10 @@ def test_one_pass_kernels_mark_the_lanes_near_a_rounding_boundary(name):
 
 
 def test_one_pass_kernels_err_by_less_than_their_stated_bound():
-    """The float64 values the kernels certify err by less than ``transcend.EPS`` / 4 (1/sqrt: its proven
-    ``RSQRT_BOUND``, below EPS) relative to 50-digit decimal arithmetic, on inputs across each kernel's domain
-    and, for 1/sqrt, on the inputs whose f32 estimate errs most (where its bound is nearly reached)."""
+    """The float64 values the kernels certify err by less than their proven bounds (exp: ``transcend.EPS`` / 4;
+    log and 1/sqrt: ``LOG_BOUND``, ``RSQRT_BOUND``, below EPS, which set their windows) relative to 50-digit
+    decimal arithmetic, on inputs across each kernel's domain, log's reduced argument at its ends and, for
+    1/sqrt, the inputs whose f32 estimate errs most (where its bound is nearly reached)."""
     from decimal import Decimal, localcontext
 
     from numba import njit
@@ -228,8 +229,8 @@ def test_one_pass_kernels_err_by_less_than_their_stated_bound():
     rng = np.random.default_rng(12)
     domains = {"exp": (-87.29, 88.69), "log": (2.0 ** -126, 3e38), "rsqrt": (2.0 ** -126, 3e38)}
     exact = {"exp": lambda d: d.exp(), "log": lambda d: d.ln(), "rsqrt": lambda d: 1 / d.sqrt()}
-    bound = {"exp": transcend.EPS / 4, "log": transcend.EPS / 4, "rsqrt": transcend.RSQRT_BOUND}
-    assert transcend.RSQRT_BOUND < transcend.EPS
+    bound = {"exp": transcend.EPS / 4, "log": transcend.LOG_BOUND, "rsqrt": transcend.RSQRT_BOUND}
+    assert max(bound.values()) < transcend.EPS
     for kind, (name, (lo, hi)) in enumerate(domains.items()):
         v = rng.uniform(lo, hi, 1500) if name == "exp" else np.exp2(rng.uniform(np.log2(lo), np.log2(hi), 1500))
         ends = np.uint32([0x3F3504F2, 0x3F3504F3, 0x3FB504F3, 0x3FB504F4]).view(np.float32)  # log's m at its ends
@@ -250,6 +251,43 @@ def test_one_pass_kernels_err_by_less_than_their_stated_bound():
                     assert abs((Decimal(yi) - want) / want) < Decimal(bound[name]), (name, xi)
                 else:
                     assert yi == 0.0
+
+
+def test_certificate_windows_follow_their_bounds():
+    """A window is twice its bound in float64 ulps, rounded up to a power of two, about the midpoint: EPS's is
+    the shared one (2**10), log's 2**5, 1/sqrt's 2**9 and its second tier's 2**2."""
+    from tilesim.pto import transcend as tr
+    half = {tr.EPS: 1 << 10, tr.LOG_BOUND: 1 << 5, tr.RSQRT_BOUND: 1 << 9, tr.RSQRT2_BOUND: 1 << 2}
+    assert tr._window(tr.EPS) == (tr._SHIFT, tr._NEAR)
+    for bound, h in half.items():
+        shift, near = tr._window(bound)
+        assert h >= 2 * bound * 2.0 ** 53 and near == 2 * h
+        inside = [((1 << 28) + d + int(shift)) & int(tr._LOW29) <= near for d in range(-h - 1, h + 2)]
+        assert inside == [False] + [True] * (2 * h + 1) + [False]  # the dropped bits at the midpoint, +-h: in
+
+
+def test_rsqrt_second_tier_rounds_the_lanes_it_certifies_as_the_exact_path_does():
+    """Every lane forced into 1/sqrt's second tier (a row of marks, as the first tier leaves it): the lanes it
+    certifies hold the exact path's bits, it leaves every lane outside the domain and few others, and its float64
+    values err by less than ``RSQRT2_BOUND`` against 50-digit decimal arithmetic."""
+    from decimal import Decimal, localcontext
+
+    from tilesim.pto import transcend
+    x = np.concatenate([_every_narrow_code_as_f32(), _random_f32(16)])
+    o = np.full_like(x, transcend.MARK)
+    left = transcend._rsqrt_again(x, o)
+    done = o != transcend.MARK
+    assert left == np.count_nonzero(~done)
+    with np.errstate(invalid="ignore"):
+        assert np.array_equal(o[done], nx.unary_exact("rsqrt", x, F32, x86=True)[done])
+    domain = x - np.uint32(0x00800000) < np.uint32(0x7F000000)
+    assert not done[~domain].any() and np.count_nonzero(domain & ~done) <= 2
+    v = x[domain][::97].view(np.float32).tolist()
+    with localcontext() as ctx:
+        ctx.prec = 50
+        for xi in v:
+            want = 1 / Decimal(xi).sqrt()
+            assert abs((Decimal(1.0 / np.sqrt(xi)) - want) / want) < Decimal(transcend.RSQRT2_BOUND), xi
 
 
 def test_economization_lowers_a_square_to_its_chebyshev_constant():

@@ -4,10 +4,15 @@ Each kernel evaluates the function in float64 with a relative error below
 ``EPS`` = 2**-44 (below 2**9.5 float64 ulps in any binade), then rounds it to f32
 where the certificate holds: its 29 dropped bits lie more than 2**10 from their
 midpoint, so the exact value rounds to the same f32 code, the correctly rounded
-one that :func:`tilesim.pto.numerics._transcendental_exact` computes. Lanes
-outside a kernel's domain (zeros, subnormals, infinities, NaNs, results that are
-not normal f32 numbers) and the uncertified ones (about one in 2**18) are marked
-and left to :func:`tilesim.pto.numerics._certified`, lane by lane.
+one that :func:`tilesim.pto.numerics._transcendental_exact` computes. log and
+1/sqrt have tighter bounds (``LOG_BOUND``, ``RSQRT_BOUND``) and so narrower
+windows (:func:`_window`: 2**5 and 2**9 ulps), and 1/sqrt evaluates the lanes
+its window marks again in the kernel, as float64 ``1 / sqrt(x)`` (within
+``RSQRT2_BOUND`` = 2**-52: a window of 2**2). Lanes outside a kernel's domain
+(zeros, subnormals, infinities, NaNs, results that are not normal f32 numbers)
+and the uncertified ones (about one in 2**18 for exp, 2**23 for log, and almost
+none for 1/sqrt) are marked and left to :func:`tilesim.pto.numerics._certified`,
+lane by lane.
 
 The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
 
@@ -32,7 +37,8 @@ The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
   2**-51.5. Then ``y = e LN2 + log m``, ``LN2`` the float64 nearest ln2: where
   ``e != 0``, ``|y| >= |e| ln2 / 2`` and ``|log m| <= ln2 / 2 <= |y|`` (to
   2**-24), so ``LN2``'s error and the roundings of ``e LN2`` and the sum add
-  below 5 * 2**-53 relative: within 2**-49 in all. Positive normal inputs.
+  below 5 * 2**-53 relative: within ``LOG_BOUND`` = 2**-49 in all. Positive normal
+  inputs.
 * 1/sqrt: the f32 estimate ``y = 1 / sqrtf(x)`` (``(1 + d) / sqrt(x)``, ``|d| <=
   2**-22.99``: two f32 roundings), one first-order step in float64: ``h = 1/2 -
   (x/2 * y) * y`` (``x/2 * y`` exact, ``h = -d - d**2/2`` within 2**-54),
@@ -55,7 +61,7 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "EXP_R", "LOG_W", "RSQRT_BOUND", "economized", "MARK", "run"]
+__all__ = ["KINDS", "EPS", "EXP_R", "LOG_W", "LOG_BOUND", "RSQRT_BOUND", "RSQRT2_BOUND", "economized", "MARK", "run"]
 
 _kernel = njit(cache=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
@@ -117,8 +123,21 @@ LOG_W = Fraction(11775, 100000)
 _LOG_POLY, _LOG_CHANGE = economized([Fraction(1, 4 ** (k + 1) * (2 * k + 3)) for k in range(13)], Fraction(0),
                                     LOG_W, 5)
 _A0, _A1, _A2, _A3, _A4, _A5 = (float(c) for c in _LOG_POLY)
-#: the proven relative error bound of the 1/sqrt evaluation (below EPS; the others are below EPS / 4)
-RSQRT_BOUND = 2.0 ** -45.3
+#: the proven relative error bounds of the log and 1/sqrt evaluations (below EPS), and of 1/sqrt's second tier
+LOG_BOUND, RSQRT_BOUND, RSQRT2_BOUND = 2.0 ** -49, 2.0 ** -45.3, 2.0 ** -52
+
+
+def _window(bound: float) -> tuple[np.uint64, np.uint64]:
+    """The certificate's window for an evaluation within ``bound`` (relative; ``bound * 2**53`` float64 ulps in
+    any binade): twice that, rounded up to a power of two, either side of the dropped 29 bits' midpoint, as the
+    modular shift and the bound :func:`_code_in` takes (EPS gives _SHIFT and _NEAR)."""
+    half = 1 << math.ceil(math.log2(2 * bound * 2.0 ** 53))
+    return np.uint64((1 << 29) - (1 << 28) + half), np.uint64(2 * half)
+
+
+_LOG_SHIFT, _LOG_NEAR = _window(LOG_BOUND)
+_RSQRT_SHIFT, _RSQRT_NEAR = _window(RSQRT_BOUND)
+_RSQRT2_SHIFT, _RSQRT2_NEAR = _window(RSQRT2_BOUND)
 
 
 @_inline
@@ -181,6 +200,13 @@ def _code(y, ok):
 
 
 @_inline
+def _code_in(y, ok, shift, near):
+    """:func:`_code` with the window ``shift``, ``near`` of :func:`_window`."""
+    bad = np.uint32(((np.float64(y).view(np.uint64) + shift) & _LOW29) <= near) | (np.uint32(1) ^ np.uint32(ok))
+    return np.float32(y).view(np.uint32) | (np.uint32(0) - bad), bad
+
+
+@_inline
 def _marked(o, base, C, bad, nb):
     """Append the marked lanes of the row ``o`` (flat indices ``base + j``) to ``bad`` from ``nb``; -1 when
     ``bad`` is full."""
@@ -212,7 +238,7 @@ def _log_row(a, o):
     n = 0
     for j in range(a.size):
         y, ok = _log(a[j])
-        c, m = _code(y, ok)
+        c, m = _code_in(y, ok, _LOG_SHIFT, _LOG_NEAR)
         o[j] = c
         n += m
     return n
@@ -223,9 +249,24 @@ def _rsqrt_row(a, o):
     n = 0
     for j in range(a.size):
         y, ok = _rsqrt(a[j])
-        c, m = _code(y, ok)
+        c, m = _code_in(y, ok, _RSQRT_SHIFT, _RSQRT_NEAR)
         o[j] = c
         n += m
+    return _rsqrt_again(a, o) if n else 0
+
+
+@_row
+def _rsqrt_again(a, o):
+    """1/sqrt's second tier: the marked lanes of the row ``o`` again, as float64 ``1 / sqrt(x)`` (two correctly
+    rounded operations: within RSQRT2_BOUND); returns how many stay marked."""
+    n = 0
+    for j in range(a.size):
+        if o[j] == MARK:
+            b = a[j]
+            y = 1.0 / np.sqrt(np.float64(np.uint32(b).view(np.float32)))
+            c, m = _code_in(y, b - np.uint32(0x00800000) < np.uint32(0x7F000000), _RSQRT2_SHIFT, _RSQRT2_NEAR)
+            o[j] = c
+            n += m
     return n
 
 
