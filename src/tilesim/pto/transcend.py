@@ -1,4 +1,4 @@
-"""f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (decisions PTO190, PTO112).
+"""f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (PTO190, PTO112).
 
 Each kernel evaluates the function in float64 with a relative error below
 ``EPS`` = 2**-44 (below 2**9.5 float64 ulps in any binade), then rounds it to f32
