@@ -267,21 +267,25 @@ def test_certificate_windows_follow_their_bounds():
 
 
 def test_rsqrt_second_tier_rounds_the_lanes_it_certifies_as_the_exact_path_does():
-    """Every lane forced into 1/sqrt's second tier (a row of marks, as the first tier leaves it): the lanes it
-    certifies hold the exact path's bits, it leaves every lane outside the domain and few others, and its float64
-    values err by less than ``RSQRT2_BOUND`` against 50-digit decimal arithmetic."""
+    """Every lane forced into 1/sqrt's second tier (all marked and listed after three other entries, as the tile
+    loop lists a row's marks): the lanes it certifies hold the exact path's bits and leave the list, which keeps
+    the rest in order (every lane outside the domain, few others); a full list (-1) is left alone; and its
+    float64 values err by less than ``RSQRT2_BOUND`` against 50-digit decimal arithmetic."""
     from decimal import Decimal, localcontext
 
     from tilesim.pto import transcend
     x = np.concatenate([_every_narrow_code_as_f32(), _random_f32(16)])
     o = np.full_like(x, transcend.MARK)
-    left = transcend._rsqrt_again(x, o)
+    bad = np.concatenate([[-7, -7, -7], np.arange(x.size) + 1000])
+    kept = transcend._rsqrt_again(x, o, 1000, bad, 3, bad.size)
     done = o != transcend.MARK
-    assert left == np.count_nonzero(~done)
+    assert (bad[:3] == -7).all() and np.array_equal(bad[3:kept], np.flatnonzero(~done) + 1000)
     with np.errstate(invalid="ignore"):
         assert np.array_equal(o[done], nx.unary_exact("rsqrt", x, F32, x86=True)[done])
     domain = x - np.uint32(0x00800000) < np.uint32(0x7F000000)
     assert not done[~domain].any() and np.count_nonzero(domain & ~done) <= 2
+    o[:] = transcend.MARK
+    assert transcend._rsqrt_again(x, o, 0, bad, 0, -1) == -1 and (o == transcend.MARK).all()
     v = x[domain][::97].view(np.float32).tolist()
     with localcontext() as ctx:
         ctx.prec = 50

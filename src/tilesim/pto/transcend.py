@@ -252,22 +252,26 @@ def _rsqrt_row(a, o):
         c, m = _code_in(y, ok, _RSQRT_SHIFT, _RSQRT_NEAR)
         o[j] = c
         n += m
-    return _rsqrt_again(a, o) if n else 0
-
-
-@_row
-def _rsqrt_again(a, o):
-    """1/sqrt's second tier: the marked lanes of the row ``o`` again, as float64 ``1 / sqrt(x)`` (two correctly
-    rounded operations: within RSQRT2_BOUND); returns how many stay marked."""
-    n = 0
-    for j in range(a.size):
-        if o[j] == MARK:
-            b = a[j]
-            y = 1.0 / np.sqrt(np.float64(np.uint32(b).view(np.float32)))
-            c, m = _code_in(y, b - np.uint32(0x00800000) < np.uint32(0x7F000000), _RSQRT2_SHIFT, _RSQRT2_NEAR)
-            o[j] = c
-            n += m
     return n
+
+
+@_inline
+def _rsqrt_again(a, o, base, bad, start, nb):
+    """1/sqrt's second tier: the row's marked lanes, listed in ``bad[start:nb]`` (flat indices ``base + j``), again
+    as float64 ``1 / sqrt(x)`` (two correctly rounded operations: within RSQRT2_BOUND); those it certifies get
+    their code and leave the list. Returns the list's new length (-1, a full list, stays)."""
+    if nb < 0:
+        return nb
+    kept = start
+    for t in range(start, nb):
+        j = bad[t] - base
+        b = a[j]
+        y = 1.0 / np.sqrt(np.float64(np.uint32(b).view(np.float32)))
+        c, m = _code_in(y, b - np.uint32(0x00800000) < np.uint32(0x7F000000), _RSQRT2_SHIFT, _RSQRT2_NEAR)
+        o[j] = c
+        bad[kept] = bad[t]
+        kept += m
+    return kept
 
 
 @_row
@@ -316,9 +320,9 @@ def _log_k(x, sx, out, so, R, C, bad):
 def _rsqrt_k(x, sx, out, so, R, C, bad):
     nb = 0
     for i in range(R):
-        o = out[i * so:i * so + C]
-        if _rsqrt_row(x[i * sx:i * sx + C], o) and nb >= 0:
-            nb = _marked(o, i * C, C, bad, nb)
+        a, o = x[i * sx:i * sx + C], out[i * so:i * so + C]
+        if _rsqrt_row(a, o) and nb >= 0:
+            nb = _rsqrt_again(a, o, i * C, bad, nb, _marked(o, i * C, C, bad, nb))
     return nb
 
 
