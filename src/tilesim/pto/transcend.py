@@ -46,9 +46,9 @@ The evaluations, and why each errs by less than ``EPS`` (unit roundoff 2**-53):
   2**-45.39, rounding below 2**-52.4, within ``RSQRT_BOUND`` = 2**-45.3 in all.
   Positive normal inputs.
 
-``tests/pto/test_fast_paths.py`` holds the float64 values to ``EPS / 4`` (1/sqrt to
-``RSQRT_BOUND``) against 50-digit decimal arithmetic and the f32 results to the exact path. A tile runs in
-one call on one thread (decision PTO191).
+``tests/pto/test_fast_paths.py`` holds the float64 values to their bounds (exp's to
+``EPS / 4``) against 50-digit decimal arithmetic and the f32 results to the exact
+path. A tile runs in one call on one thread (decision PTO191).
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "EXP_R", "LOG_W", "LOG_BOUND", "RSQRT_BOUND", "RSQRT2_BOUND", "economized", "MARK", "run"]
+__all__ = ["KINDS", "EPS", "EXP_R", "LOG_W", "LOG_BOUND", "RSQRT_BOUND", "RSQRT2_BOUND", "economized", "MARK",
+           "run"]
 
 _kernel = njit(cache=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
@@ -193,17 +194,11 @@ def _rsqrt(b):
 
 
 @_inline
-def _code(y, ok):
-    """(the f32 code of ``y`` where ``ok`` and the certificate holds, else the mark; whether marked)."""
-    bad = np.uint32(_near(y)) | (np.uint32(1) ^ np.uint32(ok))
-    return np.float32(y).view(np.uint32) | (np.uint32(0) - bad), bad  # all ones where marked
-
-
-@_inline
 def _code_in(y, ok, shift, near):
-    """:func:`_code` with the window ``shift``, ``near`` of :func:`_window`."""
+    """(the f32 code of ``y`` where ``ok`` and the certificate in the window ``shift``, ``near`` of
+    :func:`_window` holds, else the mark; whether marked)."""
     bad = np.uint32(((np.float64(y).view(np.uint64) + shift) & _LOW29) <= near) | (np.uint32(1) ^ np.uint32(ok))
-    return np.float32(y).view(np.uint32) | (np.uint32(0) - bad), bad
+    return np.float32(y).view(np.uint32) | (np.uint32(0) - bad), bad  # all ones where marked
 
 
 @_inline
