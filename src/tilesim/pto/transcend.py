@@ -1,15 +1,18 @@
 """f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (decisions PTO190,
-PTO198).
+PTO198, PTO112).
 
-The log and 1/sqrt kernels evaluate the function in float64 with a relative
-error below ``EPS`` = 2**-44 (below 2**9.5 float64 ulps in any binade), then
-round it to f32 where the certificate holds: its 29 dropped bits lie more than
-2**10 from their midpoint, so the exact value rounds to the same f32 code, the
-correctly rounded one that :func:`tilesim.pto.numerics._transcendental_exact`
-computes. Lanes outside a kernel's domain (zeros, subnormals, infinities, NaNs,
-results that are not normal f32 numbers) and the uncertified ones (about one in
-2**18) are marked and left to :func:`tilesim.pto.numerics._certified`, lane by
-lane.
+The log and 1/sqrt kernels evaluate the function in float64 within their proven
+bounds (``LOG_BOUND``, ``RSQRT_BOUND``, both below ``EPS`` = 2**-44), then round
+it to f32 where the certificate holds: its 29 dropped bits lie outside a window
+about their midpoint (:func:`_window`: 2**5 float64 ulps for log, 2**9 for
+1/sqrt), so the exact value rounds to the same f32 code, the correctly rounded
+one that :func:`tilesim.pto.numerics._transcendental_exact` computes. 1/sqrt
+evaluates the lanes its window marks again in the kernel, as float64 ``1 /
+sqrt(x)`` (within ``RSQRT2_BOUND`` = 2**-52: a window of 2**2). Lanes outside a
+kernel's domain (zeros, subnormals, infinities, NaNs, results that are not
+normal f32 numbers) and the uncertified ones (about one in 2**23 for log, almost
+none for 1/sqrt) are marked and left to
+:func:`tilesim.pto.numerics._certified`, lane by lane.
 
 The exp kernels (PTO198) write every lane of a row from a float64 value within
 ``EXP_EPS`` = 2**-44 and keep two figures of the row: the least distance of a
@@ -49,22 +52,29 @@ The evaluations, and why each errs by less than its bound (unit roundoff 2**-53)
   the code is ``hi`` truncated, plus one where ``d > 0``, plus ``k`` in the
   exponent. Inputs in (-87.3, 88.7).
 * log: ``x = 2**e m``, ``m`` in [sqrt(1/2), sqrt(2)) (split on the f32 code:
-  ``e`` from ``b - code(sqrt(1/2) rounded down)``); ``log m = 2 atanh(s) = 2s +
-  s z q(z)``, ``s = (m - 1) / (m + 1)``, ``z = s**2 <= LOG_Z`` = 0.02944
-  (``m - 1`` exact), ``q`` the series ``2/3 + 2z/5 + ...`` to ``z**12`` (tail
-  below 2**-69) economized to degree 5 on [0, LOG_Z] (a change below
-  2**-44.2), so ``log m`` within ``LOG_Z / 2 * 2**-44.2`` < 2**-50.3 relative
-  (``|log m| >= 2|s|``), rounding adding a few 2**-53; plus ``e ln2`` in two
-  parts (the first with 45 bits: ``e * LN2_HI`` exact; ``|e ln2 + log m| >=
-  ln2 / 2`` where ``e != 0``). Positive normal inputs.
-* 1/sqrt: the f32 estimate ``1 / sqrtf(x)`` (relative error below 2**-22.9), one
-  second-order step in float64 (``r = 1 - x y**2``, ``y + y r (1/2 + 3r/8)``;
-  truncation about ``2.5 e**3`` < 2**-66, rounding below 2**-51). Positive
-  normal inputs.
+  ``e`` from ``b - code(sqrt(1/2) rounded down)``); ``log m = 2 atanh(S/2) = S
+  + S w Q(w)``, ``S = 2 (m - 1) / (m + 1)`` (``2m - 2`` and ``m + 1`` exact, one
+  division), ``w = S**2 <= LOG_W`` = 0.11775, ``Q`` the series ``1/12 + w/80 +
+  ... + w**k / (4**(k+1) (2k+3))`` to ``w**12`` (tail below 2**-72) economized to
+  degree 5 on [0, LOG_W] (a change below 2**-47.2), so ``log m`` within
+  ``LOG_W * 2**-47.2`` < 2**-50.3 relative (``|log m| >= |S|``); the rounding of
+  ``S`` (one 2**-53), of ``w``, ``Q`` and ``S w`` (a few 2**-53 on the term
+  ``S w Q``, at most ``LOG_W / 12`` < 0.01 of ``S``) and of the sum add below
+  2**-51.5. Then ``y = e LN2 + log m``, ``LN2`` the float64 nearest ln2: where
+  ``e != 0``, ``|y| >= |e| ln2 / 2`` and ``|log m| <= ln2 / 2 <= |y|`` (to
+  2**-24), so ``LN2``'s error and the roundings of ``e LN2`` and the sum add
+  below 5 * 2**-53 relative: within ``LOG_BOUND`` = 2**-49 in all. Positive normal
+  inputs.
+* 1/sqrt: the f32 estimate ``y = 1 / sqrtf(x)`` (``(1 + d) / sqrt(x)``, ``|d| <=
+  2**-22.99``: two f32 roundings), one first-order step in float64: ``h = 1/2 -
+  (x/2 * y) * y`` (``x/2 * y`` exact, ``h = -d - d**2/2`` within 2**-54),
+  ``y + y h = (1 - 3 d**2 / 2 - d**3 / 2) / sqrt(x)``: truncation below
+  2**-45.39, rounding below 2**-52.4, within ``RSQRT_BOUND`` = 2**-45.3 in all.
+  Positive normal inputs.
 
-``tests/pto/test_fast_paths.py`` holds the float64 values to their bounds (``EPS /
-4`` for log and 1/sqrt) against 50-digit decimal arithmetic and the f32 results
-to the exact path. A tile runs in one call on one thread (decision PTO191).
+``tests/pto/test_fast_paths.py`` holds each float64 value to its bound against
+50-digit decimal arithmetic and the f32 results to the exact path. A tile runs in
+one call on one thread (decision PTO191).
 """
 
 from __future__ import annotations
@@ -77,7 +87,8 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "EXP_EPS", "EXP_DD_EPS", "EXP_R", "LOG_Z", "economized", "MARK", "run"]
+__all__ = ["KINDS", "EPS", "EXP_EPS", "EXP_DD_EPS", "EXP_R", "LOG_W", "LOG_BOUND", "RSQRT_BOUND", "RSQRT2_BOUND",
+           "economized", "MARK", "run"]
 
 _kernel = njit(cache=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
@@ -100,13 +111,11 @@ _SQRT_HALF = np.uint32(0x3F3504F3)  # the f32 code of sqrt(1/2) rounded down
 MARK = np.uint32(0xFFFFFFFF)
 
 
-def _constants() -> tuple[float, float]:
-    """ln2 as LN2_HI (45 bits) + LN2_LO, from 40-digit decimal arithmetic."""
+def _ln2() -> float:
+    """The float64 nearest ln2, from 40-digit decimal arithmetic."""
     with localcontext() as ctx:
         ctx.prec = 40
-        ln2 = Decimal(2).ln()
-        hi = math.floor(float(ln2) * 2.0 ** 45) / 2.0 ** 45
-        return hi, float(ln2 - Decimal(hi))
+        return float(Decimal(2).ln())
 
 
 def _dd_constants() -> tuple[float, float, float, np.ndarray, np.ndarray]:
@@ -147,8 +156,7 @@ def economized(c: list[Fraction], lo: Fraction, hi: Fraction, degree: int) -> tu
     return c[:degree + 1], change
 
 
-_LN2_HI, _LN2_LO = _constants()
-_INV_LN2, _ROUND, _LN2 = 1.0 / math.log(2.0), 1.5 * 2.0 ** 52, math.log(2.0)
+_LN2, _INV_LN2, _ROUND = _ln2(), 1.0 / math.log(2.0), 1.5 * 2.0 ** 52
 #: exp(r) on |r| <= EXP_R: Taylor to degree 14 (its tail below EXP_R**15 / 15! * 2) economized to degree 9
 EXP_R = Fraction(34658, 100000)
 _EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 9)
@@ -160,11 +168,28 @@ _Q = tuple(1 / math.factorial(n) for n in range(3, 8))  # e**r - 1 - r - r**2/2 
 #: the second tier's decision margin: more than 2.02 EXP_DD_EPS (its value is below 2.02), with a rounding to spare
 _DD_TOL = 2.0 ** -70
 _SPLIT = 2.0 ** 27 + 1  # Veltkamp's splitter
-#: log's 2 atanh(s) = 2s + s z q(z), z = s**2 <= LOG_Z: q's series (2/3 + 2z/5 + 2z**2/7 + ...) to degree 12 (its
-#: tail below LOG_Z**13 * 2/29 / (1 - LOG_Z)) economized to degree 5
-LOG_Z = Fraction(2944, 100000)
-_LOG_POLY, _LOG_CHANGE = economized([Fraction(2, 2 * k + 3) for k in range(13)], Fraction(0), LOG_Z, 5)
+#: log's 2 atanh(S/2) = S + S w Q(w), w = S**2 <= LOG_W (>= (2 (sqrt2 - 1) / (sqrt2 + 1))**2 = 68 - 48 sqrt2): Q's
+#: series (1/12 + w/80 + w**2/448 + ...) to degree 12 (its tail below (LOG_W/4)**13 / (4 * 29) / (1 - LOG_W/4))
+#: economized to degree 5
+LOG_W = Fraction(11775, 100000)
+_LOG_POLY, _LOG_CHANGE = economized([Fraction(1, 4 ** (k + 1) * (2 * k + 3)) for k in range(13)], Fraction(0),
+                                    LOG_W, 5)
 _A0, _A1, _A2, _A3, _A4, _A5 = (float(c) for c in _LOG_POLY)
+#: the proven relative error bounds of the log and 1/sqrt evaluations (below EPS), and of 1/sqrt's second tier
+LOG_BOUND, RSQRT_BOUND, RSQRT2_BOUND = 2.0 ** -49, 2.0 ** -45.3, 2.0 ** -52
+
+
+def _window(bound: float) -> tuple[np.uint64, np.uint64]:
+    """The certificate's window for an evaluation within ``bound`` (relative; ``bound * 2**53`` float64 ulps in
+    any binade): twice that, rounded up to a power of two, either side of the dropped 29 bits' midpoint, as the
+    modular shift and the bound :func:`_code_in` takes (EPS gives _SHIFT and _NEAR)."""
+    half = 1 << math.ceil(math.log2(2 * bound * 2.0 ** 53))
+    return np.uint64((1 << 29) - (1 << 28) + half), np.uint64(2 * half)
+
+
+_LOG_SHIFT, _LOG_NEAR = _window(LOG_BOUND)
+_RSQRT_SHIFT, _RSQRT_NEAR = _window(RSQRT_BOUND)
+_RSQRT2_SHIFT, _RSQRT2_NEAR = _window(RSQRT2_BOUND)
 
 
 @_inline
@@ -249,15 +274,12 @@ def _exp_dd_code(v):
 def _log(b):
     """(log of the f32 code ``b``, whether ``b`` is a positive normal number)."""
     e = np.int32(np.uint32(b) - _SQRT_HALF) >> np.int32(23)  # 2**e m, m's f32 code in [_SQRT_HALF, 2 _SQRT_HALF)
-    f = np.float64(np.uint32(np.uint32(b) - (np.uint32(e) << np.uint32(23))).view(np.float32)) - 1.0
-    s = f / (2.0 + f)
-    z = s * s
-    z2 = z * z
-    z4 = z2 * z2
-    q = ((_A0 + z * _A1) + z2 * (_A2 + z * _A3)) + z4 * (_A4 + z * _A5)
-    ek = np.float64(e)
-    y = ek * _LN2_HI + ((ek * _LN2_LO + s * (z * q)) + 2.0 * s)
-    return y, b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+    m = np.float64(np.uint32(np.uint32(b) - (np.uint32(e) << np.uint32(23))).view(np.float32))
+    s = (2.0 * m - 2.0) / (m + 1.0)
+    w = s * s
+    w2 = w * w
+    q = (_A0 + w * _A1) + w2 * ((_A2 + w * _A3) + w2 * (_A4 + w * _A5))
+    return np.float64(e) * _LN2 + ((s * w) * q + s), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
 
 
 @_inline
@@ -265,14 +287,15 @@ def _rsqrt(b):
     """(1/sqrt of the f32 code ``b``, whether ``b`` is a positive normal number)."""
     x = np.uint32(b).view(np.float32)
     y = np.float64(np.float32(1) / np.sqrt(x))
-    r = 1.0 - (np.float64(x) * y) * y
-    return y + y * (r * (0.5 + 0.375 * r)), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+    h = 0.5 - ((0.5 * np.float64(x)) * y) * y
+    return y + y * h, b - np.uint32(0x00800000) < np.uint32(0x7F000000)
 
 
 @_inline
-def _code(y, ok):
-    """(the f32 code of ``y`` where ``ok`` and the certificate holds, else the mark; whether marked)."""
-    bad = np.uint32(_near(y)) | (np.uint32(1) ^ np.uint32(ok))
+def _code_in(y, ok, shift, near):
+    """(the f32 code of ``y`` where ``ok`` and the certificate in the window ``shift``, ``near`` of
+    :func:`_window` holds, else the mark; whether marked)."""
+    bad = np.uint32(((np.float64(y).view(np.uint64) + shift) & _LOW29) <= near) | (np.uint32(1) ^ np.uint32(ok))
     return np.float32(y).view(np.uint32) | (np.uint32(0) - bad), bad  # all ones where marked
 
 
@@ -310,7 +333,7 @@ def _log_row(a, o):
     n = 0
     for j in range(a.size):
         y, ok = _log(a[j])
-        c, m = _code(y, ok)
+        c, m = _code_in(y, ok, _LOG_SHIFT, _LOG_NEAR)
         o[j] = c
         n += m
     return n
@@ -321,10 +344,29 @@ def _rsqrt_row(a, o):
     n = 0
     for j in range(a.size):
         y, ok = _rsqrt(a[j])
-        c, m = _code(y, ok)
+        c, m = _code_in(y, ok, _RSQRT_SHIFT, _RSQRT_NEAR)
         o[j] = c
         n += m
     return n
+
+
+@_inline
+def _rsqrt_again(a, o, base, bad, start, nb):
+    """1/sqrt's second tier: the row's marked lanes, listed in ``bad[start:nb]`` (flat indices ``base + j``), again
+    as float64 ``1 / sqrt(x)`` (two correctly rounded operations: within RSQRT2_BOUND); those it certifies get
+    their code and leave the list. Returns the list's new length (-1, a full list, stays)."""
+    if nb < 0:
+        return nb
+    kept = start
+    for t in range(start, nb):
+        j = bad[t] - base
+        b = a[j]
+        y = 1.0 / np.sqrt(np.float64(np.uint32(b).view(np.float32)))
+        c, m = _code_in(y, b - np.uint32(0x00800000) < np.uint32(0x7F000000), _RSQRT2_SHIFT, _RSQRT2_NEAR)
+        o[j] = c
+        bad[kept] = bad[t]
+        kept += m
+    return kept
 
 
 @_row
@@ -427,9 +469,9 @@ def _log_k(x, sx, out, so, R, C, bad):
 def _rsqrt_k(x, sx, out, so, R, C, bad):
     nb = 0
     for i in range(R):
-        o = out[i * so:i * so + C]
-        if _rsqrt_row(x[i * sx:i * sx + C], o) and nb >= 0:
-            nb = _marked(o, i * C, C, bad, nb)
+        a, o = x[i * sx:i * sx + C], out[i * so:i * so + C]
+        if _rsqrt_row(a, o) and nb >= 0:
+            nb = _rsqrt_again(a, o, i * C, bad, nb, _marked(o, i * C, C, bad, nb))
     return nb
 
 
