@@ -193,14 +193,6 @@ _RSQRT2_SHIFT, _RSQRT2_NEAR = _window(RSQRT2_BOUND)
 
 
 @_inline
-def _near(y):
-    """Whether the float64 ``y`` (its f32 rounding normal, or 0) lies within 2**10 float64 ulps of an f32 rounding
-    boundary: its 29 dropped bits within 2**10 of their midpoint 2**28 (an error below EPS |y| is below 2**9.5
-    ulps in every binade)."""
-    return ((np.float64(y).view(np.uint64) + _SHIFT) & _LOW29) <= _NEAR
-
-
-@_inline
 def _exp(v):
     """(p within EXP_EPS of exp(r), and the integer k of exp(v) = 2**k exp(r), |r| <= EXP_R), ``v`` an f32 value
     with ``|v| < 88.8``."""
