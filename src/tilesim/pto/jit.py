@@ -39,8 +39,8 @@ import numpy as np
 from numba import njit
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["OPS", "rows", "run", "rowsum", "sequential", "picked", "certify", "f16_widen", "f16_round", "LOW29",
-           "NEAR29", "SHIFT29", "TINY", "HUGE"]
+__all__ = ["OPS", "SCALAR_OPS", "rows", "run", "scalar", "rowsum", "sequential", "picked", "certify", "f16_widen",
+           "f16_round", "LOW29", "NEAR29", "SHIFT29", "TINY", "HUGE"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy")
 _inline = njit(cache=True, error_model="numpy", inline="always")
@@ -232,6 +232,55 @@ def run(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool |
     if o is None or x is None or y is None or not (x[2] or y[2]):
         return None
     return not kernel(*x, *y, o[0], o[1], *shape) or op in _SELECTS
+
+
+#: :func:`scalar`'s op codes (its kernel's branches)
+SCALAR_OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "max": 4, "min": 5}
+
+
+@_inline
+def _with_scalar(f, x, s, first, o, R, C):
+    """``o[i, j] = f(x[i, j], s)`` (``f(s, x[i, j])`` when ``first``) on R x C float32 lanes of 2-D arrays; True
+    when a result is NaN."""
+    nan = False
+    for i in range(R):
+        xi, oi = x[i], o[i]
+        if first:
+            for j in range(C):
+                r = f(s, xi[j])
+                oi[j] = r
+                nan |= r != r
+        else:
+            for j in range(C):
+                r = f(xi[j], s)
+                oi[j] = r
+                nan |= r != r
+    return nan
+
+
+@_kernel
+def scalar(code, a, lane, first, out, R, C):
+    """``out = a (op) s`` (``s (op) a`` when ``first``) on the top-left R x C lanes of whole tiles' f32 codes (2-D
+    C-contiguous uint32 arrays, apart), ``s`` the f32 code ``lane[0]``, ``code`` from :data:`SCALAR_OPS`: one call
+    per tile-scalar op, as one row when the lanes fill whole rows of both tiles (decision PTO114). Returns False
+    when an arithmetic result is NaN (the caller's exact path decides its payload), else True."""
+    x, o = a.view(np.float32), out.view(np.float32)
+    s = lane.view(np.float32)[0]
+    if C == x.shape[1] and C == o.shape[1]:
+        x, o, R, C = x.reshape(1, x.size), o.reshape(1, o.size), 1, R * C
+    if code == 0:
+        return not _with_scalar(_add, x, s, first, o, R, C)
+    if code == 1:
+        return not _with_scalar(_sub, x, s, first, o, R, C)
+    if code == 2:
+        return not _with_scalar(_mul, x, s, first, o, R, C)
+    if code == 3:
+        return not _with_scalar(_div, x, s, first, o, R, C)
+    if code == 4:
+        _with_scalar(_max, x, s, first, o, R, C)  # selects: NaN results are final
+    else:
+        _with_scalar(_min, x, s, first, o, R, C)
+    return True
 
 
 # --------------------------------------------------------------- reduces

@@ -22,8 +22,10 @@ from functools import lru_cache
 import numpy as np
 
 from ...errors import DtypeError, TilesimError
+from .. import jit
 from .. import numerics as nx
 from ..dtypes import DType
+from ..targets import get_target
 from ..tile import Tile, to_bits
 from . import masks_cpu, small_f32, unary_cpu
 from ._common import Op
@@ -31,7 +33,7 @@ from ._common import Op
 __all__ = ["CMP_MODES"]
 
 CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
-_DOUBLE = struct.Struct("<d")
+_DOUBLE, _INT64 = struct.Struct("<d"), struct.Struct("<q")
 
 
 def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
@@ -49,6 +51,25 @@ def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
         return to_bits(a, dt, what=op.inst)
     except TilesimError as e:
         raise type(e)(e.detail, instruction=op.inst, operand=operand, rule=e.rule, value=value) from None
+
+
+def _f32_lane(value) -> np.ndarray | None:
+    """A float's or an int's f32 code as the 1-lane array :func:`.jit.scalar` takes (kept per value), or None for
+    another kind of scalar or one that does not convert (the checked path then decides, and says why)."""
+    try:
+        if type(value) is float:
+            return _lane_of("<f8", _DOUBLE.pack(value))
+        if type(value) is int:  # numpy reads an int that fits int64 as one
+            return _lane_of("<i8", _INT64.pack(value))
+    except (TilesimError, struct.error):
+        pass
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _lane_of(np_dtype: str, raw: bytes) -> np.ndarray:
+    """:func:`_scalar_bits` of an f32 lane as a 1-lane array (the kernels only read it)."""
+    return np.full(1, _scalar_bits(np_dtype, raw, "f32"), np.uint32)
 
 
 @lru_cache(maxsize=1024)
@@ -175,15 +196,36 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     return dst
 
 
+#: (op name, id(profile), id(dst), id(src)) -> (profile, dst.key, src.key, :data:`.jit.SCALAR_OPS` code): f32
+#: tile-scalar calls whose checks passed for tiles of those keys (their types, valid regions and placements), on ND
+#: tiles apart in memory, that :func:`.jit.scalar` answers (decision PTO114)
+_PREPARED: dict = {}
+
+
 def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     """dst = a (op) b where one of a, b is a tile with dst's valid shape and the other a scalar."""
-    op = Op(name, target)
     src, s_first = (a, False) if isinstance(a, Tile) else (b, True)
-    s = _tile_scalar(op, dst, src, b if not s_first else a)
+    value = a if s_first else b
+    prof = get_target(target)
+    hit = _PREPARED.get((name, id(prof), id(dst), id(src)))
+    if hit is not None and hit[0] is prof and hit[1] is dst.key and hit[2] is src.key:
+        lane = _f32_lane(value)
+        if lane is not None:
+            return _scalar_kernel(name, kind, hit[3], dst, src, lane, s_first, prof)
+    op = Op(name, target)
+    s = _tile_scalar(op, dst, src, value)
     R, C = dst.valid
     x = src.valid_bits
     p = op.prof
     args = (s, x) if s_first else (x, s)
+    if (dst.dtype.name == "f32" and not p.flush_denormals and kind in jit.SCALAR_OPS
+            and (kind in ("add", "sub", "mul", "div") or p.nan_mode == "first")
+            and all(t.blayout == "row_major" and not t.is_boxed for t in (dst, src))
+            and not np.may_share_memory(dst.bits, src.bits)):
+        if len(_PREPARED) > 4096:
+            _PREPARED.clear()
+        _PREPARED[(name, id(p), id(dst), id(src))] = (p, dst.key, src.key, jit.SCALAR_OPS[kind])
+        return _scalar_kernel(name, kind, jit.SCALAR_OPS[kind], dst, src, s.reshape(1).copy(), s_first, p)
     if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, *args, dst.valid_bits,
                                                                               p.nan_mode):
         return dst
@@ -196,6 +238,18 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
         and np.broadcast_to(np.arange(C)[None, :] != (C // 4 * 4 if C % 2 else -1), (R, C)))
     dst.bits[:R, :C] = nx.binary(kind, *args, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
                                  instruction=op.inst, x86=p.x86_nans, b_first=b_first)
+    return dst
+
+
+def _scalar_kernel(name: str, kind: str, code: int, dst: Tile, src: Tile, lane: np.ndarray, s_first: bool,
+                   prof) -> Tile:
+    """A prepared tile-scalar call (:data:`_PREPARED`): one :func:`.jit.scalar` pass, or where a result is NaN
+    the exact path, which decides its payload."""
+    R, C = dst.valid
+    if not jit.scalar(code, src.bits, lane, s_first, dst.bits, R, C):
+        x = src.valid_bits
+        dst.bits[:R, :C] = nx.binary_exact(kind, *((lane, x) if s_first else (x, lane)), dst.dtype,
+                                           nan_mode=prof.nan_mode, instruction=name.upper(), x86=prof.x86_nans)
     return dst
 
 
