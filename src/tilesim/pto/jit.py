@@ -9,6 +9,8 @@ order, so the bits agree wherever the kernel answers:
   payloads and zero signs included), x86's abs (``x < 0 ? -x : x``) and neg as
   bit operations. The arithmetic ones report a NaN result, whose payload the
   caller's exact path decides.
+- :func:`whole`: the same element-wise ops on whole tiles' ``bits`` (2-D), one
+  call per op call with no layout analysis, for the prepared calls of PTO114.
 - :func:`rowsum`: TROWSUM in the CPU simulator's vectorised order (two 4-lane
   partial sums over each 8 columns, then the lanes, then the remainder; PTO91).
 - :func:`sequential`: a sum or product from +0 or 1, element after element
