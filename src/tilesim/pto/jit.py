@@ -41,8 +41,8 @@ import numpy as np
 from numba import njit
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["OPS", "WHOLE_OPS", "TILE", "FIRST", "rows", "run", "whole", "rowsum", "sequential", "picked", "certify", "f16_widen",
-           "f16_round", "LOW29", "NEAR29", "SHIFT29", "TINY", "HUGE"]
+__all__ = ["OPS", "WHOLE_OPS", "TILE", "FIRST", "rows", "run", "whole", "rowsum", "sequential", "picked", "certify",
+           "f16_widen", "f16_round", "LOW29", "NEAR29", "SHIFT29", "TINY", "HUGE"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy")
 _inline = njit(cache=True, error_model="numpy", inline="always")
