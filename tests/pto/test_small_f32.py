@@ -243,11 +243,13 @@ def test_row_max_min_through_the_kernel_equal_the_general_path(name, special, ds
 
 
 def test_the_small_ops_take_the_kernel(monkeypatch):
-    """At 16x16 f32 on cpu, without NaNs, these ops answer from one kernel call each (the benchmark's ops)."""
+    """At 16x16 f32 on cpu, without NaNs, these ops answer from one kernel call each (the benchmark's ops): this
+    module's, or for element-wise ops on ND tiles apart in memory :func:`jit.whole` (PTO114)."""
+    from tilesim.pto import jit
     calls = []
-    for fn in ("run", "lines"):
-        real = getattr(small_f32, fn)
-        monkeypatch.setattr(small_f32, fn, lambda *a, real=real: calls.append(1) or real(*a))
+    for mod, fn in ((small_f32, "run"), (small_f32, "lines"), (jit, "whole")):
+        real = getattr(mod, fn)
+        monkeypatch.setattr(mod, fn, lambda *a, real=real: calls.append(1) or real(*a))
     x = np.random.default_rng(21).uniform(1, 2, (16, 16)).astype(np.float32)
     a, b, d = Tile.from_array(x), Tile.from_array(x), Tile("vec", "f32", 16, 16)
     col, idx = Tile("vec", "f32", 16, 1, blayout="col_major"), Tile("vec", "i32", 1, 16)

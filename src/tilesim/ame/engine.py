@@ -241,7 +241,6 @@ class _Floats:
         fail = np.full(c.shape, -1, np.int32)
         mode = engine_jit.FP32_RNE if (acc.name, self.p.rnd) == ("fp32", "rne") else engine_jit.MODES.index(self.p.rnd)
         buf = np.empty((SLICES_PER_CALL,) + c.shape)
-        c_in = c.copy()
         for s0 in range(0, n_s, SLICES_PER_CALL):
             s1 = min(n_s, s0 + SLICES_PER_CALL)
             with np.errstate(invalid="ignore", over="ignore"):  # Inf x 0: the kernel sends it to the exact path

@@ -9,6 +9,8 @@ order, so the bits agree wherever the kernel answers:
   payloads and zero signs included), x86's abs (``x < 0 ? -x : x``) and neg as
   bit operations. The arithmetic ones report a NaN result, whose payload the
   caller's exact path decides.
+- :func:`whole`: the same element-wise ops on whole tiles' ``bits`` (2-D), one
+  call per op call with no layout analysis, for the prepared calls of PTO114.
 - :func:`rowsum`: TROWSUM in the CPU simulator's vectorised order (two 4-lane
   partial sums over each 8 columns, then the lanes, then the remainder; PTO91).
 - :func:`sequential`: a sum or product from +0 or 1, element after element
@@ -39,8 +41,8 @@ import numpy as np
 from numba import njit
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["OPS", "rows", "run", "rowsum", "sequential", "picked", "certify", "f16_widen", "f16_round", "LOW29",
-           "NEAR29", "SHIFT29", "TINY", "HUGE"]
+__all__ = ["OPS", "WHOLE_OPS", "TILE", "FIRST", "rows", "run", "whole", "rowsum", "sequential", "picked", "certify",
+           "f16_widen", "f16_round", "LOW29", "NEAR29", "SHIFT29", "TINY", "HUGE"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy")
 _inline = njit(cache=True, error_model="numpy", inline="always")
@@ -232,6 +234,86 @@ def run(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool |
     if o is None or x is None or y is None or not (x[2] or y[2]):
         return None
     return not kernel(*x, *y, o[0], o[1], *shape) or op in _SELECTS
+
+
+#: :func:`whole`'s op codes, plus what its second operand is: another tile (:data:`TILE`), a scalar put first
+#: (:data:`FIRST`), or else a scalar put second (the unary ops sqrt, abs, neg read none)
+WHOLE_OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "max": 4, "min": 5, "sqrt": 6, "abs": 7, "neg": 8}
+TILE, FIRST = 16, 32
+
+
+@_inline
+def _lanes(f, x, y, how, o, R, C):
+    """``o[i, j] = f(x[i, j], y[i, j])`` (``how`` 1), ``f(x[i, j], y[0, 0])`` (0) or ``f(y[0, 0], x[i, j])`` (2)
+    on R x C float32 lanes of 2-D arrays; True when a result is NaN. Each loop vectorises."""
+    nan = False
+    s = y[0, 0]
+    for i in range(R):
+        xi, oi = x[i], o[i]
+        if how == 1:
+            yi = y[i]
+            for j in range(C):
+                r = f(xi[j], yi[j])
+                oi[j] = r
+                nan |= r != r
+        elif how == 2:
+            for j in range(C):
+                r = f(s, xi[j])
+                oi[j] = r
+                nan |= r != r
+        else:
+            for j in range(C):
+                r = f(xi[j], s)
+                oi[j] = r
+                nan |= r != r
+    return nan
+
+
+@_kernel
+def whole(code, a, b, out, R, C):
+    """``out = a (op) b`` or ``op(a)`` on the top-left R x C lanes of whole tiles' f32 codes (2-D C-contiguous
+    uint32 arrays, ``out`` apart from the others), ``code`` from :data:`WHOLE_OPS` plus :data:`TILE` (``b`` a
+    tile) or :data:`FIRST` (``b[0, 0]`` a scalar put first; without either, put second): the lanes of one op
+    call in one pass, as one row when they fill whole rows of every tile (decision PTO114). Returns False when an
+    arithmetic result is NaN (the caller's exact path decides its payload), else True."""
+    op, how = code & 15, code >> 4
+    if C == a.shape[1] and C == out.shape[1] and (how != 1 or C == b.shape[1]):
+        a, out, R, C = a.reshape(1, a.size), out.reshape(1, out.size), 1, R * C
+        if how == 1:
+            b = b.reshape(1, b.size)
+    if op >= 7:  # abs as x86 computes it, neg: bit operations on the codes
+        for i in range(R):
+            xi, oi = a[i], out[i]
+            if op == 7:
+                for j in range(C):
+                    oi[j] = xi[j] ^ (_SIGN if np.uint32(xi[j] - _NEG_LO) < _NEG_SPAN else np.uint32(0))
+            else:
+                for j in range(C):
+                    oi[j] = xi[j] ^ _SIGN
+        return True
+    x, y, o = a.view(np.float32), b.view(np.float32), out.view(np.float32)
+    if op == 6:
+        nan = False
+        for i in range(R):
+            xi, oi = x[i], o[i]
+            for j in range(C):
+                r = math.sqrt(xi[j])
+                oi[j] = r
+                nan |= r != r
+        return not nan
+    if op == 0:
+        return not _lanes(_add, x, y, how, o, R, C)
+    if op == 1:
+        return not _lanes(_sub, x, y, how, o, R, C)
+    if op == 2:
+        return not _lanes(_mul, x, y, how, o, R, C)
+    if op == 3:
+        return not _lanes(_div, x, y, how, o, R, C)
+    if op == 4:
+        _lanes(_max, x, y, how, o, R, C)  # selects: NaN results are final
+    else:
+        _lanes(_min, x, y, how, o, R, C)
+    return True
 
 
 # --------------------------------------------------------------- reduces

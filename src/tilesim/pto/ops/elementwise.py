@@ -22,8 +22,10 @@ from functools import lru_cache
 import numpy as np
 
 from ...errors import DtypeError, TilesimError
+from .. import jit
 from .. import numerics as nx
 from ..dtypes import DType
+from ..targets import get_target
 from ..tile import Tile, to_bits
 from . import masks_cpu, small_f32, unary_cpu
 from ._common import Op
@@ -31,7 +33,7 @@ from ._common import Op
 __all__ = ["CMP_MODES"]
 
 CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")
-_DOUBLE = struct.Struct("<d")
+_DOUBLE, _INT64 = struct.Struct("<d"), struct.Struct("<q")
 
 
 def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
@@ -49,6 +51,25 @@ def _scalar(op: Op, value, dt: DType, operand: str = "scalar") -> np.ndarray:
         return to_bits(a, dt, what=op.inst)
     except TilesimError as e:
         raise type(e)(e.detail, instruction=op.inst, operand=operand, rule=e.rule, value=value) from None
+
+
+def _f32_lane(value) -> np.ndarray | None:
+    """A float's or an int's f32 code as the 1 x 1 array :func:`.jit.whole` takes (kept per value), or None for
+    another kind of scalar or one that does not convert (the checked path then decides, and says why)."""
+    try:
+        if type(value) is float:
+            return _lane_of("<f8", _DOUBLE.pack(value))
+        if type(value) is int:  # numpy reads an int that fits int64 as one
+            return _lane_of("<i8", _INT64.pack(value))
+    except (TilesimError, struct.error):
+        pass
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _lane_of(np_dtype: str, raw: bytes) -> np.ndarray:
+    """:func:`_scalar_bits` of an f32 lane as a 1 x 1 array (the kernels only read it)."""
+    return np.full((1, 1), _scalar_bits(np_dtype, raw, "f32"), np.uint32)
 
 
 @lru_cache(maxsize=1024)
@@ -101,19 +122,26 @@ def _tile_scalar(op: Op, dst: Tile, src: Tile, scalar, tmp=None, mask: Tile | No
 
 
 def _binary(name: str, kind: str, dst: Tile, src0: Tile, src1: Tile, target) -> Tile:
-    op = Op(name, target)
-    code = _tile_tile(op, dst, src0, src1, kind=kind)
-    R, C = dst.valid
-    if code is not None and small_f32.run(code, src0.bits, src1.bits, dst.bits, R, C):
+    prof = get_target(target)
+    code = _prepared(name, prof, dst, src0, src1)
+    if code is None:
+        op = Op(name, target)
+        small = _tile_tile(op, dst, src0, src1, kind=kind)
+        code = _prepare(name, kind, prof, dst, src0, src1)
+        if code is None and small is not None and small_f32.run(small, src0.bits, src1.bits, dst.bits,
+                                                                *dst.valid):
+            return dst
+    if code is not None and jit.whole(code, src0.bits, src1.bits, dst.bits, *dst.valid):
         return dst
-    p = op.prof
+    p = prof  # a prepared call with a NaN result goes straight to the exact path, which decides its payload
     a, b, d = src0.valid_bits, src1.valid_bits, dst.valid_bits
-    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, d, p.nan_mode):
+    if code is None and dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, a, b, d,
+                                                                                               p.nan_mode):
         return dst
     if not p.flush_denormals and nx.fast_narrow_into(kind, a, b, d, dst.dtype):
         return dst
     d[...] = nx.binary_exact(kind, a, b, dst.dtype, flush=p.flush_denormals, nan_mode=p.nan_mode,
-                             instruction=op.inst, x86=p.x86_nans,
+                             instruction=name.upper(), x86=p.x86_nans,
                              b_first=_x86_b_first(kind, dst) if p.x86_nans else False)
     return dst
 
@@ -137,23 +165,31 @@ def _x86_b_first(kind: str, dst: Tile):
 
 
 def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
-    op = Op(name, target)
+    prof = get_target(target)
+    code = _prepared(name, prof, dst, src)
+    if code is None:
+        op = Op(name, target)
 
-    def static():
-        _vec_tiles(op, [(dst, "dst"), (src, "src")])
-        op.same_dtype(dst, src, "src", "dst")
-        op.dtypes(name, (dst.dtype,), ("dst",))
-        op.valid_match(dst, src, "src", "dst")
-        return small_f32.plan(op.prof, kind, dst, (src,))
-    code = op.static((dst, src), static)
+        def static():
+            _vec_tiles(op, [(dst, "dst"), (src, "src")])
+            op.same_dtype(dst, src, "src", "dst")
+            op.dtypes(name, (dst.dtype,), ("dst",))
+            op.valid_match(dst, src, "src", "dst")
+            return small_f32.plan(op.prof, kind, dst, (src,))
+        small = op.static((dst, src), static)
+        code = _prepare(name, kind, prof, dst, src)
+        if code is None and small is not None and small_f32.run(small, src.bits, src.bits, dst.bits, *dst.valid):
+            return dst
     R, C = dst.valid
-    if code is not None and small_f32.run(code, src.bits, src.bits, dst.bits, R, C):
+    p = prof  # a prepared call with a NaN result (sqrt, 1/x) takes numerics' exact path, which decides its payload
+    if code is not None:
+        if jit.whole(code, src.bits, _CONSTANT.get(kind, src.bits), dst.bits, R, C):
+            return dst
+    elif dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, src.valid_bits, None,
+                                                                                dst.valid_bits, p.nan_mode,
+                                                                                p.x86_nans):
         return dst
-    p = op.prof
-    if dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, src.valid_bits, None,
-                                                                              dst.valid_bits, p.nan_mode,
-                                                                              p.x86_nans):
-        return dst
+    op = Op(name, prof)
     if dst.dtype.is_int and kind in ("log", "recip"):  # cpu only (the dtype tables): C++ on integers, PTO121
         if kind == "recip":
             dst.bits[:R, :C] = unary_cpu.int_recip(op, src.bits[:R, :C], dst.dtype)
@@ -175,12 +211,66 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     return dst
 
 
+# ------------------------------------------------------- prepared calls
+#: (op name, id(profile), id(dst), id(src0), id(src1 or None)) -> (profile, dst.key, src0.key, src1.key or None,
+#: :func:`.jit.whole` code): f32 calls whose checks passed for tiles of those keys (their types, valid regions and
+#: placements), on ND tiles apart in memory, that one kernel pass answers (decision PTO114)
+_PREPARED: dict = {}
+#: unary ops that :func:`.jit.whole` runs as a binary one with a scalar: ``1 / x``, and relu's ``max(x, +0)``
+_AS_SCALAR = {"recip": ("div", jit.FIRST), "relu": ("max", 0)}
+_CONSTANT = {"recip": np.full((1, 1), 0x3F800000, np.uint32), "relu": np.zeros((1, 1), np.uint32)}
+
+
+def _prepared(name: str, prof, dst: Tile, src0: Tile, src1: Tile | None = None) -> int | None:
+    """The :func:`.jit.whole` code of a call prepared before (:data:`_PREPARED`) on these tiles, unchanged since."""
+    hit = _PREPARED.get((name, id(prof), id(dst), id(src0), id(src1)))
+    if (hit is not None and hit[0] is prof and hit[1] is dst.key and hit[2] is src0.key
+            and (src1 is None or hit[3] is src1.key)):
+        return hit[4]
+    return None
+
+
+def _prepare(name: str, kind: str, prof, dst: Tile, src0: Tile, src1: Tile | None = None,
+             scalar_first: bool = False) -> int | None:
+    """Prepare a call whose checks have just passed, and return its :func:`.jit.whole` code, where that kernel
+    takes it as :func:`.numerics.fast_f32` would (max, min and relu under the ``first`` rule, abs as x86 computes
+    it): f32 without flushing, every tile ND (its ``bits`` a C-contiguous view of its bytes), dst apart from the
+    sources in memory. None otherwise (the call keeps its general path)."""
+    op, how = _AS_SCALAR.get(kind, (kind, jit.TILE if src1 is not None else jit.FIRST if scalar_first else 0))
+    tiles = (dst, src0) if src1 is None else (dst, src0, src1)
+    if (op not in jit.WHOLE_OPS or dst.dtype.name != "f32" or prof.flush_denormals
+            or op in ("max", "min") and prof.nan_mode != "first" or op == "abs" and not prof.x86_nans
+            or not all(t.blayout == "row_major" and not t.is_boxed for t in tiles)
+            or any(np.may_share_memory(dst.bits, t.bits) for t in tiles[1:])):
+        return None
+    if len(_PREPARED) > 4096:
+        _PREPARED.clear()
+    code = jit.WHOLE_OPS[op] | how
+    _PREPARED[(name, id(prof), id(dst), id(src0), id(src1))] = (prof, dst.key, src0.key,
+                                                                  None if src1 is None else src1.key, code)
+    return code
+
+
 def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     """dst = a (op) b where one of a, b is a tile with dst's valid shape and the other a scalar."""
-    op = Op(name, target)
     src, s_first = (a, False) if isinstance(a, Tile) else (b, True)
-    s = _tile_scalar(op, dst, src, b if not s_first else a)
+    value = a if s_first else b
+    prof = get_target(target)
+    code = _prepared(name, prof, dst, src)
+    lane = None if code is None else _f32_lane(value)
+    if lane is None:
+        op = Op(name, target)
+        s = _tile_scalar(op, dst, src, value)
+        code = _prepare(name, kind, prof, dst, src, scalar_first=s_first)
+        lane = None if code is None else s.reshape(1, 1).copy()
     R, C = dst.valid
+    if lane is not None:
+        if jit.whole(code, src.bits, lane, dst.bits, R, C):
+            return dst
+        x = src.valid_bits  # a NaN result: the exact path decides its payload
+        dst.bits[:R, :C] = nx.binary_exact(kind, *((lane, x) if s_first else (x, lane)), dst.dtype,
+                                           nan_mode=prof.nan_mode, instruction=name.upper(), x86=prof.x86_nans)
+        return dst
     x = src.valid_bits
     p = op.prof
     args = (s, x) if s_first else (x, s)
