@@ -312,6 +312,36 @@ def test_exp_second_look_gives_the_lanes_near_a_midpoint_to_the_second_tier():
     assert np.array_equal(o[~taken], first[~taken])
 
 
+def test_log_row_flag_is_raised_exactly_where_the_marking_pass_marks():
+    """Rows of log inputs (random positive normals, each with one lane of its own: a lane within log's window, a
+    lane next to one, zero, -0, a negative, a subnormal, the least normal, the largest finite, inf, NaN): the flag
+    pass raises its flag on a row exactly where the marking pass marks a lane of it, and writes, on the rows it
+    does not flag, the marking pass's bits (decision PTO113)."""
+    from tilesim.pto import transcend
+    a = np.arange(0x3F800000, 0x40000000, dtype=np.uint32)  # [1, 2): a few lanes come within the window
+    o = np.empty_like(a)
+    transcend._log_row(a, o)
+    near = a[o == transcend.MARK]
+    assert near.size >= 2
+    rng = np.random.default_rng(21)
+    odd = [*near.tolist(), *(near + 1).tolist(), 0, 0x80000000, 0xBF800000, 0x00000001, 0x007FFFFF, 0x00800000,
+           0x7F7FFFFF, 0x7F800000, 0x7FC00000, 0xFF800000]
+    rows = np.exp2(rng.uniform(-120, 120, (len(odd) + 8, 96))).astype(np.float32).view(np.uint32)
+    rows[:len(odd), 40] = odd  # the last 8 rows: random lanes only
+    for row in rows:
+        flagged, marked = np.empty_like(row), np.empty_like(row)
+        n = transcend._log_row(row, marked)
+        assert transcend._log_flag_row(row, flagged) == (n > 0)
+        if not n:
+            assert np.array_equal(flagged, marked)
+    out, bad = np.empty_like(rows), np.empty(64, np.int64)
+    nb = transcend._log_k(rows.reshape(-1), 96, out.reshape(-1), 96, rows.shape[0], 96, bad)
+    want = np.empty_like(rows)
+    for i, row in enumerate(rows):
+        transcend._log_row(row, want[i])
+    assert np.array_equal(out, want) and np.array_equal(bad[:nb], np.flatnonzero(want == transcend.MARK))
+
+
 def test_certificate_windows_follow_their_bounds():
     """A window is twice its bound in float64 ulps, rounded up to a power of two, about the midpoint: EPS's is
     the shared one (2**10), log's 2**5, 1/sqrt's 2**9 and its second tier's 2**2."""

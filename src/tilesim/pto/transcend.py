@@ -321,6 +321,21 @@ def _exp_row(a, o):
 
 
 @_row
+def _log_flag_row(a, o):
+    """log of a row, every lane written from its float64 value; whether a lane needs :func:`_log_row`: its input is
+    not a positive normal number (the largest ``b - 2**23`` of the row's codes), or its value comes within the
+    window (the least distance of the row's lanes) (decision PTO113)."""
+    dist, top = np.uint64(-1), np.uint32(0)
+    for j in range(a.size):
+        b = a[j]
+        y, _ = _log(b)
+        o[j] = np.float32(y).view(np.uint32)
+        dist = min(dist, (np.float64(y).view(np.uint64) + _LOG_SHIFT) & _LOW29)
+        top = max(top, np.uint32(b - np.uint32(0x00800000)))
+    return dist <= _LOG_NEAR or top >= np.uint32(0x7F000000)
+
+
+@_row
 def _log_row(a, o):
     n = 0
     for j in range(a.size):
@@ -451,8 +466,8 @@ def _exp_k(x, sx, out, so, R, C, bad):
 def _log_k(x, sx, out, so, R, C, bad):
     nb = 0
     for i in range(R):
-        o = out[i * so:i * so + C]
-        if _log_row(x[i * sx:i * sx + C], o) and nb >= 0:
+        a, o = x[i * sx:i * sx + C], out[i * so:i * so + C]
+        if _log_flag_row(a, o) and _log_row(a, o) and nb >= 0:  # a flagged row, again with marks
             nb = _marked(o, i * C, C, bad, nb)
     return nb
 
