@@ -1,5 +1,5 @@
 """f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (decisions PTO190,
-PTO198, PTO112).
+PTO198, PTO112, PTO113).
 
 The log and 1/sqrt kernels evaluate the function in float64 within their proven
 bounds (``LOG_BOUND``, ``RSQRT_BOUND``, both below ``EPS`` = 2**-44), then round
@@ -12,7 +12,11 @@ sqrt(x)`` (within ``RSQRT2_BOUND`` = 2**-52: a window of 2**2). Lanes outside a
 kernel's domain (zeros, subnormals, infinities, NaNs, results that are not
 normal f32 numbers) and the uncertified ones (about one in 2**23 for log, almost
 none for 1/sqrt) are marked and left to
-:func:`tilesim.pto.numerics._certified`, lane by lane.
+:func:`tilesim.pto.numerics._certified`, lane by lane. log's fast pass (PTO113)
+marks nothing: it writes every lane and keeps two figures of the row, the least
+distance of a lane's dropped bits from their midpoint and the largest ``b -
+2**23`` of its codes ``b``; a row where a lane comes within the window or lies
+outside the domain runs the marking pass again, which marks exactly those lanes.
 
 The exp kernels (PTO198) write every lane of a row from a float64 value within
 ``EXP_EPS`` = 2**-44 and keep two figures of the row: the least distance of a
