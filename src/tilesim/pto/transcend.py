@@ -185,12 +185,11 @@ _SPLIT = 2.0 ** 27 + 1  # Veltkamp's splitter
 #: series (1/12 + w/80 + w**2/448 + ...) to degree 12 (its tail below (LOG_W/4)**13 / (4 * 29) / (1 - LOG_W/4))
 #: economized to degree 5
 LOG_W = Fraction(11775, 100000)
-_LOG_POLY, _LOG_CHANGE = economized([Fraction(1, 4 ** (k + 1) * (2 * k + 3)) for k in range(13)], Fraction(0),
-                                    LOG_W, 5)
+_LOG_SERIES = [Fraction(1, 4 ** (k + 1) * (2 * k + 3)) for k in range(13)]
+_LOG_POLY, _LOG_CHANGE = economized(_LOG_SERIES, Fraction(0), LOG_W, 5)
 _A0, _A1, _A2, _A3, _A4, _A5 = (float(c) for c in _LOG_POLY)
 #: log's fast pass (PTO113): the same series economized to degree 4 (a change below 2**-40.01)
-_LOG4_POLY, _LOG4_CHANGE = economized([Fraction(1, 4 ** (k + 1) * (2 * k + 3)) for k in range(13)], Fraction(0),
-                                      LOG_W, 4)
+_LOG4_POLY, _LOG4_CHANGE = economized(_LOG_SERIES, Fraction(0), LOG_W, 4)
 _F0, _F1, _F2, _F3, _F4 = (float(c) for c in _LOG4_POLY)
 #: the proven relative error bounds of the log and 1/sqrt evaluations (below EPS), and of 1/sqrt's second tier
 LOG_BOUND, RSQRT_BOUND, RSQRT2_BOUND = 2.0 ** -49, 2.0 ** -45.3, 2.0 ** -52
