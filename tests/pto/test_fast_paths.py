@@ -208,7 +208,8 @@ def test_one_pass_kernels_mark_the_lanes_near_a_rounding_boundary(name):
 def test_one_pass_kernels_err_by_less_than_their_stated_bound():
     """The float64 values the kernels certify err by less than their proven bounds (exp: 2**-44.5, within
     ``transcend.EXP_EPS``: its polynomial alone errs by up to 2**-45.6, and here its reduction is not contracted
-    into an FMA; log and 1/sqrt: ``LOG_BOUND``, ``RSQRT_BOUND``, below EPS, which set their windows) relative to
+    into an FMA; log and 1/sqrt: ``LOG_BOUND``, ``RSQRT_BOUND``, below EPS, which set their windows; log's fast
+    pass: ``LOG4_BOUND``) relative to
     50-digit decimal arithmetic, on inputs across each kernel's domain, log's reduced argument at its ends and, for
     1/sqrt, the inputs whose f32 estimate errs most (where its bound is nearly reached)."""
     from decimal import Decimal, localcontext
@@ -225,13 +226,15 @@ def test_one_pass_kernels_err_by_less_than_their_stated_bound():
                 p, k = transcend._exp(np.float64(np.uint32(b).view(np.float32)))
                 out[i] = p * 2.0 ** k
             else:
-                out[i] = transcend._log(b)[0] if kind == 1 else transcend._rsqrt(b)[0]
+                out[i] = transcend._log(b)[0] if kind == 1 else transcend._rsqrt(b)[0] if kind == 2 else \
+                    transcend._log4(b)
 
     rng = np.random.default_rng(12)
     domains = {"exp": (-87.29, 88.69), "log": (2.0 ** -126, 3e38), "rsqrt": (2.0 ** -126, 3e38)}
     exact = {"exp": lambda d: d.exp(), "log": lambda d: d.ln(), "rsqrt": lambda d: 1 / d.sqrt()}
     bound = {"exp": transcend.EXP_EPS / 2 ** 0.5, "log": transcend.LOG_BOUND, "rsqrt": transcend.RSQRT_BOUND}
     assert max(bound.values()) < transcend.EPS
+    domains["log4"], exact["log4"], bound["log4"] = domains["log"], exact["log"], transcend.LOG4_BOUND  # PTO113
     for kind, (name, (lo, hi)) in enumerate(domains.items()):
         v = rng.uniform(lo, hi, 1500) if name == "exp" else np.exp2(rng.uniform(np.log2(lo), np.log2(hi), 1500))
         ends = np.uint32([0x3F3504F2, 0x3F3504F3, 0x3FB504F3, 0x3FB504F4]).view(np.float32)  # log's m at its ends
@@ -312,11 +315,63 @@ def test_exp_second_look_gives_the_lanes_near_a_midpoint_to_the_second_tier():
     assert np.array_equal(o[~taken], first[~taken])
 
 
+def _log_fast_values(x: np.ndarray) -> np.ndarray:
+    """log's fast pass value (``transcend._log4``) of each f32 code of ``x``."""
+    from numba import njit
+
+    from tilesim.pto import transcend
+
+    @njit
+    def values(x, out):
+        for i in range(x.size):
+            out[i] = transcend._log4(x[i])
+
+    out = np.empty(x.size)
+    values(x, out)
+    return out
+
+
+def test_log_row_flag_is_raised_wherever_the_marking_pass_marks():
+    """Rows of log inputs (random positive normals, each with one lane of its own: a lane within the marking
+    pass's window, one within the fast pass's only, a neighbour of one, zero, -0, a negative, a subnormal, the
+    least normal, the largest finite, inf, NaN): the fast pass flags every row where the marking pass marks a
+    lane and those where a lane comes within its own window, and writes, on the rows it does not flag, the marking
+    pass's bits; the tile kernel's bits and list are the marking pass's (decision PTO113)."""
+    from tilesim.pto import transcend
+    a = np.arange(0x3F800000, 0x40000000, dtype=np.uint32)  # [1, 2): a few lanes come within either window
+    o = np.empty_like(a)
+    transcend._log_row(a, o)
+    near = a[o == transcend.MARK]
+    fast = a[((_log_fast_values(a).view(np.uint64) + transcend._LOG4_SHIFT) & transcend._LOW29)
+             <= transcend._LOG4_NEAR]
+    fast = np.setdiff1d(fast, near)[:8]
+    assert near.size >= 2 and fast.size == 8
+    rng = np.random.default_rng(21)
+    odd = [*near.tolist(), *fast.tolist(), *(near + 1).tolist(), 0, 0x80000000, 0xBF800000, 0x00000001,
+           0x007FFFFF, 0x00800000, 0x7F7FFFFF, 0x7F800000, 0x7FC00000, 0xFF800000]
+    rows = np.exp2(rng.uniform(-120, 120, (len(odd) + 8, 96))).astype(np.float32).view(np.uint32)
+    rows[:len(odd), 40] = odd  # the last 8 rows: random lanes only
+    flags = []
+    for row in rows:
+        flagged, marked = np.empty_like(row), np.empty_like(row)
+        n = transcend._log_row(row, marked)
+        flags.append(transcend._log_flag_row(row, flagged))
+        assert flags[-1] or (not n and np.array_equal(flagged, marked))
+    assert all(flags[:near.size + fast.size]) and not any(flags[-8:])
+    out, bad = np.empty_like(rows), np.empty(64, np.int64)
+    nb = transcend._log_k(rows.reshape(-1), 96, out.reshape(-1), 96, rows.shape[0], 96, bad)
+    want = np.empty_like(rows)
+    for i, row in enumerate(rows):
+        transcend._log_row(row, want[i])
+    assert np.array_equal(out, want) and np.array_equal(bad[:nb], np.flatnonzero(want == transcend.MARK))
+
+
 def test_certificate_windows_follow_their_bounds():
     """A window is twice its bound in float64 ulps, rounded up to a power of two, about the midpoint: EPS's is
-    the shared one (2**10), log's 2**5, 1/sqrt's 2**9 and its second tier's 2**2."""
+    the shared one (2**10), log's 2**5 (its fast pass's 2**11), 1/sqrt's 2**9 and its second tier's 2**2."""
     from tilesim.pto import transcend as tr
-    half = {tr.EPS: 1 << 10, tr.LOG_BOUND: 1 << 5, tr.RSQRT_BOUND: 1 << 9, tr.RSQRT2_BOUND: 1 << 2}
+    half = {tr.EPS: 1 << 10, tr.LOG_BOUND: 1 << 5, tr.RSQRT_BOUND: 1 << 9, tr.RSQRT2_BOUND: 1 << 2,
+            tr.LOG4_BOUND: 1 << 11}
     assert tr._window(tr.EPS) == (tr._SHIFT, tr._NEAR)
     for bound, h in half.items():
         shift, near = tr._window(bound)
@@ -365,7 +420,8 @@ def test_economization_lowers_a_square_to_its_chebyshev_constant():
 
 def test_economized_polynomials_stay_within_their_stated_bounds():
     """The exact (Fraction) exp and atanh polynomials against 50-digit decimal exp and atanh at 401 points of
-    their intervals (the ends included): exp within 2**-45.55 relative, Q within 2**-47.2, as the module says."""
+    their intervals (the ends included): exp within 2**-45.55 relative, Q within 2**-47.2 (log's fast pass's, of
+    degree 4, within 2**-40.01), as the module says; and the changes economization reports below those it states."""
     from decimal import Decimal, localcontext
     from fractions import Fraction
 
@@ -374,6 +430,9 @@ def test_economized_polynomials_stay_within_their_stated_bounds():
     def at(c, x):
         return sum(ck * x ** k for k, ck in enumerate(c))
 
+    stated = {"exp": (transcend._EXP_CHANGE, -46.05), "log": (transcend._LOG_CHANGE, -47.2),
+              "log4": (transcend._LOG4_CHANGE, -40.01)}  # economized's own bounds on its changes
+    assert all(change < 2.0 ** e for change, e in stated.values()), stated
     with localcontext() as ctx:
         ctx.prec = 50
         for i in range(-200, 201):
@@ -387,6 +446,8 @@ def test_economized_polynomials_stay_within_their_stated_bounds():
                 q = (((2 + s) / (2 - s)).ln() / s - 1) / (s * s)
                 got = at(transcend._LOG_POLY, Fraction(s * s))
                 assert abs(Decimal(got.numerator) / Decimal(got.denominator) - q) < Decimal(2) ** Decimal("-47.2"), w
+                got = at(transcend._LOG4_POLY, Fraction(s * s))  # the fast pass's (PTO113)
+                assert abs(Decimal(got.numerator) / Decimal(got.denominator) - q) < Decimal(2) ** Decimal("-40.01"), w
 
 
 def test_a_full_list_of_marks_changes_no_bit(monkeypatch):

@@ -1,5 +1,5 @@
 """f32 ``exp``, ``log``, ``1/sqrt`` and TROWEXPANDEXPDIF's ``exp(a - b)`` in one numba pass each (decisions PTO190,
-PTO198, PTO112).
+PTO198, PTO112, PTO113).
 
 The log and 1/sqrt kernels evaluate the function in float64 within their proven
 bounds (``LOG_BOUND``, ``RSQRT_BOUND``, both below ``EPS`` = 2**-44), then round
@@ -12,7 +12,16 @@ sqrt(x)`` (within ``RSQRT2_BOUND`` = 2**-52: a window of 2**2). Lanes outside a
 kernel's domain (zeros, subnormals, infinities, NaNs, results that are not
 normal f32 numbers) and the uncertified ones (about one in 2**23 for log, almost
 none for 1/sqrt) are marked and left to
-:func:`tilesim.pto.numerics._certified`, lane by lane.
+:func:`tilesim.pto.numerics._certified`, lane by lane. log's fast pass (PTO113)
+marks nothing: it writes every lane from a cheaper value, within ``LOG4_BOUND``
+= 2**-43 (a window of 2**11), and keeps two figures of the row, the least
+distance of a lane's dropped bits from their midpoint and the largest ``b -
+2**23`` of its codes ``b``; a row where a lane comes within that window or lies
+outside the domain (about one lane in 2**17) runs the marking pass above. Every
+lane the marking pass marks is in such a row: its value ``y`` within 2**5 ulps
+of a midpoint, the exact value within 2**4 ulps of ``y`` and the fast value
+within 2**10 of the exact one make the fast value's distance below 2**11; and
+an unflagged row's codes are the correctly rounded ones.
 
 The exp kernels (PTO198) write every lane of a row from a float64 value within
 ``EXP_EPS`` = 2**-44 and keep two figures of the row: the least distance of a
@@ -65,6 +74,10 @@ The evaluations, and why each errs by less than its bound (unit roundoff 2**-53)
   2**-24), so ``LN2``'s error and the roundings of ``e LN2`` and the sum add
   below 5 * 2**-53 relative: within ``LOG_BOUND`` = 2**-49 in all. Positive normal
   inputs.
+* log's fast pass (:func:`_log4`): the same steps with ``Q`` economized to
+  degree 4 (a change below 2**-40.01, so ``log m`` within ``LOG_W *
+  2**-40.01`` < 2**-43.09 relative); the roundings, as above, add below 2**-49:
+  within 2**-43.09 + 2**-49 < ``LOG4_BOUND`` = 2**-43.
 * 1/sqrt: the f32 estimate ``y = 1 / sqrtf(x)`` (``(1 + d) / sqrt(x)``, ``|d| <=
   2**-22.99``: two f32 roundings), one first-order step in float64: ``h = 1/2 -
   (x/2 * y) * y`` (``x/2 * y`` exact, ``h = -d - d**2/2`` within 2**-54),
@@ -87,8 +100,8 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-__all__ = ["KINDS", "EPS", "EXP_EPS", "EXP_DD_EPS", "EXP_R", "LOG_W", "LOG_BOUND", "RSQRT_BOUND", "RSQRT2_BOUND",
-           "economized", "MARK", "run"]
+__all__ = ["KINDS", "EPS", "EXP_EPS", "EXP_DD_EPS", "EXP_R", "LOG_W", "LOG_BOUND", "LOG4_BOUND", "RSQRT_BOUND",
+           "RSQRT2_BOUND", "economized", "MARK", "run"]
 
 _kernel = njit(cache=True, error_model="numpy", fastmath={"contract"})
 _inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
@@ -172,11 +185,16 @@ _SPLIT = 2.0 ** 27 + 1  # Veltkamp's splitter
 #: series (1/12 + w/80 + w**2/448 + ...) to degree 12 (its tail below (LOG_W/4)**13 / (4 * 29) / (1 - LOG_W/4))
 #: economized to degree 5
 LOG_W = Fraction(11775, 100000)
-_LOG_POLY, _LOG_CHANGE = economized([Fraction(1, 4 ** (k + 1) * (2 * k + 3)) for k in range(13)], Fraction(0),
-                                    LOG_W, 5)
+_LOG_SERIES = [Fraction(1, 4 ** (k + 1) * (2 * k + 3)) for k in range(13)]
+_LOG_POLY, _LOG_CHANGE = economized(_LOG_SERIES, Fraction(0), LOG_W, 5)
 _A0, _A1, _A2, _A3, _A4, _A5 = (float(c) for c in _LOG_POLY)
+#: log's fast pass (PTO113): the same series economized to degree 4 (a change below 2**-40.01)
+_LOG4_POLY, _LOG4_CHANGE = economized(_LOG_SERIES, Fraction(0), LOG_W, 4)
+_F0, _F1, _F2, _F3, _F4 = (float(c) for c in _LOG4_POLY)
 #: the proven relative error bounds of the log and 1/sqrt evaluations (below EPS), and of 1/sqrt's second tier
 LOG_BOUND, RSQRT_BOUND, RSQRT2_BOUND = 2.0 ** -49, 2.0 ** -45.3, 2.0 ** -52
+#: the proven relative error bound of log's fast pass (above EPS: it has its own window, 2**11)
+LOG4_BOUND = 2.0 ** -43
 
 
 def _window(bound: float) -> tuple[np.uint64, np.uint64]:
@@ -188,6 +206,7 @@ def _window(bound: float) -> tuple[np.uint64, np.uint64]:
 
 
 _LOG_SHIFT, _LOG_NEAR = _window(LOG_BOUND)
+_LOG4_SHIFT, _LOG4_NEAR = _window(LOG4_BOUND)
 _RSQRT_SHIFT, _RSQRT_NEAR = _window(RSQRT_BOUND)
 _RSQRT2_SHIFT, _RSQRT2_NEAR = _window(RSQRT2_BOUND)
 
@@ -263,15 +282,31 @@ def _exp_dd_code(v):
 
 
 @_inline
-def _log(b):
-    """(log of the f32 code ``b``, whether ``b`` is a positive normal number)."""
+def _log_split(b):
+    """(e, S, w = S**2) of the f32 code ``b``: its value 2**e m, m in [sqrt(1/2), sqrt(2)), S = 2 (m - 1) / (m +
+    1)."""
     e = np.int32(np.uint32(b) - _SQRT_HALF) >> np.int32(23)  # 2**e m, m's f32 code in [_SQRT_HALF, 2 _SQRT_HALF)
     m = np.float64(np.uint32(np.uint32(b) - (np.uint32(e) << np.uint32(23))).view(np.float32))
     s = (2.0 * m - 2.0) / (m + 1.0)
-    w = s * s
+    return np.float64(e), s, s * s
+
+
+@_inline
+def _log(b):
+    """(log of the f32 code ``b``, within LOG_BOUND; whether ``b`` is a positive normal number)."""
+    e, s, w = _log_split(b)
     w2 = w * w
     q = (_A0 + w * _A1) + w2 * ((_A2 + w * _A3) + w2 * (_A4 + w * _A5))
-    return np.float64(e) * _LN2 + ((s * w) * q + s), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+    return e * _LN2 + ((s * w) * q + s), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+
+
+@_inline
+def _log4(b):
+    """log of the f32 code ``b`` (a positive normal number) within LOG4_BOUND: ``Q`` of degree 4."""
+    e, s, w = _log_split(b)
+    w2 = w * w
+    q = (_F0 + w * _F1) + w2 * ((_F2 + w * _F3) + w2 * _F4)
+    return e * _LN2 + ((s * w) * q + s)
 
 
 @_inline
@@ -318,6 +353,21 @@ def _exp_row(a, o):
         dist = min(dist, _exp_dist(p))
         top = max(top, np.uint32(a[j] & _ABS))
     return dist <= _EXP_NEAR or top >= _EXP_TOP
+
+
+@_row
+def _log_flag_row(a, o):
+    """log of a row, every lane written from :func:`_log4`'s value; whether a lane needs :func:`_log_row`: its input
+    is not a positive normal number (the largest ``b - 2**23`` of the row's codes), or its value comes within the
+    fast pass's window, 2**11 (the least distance of the row's lanes) (decision PTO113)."""
+    dist, top = np.uint64(-1), np.uint32(0)
+    for j in range(a.size):
+        b = a[j]
+        y = _log4(b)
+        o[j] = np.float32(y).view(np.uint32)
+        dist = min(dist, (np.float64(y).view(np.uint64) + _LOG4_SHIFT) & _LOW29)
+        top = max(top, np.uint32(b - np.uint32(0x00800000)))
+    return dist <= _LOG4_NEAR or top >= np.uint32(0x7F000000)
 
 
 @_row
@@ -451,8 +501,8 @@ def _exp_k(x, sx, out, so, R, C, bad):
 def _log_k(x, sx, out, so, R, C, bad):
     nb = 0
     for i in range(R):
-        o = out[i * so:i * so + C]
-        if _log_row(x[i * sx:i * sx + C], o) and nb >= 0:
+        a, o = x[i * sx:i * sx + C], out[i * so:i * so + C]
+        if _log_flag_row(a, o) and _log_row(a, o) and nb >= 0:  # a flagged row, again with marks
             nb = _marked(o, i * C, C, bad, nb)
     return nb
 
