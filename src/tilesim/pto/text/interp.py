@@ -60,6 +60,7 @@ from .parser import Func, Operand, Program, Stmt, TypeRef, parse
 from .peers import Peers
 from .pipes import Pipes
 from .plan import Plan, plan
+from .bound import bind
 from .steps import Step, prepare
 from .sync import SYNC_OPS, SyncState
 from .types import memref_location, memref_shape, tile_spec, view_dtype
@@ -1052,42 +1053,39 @@ class Interpreter:
         for k, i in enumerate(range(lb, ub, step)):
             self.iters[-1] = k
             if calls:
-                self._run_calls(calls)
+                self._run_calls(calls, frame, inner.maps[0], var, Scalar(ivt, i))
                 continue
             inner = env.new_child({var: Scalar(ivt, i), **{n: v for (n, _), v in zip(iters, carried)}})
             sig = self._region(st.body, inner, frame)
             carried = self._yielded(st, sig, len(iters))
             if calls is None:
-                calls = not iters and self._bound_body(st.body, inner, frame)
+                calls = not iters and self._bound_body(st.body, inner, frame, var)
         self.iters.pop()
         self._bind(env, st, carried)
 
-    def _bound_body(self, body: list, env, frame: _Frame) -> list | None:
-        """``(statement, call)`` for each statement of a loop body that has run once, when every one is a
-        prepared step (:meth:`.Step.bind`) and nothing watches or frees per statement; else None (PTO166).
-        Such a body binds no names (its ops write tiles in place), so its tiles stay those ``env`` binds now."""
+    def _bound_body(self, body: list, env, frame: _Frame, var: str) -> list | None:
+        """``(statement, call, frees)`` for each statement of a loop body that has run once in ``env``, when each
+        can be bound (:func:`.bound.bind`) and nothing watches per statement; else None (PTO166, PTO116)."""
         if self.trace is not None or self.observe is not None:
             return None
-        calls = []
-        for n, st in enumerate(body):
-            if st.kind == "yield" and not st.ins and n == len(body) - 1:
-                break  # the empty terminator
-            step = self._steps.get(id(st))
-            call = step.bind(env, self.prof, self.undefined) if step is not None else None
-            if call is None or frame.plan.free_after.get(id(st)):
-                return None
-            calls.append((st, call))
-        return calls
+        return bind(self, body, env, frame, var)
 
-    def _run_calls(self, calls: list) -> None:
-        """One iteration of a bound loop body, failing as :meth:`_exec` does."""
-        for st, call in calls:
+    def _run_calls(self, calls: list, frame: _Frame, local: dict, var: str, index: Scalar) -> None:
+        """One iteration of a bound loop body in a scope that holds only the induction variable, failing and
+        freeing as :meth:`_exec` does."""
+        local.clear()
+        local[var] = index
+        for st, call, frees in calls:
             try:
                 call()
             except (ParseError, _Return):
                 raise
             except _LOCATED as e:
                 self._raise_located(st, e)
+            for name in frees:
+                t = frame.placed.pop(name, None)
+                if t is not None:
+                    self.mem.release(t)
 
     def _yielded(self, st: Stmt, sig, n: int) -> list:
         vals = sig[1] if sig is not None and sig[0] == "yield" else []
@@ -1156,6 +1154,17 @@ class Interpreter:
             raise _Return(sig[1])
 
     # ------------------------------------------------------------------- ops
+    def _is_tile_op(self, st: Stmt) -> bool:
+        """Whether :meth:`_op` runs ``st`` as a tile op of :data:`~tilesim.pto.OPS` (or a SET_* register op)
+        through :meth:`_dps`, not as arith, a special, sync or section statement."""
+        name = st.op
+        if name.startswith(("arith.", "pto.section")) or name in _SPECIAL or name in SYNC_OPS or \
+                collective(st) is not None or not (name.startswith("pto.") or st.kind == "generic"):
+            return False
+        key = op_key(name)
+        key = PAGE_SPELLINGS.get(key, key)
+        return key in OPS or key in CONFIG_OPS
+
     def _op(self, st: Stmt, env, frame: _Frame, loose: bool):
         step = self._steps.get(id(st))
         if step is not None:
