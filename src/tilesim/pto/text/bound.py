@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ...errors import TilesimError
 from ..tile import Tile
+from . import scalars as sc
+from .values import Scalar, TensorView
 
 __all__ = ["bind"]
 
@@ -41,7 +44,7 @@ def bind(it, body: list, scope, frame, var: str) -> list | None:
             if call is not None:
                 reused.add(st.results[0])
         if call is None:
-            call = _handler(it, st, scope, frame)
+            call = _handler(it, st, scope, frame, defined)
         if call is None:
             return None
         calls.append((st, call, frame.plan.free_after.get(id(st), ())))
@@ -89,16 +92,126 @@ def _alloc(it, st, scope, frame, defined: set) -> Callable | None:
     return call
 
 
-def _handler(it, st, scope, frame) -> Callable | None:
-    """The statement's own handler, called in ``scope``, for the other kinds a bound body may hold: arith,
-    constants, ``partition_view``, and tile ops (:meth:`~.interp.Interpreter._op`, which tries the prepared step
-    first, as the general way does)."""
+def _handler(it, st, scope, frame, defined: set) -> Callable | None:
+    """The other kinds a bound body may hold: integer arith and partition views with their operands found once,
+    constants, other arith, and tile ops (:meth:`~.interp.Interpreter._op`, which tries the prepared step first, as
+    the general way does) through their handlers, in ``scope``."""
     if st.kind == "part_view":
-        return lambda: it._part_view(st, scope, frame)
+        return _part_view(it, st, scope, defined) or (lambda: it._part_view(st, scope, frame))
     if st.kind == "constant" and not st.extra.get("dense"):
         return lambda: it._constant(st, scope, frame)
     if st.kind in ("dps", "op", "generic") and st.op.startswith("arith.") and len(st.results) == 1:
-        return lambda: it._arith(st, scope)
-    if st.kind == "dps" and not st.results and it._is_tile_op(st):
-        return lambda: it._op(st, scope, frame, False)
+        return _int_arith(it, st, scope, defined) or (lambda: it._arith(st, scope))
+    op = it._tile_op(st) if st.kind == "dps" and not st.results else None
+    if op is not None:
+        return _tile_call(it, st, scope, defined, *op) or (lambda: it._op(st, scope, frame, False))
     return None
+
+
+def _tile_call(it, st, scope, defined: set, key: str, fn) -> Callable | None:
+    """A tile op that is not a prepared step (a window or a scalar among its operands), its operands found once:
+    what :meth:`~.interp.Interpreter._dps` does after looking them up."""
+    if it._steps.get(id(st)) is not None:
+        return None
+    ins, outs = ([_operand(o, scope, defined) for o in ops] for ops in (st.ins, st.outs))
+    if None in ins or None in outs:
+        return None
+    named = [o.name for o in st.outs]
+
+    def call() -> None:
+        it._dps_run(key, fn, st, scope, [g() for g in outs], [g() for g in ins], [], named, False)
+    return call
+
+
+def _operand(o, scope, defined: set) -> Callable | None:
+    """What :meth:`~.interp.Interpreter._get` gives for a value or literal operand of a tile op."""
+    if getattr(o, "kind", None) == "literal":
+        return lambda: o
+    if getattr(o, "kind", None) == "value":
+        return _getter(o.name, scope, defined)
+    return None
+
+
+def _getter(name: str, scope, defined: set) -> Callable | None:
+    """What ``name`` denotes in each iteration: the iteration's own value when the body defines it before this
+    statement, else the value outside the body (which a bound body cannot rebind); None when it has none."""
+    if name in defined:
+        local = scope.maps[0]
+        return lambda: local[name]
+    for m in scope.maps[1:]:
+        if name in m:
+            v = m[name]
+            return lambda: v
+    return None
+
+
+def _int_arith(it, st, scope, defined: set) -> Callable | None:
+    """Integer ``arith`` on two operands: :func:`~.scalars.run_arith`'s own function when both are integers of one
+    type, else ``run_arith`` itself (its checks and errors)."""
+    form = it._arith_forms.get(id(st))
+    fn = sc.int_binary(form[0]) if form is not None else None
+    if fn is None or len(st.ins) != 2:
+        return None
+    kind, pred, to, tname = form
+    getters = []
+    for o in st.ins:
+        if o.kind == "literal":
+            try:
+                v = sc.constant(tname, o.value)
+            except TilesimError:
+                return None
+            getters.append(lambda v=v: v)
+        elif o.kind == "value":
+            getters.append(_getter(o.name, scope, defined))
+        else:
+            return None
+    if None in getters:
+        return None
+    (get_a, get_b), res, local, name = getters, st.results[0], scope.maps[0], f"arith.{kind}"
+
+    def call() -> None:
+        a, b = get_a(), get_b()
+        if type(a) is Scalar and type(b) is Scalar and a.type == b.type and type(a.value) is int and \
+                type(b.value) is int:
+            local[res] = fn(name, a, b)
+        else:
+            local[res] = sc.run_arith(kind, [a, b], pred=pred, to=to)
+    return call
+
+
+def _part_view(it, st, scope, defined: set) -> Callable | None:
+    """``partition_view`` of a tensor view from outside the body: only its offsets and sizes are read again."""
+    src = st.ins[0] if st.ins else None
+    if getattr(src, "kind", None) != "value" or src.name in defined:
+        return None
+    get_tv = _getter(src.name, scope, defined)
+    tv = get_tv() if get_tv is not None else None
+    if type(tv) is not TensorView:
+        return None
+    offs = [_index(it, e, scope, defined, st) for e in st.extra["offsets"]]
+    sizes = [_index(it, e, scope, defined, st) for e in st.extra["sizes"]]
+    if None in offs or None in sizes:
+        return None
+    res, local = st.results[0], scope.maps[0]
+
+    def call() -> None:
+        local[res] = it._window_view(st, tv, tuple(g() for g in offs), tuple(g() for g in sizes))
+    return call
+
+
+def _index(it, entry, scope, defined: set, st) -> Callable | None:
+    """An index list entry (``("int", n)`` or ``("value", name)``) as :meth:`~.interp.Interpreter._int` reads it,
+    checks and errors included."""
+    if entry[0] == "int":
+        n = int(entry[1])
+        return lambda: n
+    get = _getter(entry[1], scope, defined)
+    if get is None:
+        return None
+
+    def value() -> int:
+        v = get()
+        if type(v) is Scalar and type(v.value) is int and v.type != "i1":
+            return v.value
+        return it._index(scope, entry, st)
+    return value

@@ -949,6 +949,10 @@ class Interpreter:
             raise self._err(st, f"{st.op} needs a tensor view, not {kind_of(tv)}", "pto.interp.operand")
         offs = tuple(self._int(env, v, st) for v in st.extra["offsets"])
         sizes = tuple(self._int(env, v, st) for v in st.extra["sizes"])
+        env[st.results[0]] = self._window_view(st, tv, offs, sizes)
+
+    def _window_view(self, st: Stmt, tv: TensorView, offs: tuple, sizes: tuple) -> PartView:
+        """The partition view ``offs`` + ``sizes`` of ``tv``, checked (PTO26)."""
         if len(offs) != len(tv.shape) or len(sizes) != len(tv.shape):
             raise self._err(st, f"offsets and sizes need one entry per view dimension ({len(tv.shape)})",
                             "pto.interp.view")
@@ -966,7 +970,7 @@ class Interpreter:
                 # checked on access
                 self.issues.append(f"line {st.line}: {msg} (allowed: a run-time offset or view shape)")
                 beyond = True
-        env[st.results[0]] = PartView(tv, offs, sizes, beyond)
+        return PartView(tv, offs, sizes, beyond)
 
     @staticmethod
     def _static_dim(st: Stmt, k: int) -> bool:
@@ -1154,16 +1158,17 @@ class Interpreter:
             raise _Return(sig[1])
 
     # ------------------------------------------------------------------- ops
-    def _is_tile_op(self, st: Stmt) -> bool:
-        """Whether :meth:`_op` runs ``st`` as a tile op of :data:`~tilesim.pto.OPS` (or a SET_* register op)
-        through :meth:`_dps`, not as arith, a special, sync or section statement."""
+    def _tile_op(self, st: Stmt) -> tuple | None:
+        """``(key, fn)`` when :meth:`_op` runs ``st`` as a tile op of :data:`~tilesim.pto.OPS` (or a SET_*
+        register op) through :meth:`_dps`; None for arith, special, sync and section statements."""
         name = st.op
         if name.startswith(("arith.", "pto.section")) or name in _SPECIAL or name in SYNC_OPS or \
                 collective(st) is not None or not (name.startswith("pto.") or st.kind == "generic"):
-            return False
+            return None
         key = op_key(name)
         key = PAGE_SPELLINGS.get(key, key)
-        return key in OPS or key in CONFIG_OPS
+        fn = OPS.get(key) or CONFIG_OPS.get(key)
+        return None if fn is None else (key, fn)
 
     def _op(self, st: Stmt, env, frame: _Frame, loose: bool):
         step = self._steps.get(id(st))
@@ -1229,6 +1234,11 @@ class Interpreter:
 
     def _dps(self, key: str, fn, st: Stmt, env, loose: bool) -> None:
         outs, ins, results, named = self._operands(st, env, loose)
+        self._dps_run(key, fn, st, env, outs, ins, results, named, loose)
+
+    def _dps_run(self, key: str, fn, st: Stmt, env, outs: list | None, ins: list, results: list, named: list,
+                 loose: bool) -> None:
+        """A tile op on its operands' values (:meth:`_operands`): windows, scalars, the call, the write-back."""
         types = list(st.in_types)
         if outs is None:
             outs = self._new_results(key, st, ins)
