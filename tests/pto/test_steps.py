@@ -93,7 +93,7 @@ def _both_ways(text: str, inputs: dict, monkeypatch) -> tuple:
     import warnings
     bound = []
     run_calls = Interpreter._run_calls
-    monkeypatch.setattr(Interpreter, "_run_calls", lambda self, *a: (bound.append(1), run_calls(self, *a)))
+    monkeypatch.setattr(Interpreter, "_run_calls", lambda self, calls: (bound.append(1), run_calls(self, calls)))
     got = []
     for trace in (None, lambda st, results: None):
         with warnings.catch_warnings(record=True) as w:

@@ -31,10 +31,11 @@ from .values import Scalar, TensorView
 __all__ = ["bind"]
 
 
-def bind(it, body: list, scope, frame, var: str) -> list | None:
-    """``(statement, call, frees)`` for each statement of ``body`` (its first iteration just ran in ``scope``,
-    whose first map is the iteration's own), or None when a statement cannot be bound."""
-    defined, reused, calls = {var}, set(), []
+def bind(it, body: list, scope, frame, var: str) -> tuple | None:
+    """``([(statement, call)], scoped)`` for the statements of ``body`` (its first iteration just ran in ``scope``,
+    whose first map is the iteration's own; ``scoped``: a call reads or writes it), or None when a statement cannot
+    be bound."""
+    defined, reused, calls, scoped = {var}, set(), [], False
     for n, st in enumerate(body):
         if st.kind == "yield" and not st.ins and n == len(body) - 1:
             break  # the empty terminator
@@ -43,13 +44,28 @@ def bind(it, body: list, scope, frame, var: str) -> list | None:
             call = _alloc(it, st, scope, frame, defined)
             if call is not None:
                 reused.add(st.results[0])
-        if call is None:
-            call = _handler(it, st, scope, frame, defined)
-        if call is None:
-            return None
-        calls.append((st, call, frame.plan.free_after.get(id(st), ())))
+            else:
+                call = _handler(it, st, scope, frame, defined)
+                if call is None:
+                    return None
+            scoped = True
+        calls.append((st, _then_free(it, call, frame, frame.plan.free_after.get(id(st), ()))))
         defined.update(st.results)
-    return calls
+    return calls, scoped
+
+
+def _then_free(it, call: Callable, frame, names) -> Callable:
+    """``call``, then the plan's frees after its statement (as :meth:`~.interp.Interpreter._exec` does them)."""
+    if not names:
+        return call
+
+    def call_and_free() -> None:
+        call()
+        for name in names:
+            t = frame.placed.pop(name, None)
+            if t is not None:
+                it.mem.release(t)
+    return call_and_free
 
 
 def _tile_op(it, st, scope, defined: set, reused: set) -> Callable | None:

@@ -1053,43 +1053,41 @@ class Interpreter:
         var = st.extra["var"]
         ivt = "index"
         self.iters.append(0)
-        calls = None
+        calls = scope = None
         for k, i in enumerate(range(lb, ub, step)):
             self.iters[-1] = k
             if calls:
-                self._run_calls(calls, frame, inner.maps[0], var, Scalar(ivt, i))
+                if scope is not None:               # a new scope holding only the induction variable
+                    scope.clear()
+                    scope[var] = Scalar(ivt, i)
+                self._run_calls(calls)
                 continue
             inner = env.new_child({var: Scalar(ivt, i), **{n: v for (n, _), v in zip(iters, carried)}})
             sig = self._region(st.body, inner, frame)
             carried = self._yielded(st, sig, len(iters))
             if calls is None:
-                calls = not iters and self._bound_body(st.body, inner, frame, var)
+                calls, scoped = (not iters and self._bound_body(st.body, inner, frame, var)) or ([], False)
+                scope = inner.maps[0] if scoped else None
         self.iters.pop()
         self._bind(env, st, carried)
 
-    def _bound_body(self, body: list, env, frame: _Frame, var: str) -> list | None:
-        """``(statement, call, frees)`` for each statement of a loop body that has run once in ``env``, when each
-        can be bound (:func:`.bound.bind`) and nothing watches per statement; else None (PTO166, PTO116)."""
+    def _bound_body(self, body: list, env, frame: _Frame, var: str) -> tuple | None:
+        """``([(statement, call)], whether a call reads the iteration's scope)`` for a loop body that has run once
+        in ``env``, when each statement can be bound (:func:`.bound.bind`) and nothing watches per statement;
+        else None (PTO166, PTO116)."""
         if self.trace is not None or self.observe is not None:
             return None
         return bind(self, body, env, frame, var)
 
-    def _run_calls(self, calls: list, frame: _Frame, local: dict, var: str, index: Scalar) -> None:
-        """One iteration of a bound loop body in a scope that holds only the induction variable, failing and
-        freeing as :meth:`_exec` does."""
-        local.clear()
-        local[var] = index
-        for st, call, frees in calls:
+    def _run_calls(self, calls: list) -> None:
+        """One iteration of a bound loop body, failing as :meth:`_exec` does."""
+        for st, call in calls:
             try:
                 call()
             except (ParseError, _Return):
                 raise
             except _LOCATED as e:
                 self._raise_located(st, e)
-            for name in frees:
-                t = frame.placed.pop(name, None)
-                if t is not None:
-                    self.mem.release(t)
 
     def _yielded(self, st: Stmt, sig, n: int) -> list:
         vals = sig[1] if sig is not None and sig[0] == "yield" else []
