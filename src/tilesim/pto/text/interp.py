@@ -56,6 +56,7 @@ from .comm import COMM_SPECIAL, WAITING_OPS, collective, comm_fed
 from .conv import CONFIG_OPS, PAGE_SPELLINGS, REGISTER_OPS, conv_tile, tprefetch_async, with_registers
 from .dispatch import call_op, enum_word
 from .forms import op_key
+from .parse_cache import parse_cached
 from .parser import Func, Operand, Program, Stmt, TypeRef, parse
 from .peers import Peers
 from .pipes import Pipes
@@ -1764,11 +1765,12 @@ def _run(it: Interpreter, entry: str | None, values: bool):
 
 
 def parse_file(path) -> Program:
-    """Read and parse a ``.pto`` file (an unreadable file is a TilesimError, rule ``pto.io.read``)."""
+    """Read and parse a ``.pto`` file (an unreadable file is a TilesimError, rule ``pto.io.read``); a file parsed
+    before with the same text is not parsed again (:func:`.parse_cache.parse_cached`, PTO117)."""
     p = Path(path)
     try:
         text = p.read_text()
     except (OSError, UnicodeDecodeError) as e:
         raise TilesimError(f"cannot read {p}: {e}", instruction="pto.run", operand="path", rule="pto.io.read",
                            value=str(p)) from None
-    return parse(text, str(p))
+    return parse_cached(text, str(p))
