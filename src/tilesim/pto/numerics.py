@@ -106,11 +106,21 @@ def canonical_nan(dt: DType) -> int:
 
 
 def flush_bits(bits: np.ndarray, dt: DType) -> np.ndarray:
-    """Subnormal lanes replaced by zero of the same sign (other lanes unchanged)."""
-    sign, exp, man = _fields(dt)
-    L = dt.lane.type
-    sub = ((bits & L(exp)) == 0) & ((bits & L(man)) != 0)
-    return np.where(sub, bits & L(sign), bits)
+    """Subnormal lanes replaced by zero of the same sign (other lanes unchanged); a new array."""
+    masks = _FLUSH.get(dt.name)
+    if masks is None:
+        sign, exp, man = _fields(dt)
+        L = dt.lane.type
+        masks = _FLUSH[dt.name] = (L(sign), L(exp | man), L(1), L(man))
+    sign, magnitude, one, man = masks
+    sub = ((bits & magnitude) - one) < man        # 0 < |code| <= man, in unsigned lanes (0 wraps to the top)
+    if not sub.any():
+        return np.array(bits, copy=True)
+    return np.where(sub, bits & sign, bits)
+
+
+#: dtype name -> (sign, magnitude, 1, mantissa) masks as lane scalars, for :func:`flush_bits`
+_FLUSH: dict = {}
 
 
 def from_f32(x: np.ndarray, dt: DType, *, flush: bool) -> np.ndarray:
