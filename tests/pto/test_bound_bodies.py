@@ -137,6 +137,18 @@ def test_a_reused_tile_starts_each_iteration_without_undefined_lanes():
     assert len(warned) == 1 and "12 elements" in warned[0]
 
 
+def test_a_body_that_binds_a_name_twice_or_shadows_one_keeps_the_general_way():
+    """%t names two tiles in turn, or %acc is shadowed after a TADD that reads the outer one: not bound, and the
+    general way's bits."""
+    twice = [f"%t = pto.alloc_tile addr = %a0 : {T}", f"pto.tadd ins(%acc, %acc : {T}, {T}) outs(%t : {T})",
+             f"%t = pto.alloc_tile addr = %a1 : {T}", f"pto.tmul ins(%t, %t : {T}, {T}) outs(%acc : {T})"]
+    shadow = [f"pto.tadd ins(%acc, %acc : {T}, {T}) outs(%acc : {T})", f"%acc = pto.alloc_tile addr = %a2 : {T}",
+              f"pto.tsub ins(%acc, %acc : {T}, {T}) outs(%acc : {T})"]
+    for body in (twice, shadow):
+        out, _, _, _, n_bound = _both(_program(body), _x(4))
+        assert n_bound == 0 and isinstance(out, dict)
+
+
 def test_relive_keeps_the_live_ranges_place_would():
     """Memory.relive leaves the live ranges and the next auto placement as placing the tile again would."""
     a, b = Memory("a5"), Memory("a5")

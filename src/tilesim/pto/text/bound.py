@@ -39,6 +39,8 @@ def bind(it, body: list, scope, frame, var: str) -> tuple | None:
     for n, st in enumerate(body):
         if st.kind == "yield" and not st.ins and n == len(body) - 1:
             break  # the empty terminator
+        if any(r in defined or any(r in m for m in scope.maps[1:]) for r in st.results):
+            return None  # a name bound twice, or shadowing one outside: what it denotes depends on the place
         call = _tile_op(it, st, scope, defined, reused)
         if call is None:
             call = _alloc(it, st, scope, frame, defined)
