@@ -137,6 +137,26 @@ def test_a_reused_tile_starts_each_iteration_without_undefined_lanes():
     assert len(warned) == 1 and "12 elements" in warned[0]
 
 
+def test_a_body_with_an_if_and_an_inner_loop_runs_bound():
+    """An scf.if on the iteration (odd rows only) and an inner scf.for: the outer body is bound (the regions run
+    the general way inside it, the inner body bound in its turn), with numpy's float32 bits."""
+    body = ["%r = arith.addi %i, %c1 : index", "%two = arith.remui %i, %c2 : index",
+            "%odd = arith.cmpi eq, %two, %c1 : index",
+            f"%t = pto.alloc_tile addr = %a1 : {T}",
+            f"%p = pto.partition_view %xv, offsets = [%r, %c0], sizes = [%c1, %c16] : {TV} -> {V}",
+            f"pto.tload ins(%p : {V}) outs(%t : {T})",
+            "scf.if %odd {", f"  pto.tmul ins(%t, %t : {T}, {T}) outs(%t : {T})", "}",
+            "scf.for %j = %c0 to %c2 step %c1 {", f"  pto.tadd ins(%acc, %t : {T}, {T}) outs(%acc : {T})", "}"]
+    x = _x(5)
+    out, _, _, _, n_bound = _both(_program(body, 4), x)
+    assert n_bound == 3 + 4   # the outer body's iterations 1-3, and each inner loop's second iteration
+    acc = x[0].copy()
+    for i in range(4):
+        t = x[i + 1] * x[i + 1] if i % 2 else x[i + 1]
+        acc = (acc + t) + t
+    assert np.array_equal(out["z"][ROWS - 1], acc.view(np.uint32))
+
+
 def test_a_body_that_binds_a_name_twice_or_shadows_one_keeps_the_general_way():
     """%t names two tiles in turn, or %acc is shadowed after a TADD that reads the outer one: not bound, and the
     general way's bits."""
@@ -190,7 +210,7 @@ def bodies(draw) -> list[str]:
 
     body = [arith(0, "%i"), alloc(1), view(2, "x"), f"pto.tload ins(%x2 : {V}) outs(%t1 : {T})"]
     for k in range(4, 4 + draw(st.integers(0, 8))):
-        kind = draw(st.sampled_from(["arith", "alloc", "xview", "zview", "tload", "tstore", "op", "op"]))
+        kind = draw(st.sampled_from(["arith", "alloc", "xview", "zview", "tload", "tstore", "op", "op", "if"]))
         if kind == "arith":
             body.append(arith(k))
         elif kind == "alloc":
@@ -203,11 +223,16 @@ def bodies(draw) -> list[str]:
         elif kind == "tstore" and zviews:
             body.append(f"pto.tstore ins({draw(st.sampled_from(tiles))} : {T}) outs({draw(st.sampled_from(zviews))} "
                         f": {V})")
-        elif kind == "op":
+        elif kind in ("op", "if"):
             op = draw(st.sampled_from(_TILE_OPS))
             srcs = [draw(st.sampled_from(tiles)) for _ in range(1 if op in ("texp", "tabs") else 2)]
-            body.append(f"pto.{op} ins({', '.join(srcs)} : {', '.join([T] * len(srcs))}) outs("
-                        f"{draw(st.sampled_from(tiles))} : {T})")
+            line = (f"pto.{op} ins({', '.join(srcs)} : {', '.join([T] * len(srcs))}) outs("
+                    f"{draw(st.sampled_from(tiles))} : {T})")
+            if kind == "if":   # the op runs in iterations where a < b
+                a, b = draw(st.sampled_from(idx)), draw(st.sampled_from(idx))
+                body += [f"%b{k} = arith.cmpi slt, {a}, {b} : index", f"scf.if %b{k} {{", f"  {line}", "}"]
+            else:
+                body.append(line)
     return [*body, view(99, "z"), f"pto.tstore ins({tiles[-1]} : {T}) outs(%z99 : {V})"]
 
 

@@ -12,11 +12,13 @@ statements into a call that does what :meth:`~.interp.Interpreter._exec` would, 
   cannot be told apart; the tile ops that name it then bind to it like any other;
 * ``arith`` statements, constants, ``partition_view`` and the tile ops that read views or scalars (a windowed
   ``tload``/``tstore``) call their handler directly, in the iteration's scope: the same checks, in the same order,
-  with the same errors.
+  with the same errors;
+* ``scf.if`` and ``scf.for`` whose regions hold only such statements call their handler, which runs the regions
+  the general way (an inner loop binds its own body).
 
 Each iteration starts from an empty scope holding only the induction variable, as the general way does; the
-plan's frees after a statement are done after its call. A body holding anything else (a nested region, a call,
-a view of a tile, a pipe, a sync op, ...) is not bound.
+plan's frees after a statement are done after its call. A body holding anything else (a call, a view of a tile,
+a pipe, a sync or communication op, ...) is not bound.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ...errors import TilesimError
 from ..tile import Tile
 from . import scalars as sc
 from .values import Scalar, TensorView
+from .verify import walk
 
 __all__ = ["bind"]
 
@@ -114,6 +117,9 @@ def _handler(it, st, scope, frame, defined: set) -> Callable | None:
     """The other kinds a bound body may hold: integer arith and partition views with their operands found once,
     constants, other arith, and tile ops (:meth:`~.interp.Interpreter._op`, which tries the prepared step first, as
     the general way does) through their handlers, in ``scope``."""
+    if st.kind in ("if", "for") and all(_plain(it, x) for r in st.regions for x in walk(r)):
+        handler = it._if if st.kind == "if" else it._for
+        return lambda: handler(st, scope, frame)
     if st.kind == "part_view":
         return _part_view(it, st, scope, defined) or (lambda: it._part_view(st, scope, frame))
     if st.kind == "constant" and not st.extra.get("dense"):
@@ -148,6 +154,14 @@ def _operand(o, scope, defined: set) -> Callable | None:
     if getattr(o, "kind", None) == "value":
         return _getter(o.name, scope, defined)
     return None
+
+
+def _plain(it, st) -> bool:
+    """Whether a statement of a nested region is of a kind a bound body may hold (or a region, a yield, a view
+    of a pointer): no call, pipe, sync or communication op that could keep a tile or wait."""
+    if st.kind in ("constant", "alloc", "part_view", "make_view", "for", "if", "yield"):
+        return True
+    return st.kind in ("dps", "op", "generic") and (st.op.startswith("arith.") or it._tile_op(st) is not None)
 
 
 def _getter(name: str, scope, defined: set) -> Callable | None:
