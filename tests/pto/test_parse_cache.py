@@ -11,12 +11,13 @@ from tilesim.pto.text import parse_cache as pc
 from tilesim.pto.text.interp import parse_file
 from tilesim.pto.text.parser import parse
 
-TEXT = """module {
-  func.func @k(%a: !pto.tile_buf<vec, 16x16xf32>, %b: !pto.tile_buf<vec, 16x16xf32>) attributes {pto.entry} {
-    pto.tadd ins(%a, %b : !pto.tile_buf<vec, 16x16xf32>, !pto.tile_buf<vec, 16x16xf32>) outs(%a : !pto.tile_buf<vec, 16x16xf32>)
+T = "!pto.tile_buf<vec, 16x16xf32>"
+TEXT = f"""module {{
+  func.func @k(%a: {T}, %b: {T}) attributes {{pto.entry}} {{
+    pto.tadd ins(%a, %b : {T}, {T}) outs(%a : {T})
     return
-  }
-}
+  }}
+}}
 """
 
 

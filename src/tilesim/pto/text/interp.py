@@ -52,6 +52,7 @@ from ..ops.convert_cpu import UndefinedCastWarning
 from ..targets import DEFAULT_TARGET, Profile, get_target
 from ..tile import Tile, to_bits
 from . import scalars as sc
+from .bound import bind
 from .comm import COMM_SPECIAL, WAITING_OPS, collective, comm_fed
 from .conv import CONFIG_OPS, PAGE_SPELLINGS, REGISTER_OPS, conv_tile, tprefetch_async, with_registers
 from .dispatch import call_op, enum_word
@@ -61,7 +62,6 @@ from .parser import Func, Operand, Program, Stmt, TypeRef, parse
 from .peers import Peers
 from .pipes import Pipes
 from .plan import Plan, plan
-from .bound import bind
 from .steps import Step, prepare
 from .sync import SYNC_OPS, SyncState
 from .types import memref_location, memref_shape, tile_spec, view_dtype
