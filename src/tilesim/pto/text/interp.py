@@ -1055,6 +1055,7 @@ class Interpreter:
         ivt = "index"
         self.iters.append(0)
         calls = scope = None
+        last = len(range(lb, ub, step)) - 1
         for k, i in enumerate(range(lb, ub, step)):
             self.iters[-1] = k
             if calls:
@@ -1066,7 +1067,7 @@ class Interpreter:
             inner = env.new_child({var: Scalar(ivt, i), **{n: v for (n, _), v in zip(iters, carried)}})
             sig = self._region(st.body, inner, frame)
             carried = self._yielded(st, sig, len(iters))
-            if calls is None:
+            if calls is None and k < last:         # bound for the iterations left, if any
                 calls, scoped = (not iters and self._bound_body(st.body, inner, frame, var)) or ([], False)
                 scope = inner.maps[0] if scoped else None
         self.iters.pop()
