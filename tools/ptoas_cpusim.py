@@ -3,7 +3,8 @@
 Usage::
 
     python tools/ptoas_cpusim.py PTOAS_CHECKOUT PTOISA_CHECKOUT --ptoas PTOAS_BINARY \\
-        [--glob 'qwen3_decode_incore_*'] [--cxx 'chroot /srv/trixie g++-14'] [--work DIR] [--rounds N]
+        [--glob 'qwen3_decode_incore_*'] [--folder Qwen3DecodeA5] [--cxx 'chroot /srv/trixie g++-14'] \\
+        [--work DIR] [--rounds N]
 
 For each ``.pto`` file of the PTOAS checkout's ``test/`` tree matching ``--glob``, the script
 
@@ -215,6 +216,7 @@ def main(argv=None) -> int:
     ap.add_argument("ptoisa_checkout", type=Path)
     ap.add_argument("--ptoas", required=True, help="the ptoas binary built from the PTOAS checkout")
     ap.add_argument("--glob", default="qwen3_decode_incore_*", help="file stems to run")
+    ap.add_argument("--folder", default="*", help="the files' folder names to run (e.g. Qwen3DecodeA5)")
     ap.add_argument("--cxx", default="g++-14", help="C++23 compiler command with std::bfloat16_t (may be a chroot)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/ptoas_cpusim"))
     ap.add_argument("--rounds", type=int, default=5)
@@ -223,7 +225,8 @@ def main(argv=None) -> int:
     cxx = shlex.split(a.cxx)
     prefix = cxx[:2] if cxx[0] == "chroot" else []  # run the driver where its libstdc++ is
     cases = sorted((c for c in conf.corpus(root) if not c.negative and c.path.suffix == ".pto"
-                    and fnmatch.fnmatch(c.path.stem, a.glob)), key=lambda c: (c.path.parent.name, c.path.stem))
+                    and fnmatch.fnmatch(c.path.stem, a.glob) and fnmatch.fnmatch(c.path.parent.name, a.folder)),
+                   key=lambda c: (c.path.parent.name, c.path.stem))
     print(f"PTOAS {conf._commit(root)}, pto-isa {conf._commit(a.ptoisa_checkout.resolve())}, {a.rounds} rounds; "
           "ms median (min); ratio of medians")
     print(f"{'kernel':26} {'folder':16} {'target':6} {'parse':>7} {'tilesim':>18} {'cpu sim':>18} {'ratio':>7}  "

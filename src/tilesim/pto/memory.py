@@ -166,6 +166,14 @@ class Memory:
         self.live[buf].append((int(addr), int(addr) + tile.span, tile, name))
         return tile
 
+    def relive(self, tile: Tile, name: str | None = None) -> Tile:
+        """Make a placed tile live again at its own address, as :meth:`place` would at the same address, without
+        its checks (they read only the tile's type, valid region and address, which have not changed): the
+        interpreter's bound loop bodies reuse a tile so (decision PTO116)."""
+        self.release(tile)
+        self.live[buffer_of(tile.loc)].append((tile.addr, tile.addr + tile.span, tile, name))
+        return tile
+
     def release(self, tile: Tile) -> None:
         """The tile's bytes may be reused by auto placement (the tile keeps viewing them)."""
         for buf, ranges in self.live.items():

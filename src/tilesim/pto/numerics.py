@@ -107,11 +107,22 @@ def canonical_nan(dt: DType) -> int:
 
 
 def flush_bits(bits: np.ndarray, dt: DType) -> np.ndarray:
-    """Subnormal lanes replaced by zero of the same sign (other lanes unchanged)."""
-    sign, exp, man = _fields(dt)
-    L = dt.lane.type
-    sub = ((bits & L(exp)) == 0) & ((bits & L(man)) != 0)
-    return np.where(sub, bits & L(sign), bits)
+    """Subnormal lanes replaced by zero of the same sign (other lanes unchanged); a new array."""
+    masks = _FLUSH.get(dt.name)
+    if masks is None:
+        sign, exp, man = _fields(dt)
+        L = dt.lane.type
+        masks = _FLUSH[dt.name] = (L(sign), L(exp | man), L(0), L(man))
+    sign, magnitude, zero, man = masks
+    mag = bits & magnitude
+    sub = (mag <= man) & (mag != zero)            # 0 < |code| <= man
+    if not sub.any():
+        return np.array(bits, copy=True)
+    return np.where(sub, bits & sign, bits)
+
+
+#: dtype name -> (sign, magnitude, 0, mantissa) masks as lane scalars, for :func:`flush_bits`
+_FLUSH: dict = {}
 
 
 def from_f32(x: np.ndarray, dt: DType, *, flush: bool) -> np.ndarray:
@@ -490,6 +501,12 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
         r = fast_f32(op, np.asarray(a, np.uint32), np.asarray(b, np.uint32), nan_mode=nan_mode)
         if r is not None:
             return r
+    if dt.name == "f32" and flush and op in _F32_FLUSHED:
+        a, b = np.asarray(a, np.uint32), np.asarray(b, np.uint32)
+        if not (_subnormal_f32(a) or _subnormal_f32(b)):   # flushing the sources would change nothing
+            r = fast_f32(op, a, b, nan_mode=nan_mode)
+            if r is not None:                              # no NaN: binary_exact's lanes, its result flushed
+                return flush_bits(r, dt)
     if not flush and op in _NARROW_ARITH and dt.name in ("f16", "bf16"):
         a, b = np.asarray(a, dt.lane), np.asarray(b, dt.lane)
         r = np.empty(np.broadcast_shapes(a.shape, b.shape), dt.lane)
@@ -497,6 +514,16 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
             return r
     return binary_exact(op, a, b, dt, flush=flush, nan_mode=nan_mode, instruction=instruction, x86=x86,
                         b_first=b_first)
+
+
+#: f32 ops whose flushed form :func:`binary` takes from :func:`fast_f32` when no source lane is subnormal
+_F32_FLUSHED = ("add", "sub", "mul", "div")
+
+
+def _subnormal_f32(bits: np.ndarray) -> bool:
+    """Whether an f32 lane is subnormal (0 < |code| < 0x800000)."""
+    mag = bits & np.uint32(0x7FFFFFFF)
+    return bool(((mag <= np.uint32(0x7FFFFF)) & (mag != np.uint32(0))).any())
 
 
 def binary_exact(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",

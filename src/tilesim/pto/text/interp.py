@@ -52,10 +52,12 @@ from ..ops.convert_cpu import UndefinedCastWarning
 from ..targets import DEFAULT_TARGET, Profile, get_target
 from ..tile import Tile, to_bits
 from . import scalars as sc
+from .bound import bind
 from .comm import COMM_SPECIAL, WAITING_OPS, collective, comm_fed
 from .conv import CONFIG_OPS, PAGE_SPELLINGS, REGISTER_OPS, conv_tile, tprefetch_async, with_registers
 from .dispatch import call_op, enum_word
 from .forms import op_key
+from .parse_cache import parse_cached
 from .parser import Func, Operand, Program, Stmt, TypeRef, parse
 from .peers import Peers
 from .pipes import Pipes
@@ -948,6 +950,10 @@ class Interpreter:
             raise self._err(st, f"{st.op} needs a tensor view, not {kind_of(tv)}", "pto.interp.operand")
         offs = tuple(self._int(env, v, st) for v in st.extra["offsets"])
         sizes = tuple(self._int(env, v, st) for v in st.extra["sizes"])
+        env[st.results[0]] = self._window_view(st, tv, offs, sizes)
+
+    def _window_view(self, st: Stmt, tv: TensorView, offs: tuple, sizes: tuple) -> PartView:
+        """The partition view ``offs`` + ``sizes`` of ``tv``, checked (PTO26)."""
         if len(offs) != len(tv.shape) or len(sizes) != len(tv.shape):
             raise self._err(st, f"offsets and sizes need one entry per view dimension ({len(tv.shape)})",
                             "pto.interp.view")
@@ -965,7 +971,7 @@ class Interpreter:
                 # checked on access
                 self.issues.append(f"line {st.line}: {msg} (allowed: a run-time offset or view shape)")
                 beyond = True
-        env[st.results[0]] = PartView(tv, offs, sizes, beyond)
+        return PartView(tv, offs, sizes, beyond)
 
     @staticmethod
     def _static_dim(st: Stmt, k: int) -> bool:
@@ -1048,36 +1054,32 @@ class Interpreter:
         var = st.extra["var"]
         ivt = "index"
         self.iters.append(0)
-        calls = None
+        calls = scope = None
+        last = len(range(lb, ub, step)) - 1
         for k, i in enumerate(range(lb, ub, step)):
             self.iters[-1] = k
             if calls:
+                if scope is not None:               # a new scope holding only the induction variable
+                    scope.clear()
+                    scope[var] = Scalar(ivt, i)
                 self._run_calls(calls)
                 continue
             inner = env.new_child({var: Scalar(ivt, i), **{n: v for (n, _), v in zip(iters, carried)}})
             sig = self._region(st.body, inner, frame)
             carried = self._yielded(st, sig, len(iters))
-            if calls is None:
-                calls = not iters and self._bound_body(st.body, inner, frame)
+            if calls is None and k < last:         # bound for the iterations left, if any
+                calls, scoped = (not iters and self._bound_body(st.body, inner, frame, var)) or ([], False)
+                scope = inner.maps[0] if scoped else None
         self.iters.pop()
         self._bind(env, st, carried)
 
-    def _bound_body(self, body: list, env, frame: _Frame) -> list | None:
-        """``(statement, call)`` for each statement of a loop body that has run once, when every one is a
-        prepared step (:meth:`.Step.bind`) and nothing watches or frees per statement; else None (PTO166).
-        Such a body binds no names (its ops write tiles in place), so its tiles stay those ``env`` binds now."""
+    def _bound_body(self, body: list, env, frame: _Frame, var: str) -> tuple | None:
+        """``([(statement, call)], whether a call reads the iteration's scope)`` for a loop body that has run once
+        in ``env``, when each statement can be bound (:func:`.bound.bind`) and nothing watches per statement;
+        else None (PTO166, PTO116)."""
         if self.trace is not None or self.observe is not None:
             return None
-        calls = []
-        for n, st in enumerate(body):
-            if st.kind == "yield" and not st.ins and n == len(body) - 1:
-                break  # the empty terminator
-            step = self._steps.get(id(st))
-            call = step.bind(env, self.prof, self.undefined) if step is not None else None
-            if call is None or frame.plan.free_after.get(id(st)):
-                return None
-            calls.append((st, call))
-        return calls
+        return bind(self, body, env, frame, var)
 
     def _run_calls(self, calls: list) -> None:
         """One iteration of a bound loop body, failing as :meth:`_exec` does."""
@@ -1156,6 +1158,18 @@ class Interpreter:
             raise _Return(sig[1])
 
     # ------------------------------------------------------------------- ops
+    def _tile_op(self, st: Stmt) -> tuple | None:
+        """``(key, fn)`` when :meth:`_op` runs ``st`` as a tile op of :data:`~tilesim.pto.OPS` (or a SET_*
+        register op) through :meth:`_dps`; None for arith, special, sync and section statements."""
+        name = st.op
+        if name.startswith(("arith.", "pto.section")) or name in _SPECIAL or name in SYNC_OPS or \
+                collective(st) is not None or not (name.startswith("pto.") or st.kind == "generic"):
+            return None
+        key = op_key(name)
+        key = PAGE_SPELLINGS.get(key, key)
+        fn = OPS.get(key) or CONFIG_OPS.get(key)
+        return None if fn is None else (key, fn)
+
     def _op(self, st: Stmt, env, frame: _Frame, loose: bool):
         step = self._steps.get(id(st))
         if step is not None:
@@ -1220,6 +1234,11 @@ class Interpreter:
 
     def _dps(self, key: str, fn, st: Stmt, env, loose: bool) -> None:
         outs, ins, results, named = self._operands(st, env, loose)
+        self._dps_run(key, fn, st, env, outs, ins, results, named, loose)
+
+    def _dps_run(self, key: str, fn, st: Stmt, env, outs: list | None, ins: list, results: list, named: list,
+                 loose: bool) -> None:
+        """A tile op on its operands' values (:meth:`_operands`): windows, scalars, the call, the write-back."""
         types = list(st.in_types)
         if outs is None:
             outs = self._new_results(key, st, ins)
@@ -1747,11 +1766,12 @@ def _run(it: Interpreter, entry: str | None, values: bool):
 
 
 def parse_file(path) -> Program:
-    """Read and parse a ``.pto`` file (an unreadable file is a TilesimError, rule ``pto.io.read``)."""
+    """Read and parse a ``.pto`` file (an unreadable file is a TilesimError, rule ``pto.io.read``); a file parsed
+    before with the same text is not parsed again (:func:`.parse_cache.parse_cached`, PTO117)."""
     p = Path(path)
     try:
         text = p.read_text()
     except (OSError, UnicodeDecodeError) as e:
         raise TilesimError(f"cannot read {p}: {e}", instruction="pto.run", operand="path", rule="pto.io.read",
                            value=str(p)) from None
-    return parse(text, str(p))
+    return parse_cached(text, str(p))

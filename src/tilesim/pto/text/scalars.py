@@ -23,7 +23,8 @@ from .. import numerics as nx
 from ..dtypes import get_dtype
 from .values import Scalar
 
-__all__ = ["ARITH", "constant", "int_width", "is_float_type", "make_int", "make_float", "float_np", "run_arith"]
+__all__ = ["ARITH", "constant", "int_binary", "int_width", "is_float_type", "make_int", "make_float", "float_np",
+           "run_arith"]
 
 _FLOAT_NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": ml_dtypes.bfloat16}
 
@@ -283,6 +284,12 @@ _CASTS = {
 #: every arith op tilesim runs, by kind
 ARITH = {**{k: "int_bin" for k in _INT_BIN}, **{k: "float_bin" for k in _FLOAT_BIN},
          **{k: "cast" for k in _CASTS}, "cmpi": "cmpi", "cmpf": "cmpf", "select": "select", "negf": "negf"}
+
+
+def int_binary(op: str):
+    """``f(name, a, b)``: integer ``arith.<op>`` on two integer Scalars of one type (what :func:`run_arith` calls
+    once it has checked them), or None for other ops."""
+    return _INT_BIN.get(op)
 
 
 def _fail(op: str, detail: str, operand: str, value=None, rule: str = "pto.arith.operand") -> TilesimError:

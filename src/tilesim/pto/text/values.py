@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -100,22 +101,31 @@ class PartView:
     offsets: tuple
     sizes: tuple
     beyond: bool = False
+    #: the last (extra, flat_index(extra)): an op's window is read, then written back at the same indices
+    _flat: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def flat_index(self, extra=(0, 0)) -> np.ndarray:
-        """Flat element indices of this window as (rows, cols): leading dims folded into rows."""
+        """Flat element indices of this window as (rows, cols): leading dims folded into rows (read-only)."""
+        extra = tuple(extra)
+        if self._flat is not None and self._flat[0] == extra:
+            return self._flat[1]
         offs = list(self.offsets)
         if len(offs) >= 2:
             offs[-2:] = [offs[-2] + extra[0], offs[-1] + extra[1]]
         else:
             offs[-1] += extra[1]
         sizes = [int(s) for s in self.sizes]
-        idx = np.zeros(sizes, np.int64) + self.view.ptr.offset + self.view.offset
-        for d, (s, o, st) in enumerate(zip(sizes, offs, self.view.strides)):
+        strides = self.view.strides
+        idx = np.int64(self.view.ptr.offset + self.view.offset + sum(o * st for o, st in zip(offs, strides)))
+        for d, (s, st) in enumerate(zip(sizes, strides)):
             shape = [1] * len(sizes)
             shape[d] = s
-            idx = idx + ((np.arange(s, dtype=np.int64) + o) * st).reshape(shape)
-        lead = int(np.prod(sizes[:-1])) if len(sizes) > 1 else 1
-        return idx.reshape(lead, sizes[-1])
+            idx = idx + (np.arange(s, dtype=np.int64) * st).reshape(shape)
+        lead = math.prod(sizes[:-1])
+        idx = np.broadcast_to(idx, sizes).reshape(lead, sizes[-1])
+        idx.flags.writeable = False
+        self._flat = (extra, idx)
+        return idx
 
     @property
     def rows_cols(self) -> tuple[int, int]:
