@@ -544,3 +544,18 @@ def run(kind: str, x: tuple, b: tuple | None, out: tuple, R: int, C: int) -> np.
     bad = np.empty(min(_BAD_CAP, R * C), np.int64)
     n = _KERNELS[kind](*args, out[0], out[1], R, C, bad)
     return None if n < 0 else bad[:n]
+
+
+def prepared(kind: str, x: np.ndarray, out: np.ndarray, R: int, C: int) -> tuple:
+    """The arguments of ``kind``'s kernel (exp, log, rsqrt) on the top-left R x C lanes of ``x`` into ``out``
+    (whole tiles' f32 codes: 2-D C-contiguous uint32 arrays, apart in memory), for :func:`run_prepared` (decision
+    PTO115)."""
+    return _KERNELS[kind], x.reshape(-1), x.shape[1], out.reshape(-1), out.shape[1], R, C, min(_BAD_CAP, R * C)
+
+
+def run_prepared(p: tuple) -> np.ndarray | None:
+    """:func:`run` on the arguments :func:`prepared` made."""
+    kernel, x, sx, out, so, R, C, cap = p
+    bad = np.empty(cap, np.int64)
+    n = kernel(x, sx, out, so, R, C, bad)
+    return None if n < 0 else bad[:n]
