@@ -549,15 +549,16 @@ def run(kind: str, x: tuple, b: tuple | None, out: tuple, R: int, C: int) -> np.
 
 
 def prepared(kind: str, x: np.ndarray, out: np.ndarray, R: int, C: int) -> tuple:
-    """The arguments of ``kind``'s kernel (exp, log, rsqrt) on the top-left R x C lanes of ``x`` into ``out``
-    (whole tiles' f32 codes: 2-D C-contiguous uint32 arrays, apart in memory), for :func:`run_prepared` (decision
-    PTO115)."""
-    return _KERNELS[kind], x.reshape(-1), x.shape[1], out.reshape(-1), out.shape[1], R, C, min(_BAD_CAP, R * C)
+    """What :func:`run_prepared` needs, besides the arrays, to run ``kind``'s kernel (exp, log, rsqrt) on the
+    top-left R x C lanes of ``x`` into ``out`` (whole tiles' f32 codes: 2-D C-contiguous uint32 arrays, apart in
+    memory): the kernel, the row steps, R, C and the list's size (decision PTO115). It holds no array, so a kept
+    entry keeps no tile's memory alive."""
+    return _KERNELS[kind], x.shape[1], out.shape[1], R, C, min(_BAD_CAP, R * C)
 
 
-def run_prepared(p: tuple) -> np.ndarray | None:
-    """:func:`run` on the arguments :func:`prepared` made."""
-    kernel, x, sx, out, so, R, C, cap = p
+def run_prepared(p: tuple, x: np.ndarray, out: np.ndarray) -> np.ndarray | None:
+    """:func:`run` on the arrays and the arguments :func:`prepared` made for them."""
+    kernel, sx, so, R, C, cap = p
     bad = np.empty(cap, np.int64)
-    n = kernel(x, sx, out, so, R, C, bad)
+    n = kernel(x.reshape(-1), sx, out.reshape(-1), so, R, C, bad)
     return None if n < 0 else bad[:n]

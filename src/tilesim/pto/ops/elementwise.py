@@ -183,7 +183,7 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
     R, C = dst.valid
     p = prof  # a prepared call with a NaN result (sqrt, 1/x) takes numerics' exact path, which decides its payload
     if type(code) is tuple:  # exp, log, rsqrt: their kernel; a lane it leaves takes the certified path
-        bad = transcend.run_prepared(code)
+        bad = transcend.run_prepared(code, src.bits, dst.bits)
         if nx.fix_marked(kind, src.valid_bits, None, dst.valid_bits, bad, R, C) is not None:
             return dst
     elif code is not None:
