@@ -494,3 +494,43 @@ def test_unary_ops_with_a_small_valid_region_equal_the_path_they_replace(monkeyp
     want = getattr(pto, name)(make_tile(np.zeros_like(a), "f32", 140, 320), make_tile(a, "f32", 131, 304),
                               target="cpu")
     assert np.array_equal(got.bits, want.bits)
+
+
+def test_log_split_without_a_shift_gives_the_shifted_splits_values():
+    """log's ``e`` kept as ``e 2**23`` (no shift; ``LN2 2**-23`` in place of ``LN2``, PTO115) gives, bit for bit, the
+    values of the split it replaced (``e`` shifted down, then converted; transcribed here), for both passes (each
+    in a loop of its own, as in the kernels: a product shared by two sums would not be contracted), on every
+    positive normal f16/bf16 code widened and random f32 code (the others' rows are flagged: their values are not
+    used)."""
+    from numba import njit
+
+    from tilesim.pto import transcend as tr
+
+    @njit(error_model="numpy", fastmath={"contract"})
+    def shifted(x, out, five):
+        for i in range(x.size):
+            b = x[i]
+            e = np.int32(np.uint32(b) - np.uint32(0x3F3504F3)) >> np.int32(23)
+            m = np.float64(np.uint32(np.uint32(b) - (np.uint32(e) << np.uint32(23))).view(np.float32))
+            s = (2.0 * m - 2.0) / (m + 1.0)
+            w = s * s
+            w2 = w * w
+            if five:
+                q = (tr._A0 + w * tr._A1) + w2 * ((tr._A2 + w * tr._A3) + w2 * (tr._A4 + w * tr._A5))
+            else:
+                q = (tr._F0 + w * tr._F1) + w2 * ((tr._F2 + w * tr._F3) + w2 * tr._F4)
+            out[i] = np.float64(e) * tr._LN2 + ((s * w) * q + s)
+
+    @njit(error_model="numpy", fastmath={"contract"})
+    def unshifted(x, out, five):
+        for i in range(x.size):
+            out[i] = tr._log(x[i])[0] if five else tr._log4(x[i])
+
+    x = np.concatenate([_every_narrow_code_as_f32(), _random_f32(13)])
+    x = x[x - np.uint32(0x00800000) < np.uint32(0x7F000000)]
+    assert tr._LN2_23 * 2.0 ** 23 == tr._LN2
+    for five in (False, True):
+        want, got = np.empty(x.size), np.empty(x.size)
+        shifted(x, want, five)
+        unshifted(x, got, five)
+        assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), five

@@ -244,10 +244,11 @@ def test_row_max_min_through_the_kernel_equal_the_general_path(name, special, ds
 
 def test_the_small_ops_take_the_kernel(monkeypatch):
     """At 16x16 f32 on cpu, without NaNs, these ops answer from one kernel call each (the benchmark's ops): this
-    module's, or for element-wise ops on ND tiles apart in memory :func:`jit.whole` (PTO114)."""
-    from tilesim.pto import jit
+    module's, or for element-wise ops on ND tiles apart in memory :func:`jit.whole` (PTO114) and for exp its
+    prepared transcendental kernel (PTO115)."""
+    from tilesim.pto import jit, transcend
     calls = []
-    for mod, fn in ((small_f32, "run"), (small_f32, "lines"), (jit, "whole")):
+    for mod, fn in ((small_f32, "run"), (small_f32, "lines"), (jit, "whole"), (transcend, "run_prepared")):
         real = getattr(mod, fn)
         monkeypatch.setattr(mod, fn, lambda *a, real=real: calls.append(1) or real(*a))
     x = np.random.default_rng(21).uniform(1, 2, (16, 16)).astype(np.float32)

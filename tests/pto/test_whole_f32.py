@@ -1,7 +1,8 @@
-"""The prepared element-wise calls of decision PTO114 held bit for bit to the exact paths: :func:`jit.whole` on
-every f16 and bf16 code (widened to f32) and random and special f32 lanes, tile by tile (a tile with a NaN result
-goes to the exact path, and says so); and the ops that use it, on their first (checked) and later (prepared) calls,
-with what must send a call back to its checks (a new valid region, a new placement, overlap, a bad scalar)."""
+"""The prepared element-wise calls of decisions PTO114 and PTO115 held bit for bit to the exact paths:
+:func:`jit.whole` on every f16 and bf16 code (widened to f32) and random and special f32 lanes, tile by tile (a tile
+with a NaN result goes to the exact path, and says so); and the ops that use it or the transcendental kernels, on
+their first (checked) and later (prepared) calls, with what must send a call back to its checks (a new valid region,
+a new placement, overlap, a bad scalar, another target)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from tilesim import pto
 from tilesim.errors import TilesimError
-from tilesim.pto import Tile, jit
+from tilesim.pto import Tile, jit, transcend
 from tilesim.pto import numerics as nx
 
 from .helpers import make_tile, rand_bits
@@ -198,3 +199,87 @@ def test_in_place_and_other_targets_keep_their_general_path():
     for _ in range(2):
         pto.tadds(dst, src, 1.5, target="a5")
         assert np.array_equal(dst.bits, nx.binary_exact("add", x, np.uint32(0x3FC00000), F32, flush=True))
+
+
+# ------------------------------------------------ transcendental ops (PTO115)
+TRANSCEND_OPS = {"texp": "exp", "tlog": "log", "trsqrt": "rsqrt"}
+SENTINEL = 0x5EE5EE
+
+
+def _want(kind: str, x: np.ndarray) -> np.ndarray:
+    """The reference: numpy's float64 value rounded where 2**-45 decides it, else 60-digit decimal; a NaN result
+    as the CPU simulator's x86 code gives it."""
+    with np.errstate(invalid="ignore"):
+        x64 = nx.as_f32(x, F32).astype(np.float64)
+    return nx.x86_nans(nx._transcendental_exact(kind, x64, F32, False), x, x, F32)
+
+
+@pytest.fixture
+def kernel_calls(monkeypatch) -> list:
+    """The prepared transcendental kernel calls made while a test runs."""
+    calls, run = [], transcend.run_prepared
+    monkeypatch.setattr(transcend, "run_prepared", lambda p, x, out: calls.append(p[3:5]) or run(p, x, out))
+    return calls
+
+
+@pytest.mark.parametrize("name", TRANSCEND_OPS)
+def test_transcendental_ops_first_and_prepared_calls_equal_the_exact_path(name, kernel_calls):
+    """One tile pair, a partial valid region, refilled call after call: every f16/bf16 code and random and special
+    f32 lanes, first with their signs cleared and NaNs left out (marked lanes: zeros, subnormals, infinities, lanes
+    near a boundary, which the certified path finishes), then as they are (NaN results: the exact path). Every
+    call after the first is prepared; each equals the reference, and dst keeps its bits outside the region."""
+    kind = TRANSCEND_OPS[name]
+    x = np.concatenate([_every_narrow_code_as_f32(), _random_f32(48)])
+    positive = x & np.uint32(0x7FFFFFFF)
+    lanes = np.concatenate([positive[~np.isnan(positive.view(np.float32))], x])
+    R, C = 61, 509
+    src, dst = Tile("vec", "f32", 64, 512, valid=(R, C)), Tile("vec", "f32", 64, 512, valid=(R, C))
+    dst.bits[...] = SENTINEL
+    n = -(-lanes.size // (R * C))
+    for k in range(n):
+        chunk = np.resize(lanes[k * R * C:], R * C).reshape(R, C)
+        src.bits[:R, :C] = chunk
+        getattr(pto, name)(dst, src, target="cpu")
+        assert np.array_equal(dst.bits[:R, :C], _want(kind, chunk)), k
+        assert (dst.bits[R:] == SENTINEL).all() and (dst.bits[:, C:] == SENTINEL).all()
+    assert kernel_calls == [(R, C)] * n
+
+
+def test_what_sends_a_transcendental_call_back_to_its_checks(kernel_calls):
+    """A new valid region prepares the call again (only the new region written; a mismatched one refused, dst
+    untouched); dst bound over src, dst == src and a flushing target are never prepared, and give the reference."""
+    x, src, dst = _pair(49, 0.0, (16, 32))
+    x &= np.uint32(0x7FFFFFFF)
+    src.bits[...] = x
+    for _ in range(2):
+        pto.tlog(dst, src, target="cpu")
+    assert kernel_calls == [(16, 32)] * 2
+    for t in (src, dst):
+        t.set_valid(4, 8)
+    before = dst.bits.copy()
+    pto.tlog(dst, src, target="cpu")
+    before[:4, :8] = _want("log", x[:4, :8])
+    assert np.array_equal(dst.bits, before) and kernel_calls[-1] == (4, 8)
+    dst.set_valid(4, 16)
+    with pytest.raises(TilesimError) as e:
+        pto.tlog(dst, src, target="cpu")
+    assert e.value.rule == "pto.op.valid_match" and np.array_equal(dst.bits, before)
+    calls = len(kernel_calls)
+    buf = np.zeros(4096, np.uint8)
+    a, d = Tile("vec", "f32", 16, 32).bind(buf, 0), Tile("vec", "f32", 16, 32)
+    a.bits[...] = x
+    pto.trsqrt(d, a, target="cpu")
+    d.bind(buf, 64)  # 16 lanes after a: overlapping it
+    pto.trsqrt(d, a, target="cpu")
+    assert np.array_equal(d.bits, _want("rsqrt", x))
+    a.bits[...] = x
+    for _ in range(2):
+        pto.texp(a, a, target="cpu")
+        assert np.array_equal(a.bits, _want("exp", x))
+        a.bits[...] = x
+    assert len(kernel_calls) == calls + 1  # only the first trsqrt, before the bind
+    x, src, dst = _pair(50, 0.0)
+    for _ in range(2):
+        pto.texp(dst, src, target="a5")
+        assert np.array_equal(dst.bits[:24, :48], nx.unary("exp", x, F32, flush=True))
+    assert len(kernel_calls) == calls + 1

@@ -235,7 +235,14 @@ def _fused(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray | None)
     x, y, w = jit.rows(a, (R, C)), None if b is None else jit.rows(b, (R, C)), jit.rows(o, (R, C))
     if x is None or w is None or not x[2] or b is not None and y is None or b is not None and R * C == 0:
         return False
-    bad = transcend.run(op, x, y, w, R, C)
+    return fix_marked(op, a, b, o, transcend.run(op, x, y, w, R, C), R, C)
+
+
+def fix_marked(op: str, a: np.ndarray, b: np.ndarray | None, o: np.ndarray, bad: np.ndarray | None, R: int,
+               C: int):
+    """``o`` (R x C f32 codes from :mod:`tilesim.pto.transcend`'s kernel ``op`` on ``a``, or ``a - b``) with the
+    lanes the kernel left, ``bad`` (flat indices ``i * C + j``; None: the lanes holding its mark), from
+    :func:`_certified`; None when a result is NaN (the exact path decides its payload)."""
     if bad is None:  # too many to list: find the marks
         bad = np.flatnonzero(o.reshape(-1) == transcend.MARK)
     if bad.size:

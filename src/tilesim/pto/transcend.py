@@ -170,6 +170,7 @@ def economized(c: list[Fraction], lo: Fraction, hi: Fraction, degree: int) -> tu
 
 
 _LN2, _INV_LN2, _ROUND = _ln2(), 1.0 / math.log(2.0), 1.5 * 2.0 ** 52
+_LN2_23 = _LN2 * 2.0 ** -23  # e ln2 from e 2**23 (an exact scaling)
 #: exp(r) on |r| <= EXP_R: Taylor to degree 14 (its tail below EXP_R**15 / 15! * 2) economized to degree 9
 EXP_R = Fraction(34658, 100000)
 _EXP_POLY, _EXP_CHANGE = economized([Fraction(1, math.factorial(n)) for n in range(15)], -EXP_R, EXP_R, 9)
@@ -283,12 +284,13 @@ def _exp_dd_code(v):
 
 @_inline
 def _log_split(b):
-    """(e, S, w = S**2) of the f32 code ``b``: its value 2**e m, m in [sqrt(1/2), sqrt(2)), S = 2 (m - 1) / (m +
-    1)."""
-    e = np.int32(np.uint32(b) - _SQRT_HALF) >> np.int32(23)  # 2**e m, m's f32 code in [_SQRT_HALF, 2 _SQRT_HALF)
-    m = np.float64(np.uint32(np.uint32(b) - (np.uint32(e) << np.uint32(23))).view(np.float32))
+    """(e 2**23, S, w = S**2) of the f32 code ``b``: its value 2**e m, m in [sqrt(1/2), sqrt(2)), S = 2 (m - 1) / (m
+    + 1). ``e 2**23`` is ``e``'s bits where the code holds them (no shift; times ``LN2 2**-23``, an exact scaling,
+    it gives ``e LN2``'s bits: decision PTO115)."""
+    e = (np.uint32(b) - _SQRT_HALF) & np.uint32(0xFF800000)  # 2**e m, m's f32 code in [_SQRT_HALF, 2 _SQRT_HALF)
+    m = np.float64(np.uint32(np.uint32(b) - e).view(np.float32))
     s = (2.0 * m - 2.0) / (m + 1.0)
-    return np.float64(e), s, s * s
+    return np.float64(np.int32(e)), s, s * s
 
 
 @_inline
@@ -297,7 +299,7 @@ def _log(b):
     e, s, w = _log_split(b)
     w2 = w * w
     q = (_A0 + w * _A1) + w2 * ((_A2 + w * _A3) + w2 * (_A4 + w * _A5))
-    return e * _LN2 + ((s * w) * q + s), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
+    return e * _LN2_23 + ((s * w) * q + s), b - np.uint32(0x00800000) < np.uint32(0x7F000000)
 
 
 @_inline
@@ -306,7 +308,7 @@ def _log4(b):
     e, s, w = _log_split(b)
     w2 = w * w
     q = (_F0 + w * _F1) + w2 * ((_F2 + w * _F3) + w2 * _F4)
-    return e * _LN2 + ((s * w) * q + s)
+    return e * _LN2_23 + ((s * w) * q + s)
 
 
 @_inline
@@ -543,4 +545,20 @@ def run(kind: str, x: tuple, b: tuple | None, out: tuple, R: int, C: int) -> np.
     args = (x[0], x[1]) if b is None else (x[0], x[1], b[0], b[1], b[2])
     bad = np.empty(min(_BAD_CAP, R * C), np.int64)
     n = _KERNELS[kind](*args, out[0], out[1], R, C, bad)
+    return None if n < 0 else bad[:n]
+
+
+def prepared(kind: str, x: np.ndarray, out: np.ndarray, R: int, C: int) -> tuple:
+    """What :func:`run_prepared` needs, besides the arrays, to run ``kind``'s kernel (exp, log, rsqrt) on the
+    top-left R x C lanes of ``x`` into ``out`` (whole tiles' f32 codes: 2-D C-contiguous uint32 arrays, apart in
+    memory): the kernel, the row steps, R, C and the list's size (decision PTO115). It holds no array, so a kept
+    entry keeps no tile's memory alive."""
+    return _KERNELS[kind], x.shape[1], out.shape[1], R, C, min(_BAD_CAP, R * C)
+
+
+def run_prepared(p: tuple, x: np.ndarray, out: np.ndarray) -> np.ndarray | None:
+    """:func:`run` on the arrays and the arguments :func:`prepared` made for them."""
+    kernel, sx, so, R, C, cap = p
+    bad = np.empty(cap, np.int64)
+    n = kernel(x.reshape(-1), sx, out.reshape(-1), so, R, C, bad)
     return None if n < 0 else bad[:n]

@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from ...errors import DtypeError, TilesimError
-from .. import jit
+from .. import jit, transcend
 from .. import numerics as nx
 from ..dtypes import DType
 from ..targets import get_target
@@ -182,7 +182,11 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
             return dst
     R, C = dst.valid
     p = prof  # a prepared call with a NaN result (sqrt, 1/x) takes numerics' exact path, which decides its payload
-    if code is not None:
+    if type(code) is tuple:  # exp, log, rsqrt: their kernel; a lane it leaves takes the certified path
+        bad = transcend.run_prepared(code, src.bits, dst.bits)
+        if nx.fix_marked(kind, src.valid_bits, None, dst.valid_bits, bad, R, C) is not None:
+            return dst
+    elif code is not None:
         if jit.whole(code, src.bits, _CONSTANT.get(kind, src.bits), dst.bits, R, C):
             return dst
     elif dst.dtype.name == "f32" and not p.flush_denormals and nx.fast_f32_into(kind, src.valid_bits, None,
@@ -213,16 +217,20 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
 
 # ------------------------------------------------------- prepared calls
 #: (op name, id(profile), id(dst), id(src0), id(src1 or None)) -> (profile, dst.key, src0.key, src1.key or None,
-#: :func:`.jit.whole` code): f32 calls whose checks passed for tiles of those keys (their types, valid regions and
-#: placements), on ND tiles apart in memory, that one kernel pass answers (decision PTO114)
+#: :func:`.jit.whole` code, or exp/log/rsqrt's :func:`.transcend.prepared` arguments): f32 calls whose checks passed
+#: for tiles of those keys (their types, valid regions and placements), on ND tiles apart in memory, that one
+#: kernel pass answers (decisions PTO114, PTO115)
 _PREPARED: dict = {}
 #: unary ops that :func:`.jit.whole` runs as a binary one with a scalar: ``1 / x``, and relu's ``max(x, +0)``
 _AS_SCALAR = {"recip": ("div", jit.FIRST), "relu": ("max", 0)}
+#: unary ops prepared as their :mod:`.transcend` kernel (decision PTO115)
+_FUSED = frozenset({"exp", "log", "rsqrt"})
 _CONSTANT = {"recip": np.full((1, 1), 0x3F800000, np.uint32), "relu": np.zeros((1, 1), np.uint32)}
 
 
-def _prepared(name: str, prof, dst: Tile, src0: Tile, src1: Tile | None = None) -> int | None:
-    """The :func:`.jit.whole` code of a call prepared before (:data:`_PREPARED`) on these tiles, unchanged since."""
+def _prepared(name: str, prof, dst: Tile, src0: Tile, src1: Tile | None = None) -> int | tuple | None:
+    """The :func:`.jit.whole` code (or transcendental kernel arguments) of a call prepared before
+    (:data:`_PREPARED`) on these tiles, unchanged since."""
     hit = _PREPARED.get((name, id(prof), id(dst), id(src0), id(src1)))
     if (hit is not None and hit[0] is prof and hit[1] is dst.key and hit[2] is src0.key
             and (src1 is None or hit[3] is src1.key)):
@@ -231,21 +239,23 @@ def _prepared(name: str, prof, dst: Tile, src0: Tile, src1: Tile | None = None) 
 
 
 def _prepare(name: str, kind: str, prof, dst: Tile, src0: Tile, src1: Tile | None = None,
-             scalar_first: bool = False) -> int | None:
+             scalar_first: bool = False) -> int | tuple | None:
     """Prepare a call whose checks have just passed, and return its :func:`.jit.whole` code, where that kernel
     takes it as :func:`.numerics.fast_f32` would (max, min and relu under the ``first`` rule, abs as x86 computes
-    it): f32 without flushing, every tile ND (its ``bits`` a C-contiguous view of its bytes), dst apart from the
+    it), or for exp, log and rsqrt their :mod:`.transcend` kernel's arguments, as :func:`.numerics.fast_f32` runs
+    it: f32 without flushing, every tile ND (its ``bits`` a C-contiguous view of its bytes), dst apart from the
     sources in memory. None otherwise (the call keeps its general path)."""
     op, how = _AS_SCALAR.get(kind, (kind, jit.TILE if src1 is not None else jit.FIRST if scalar_first else 0))
     tiles = (dst, src0) if src1 is None else (dst, src0, src1)
-    if (op not in jit.WHOLE_OPS or dst.dtype.name != "f32" or prof.flush_denormals
+    fused = kind in _FUSED and src1 is None
+    if (op not in jit.WHOLE_OPS and not fused or dst.dtype.name != "f32" or prof.flush_denormals
             or op in ("max", "min") and prof.nan_mode != "first" or op == "abs" and not prof.x86_nans
             or not all(t.blayout == "row_major" and not t.is_boxed for t in tiles)
             or any(np.may_share_memory(dst.bits, t.bits) for t in tiles[1:])):
         return None
     if len(_PREPARED) > 4096:
         _PREPARED.clear()
-    code = jit.WHOLE_OPS[op] | how
+    code = transcend.prepared(kind, src0.bits, dst.bits, *dst.valid) if fused else jit.WHOLE_OPS[op] | how
     _PREPARED[(name, id(prof), id(dst), id(src0), id(src1))] = (prof, dst.key, src0.key,
                                                                   None if src1 is None else src1.key, code)
     return code
