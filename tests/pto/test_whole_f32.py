@@ -188,7 +188,8 @@ def test_a_prepared_call_still_refuses_a_bad_scalar(bad, rule):
 
 
 def test_in_place_and_other_targets_keep_their_general_path():
-    """dst == src (overlap) and a flushing target are never prepared; their results are the exact path's."""
+    """dst == src (overlap) is never prepared; on a flushing target the call gives the exact path's flushed
+    result (PTO118's prepared call, tested in test_whole_flushed.py)."""
     x, src, _ = _pair(46, 0.1)
     want = nx.binary_exact("mul", x, np.uint32(0x3FC00000), F32, x86=True)
     for _ in range(2):

@@ -41,8 +41,8 @@ import numpy as np
 from numba import njit
 from numpy.lib.stride_tricks import as_strided
 
-__all__ = ["OPS", "WHOLE_OPS", "TILE", "FIRST", "rows", "run", "whole", "rowsum", "sequential", "picked", "certify",
-           "f16_widen", "f16_round", "LOW29", "NEAR29", "SHIFT29", "TINY", "HUGE"]
+__all__ = ["OPS", "WHOLE_OPS", "TILE", "FIRST", "FLUSH", "rows", "run", "whole", "rowsum", "sequential", "picked",
+           "certify", "f16_widen", "f16_round", "LOW29", "NEAR29", "SHIFT29", "TINY", "HUGE"]
 
 _kernel = njit(cache=True, nogil=True, error_model="numpy")
 _inline = njit(cache=True, error_model="numpy", inline="always")
@@ -101,6 +101,35 @@ def _max(x, y):
 @_inline
 def _min(x, y):
     return y if y < x else x
+
+
+_TINY32 = np.float32(2.0 ** -126)  # the smallest normal f32
+
+
+@_inline
+def _ftz(x):
+    """A subnormal float32 as the zero of its sign (others, NaN included, as they are): the NPUs' flush."""
+    return np.float32(math.copysign(0.0, x)) if abs(x) < _TINY32 else x
+
+
+@_inline
+def _add_ftz(x, y):
+    return _ftz(_ftz(x) + _ftz(y))
+
+
+@_inline
+def _sub_ftz(x, y):
+    return _ftz(_ftz(x) - _ftz(y))
+
+
+@_inline
+def _mul_ftz(x, y):
+    return _ftz(_ftz(x) * _ftz(y))
+
+
+@_inline
+def _div_ftz(x, y):
+    return _ftz(_ftz(x) / _ftz(y))
 
 
 @_inline
@@ -240,6 +269,9 @@ def run(op: str, a: np.ndarray, b: np.ndarray | None, out: np.ndarray) -> bool |
 #: (:data:`FIRST`), or else a scalar put second (the unary ops sqrt, abs, neg read none)
 WHOLE_OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3, "max": 4, "min": 5, "sqrt": 6, "abs": 7, "neg": 8}
 TILE, FIRST = 16, 32
+#: :func:`whole`'s flag for add, sub, mul and div on targets that flush: subnormal sources and results read as
+#: zeros of their sign (decision PTO118)
+FLUSH = 64
 
 
 @_inline
@@ -273,10 +305,11 @@ def _lanes(f, x, y, how, o, R, C):
 def whole(code, a, b, out, R, C):
     """``out = a (op) b`` or ``op(a)`` on the top-left R x C lanes of whole tiles' f32 codes (2-D C-contiguous
     uint32 arrays, ``out`` apart from the others), ``code`` from :data:`WHOLE_OPS` plus :data:`TILE` (``b`` a
-    tile) or :data:`FIRST` (``b[0, 0]`` a scalar put first; without either, put second): the lanes of one op
-    call in one pass, as one row when they fill whole rows of every tile (decision PTO114). Returns False when an
+    tile) or :data:`FIRST` (``b[0, 0]`` a scalar put first; without either, put second), and :data:`FLUSH` (add,
+    sub, mul, div: subnormal sources and results flushed, PTO118): the lanes of one op call in one pass, as one
+    row when they fill whole rows of every tile (decision PTO114). Returns False when an
     arithmetic result is NaN (the caller's exact path decides its payload), else True."""
-    op, how = code & 15, code >> 4
+    op, how, flush = code & 15, (code >> 4) & 3, code >= FLUSH
     if C == a.shape[1] and C == out.shape[1] and (how != 1 or C == b.shape[1]):
         a, out, R, C = a.reshape(1, a.size), out.reshape(1, out.size), 1, R * C
         if how == 1:
@@ -301,6 +334,14 @@ def whole(code, a, b, out, R, C):
                 oi[j] = r
                 nan |= r != r
         return not nan
+    if flush:
+        if op == 0:
+            return not _lanes(_add_ftz, x, y, how, o, R, C)
+        if op == 1:
+            return not _lanes(_sub_ftz, x, y, how, o, R, C)
+        if op == 2:
+            return not _lanes(_mul_ftz, x, y, how, o, R, C)
+        return not _lanes(_div_ftz, x, y, how, o, R, C)
     if op == 0:
         return not _lanes(_add, x, y, how, o, R, C)
     if op == 1:

@@ -225,6 +225,9 @@ _PREPARED: dict = {}
 _AS_SCALAR = {"recip": ("div", jit.FIRST), "relu": ("max", 0)}
 #: unary ops prepared as their :mod:`.transcend` kernel (decision PTO115)
 _FUSED = frozenset({"exp", "log", "rsqrt"})
+#: ops prepared on targets that flush denormals, their sources' and results' subnormals flushed in the kernel
+#: (decision PTO118); max and min select without flushing there, as on cpu
+_FLUSHED = frozenset({"add", "sub", "mul", "div"})
 _CONSTANT = {"recip": np.full((1, 1), 0x3F800000, np.uint32), "relu": np.zeros((1, 1), np.uint32)}
 
 
@@ -243,19 +246,23 @@ def _prepare(name: str, kind: str, prof, dst: Tile, src0: Tile, src1: Tile | Non
     """Prepare a call whose checks have just passed, and return its :func:`.jit.whole` code, where that kernel
     takes it as :func:`.numerics.fast_f32` would (max, min and relu under the ``first`` rule, abs as x86 computes
     it), or for exp, log and rsqrt their :mod:`.transcend` kernel's arguments, as :func:`.numerics.fast_f32` runs
-    it: f32 without flushing, every tile ND (its ``bits`` a C-contiguous view of its bytes), dst apart from the
+    it: f32 without flushing (or, on targets that flush, add, sub, mul and div with the flush in the kernel, and
+    max and min, which do not flush: PTO118), every tile ND (its ``bits`` a C-contiguous view of its bytes), dst apart from the
     sources in memory. None otherwise (the call keeps its general path)."""
     op, how = _AS_SCALAR.get(kind, (kind, jit.TILE if src1 is not None else jit.FIRST if scalar_first else 0))
     tiles = (dst, src0) if src1 is None else (dst, src0, src1)
     fused = kind in _FUSED and src1 is None
-    if (op not in jit.WHOLE_OPS and not fused or dst.dtype.name != "f32" or prof.flush_denormals
+    flush = prof.flush_denormals and kind in _FLUSHED
+    if (op not in jit.WHOLE_OPS and not fused or dst.dtype.name != "f32"
+            or prof.flush_denormals and not (flush or kind in ("max", "min"))
             or op in ("max", "min") and prof.nan_mode != "first" or op == "abs" and not prof.x86_nans
             or not all(t.blayout == "row_major" and not t.is_boxed for t in tiles)
             or any(np.may_share_memory(dst.bits, t.bits) for t in tiles[1:])):
         return None
     if len(_PREPARED) > 4096:
         _PREPARED.clear()
-    code = transcend.prepared(kind, src0.bits, dst.bits, *dst.valid) if fused else jit.WHOLE_OPS[op] | how
+    code = (transcend.prepared(kind, src0.bits, dst.bits, *dst.valid) if fused
+            else jit.WHOLE_OPS[op] | how | (jit.FLUSH if flush else 0))
     _PREPARED[(name, id(prof), id(dst), id(src0), id(src1))] = (prof, dst.key, src0.key,
                                                                   None if src1 is None else src1.key, code)
     return code
@@ -279,7 +286,7 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
             return dst
         x = src.valid_bits  # a NaN result: the exact path decides its payload
         dst.bits[:R, :C] = nx.binary_exact(kind, *((lane, x) if s_first else (x, lane)), dst.dtype,
-                                           nan_mode=prof.nan_mode, instruction=name.upper(), x86=prof.x86_nans)
+                                           flush=prof.flush_denormals, nan_mode=prof.nan_mode, instruction=name.upper(), x86=prof.x86_nans)
         return dst
     x = src.valid_bits
     p = op.prof
