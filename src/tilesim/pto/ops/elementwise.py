@@ -246,9 +246,9 @@ def _prepare(name: str, kind: str, prof, dst: Tile, src0: Tile, src1: Tile | Non
     """Prepare a call whose checks have just passed, and return its :func:`.jit.whole` code, where that kernel
     takes it as :func:`.numerics.fast_f32` would (max, min and relu under the ``first`` rule, abs as x86 computes
     it), or for exp, log and rsqrt their :mod:`.transcend` kernel's arguments, as :func:`.numerics.fast_f32` runs
-    it: f32 without flushing (or, on targets that flush, add, sub, mul and div with the flush in the kernel, and
-    max and min, which do not flush: PTO118), every tile ND (its ``bits`` a C-contiguous view of its bytes), dst apart from the
-    sources in memory. None otherwise (the call keeps its general path)."""
+    it: f32 without flushing (on targets that flush: add, sub, mul and div with the flush in the kernel, and max
+    and min, which do not flush; PTO118), every tile ND (its ``bits`` a C-contiguous view of its bytes), dst
+    apart from the sources in memory. None otherwise (the call keeps its general path)."""
     op, how = _AS_SCALAR.get(kind, (kind, jit.TILE if src1 is not None else jit.FIRST if scalar_first else 0))
     tiles = (dst, src0) if src1 is None else (dst, src0, src1)
     fused = kind in _FUSED and src1 is None
@@ -286,7 +286,8 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
             return dst
         x = src.valid_bits  # a NaN result: the exact path decides its payload
         dst.bits[:R, :C] = nx.binary_exact(kind, *((lane, x) if s_first else (x, lane)), dst.dtype,
-                                           flush=prof.flush_denormals, nan_mode=prof.nan_mode, instruction=name.upper(), x86=prof.x86_nans)
+                                           flush=prof.flush_denormals, nan_mode=prof.nan_mode,
+                                           instruction=name.upper(), x86=prof.x86_nans)
         return dst
     x = src.valid_bits
     p = op.prof
