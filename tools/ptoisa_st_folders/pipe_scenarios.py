@@ -266,6 +266,15 @@ def gm_slot_valid_shape(args, dir_mask: int = 1) -> bool:
     return ck.ok
 
 
+def _pop_both_lanes(pipe, dt, R, C):
+    """Pop and free one c2v payload on subblock 0, then on subblock 1; subblock 0's values."""
+    got = pto.tpop(pipe, tile("vec", dt, R, C), direction="c2v").values.copy()
+    pto.tfree(pipe)
+    pto.tpop(pipe, tile("vec", dt, R, C), direction="c2v", subblock=1)
+    pto.tfree(pipe, subblock=1)
+    return got
+
+
 def both_dir_c2v_then_v2c(args) -> bool:
     """runBothDirectionNoSplitC2VThenV2C: a c2v payload to both subblocks, a v2c push of subblock 0, a
     second c2v payload, then the cube's v2c pop (an Nz Mat tile)."""
@@ -278,18 +287,11 @@ def both_dir_c2v_then_v2c(args) -> bool:
         pto.tpush(pipe, fill_logical(tile("acc", dt, R, C, **ACC), lambda r, c: it * 1000 + r * C + c + 1),
                   direction="c2v")
 
-    def pop_lanes():
-        got = pto.tpop(pipe, tile("vec", dt, R, C), direction="c2v").values.copy()
-        pto.tfree(pipe)
-        pto.tpop(pipe, tile("vec", dt, R, C), direction="c2v", subblock=1)
-        pto.tfree(pipe, subblock=1)
-        return got
-
     push_cube(0)
-    first = pop_lanes()
+    first = _pop_both_lanes(pipe, dt, R, C)
     pto.tpush(pipe, fill_logical(tile("vec", dt, R, C), lambda r, c: 1000 + r * C + c + 1), direction="v2c")
     push_cube(1)
-    second = pop_lanes()
+    second = _pop_both_lanes(pipe, dt, R, C)
     cube = pto.tpop(pipe, tile("mat", dt, R, C, **MAT_NZ), direction="v2c")
     pto.tfree(pipe)
     ck.eq(first, r * C + c + 1)
@@ -311,24 +313,17 @@ def c2v_waits_for_out_of_order_slot(args) -> bool:
         pto.tpush(pipe, fill_logical(tile("acc", dt, R, C, **ACC), lambda r, c: base + r * C + c),
                   direction="c2v")
 
-    def pop_lanes():
-        got = pto.tpop(pipe, tile("vec", dt, R, C), direction="c2v").values.copy()
-        pto.tfree(pipe)
-        pto.tpop(pipe, tile("vec", dt, R, C), direction="c2v", subblock=1)
-        pto.tfree(pipe, subblock=1)
-        return got
-
     pto.tpush(pipe, fill_logical(tile("vec", dt, R, C), lambda r, c: 5000 + r * C + c), direction="v2c")
     pto.tpop(pipe, tile("mat", dt, R, C, **MAT_NZ), direction="v2c")
     pto.tfree(pipe)
     push_cube(1)
     push_cube(1001)
     ck.traps("pto.pipe.full", lambda: push_cube(2001))
-    y = pop_lanes()
+    y = _pop_both_lanes(pipe, dt, R, C)
     ck.traps("pto.pipe.full", lambda: push_cube(2001))
-    x = pop_lanes()
+    x = _pop_both_lanes(pipe, dt, R, C)
     push_cube(2001)
-    z = pop_lanes()
+    z = _pop_both_lanes(pipe, dt, R, C)
     r, c = np.indices((R, C))
     for got, base in ((y, 1001), (x, 1), (z, 2001)):
         ck.eq(got, base + r * C + c)
