@@ -229,6 +229,15 @@ def _exp_dist(p):
     return (np.float64(p).view(np.uint64) + _EXP_SHIFT) & _LOW29
 
 
+@_inline
+def _exp_lane(v):
+    """The fast pass on the f32 value ``v``: (its code, as exp(v) = 2**k p rounds p; :func:`_exp_dist` of p; |v|'s
+    f32 code, which the pass takes below _EXP_TOP)."""
+    p, k = _exp(np.float64(v))
+    return (np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23)), _exp_dist(p),
+            np.uint32(np.float32(v).view(np.uint32) & _ABS))
+
+
 @_exact_inline
 def _two_sum(a, b):
     s = a + b
@@ -350,10 +359,8 @@ def _exp_row(a, o):
     comes within the window (the least distance of the row's lanes)."""
     dist, top = np.uint64(-1), np.uint32(0)
     for j in range(a.size):
-        p, k = _exp(np.float64(np.uint32(a[j]).view(np.float32)))
-        o[j] = np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))
-        dist = min(dist, _exp_dist(p))
-        top = max(top, np.uint32(a[j] & _ABS))
+        o[j], d, t = _exp_lane(np.uint32(a[j]).view(np.float32))
+        dist, top = min(dist, d), max(top, t)
     return dist <= _EXP_NEAR or top >= _EXP_TOP
 
 
@@ -419,19 +426,13 @@ def _expdif_row(a, w, cb, o):
     dist, top = np.uint64(-1), np.uint32(0)
     if cb:
         for j in range(a.size):
-            d = a[j] - w[j]
-            p, k = _exp(np.float64(d))
-            o[j] = np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))
-            dist = min(dist, _exp_dist(p))
-            top = max(top, np.uint32(np.float32(d).view(np.uint32) & _ABS))
+            o[j], d, t = _exp_lane(a[j] - w[j])
+            dist, top = min(dist, d), max(top, t)
     else:
-        t = w[0]
+        s = w[0]
         for j in range(a.size):
-            d = a[j] - t
-            p, k = _exp(np.float64(d))
-            o[j] = np.float32(p).view(np.uint32) + (np.uint32(k) << np.uint32(23))
-            dist = min(dist, _exp_dist(p))
-            top = max(top, np.uint32(np.float32(d).view(np.uint32) & _ABS))
+            o[j], d, t = _exp_lane(a[j] - s)
+            dist, top = min(dist, d), max(top, t)
     return dist <= _EXP_NEAR or top >= _EXP_TOP
 
 
@@ -452,8 +453,8 @@ def _difference(a, w, cb):
 def _exp_unsure(v):
     """Whether the fast pass leaves exp of the f32 value ``v`` to the second tier: ``|v| >= 87``, or within its
     window."""
-    return (_exp_dist(_exp(np.float64(v))[0]) <= _EXP_NEAR) | (np.uint32(np.float32(v).view(np.uint32) & _ABS)
-                                                              >= _EXP_TOP)
+    _, d, t = _exp_lane(v)
+    return (d <= _EXP_NEAR) | (t >= _EXP_TOP)
 
 
 #: how many lanes the second look tests at once
