@@ -123,6 +123,20 @@ def test_scalar_ops_first_and_prepared_calls_equal_the_exact_path(name, special,
         assert np.array_equal(dst.bits, outside)
 
 
+@pytest.mark.parametrize("name", SCALAR_OPS)
+def test_a_call_with_its_scalar_on_the_other_side_is_not_the_prepared_one(name):
+    """The same tiles with the scalar second, first, second, first: each call equals the exact path in its own
+    operand order (a call prepared with the scalar on one side is not reused for the other)."""
+    x, src, dst = _pair(41, 0.0, valid=(20, 40))
+    fn = getattr(pto, name)
+    lane = nx.as_key(np.asarray(1.5, np.float32).view(np.uint32), F32).view(np.uint32)
+    for first in (False, True, False, True):
+        fn(dst, 1.5, src, target="cpu") if first else fn(dst, src, 1.5, target="cpu")
+        want = nx.binary_exact(SCALAR_OPS[name], *((lane, x) if first else (x, lane)), F32, nan_mode="first",
+                               x86=True)
+        assert np.array_equal(dst.bits[:20, :40], want), first
+
+
 @pytest.mark.parametrize("name", TILE_OPS)
 @pytest.mark.parametrize("special", [0.0, 0.1])
 def test_tile_ops_first_and_prepared_calls_equal_the_exact_path(name, special):

@@ -216,7 +216,7 @@ def _unary(name: str, kind: str, dst: Tile, src: Tile, target) -> Tile:
 
 
 # ------------------------------------------------------- prepared calls
-#: (op name, id(profile), id(dst), id(src0), id(src1 or None)) -> (profile, dst.key, src0.key, src1.key or None,
+#: (op name, id(profile), id(dst), id(src0), id(src1 or None), scalar first) -> (profile, dst.key, src0.key, src1.key or None,
 #: :func:`.jit.whole` code, or exp/log/rsqrt's :func:`.transcend.prepared` arguments): f32 calls whose checks passed
 #: for tiles of those keys (their types, valid regions and placements), on ND tiles apart in memory, that one
 #: kernel pass answers (decisions PTO114, PTO115)
@@ -231,10 +231,11 @@ _FLUSHED = frozenset({"add", "sub", "mul", "div"})
 _CONSTANT = {"recip": np.full((1, 1), 0x3F800000, np.uint32), "relu": np.zeros((1, 1), np.uint32)}
 
 
-def _prepared(name: str, prof, dst: Tile, src0: Tile, src1: Tile | None = None) -> int | tuple | None:
+def _prepared(name: str, prof, dst: Tile, src0: Tile, src1: Tile | None = None,
+              scalar_first: bool = False) -> int | tuple | None:
     """The :func:`.jit.whole` code (or transcendental kernel arguments) of a call prepared before
-    (:data:`_PREPARED`) on these tiles, unchanged since."""
-    hit = _PREPARED.get((name, id(prof), id(dst), id(src0), id(src1)))
+    (:data:`_PREPARED`) on these tiles, with its scalar on the same side, unchanged since."""
+    hit = _PREPARED.get((name, id(prof), id(dst), id(src0), id(src1), scalar_first))
     if (hit is not None and hit[0] is prof and hit[1] is dst.key and hit[2] is src0.key
             and (src1 is None or hit[3] is src1.key)):
         return hit[4]
@@ -263,8 +264,8 @@ def _prepare(name: str, kind: str, prof, dst: Tile, src0: Tile, src1: Tile | Non
         _PREPARED.clear()
     code = (transcend.prepared(kind, src0.bits, dst.bits, *dst.valid) if fused
             else jit.WHOLE_OPS[op] | how | (jit.FLUSH if flush else 0))
-    _PREPARED[(name, id(prof), id(dst), id(src0), id(src1))] = (prof, dst.key, src0.key,
-                                                                  None if src1 is None else src1.key, code)
+    _PREPARED[(name, id(prof), id(dst), id(src0), id(src1), scalar_first)] = (
+        prof, dst.key, src0.key, None if src1 is None else src1.key, code)
     return code
 
 
@@ -273,7 +274,7 @@ def _scalar_op(name: str, kind: str, dst: Tile, a, b, target) -> Tile:
     src, s_first = (a, False) if isinstance(a, Tile) else (b, True)
     value = a if s_first else b
     prof = get_target(target)
-    code = _prepared(name, prof, dst, src)
+    code = _prepared(name, prof, dst, src, scalar_first=s_first)
     lane = None if code is None else _f32_lane(value)
     if lane is None:
         op = Op(name, target)
