@@ -108,17 +108,22 @@ def canonical_nan(dt: DType) -> int:
 
 def flush_bits(bits: np.ndarray, dt: DType) -> np.ndarray:
     """Subnormal lanes replaced by zero of the same sign (other lanes unchanged); a new array."""
+    sub = _subnormal(bits, dt)
+    if not sub.any():
+        return np.array(bits, copy=True)
+    return np.where(sub, bits & _FLUSH[dt.name][0], bits)
+
+
+def _subnormal(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """Which lanes are subnormal: 0 < |code| <= the mantissa mask."""
     masks = _FLUSH.get(dt.name)
     if masks is None:
         sign, exp, man = _fields(dt)
         L = dt.lane.type
         masks = _FLUSH[dt.name] = (L(sign), L(exp | man), L(0), L(man))
-    sign, magnitude, zero, man = masks
+    _, magnitude, zero, man = masks
     mag = bits & magnitude
-    sub = (mag <= man) & (mag != zero)            # 0 < |code| <= man
-    if not sub.any():
-        return np.array(bits, copy=True)
-    return np.where(sub, bits & sign, bits)
+    return (mag <= man) & (mag != zero)
 
 
 #: dtype name -> (sign, magnitude, 0, mantissa) masks as lane scalars, for :func:`flush_bits`
@@ -510,7 +515,7 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
             return r
     if dt.name == "f32" and flush and op in _F32_FLUSHED:
         a, b = np.asarray(a, np.uint32), np.asarray(b, np.uint32)
-        if not (_subnormal_f32(a) or _subnormal_f32(b)):   # flushing the sources would change nothing
+        if not (_subnormal(a, dt).any() or _subnormal(b, dt).any()):  # flushing the sources changes nothing
             r = fast_f32(op, a, b, nan_mode=nan_mode)
             if r is not None:                              # no NaN: binary_exact's lanes, its result flushed
                 return flush_bits(r, dt)
@@ -525,12 +530,6 @@ def binary(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, na
 
 #: f32 ops whose flushed form :func:`binary` takes from :func:`fast_f32` when no source lane is subnormal
 _F32_FLUSHED = ("add", "sub", "mul", "div")
-
-
-def _subnormal_f32(bits: np.ndarray) -> bool:
-    """Whether an f32 lane is subnormal (0 < |code| < 0x800000)."""
-    mag = bits & np.uint32(0x7FFFFFFF)
-    return bool(((mag <= np.uint32(0x7FFFFF)) & (mag != np.uint32(0))).any())
 
 
 def binary_exact(op: str, a: np.ndarray, b: np.ndarray, dt, *, flush: bool = False, nan_mode: str = "first",
