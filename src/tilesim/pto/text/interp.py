@@ -1163,9 +1163,16 @@ class Interpreter:
         register op) through :meth:`_dps`; None for arith, special, sync and section statements."""
         name = st.op
         if name.startswith(("arith.", "pto.section")) or name in _SPECIAL or name in SYNC_OPS or \
-                collective(st) is not None or not (name.startswith("pto.") or st.kind == "generic"):
+                collective(st) is not None:
             return None
-        key = op_key(name)
+        return self._op_fn(st)
+
+    @staticmethod
+    def _op_fn(st: Stmt) -> tuple | None:
+        """``(key, fn)`` of the tile op (or SET_* register op) that ``st`` names, or None."""
+        if not (st.op.startswith("pto.") or st.kind == "generic"):
+            return None
+        key = op_key(st.op)
         key = PAGE_SPELLINGS.get(key, key)
         fn = OPS.get(key) or CONFIG_OPS.get(key)
         return None if fn is None else (key, fn)
@@ -1188,12 +1195,10 @@ class Interpreter:
             return self._section(st, env, frame)
         if name in SYNC_OPS:
             return self._sync(st, env)
-        key = op_key(name)
-        key = PAGE_SPELLINGS.get(key, key)
-        fn = OPS.get(key) or CONFIG_OPS.get(key)
-        if fn is None or not (name.startswith("pto.") or st.kind == "generic"):
+        op = self._op_fn(st)
+        if op is None:
             raise self._err(st, f"unsupported operation {name!r}", "pto.interp.op", name)
-        return self._dps(key, fn, st, env, loose)
+        return self._dps(*op, st, env, loose)
 
     def _operands(self, st: Stmt, env, loose: bool) -> tuple[list, list, list, list]:
         """(outs, ins, results-to-bind, names of the destination operands) of a tile op in any form."""
